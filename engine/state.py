@@ -1,0 +1,164 @@
+"""The immutable game state, its parts, and the seeded random source the state carries (R2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cached_property
+
+from engine.geometry import Point, Side, Space
+from engine.maps import Map
+from engine.symbols import NO_CARDS, Cards, Symbol
+
+GUARDS_PER_PLAYER = 4  # R2.1
+CARDS_PER_SYMBOL = 11  # R2.1
+ACTIONS_PER_TURN = 2  # R3
+WINNING_SCORE = 100  # R10.2
+COLOURS = ("red", "yellow", "blue", "green")  # R2.2, in seating order
+
+
+class Phase(StrEnum):
+    MOVE = "move"  # the player must move Alexander (R3)
+    ACTIONS = "actions"  # up to two actions, then end the turn (R5-R8, D7)
+    OVER = "over"
+
+
+class EndReason(StrEnum):
+    WALLS = "walls"  # R10.1 through R3.6 or R3.7
+    NO_SPACE = "no-space"  # R10.1 through R3.8
+    POINTS = "points"  # R10.2
+    RESIGNATIONS = "resignations"  # every player but one resigned (project decision)
+    AGREED = "agreed"  # the players agreed to end it (project decision)
+
+
+class ActionKind(StrEnum):
+    TAKE_CARD = "take-card"
+    OCCUPY = "occupy"
+    TAKE_OVER = "take-over"
+    LEVY = "levy"
+    TAKE_BACK = "take-back"
+
+
+@dataclass(frozen=True)
+class Options:
+    """Game options. ``coast_walls`` is D2."""
+
+    coast_walls: bool = True
+
+
+@dataclass(frozen=True)
+class PlayerState:
+    hand: Cards = NO_CARDS
+    guards: frozenset[Space] = frozenset()
+    score: int = 0
+    resigned: bool = False
+
+    @property
+    def guards_in_supply(self) -> int:
+        return GUARDS_PER_PLAYER - len(self.guards)
+
+
+@dataclass(frozen=True)
+class Province:
+    """A maximal group of spaces joined by sides without walls (R4.1). Ids are stable: a split keeps the
+    id on its largest part and numbers the other parts afresh, so commands typed earlier stay valid."""
+
+    id: int
+    spaces: frozenset[Space]
+
+
+@dataclass(frozen=True)
+class LastMove:
+    """Alexander's last walk, kept for pictures that highlight it."""
+
+    player: int
+    path: tuple[Point, ...]
+    black: tuple[Side, ...]
+    red: tuple[Side, ...]
+
+
+@dataclass(frozen=True)
+class GameResult:
+    reason: EndReason
+    winners: tuple[int, ...]  # R10.3, D9: tied leaders share the victory
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class GameState:
+    map: Map
+    options: Options
+    players: tuple[PlayerState, ...]
+    alexander: Point
+    walls: frozenset[Side]
+    red_walls: frozenset[Side]
+    provinces: tuple[Province, ...]
+    next_province_id: int
+    face_up: tuple[Symbol | None, ...]  # the two slots; None while a slot waits for a card (R5.2, R5.3)
+    supply: tuple[Symbol, ...]  # top card first; its order is secret (R2.5)
+    discard: Cards
+    rng: int
+    current: int = 0
+    phase: Phase = Phase.MOVE
+    turn: int = 0
+    actions_taken: tuple[ActionKind, ...] = ()
+    ending: EndReason | None = None  # R3.6-R3.8: set when the game ends as this turn ends (R10.1)
+    last_move: LastMove | None = None
+    result: GameResult | None = None
+    version: int = 0  # counts applied actions; a stale action names an older version
+    seed: int = 0
+
+    @property
+    def black_left(self) -> int:
+        return self.map.black_walls - (len(self.walls) - len(self.red_walls))
+
+    @property
+    def red_left(self) -> int:
+        return self.map.red_walls - len(self.red_walls)
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def levied(self) -> bool:
+        return ActionKind.LEVY in self.actions_taken
+
+    @cached_property
+    def province_of(self) -> dict[Space, int]:
+        return {s: p.id for p in self.provinces for s in p.spaces}
+
+    @cached_property
+    def province_by_id(self) -> dict[int, Province]:
+        return {p.id: p for p in self.provinces}
+
+    @cached_property
+    def guard_owner(self) -> dict[Space, int]:
+        return {s: i for i, pl in enumerate(self.players) for s in pl.guards}
+
+
+def splitmix64(state: int) -> tuple[int, int]:
+    """One step of SplitMix64: (new state, 64-bit output). The only source of chance in the engine."""
+    state = (state + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
+    return state, z ^ (z >> 31)
+
+
+def randbelow(state: int, n: int) -> tuple[int, int]:
+    """A uniform integer in [0, n) by rejection, so that shuffles carry no modulo bias."""
+    limit = (1 << 64) - ((1 << 64) % n)
+    while True:
+        state, x = splitmix64(state)
+        if x < limit:
+            return state, x % n
+
+
+def shuffled(state: int, items: tuple[Symbol, ...]) -> tuple[int, tuple[Symbol, ...]]:
+    """Fisher-Yates with the carried random state."""
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        state, j = randbelow(state, i + 1)
+        out[i], out[j] = out[j], out[i]
+    return state, tuple(out)

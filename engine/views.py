@@ -1,0 +1,135 @@
+"""What each viewer may see (R2.5): a view per player, a public view for spectators, redacted events.
+
+A view holds the whole board, the face-up cards, the discard pile, the walls left and the scores, every
+hand as a count, and only the viewer's own hand by symbol. The supply's order, the random state and the
+seed never leave the engine. The renderer and the bot's public messages are drawn from views only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from engine import rules
+from engine.actions import CardSource
+from engine.events import CardTaken, Event, FirstPlayerChosen, GameCreated, SupplyShuffled
+from engine.geometry import Point, Side, Space
+from engine.maps import Map
+from engine.state import COLOURS, ActionKind, GameResult, GameState, LastMove, Options, Phase
+from engine.symbols import Cards, Symbol, total
+
+
+@dataclass(frozen=True)
+class PlayerPublic:
+    seat: int
+    colour: str
+    score: int
+    hand_size: int
+    guards: frozenset[Space]
+    guards_in_supply: int
+    resigned: bool
+
+
+@dataclass(frozen=True)
+class ProvinceView:
+    id: int
+    spaces: frozenset[Space]
+    value: int
+    symbol_spaces: tuple[Space, ...]
+    owner: int | None
+    guards: tuple[Space, ...]
+
+    @property
+    def can_be_occupied(self) -> bool:
+        """R4.5: a free province with at least one symbol space."""
+        return self.owner is None and bool(self.symbol_spaces)
+
+
+@dataclass(frozen=True)
+class GameView:
+    viewer: int | None  # a seat, or None for the public
+    map: Map
+    options: Options
+    players: tuple[PlayerPublic, ...]
+    hand: Cards | None  # the viewer's own hand; None in the public view
+    alexander: Point
+    walls: frozenset[Side]
+    red_walls: frozenset[Side]
+    provinces: tuple[ProvinceView, ...]
+    face_up: tuple[Symbol | None, ...]
+    supply_size: int
+    discard: Cards
+    black_left: int
+    red_left: int
+    current: int
+    phase: Phase
+    turn: int
+    actions_taken: tuple[ActionKind, ...]
+    last_move: LastMove | None
+    result: GameResult | None
+    version: int
+
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+
+def view(state: GameState, viewer: int | None = None) -> GameView:
+    """The game as ``viewer`` may see it (R2.5)."""
+    players = tuple(
+        PlayerPublic(
+            seat=i,
+            colour=COLOURS[i],
+            score=p.score,
+            hand_size=total(p.hand),
+            guards=p.guards,
+            guards_in_supply=p.guards_in_supply,
+            resigned=p.resigned,
+        )
+        for i, p in enumerate(state.players)
+    )
+    provinces = tuple(
+        ProvinceView(i.id, i.spaces, i.value, i.symbol_spaces, i.owner, i.guards)
+        for i in rules.province_infos(state)
+    )
+    return GameView(
+        viewer=viewer,
+        map=state.map,
+        options=state.options,
+        players=players,
+        hand=state.players[viewer].hand if viewer is not None else None,
+        alexander=state.alexander,
+        walls=state.walls,
+        red_walls=state.red_walls,
+        provinces=provinces,
+        face_up=state.face_up,
+        supply_size=len(state.supply),
+        discard=state.discard,
+        black_left=state.black_left,
+        red_left=state.red_left,
+        current=state.current,
+        phase=state.phase,
+        turn=state.turn,
+        actions_taken=state.actions_taken,
+        last_move=state.last_move,
+        result=state.result,
+        version=state.version,
+    )
+
+
+def redact(event: Event, viewer: int | None) -> Event:
+    """The event as ``viewer`` may see it: a card drawn from the supply is named only to its drawer."""
+    if isinstance(event, CardTaken):
+        if event.source is CardSource.SUPPLY and event.player != viewer:
+            return replace(event, symbol=None)
+        return event
+    if isinstance(event, SupplyShuffled):
+        return replace(event, order=None, rng=None)
+    if isinstance(event, FirstPlayerChosen):
+        return replace(event, rng=None)
+    if isinstance(event, GameCreated):
+        return replace(event, seed=0)  # the seed would reveal every shuffle
+    return event
+
+
+def redact_all(events: list[Event], viewer: int | None) -> list[Event]:
+    return [redact(e, viewer) for e in events]
