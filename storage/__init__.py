@@ -1,1 +1,106 @@
-"""storage package."""
+"""Persistent storage of games: lobby, seats, event log, snapshots, notices and user settings.
+
+Games last days, so nothing a player did may be lost to a crash, a restart or two clicks at
+once. Callers use the `GameStore` protocol; `open_store(path)` gives the SQLite backend (it runs
+the schema migrations on open). Another backend (PostgreSQL) must pass tests/storage's contract
+suite and can then replace it without changing callers.
+
+Model
+-----
+A game has a `version`: the number of events in its log. Every action is one call::
+
+    version, state = await store.load_snapshot(game_id)          # (version, dict) or None
+    new_state, events = engine_apply(state, action)               # caller code, no lock held
+    try:
+        game = await store.append(game_id, version, events, new_state, now,
+                                  waiting_on=next_user, cancel_kinds={"turn"},
+                                  notices=[NewNotice("turn", now + 86400, next_user)])
+    except VersionConflict:
+        ...  # someone acted first (a double click): reload and decide again
+
+`append` writes the events (versions version+1..), the snapshot, the version, and the optional
+status / seats / waiting_on / notice changes in ONE transaction, or nothing at all. Events and
+snapshots are opaque JSON-able dicts (the engine serializes them); the store never looks inside.
+Lobby changes (join_seat, leave_seat, update_lobby) do not change the version.
+
+All times are float Unix seconds passed in by the caller (`now`); the store reads no clock.
+
+API (all methods are coroutines; see storage.base.GameStore for full signatures)
+-------------------------------------------------------------------------------------
+open_store(path) -> SqliteGameStore
+create_game(guild_id, channel_id, created_by, options, now, snapshot=None, seats=()) -> GameRecord
+    raises ChannelBusy: a channel has at most one game in lobby/playing (a partial UNIQUE index).
+join_seat(game_id, user_id, now, seat=None) / leave_seat(game_id, user_id, now) -> GameRecord
+update_lobby(game_id, now, *, options=None, seats=None) / set_seats(game_id, seats, now) -> GameRecord
+    raise SeatError (seat taken, user already seated, table full, game not in the lobby).
+append(game_id, expected_version, events, snapshot, now, *, status=None, waiting_on=KEEP,
+       seats=None, notices=(), cancel_kinds=()) -> GameRecord
+    raises VersionConflict(game_id, expected, actual), GameClosed, GameNotFound.
+abandon_game(game_id, now) -> GameRecord
+load_snapshot(game_id) -> (version, dict) | None
+game_by_id(id) / game_by_channel(channel_id) -> GameRecord | None
+games_waiting_on(user_id) / games_of_user(user_id, active_only=True) -> list[GameRecord]
+list_games(status=None, guild_id=None, limit=None) -> list[GameRecord]
+events(game_id, since_version=0, limit=None) -> list[(version, dict)]   # limit = the last N
+schedule_notice(game_id, kind, due_at, now, user_id=None, payload=None) -> Notice
+due_notices(now, limit=100) / pending_notices(game_id) -> list[Notice]
+mark_notice_sent(notice_id, now) -> bool      # a conditional claim: True for exactly one caller
+cancel_notices(game_id, kinds=None) -> int
+get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
+update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
+backup(dest_path) / integrity_check() -> IntegrityReport (truthy when ok)
+export_game(game_id) -> dict / import_game(data, *, replace=False, keep_id=True) -> GameRecord
+close()
+"""
+
+from .base import (
+    ACTIVE_STATUSES,
+    KEEP,
+    MAX_SEATS,
+    STATUSES,
+    TERMINAL_STATUSES,
+    ChannelBusy,
+    GameClosed,
+    GameExists,
+    GameNotFound,
+    GameRecord,
+    GameStore,
+    IntegrityReport,
+    InvalidGameData,
+    JsonDict,
+    NewNotice,
+    Notice,
+    SeatError,
+    Status,
+    StoreError,
+    VersionConflict,
+)
+from .migrations import LATEST_VERSION, SchemaTooNew
+from .sqlite import SqliteGameStore, open_store
+
+__all__ = [
+    "ACTIVE_STATUSES",
+    "KEEP",
+    "LATEST_VERSION",
+    "MAX_SEATS",
+    "STATUSES",
+    "TERMINAL_STATUSES",
+    "ChannelBusy",
+    "GameClosed",
+    "GameExists",
+    "GameNotFound",
+    "GameRecord",
+    "GameStore",
+    "IntegrityReport",
+    "InvalidGameData",
+    "JsonDict",
+    "NewNotice",
+    "Notice",
+    "SchemaTooNew",
+    "SeatError",
+    "SqliteGameStore",
+    "Status",
+    "StoreError",
+    "VersionConflict",
+    "open_store",
+]

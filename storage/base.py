@@ -1,0 +1,266 @@
+"""The backend-neutral face of the store: records, errors and the `GameStore` protocol.
+
+Callers (the bot, tools, tests) depend on this module only, so that a PostgreSQL backend can be
+added beside the SQLite one without touching them.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal, Protocol, TypeAlias
+
+JsonDict: TypeAlias = dict[str, Any]
+Status: TypeAlias = Literal["lobby", "playing", "finished", "abandoned"]
+
+STATUSES: Final[tuple[Status, ...]] = ("lobby", "playing", "finished", "abandoned")
+ACTIVE_STATUSES: Final[tuple[Status, ...]] = ("lobby", "playing")
+TERMINAL_STATUSES: Final[tuple[Status, ...]] = ("finished", "abandoned")
+MAX_SEATS: Final[int] = 4
+
+
+class _Keep(enum.Enum):
+    KEEP = "KEEP"
+
+
+KEEP: Final = _Keep.KEEP
+"""Default for `append(waiting_on=...)`: leave the stored value as it is."""
+
+
+class StoreError(Exception):
+    """Base class of every error the store raises on purpose."""
+
+
+class GameNotFound(StoreError, LookupError):
+    def __init__(self, game_id: int) -> None:
+        super().__init__(f"no game with id {game_id}")
+        self.game_id = game_id
+
+
+class VersionConflict(StoreError):
+    """The game moved on since the caller read it: reload, and apply the action again or drop it."""
+
+    def __init__(self, game_id: int, expected: int, actual: int) -> None:
+        super().__init__(f"game {game_id}: expected version {expected}, found {actual}")
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+
+
+class ChannelBusy(StoreError):
+    """The channel or thread already has a game in the lobby or in play."""
+
+    def __init__(self, channel_id: int, game_id: int | None = None) -> None:
+        super().__init__(f"channel {channel_id} already has an unfinished game ({game_id})")
+        self.channel_id = channel_id
+        self.game_id = game_id
+
+
+class GameClosed(StoreError):
+    """The game is finished or abandoned; it takes no more actions."""
+
+    def __init__(self, game_id: int, status: str) -> None:
+        super().__init__(f"game {game_id} is {status}")
+        self.game_id = game_id
+        self.status = status
+
+
+class SeatError(StoreError):
+    """A lobby change that cannot be made: seat taken, user seated twice, lobby closed, table full."""
+
+
+class GameExists(StoreError):
+    """`import_game` found a game with the same id and was not asked to replace it."""
+
+
+class InvalidGameData(StoreError, ValueError):
+    """An exported game that does not hold together (gaps in versions, snapshot from another version...)."""
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game's row plus its seats, as of `version`. Immutable: reload to see changes."""
+
+    id: int
+    guild_id: int | None
+    channel_id: int
+    status: Status
+    options: JsonDict
+    version: int
+    created_at: float
+    updated_at: float
+    created_by: int
+    waiting_on: int | None
+    turn_started_at: float | None
+    seats: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    def seat_of(self, user_id: int) -> int | None:
+        for seat, uid in self.seats:
+            if uid == user_id:
+                return seat
+        return None
+
+    @property
+    def user_ids(self) -> tuple[int, ...]:
+        return tuple(uid for _, uid in self.seats)
+
+
+@dataclass(frozen=True)
+class NewNotice:
+    """A notice to schedule, either alone or inside `append`."""
+
+    kind: str
+    due_at: float
+    user_id: int | None = None
+    payload: JsonDict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A scheduled notice (reminder, deadline warning...). `sent_at` is None until it is claimed."""
+
+    id: int
+    game_id: int | None
+    user_id: int | None
+    kind: str
+    due_at: float
+    payload: JsonDict
+    created_at: float
+    sent_at: float | None
+
+
+@dataclass(frozen=True)
+class IntegrityReport:
+    """Result of `integrity_check`. Truthy when everything is fine."""
+
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        return "ok" if self.ok else "\n".join(self.problems)
+
+
+class GameStore(Protocol):
+    """What the bot needs from persistent storage. Every method is safe to call concurrently.
+
+    Times are floats (Unix seconds) passed in by the caller; the store reads no clock.
+    Events and snapshots are opaque JSON-able dicts; the store never interprets them.
+    Invariant kept by every backend: a game at version V has exactly the events 1..V, and its
+    snapshot (if any) is the state after event V.
+    """
+
+    async def create_game(
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        created_by: int,
+        options: Mapping[str, Any],
+        now: float,
+        snapshot: Mapping[str, Any] | None = None,
+        seats: Sequence[tuple[int, int]] = (),
+    ) -> GameRecord: ...
+
+    async def join_seat(
+        self, game_id: int, user_id: int, now: float, seat: int | None = None
+    ) -> GameRecord: ...
+
+    async def leave_seat(self, game_id: int, user_id: int, now: float) -> GameRecord: ...
+
+    async def update_lobby(
+        self,
+        game_id: int,
+        now: float,
+        *,
+        options: Mapping[str, Any] | None = None,
+        seats: Sequence[tuple[int, int]] | None = None,
+    ) -> GameRecord: ...
+
+    async def set_seats(self, game_id: int, seats: Sequence[tuple[int, int]], now: float) -> GameRecord: ...
+
+    async def append(
+        self,
+        game_id: int,
+        expected_version: int,
+        events: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+        now: float,
+        *,
+        status: Status | None = None,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        notices: Sequence[NewNotice] = (),
+        cancel_kinds: Collection[str] = (),
+    ) -> GameRecord: ...
+
+    async def abandon_game(self, game_id: int, now: float) -> GameRecord: ...
+
+    async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None: ...
+
+    async def game_by_id(self, game_id: int) -> GameRecord | None: ...
+
+    async def game_by_channel(self, channel_id: int) -> GameRecord | None: ...
+
+    async def games_waiting_on(self, user_id: int) -> list[GameRecord]: ...
+
+    async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]: ...
+
+    async def list_games(
+        self,
+        status: Status | Collection[Status] | None = None,
+        guild_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[GameRecord]: ...
+
+    async def events(
+        self, game_id: int, since_version: int = 0, limit: int | None = None
+    ) -> list[tuple[int, JsonDict]]: ...
+
+    async def schedule_notice(
+        self,
+        game_id: int | None,
+        kind: str,
+        due_at: float,
+        now: float,
+        user_id: int | None = None,
+        payload: Mapping[str, Any] | None = None,
+    ) -> Notice: ...
+
+    async def due_notices(self, now: float, limit: int = 100) -> list[Notice]: ...
+
+    async def pending_notices(self, game_id: int) -> list[Notice]: ...
+
+    async def mark_notice_sent(self, notice_id: int, now: float) -> bool: ...
+
+    async def cancel_notices(self, game_id: int, kinds: Collection[str] | None = None) -> int: ...
+
+    async def get_user_settings(self, user_id: int) -> JsonDict: ...
+
+    async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None: ...
+
+    async def update_user_settings(
+        self, user_id: int, changes: Mapping[str, Any], now: float
+    ) -> JsonDict: ...
+
+    async def backup(self, dest_path: str | os.PathLike[str]) -> None: ...
+
+    async def integrity_check(self) -> IntegrityReport: ...
+
+    async def export_game(self, game_id: int) -> JsonDict: ...
+
+    async def import_game(
+        self, data: Mapping[str, Any], *, replace: bool = False, keep_id: bool = True
+    ) -> GameRecord: ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,131 @@
+"""Numbered schema migrations for the SQLite store.
+
+Migration N is a tuple of single SQL statements. It runs inside one BEGIN IMMEDIATE transaction
+with one execute() per statement, and ends with PRAGMA user_version=N, so a failure rolls back the
+DDL and the version together. executescript() is never used: it commits first, and a failure
+would leave half a schema.
+
+Never edit a migration that has shipped; add a new one.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import aiosqlite
+
+_V1: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE games (
+        id              INTEGER PRIMARY KEY,
+        guild_id        INTEGER,
+        channel_id      INTEGER NOT NULL,
+        status          TEXT    NOT NULL CHECK (status IN ('lobby', 'playing', 'finished', 'abandoned')),
+        options         TEXT    NOT NULL DEFAULT '{}',
+        version         INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+        created_by      INTEGER NOT NULL,
+        created_at      REAL    NOT NULL,
+        updated_at      REAL    NOT NULL,
+        waiting_on      INTEGER,
+        turn_started_at REAL
+    )
+    """,
+    # The rule "one unfinished game per channel" lives in the schema, so no race can break it.
+    """
+    CREATE UNIQUE INDEX games_one_active_per_channel
+        ON games (channel_id) WHERE status IN ('lobby', 'playing')
+    """,
+    "CREATE INDEX games_waiting_on ON games (waiting_on) WHERE waiting_on IS NOT NULL",
+    "CREATE INDEX games_status ON games (status, updated_at)",
+    """
+    CREATE TABLE seats (
+        game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        seat    INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 3),
+        user_id INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat),
+        UNIQUE (game_id, user_id)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX seats_user ON seats (user_id)",
+    """
+    CREATE TABLE events (
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        version    INTEGER NOT NULL CHECK (version >= 1),
+        body       TEXT    NOT NULL,
+        created_at REAL    NOT NULL,
+        PRIMARY KEY (game_id, version)
+    ) WITHOUT ROWID
+    """,
+    """
+    CREATE TABLE snapshots (
+        game_id INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        version INTEGER NOT NULL,
+        body    TEXT    NOT NULL
+    )
+    """,
+    """
+    CREATE TABLE user_settings (
+        user_id    INTEGER PRIMARY KEY,
+        body       TEXT NOT NULL DEFAULT '{}',
+        updated_at REAL NOT NULL
+    )
+    """,
+)
+
+# Scheduled notices live in the database so that reminders survive a restart.
+_V2: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE notices (
+        id         INTEGER PRIMARY KEY,
+        game_id    INTEGER REFERENCES games (id) ON DELETE CASCADE,
+        user_id    INTEGER,
+        kind       TEXT NOT NULL,
+        due_at     REAL NOT NULL,
+        payload    TEXT NOT NULL DEFAULT '{}',
+        created_at REAL NOT NULL,
+        sent_at    REAL
+    )
+    """,
+    "CREATE INDEX notices_due ON notices (due_at) WHERE sent_at IS NULL",
+    "CREATE INDEX notices_game ON notices (game_id, kind)",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
+LATEST_VERSION: Final[int] = len(MIGRATIONS)
+
+
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer program; opening it could corrupt it."""
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    rows = list(await conn.execute_fetchall("PRAGMA user_version"))
+    return int(rows[0][0])
+
+
+async def migrate(conn: aiosqlite.Connection, target: int = LATEST_VERSION) -> int:
+    """Bring the database up to schema `target`, one transaction per migration. Returns the new version.
+
+    The connection must be in autocommit mode (isolation_level=None). The version is read again
+    inside each transaction, so two processes opening the same old file upgrade it once.
+    """
+    if not 0 <= target <= LATEST_VERSION:
+        raise ValueError(f"no migration {target}")
+    while True:
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = await schema_version(conn)
+            if current > LATEST_VERSION:
+                raise SchemaTooNew(f"database schema {current} is newer than this program's {LATEST_VERSION}")
+            if current >= target:
+                await conn.execute("COMMIT")
+                return current
+            for statement in MIGRATIONS[current]:
+                await conn.execute(statement)
+            # PRAGMA takes no bound parameters; the value is an int we computed.
+            await conn.execute(f"PRAGMA user_version = {current + 1:d}")
+            await conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+            raise

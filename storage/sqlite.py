@@ -1,0 +1,924 @@
+"""The SQLite implementation of `GameStore`, on aiosqlite.
+
+Design, and why:
+- One long-lived writer connection, guarded by an asyncio.Lock. Every write is an explicit
+  BEGIN IMMEDIATE ... COMMIT on it: a plain BEGIN that later writes fails with "database is
+  locked" despite the busy timeout, and a shared connection in implicit-transaction mode lets
+  one coroutine's COMMIT save another's rolled-back row.
+- One reader connection for single-statement reads. WAL lets it read beside the writer, and a
+  single statement is always a consistent snapshot, so it needs no lock. Reads that need several
+  statements (export) run on the writer under the lock instead, so the reader never holds a long
+  read transaction that would hide a commit the caller just made.
+- Each write transaction runs in its own task behind asyncio.shield: if the caller is cancelled
+  (a Discord timeout, shutdown), the transaction still finishes or rolls back as a whole, and the
+  writer connection is never left inside an open transaction.
+- JSON is encoded before the lock is taken, so the lock covers only database work, never caller
+  code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Final, TypeVar, cast
+
+import aiosqlite
+
+from .base import (
+    ACTIVE_STATUSES,
+    KEEP,
+    MAX_SEATS,
+    STATUSES,
+    TERMINAL_STATUSES,
+    ChannelBusy,
+    GameClosed,
+    GameExists,
+    GameNotFound,
+    GameRecord,
+    IntegrityReport,
+    InvalidGameData,
+    JsonDict,
+    NewNotice,
+    Notice,
+    SeatError,
+    Status,
+    StoreError,
+    VersionConflict,
+    _Keep,
+)
+from .migrations import LATEST_VERSION, migrate
+
+T = TypeVar("T")
+
+EXPORT_FORMAT: Final[str] = "alexandros-game"
+EXPORT_FORMAT_VERSION: Final[int] = 1
+
+_GAME_COLUMNS: Final[str] = """
+    g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
+    g.created_by, g.waiting_on, g.turn_started_at,
+    (SELECT json_group_array(json_array(s.seat, s.user_id)) FROM seats s WHERE s.game_id = g.id)
+"""
+_NOTICE_COLUMNS: Final[str] = "id, game_id, user_id, kind, due_at, payload, created_at, sent_at"
+_ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
+_INSERT_NOTICE: Final[str] = (
+    "INSERT INTO notices (game_id, user_id, kind, due_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+)
+
+
+def _dumps(value: Mapping[str, Any]) -> str:
+    # allow_nan=False: NaN is not JSON, and another backend (PostgreSQL jsonb) would refuse it.
+    return json.dumps(dict(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _loads(text: str) -> JsonDict:
+    return cast(JsonDict, json.loads(text))
+
+
+def _game_from_row(row: Sequence[Any]) -> GameRecord:
+    seats = tuple(sorted((int(s), int(u)) for s, u in json.loads(row[11] or "[]")))
+    return GameRecord(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        status=row[3],
+        options=_loads(row[4]),
+        version=row[5],
+        created_at=row[6],
+        updated_at=row[7],
+        created_by=row[8],
+        waiting_on=row[9],
+        turn_started_at=row[10],
+        seats=seats,
+    )
+
+
+def _notice_from_row(row: Sequence[Any]) -> Notice:
+    return Notice(
+        id=row[0],
+        game_id=row[1],
+        user_id=row[2],
+        kind=row[3],
+        due_at=row[4],
+        payload=_loads(row[5]),
+        created_at=row[6],
+        sent_at=row[7],
+    )
+
+
+def _check_seats(seats: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    out = [(int(seat), int(user)) for seat, user in seats]
+    if any(not 0 <= seat < MAX_SEATS for seat, _ in out):
+        raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
+    if len({seat for seat, _ in out}) != len(out):
+        raise SeatError("a seat is given twice")
+    if len({user for _, user in out}) != len(out):
+        raise SeatError("a user is seated twice")
+    return out
+
+
+def _check_status(status: str) -> Status:
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    return status
+
+
+async def _configure(conn: aiosqlite.Connection) -> None:
+    # busy_timeout first, so that switching to WAL waits for another process instead of failing.
+    await conn.execute("PRAGMA busy_timeout = 5000")
+    await conn.execute("PRAGMA journal_mode = WAL")
+    await conn.execute("PRAGMA synchronous = NORMAL")
+    await conn.execute("PRAGMA foreign_keys = ON")
+
+
+async def connect(path: str | os.PathLike[str]) -> aiosqlite.Connection:
+    """An autocommit connection with the project's pragmas. No migrations are run."""
+    conn = await aiosqlite.connect(os.fspath(path), isolation_level=None)
+    try:
+        await _configure(conn)
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
+    """Open (creating if needed) the database file at `path`, and upgrade its schema to the latest."""
+    path = os.fspath(path)
+    if path == ":memory:" or path.startswith("file:"):
+        raise ValueError("the store needs a plain file path: it opens several connections to it")
+    writer = await connect(path)
+    try:
+        await migrate(writer)
+        reader = await connect(path)
+    except BaseException:
+        await writer.close()
+        raise
+    return SqliteGameStore(path, writer, reader)
+
+
+class SqliteGameStore:
+    """`GameStore` on one SQLite file. Create it with `open_store`, and `close()` it when done."""
+
+    def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+        self.path = path
+        self._writer = writer
+        self._reader = reader
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _run_tx(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        async with self._lock:
+            conn = self._writer
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = await body(conn)
+                await conn.execute("COMMIT")
+            except BaseException:
+                try:
+                    await conn.execute("ROLLBACK")
+                except sqlite3.OperationalError:
+                    # "no transaction is active": SQLite already rolled back (e.g. on a full disk).
+                    pass
+                raise
+            return result
+
+    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        if self._closed:
+            raise StoreError("store is closed")
+        task = asyncio.ensure_future(self._run_tx(body))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        # Retrieve the outcome even if nobody awaits it any more (caller cancelled).
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return await asyncio.shield(task)
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        if self._closed:
+            raise StoreError("store is closed")
+        return list(await self._reader.execute_fetchall(sql, params))
+
+    @staticmethod
+    async def _fetch_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
+        rows = list(
+            await conn.execute_fetchall(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        return _game_from_row(rows[0])
+
+    @staticmethod
+    async def _active_game_in(conn: aiosqlite.Connection, channel_id: int) -> int | None:
+        rows = list(
+            await conn.execute_fetchall(
+                f"SELECT id FROM games WHERE channel_id = ? AND status IN {_ACTIVE_SQL}", (channel_id,)
+            )
+        )
+        return int(rows[0][0]) if rows else None
+
+    @staticmethod
+    async def _insert_notices(
+        conn: aiosqlite.Connection, game_id: int | None, notices: Sequence[tuple[NewNotice, str]], now: float
+    ) -> None:
+        if notices:
+            await conn.executemany(
+                _INSERT_NOTICE,
+                [(game_id, n.user_id, n.kind, n.due_at, payload, now) for n, payload in notices],
+            )
+
+    # ------------------------------------------------------------------ games: lifecycle
+
+    async def create_game(
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        created_by: int,
+        options: Mapping[str, Any],
+        now: float,
+        snapshot: Mapping[str, Any] | None = None,
+        seats: Sequence[tuple[int, int]] = (),
+    ) -> GameRecord:
+        """A new game in the lobby at version 0. Raises ChannelBusy if the channel has an unfinished game."""
+        options_json = _dumps(options)
+        snapshot_json = None if snapshot is None else _dumps(snapshot)
+        seat_rows = _check_seats(seats)
+
+        async def body(conn: aiosqlite.Connection) -> GameRecord:
+            busy = await self._active_game_in(conn, channel_id)
+            if busy is not None:
+                raise ChannelBusy(channel_id, busy)
+            row = await conn.execute_insert(
+                "INSERT INTO games (guild_id, channel_id, status, options, version, created_by, created_at,"
+                " updated_at) VALUES (?, ?, 'lobby', ?, 0, ?, ?, ?)",
+                (guild_id, channel_id, options_json, created_by, now, now),
+            )
+            assert row is not None
+            game_id = int(row[0])
+            if seat_rows:
+                await conn.executemany(
+                    "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
+                    [(game_id, s, u) for s, u in seat_rows],
+                )
+            if snapshot_json is not None:
+                await conn.execute(
+                    "INSERT INTO snapshots (game_id, version, body) VALUES (?, 0, ?)",
+                    (game_id, snapshot_json),
+                )
+            return await self._fetch_game(conn, game_id)
+
+        return await self._write(body)
+
+    async def _lobby_change(
+        self,
+        game_id: int,
+        now: float,
+        change: Callable[[aiosqlite.Connection, GameRecord], Awaitable[None]],
+    ) -> GameRecord:
+        async def body(conn: aiosqlite.Connection) -> GameRecord:
+            game = await self._fetch_game(conn, game_id)
+            if game.status != "lobby":
+                raise SeatError(f"game {game_id} is not in the lobby ({game.status})")
+            await change(conn, game)
+            await conn.execute("UPDATE games SET updated_at = ? WHERE id = ?", (now, game_id))
+            return await self._fetch_game(conn, game_id)
+
+        return await self._write(body)
+
+    async def join_seat(self, game_id: int, user_id: int, now: float, seat: int | None = None) -> GameRecord:
+        """Seat a user in the lobby: the given seat, or the lowest free one. Raises SeatError."""
+
+        async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
+            if game.seat_of(user_id) is not None:
+                raise SeatError(f"user {user_id} is already seated")
+            taken = {s for s, _ in game.seats}
+            if seat is None:
+                free = [s for s in range(MAX_SEATS) if s not in taken]
+                if not free:
+                    raise SeatError("the table is full")
+                chosen = free[0]
+            else:
+                if not 0 <= seat < MAX_SEATS:
+                    raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
+                if seat in taken:
+                    raise SeatError(f"seat {seat} is taken")
+                chosen = seat
+            await conn.execute(
+                "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)", (game_id, chosen, user_id)
+            )
+
+        return await self._lobby_change(game_id, now, change)
+
+    async def leave_seat(self, game_id: int, user_id: int, now: float) -> GameRecord:
+        """Take a user out of the lobby. Raises SeatError if they are not seated or the game has begun."""
+
+        async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
+            if game.seat_of(user_id) is None:
+                raise SeatError(f"user {user_id} is not seated")
+            await conn.execute("DELETE FROM seats WHERE game_id = ? AND user_id = ?", (game_id, user_id))
+
+        return await self._lobby_change(game_id, now, change)
+
+    async def update_lobby(
+        self,
+        game_id: int,
+        now: float,
+        *,
+        options: Mapping[str, Any] | None = None,
+        seats: Sequence[tuple[int, int]] | None = None,
+    ) -> GameRecord:
+        """Replace the options and/or the seating of a game still in the lobby."""
+        options_json = None if options is None else _dumps(options)
+        seat_rows = None if seats is None else _check_seats(seats)
+
+        async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
+            if options_json is not None:
+                await conn.execute("UPDATE games SET options = ? WHERE id = ?", (options_json, game_id))
+            if seat_rows is not None:
+                await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+                await conn.executemany(
+                    "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
+                    [(game_id, s, u) for s, u in seat_rows],
+                )
+
+        return await self._lobby_change(game_id, now, change)
+
+    async def set_seats(self, game_id: int, seats: Sequence[tuple[int, int]], now: float) -> GameRecord:
+        return await self.update_lobby(game_id, now, seats=seats)
+
+    async def append(
+        self,
+        game_id: int,
+        expected_version: int,
+        events: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+        now: float,
+        *,
+        status: Status | None = None,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        notices: Sequence[NewNotice] = (),
+        cancel_kinds: Collection[str] = (),
+    ) -> GameRecord:
+        """Record one action atomically: its events, the new snapshot, the version and the side changes.
+
+        The game must be at `expected_version`, or VersionConflict is raised and nothing is written.
+        The new version is expected_version + len(events). `waiting_on` (whose turn it is) restarts
+        `turn_started_at` only when it names someone new. Finishing or abandoning the game clears
+        `waiting_on` and deletes the game's unsent notices (before `notices` are added). Pending
+        notices of the kinds in `cancel_kinds` are deleted too, e.g. the last turn's reminder.
+        """
+        if not events:
+            raise ValueError("an action needs at least one event")
+        if status is not None:
+            _check_status(status)
+        event_rows = [(game_id, expected_version + i + 1, _dumps(e), now) for i, e in enumerate(events)]
+        new_version = expected_version + len(events)
+        snapshot_json = _dumps(snapshot)
+        seat_rows = None if seats is None else _check_seats(seats)
+        notice_rows = [(n, _dumps(n.payload)) for n in notices]
+        if status in TERMINAL_STATUSES:
+            waiting_on = None
+        set_waiting = not isinstance(waiting_on, _Keep)
+        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
+        kinds = list(cancel_kinds)
+
+        async def body(conn: aiosqlite.Connection) -> GameRecord:
+            cursor = await conn.execute(
+                "UPDATE games SET version = ?, updated_at = ?, status = COALESCE(?, status),"
+                " turn_started_at = CASE WHEN NOT ? OR waiting_on IS ? THEN turn_started_at"
+                "   WHEN ? IS NULL THEN NULL ELSE ? END,"
+                " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
+                f" WHERE id = ? AND version = ? AND status IN {_ACTIVE_SQL}",
+                (new_version, now, status, set_waiting, waiting, waiting, now, set_waiting, waiting,
+                 game_id, expected_version),
+            )  # fmt: skip
+            if cursor.rowcount != 1:
+                rows = list(
+                    await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,))
+                )
+                if not rows:
+                    raise GameNotFound(game_id)
+                if rows[0][0] != expected_version:
+                    raise VersionConflict(game_id, expected_version, rows[0][0])
+                raise GameClosed(game_id, rows[0][1])
+            await conn.executemany(
+                "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)", event_rows
+            )
+            await conn.execute(
+                "INSERT INTO snapshots (game_id, version, body) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, body = excluded.body",
+                (game_id, new_version, snapshot_json),
+            )
+            if seat_rows is not None:
+                await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+                await conn.executemany(
+                    "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
+                    [(game_id, s, u) for s, u in seat_rows],
+                )
+            if status in TERMINAL_STATUSES:
+                await conn.execute("DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL", (game_id,))
+            elif kinds:
+                marks = ", ".join("?" * len(kinds))
+                await conn.execute(
+                    f"DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL AND kind IN ({marks})",
+                    (game_id, *kinds),
+                )
+            await self._insert_notices(conn, game_id, notice_rows, now)
+            return await self._fetch_game(conn, game_id)
+
+        return await self._write(body)
+
+    async def abandon_game(self, game_id: int, now: float) -> GameRecord:
+        """Mark an unfinished game abandoned (no event, no version change). Idempotent."""
+
+        async def body(conn: aiosqlite.Connection) -> GameRecord:
+            game = await self._fetch_game(conn, game_id)
+            if game.status in TERMINAL_STATUSES:
+                return game
+            await conn.execute(
+                "UPDATE games SET status = 'abandoned', waiting_on = NULL, turn_started_at = NULL,"
+                " updated_at = ? WHERE id = ?",
+                (now, game_id),
+            )
+            await conn.execute("DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL", (game_id,))
+            return await self._fetch_game(conn, game_id)
+
+        return await self._write(body)
+
+    # ------------------------------------------------------------------ games: reads
+
+    async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None:
+        """(version, snapshot) of the latest state, or None if the game has no snapshot yet.
+
+        Pass that version to `append` as expected_version. Raises GameNotFound.
+        """
+        rows = await self._read(
+            "SELECT g.version, s.version, s.body FROM games g LEFT JOIN snapshots s ON s.game_id = g.id"
+            " WHERE g.id = ?",
+            (game_id,),
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        _, version, body = rows[0]
+        return None if body is None else (int(version), _loads(body))
+
+    async def game_by_id(self, game_id: int) -> GameRecord | None:
+        rows = await self._read(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
+        return _game_from_row(rows[0]) if rows else None
+
+    async def game_by_channel(self, channel_id: int) -> GameRecord | None:
+        """The channel's game in the lobby or in play, if any (finished games are history)."""
+        rows = await self._read(
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ? AND g.status IN {_ACTIVE_SQL}",
+            (channel_id,),
+        )
+        return _game_from_row(rows[0]) if rows else None
+
+    async def games_waiting_on(self, user_id: int) -> list[GameRecord]:
+        """Games in play whose turn belongs to `user_id`, longest-waiting first."""
+        rows = await self._read(
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.waiting_on = ? AND g.status = 'playing'"
+            " ORDER BY g.turn_started_at, g.id",
+            (user_id,),
+        )
+        return [_game_from_row(r) for r in rows]
+
+    async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]:
+        """Games where `user_id` has a seat, newest first."""
+        where = f" AND g.status IN {_ACTIVE_SQL}" if active_only else ""
+        rows = await self._read(
+            f"SELECT {_GAME_COLUMNS} FROM games g JOIN seats st ON st.game_id = g.id"
+            f" WHERE st.user_id = ?{where} ORDER BY g.updated_at DESC, g.id DESC",
+            (user_id,),
+        )
+        return [_game_from_row(r) for r in rows]
+
+    async def list_games(
+        self,
+        status: Status | Collection[Status] | None = None,
+        guild_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[GameRecord]:
+        """Games filtered by status (one or several) and guild, most recently updated first."""
+        clauses: list[str] = []
+        params: list[Any] = []
+        if status is not None:
+            wanted = [status] if isinstance(status, str) else list(status)
+            for s in wanted:
+                _check_status(s)
+            clauses.append(f"g.status IN ({', '.join('?' * len(wanted))})")
+            params.extend(wanted)
+        if guild_id is not None:
+            clauses.append("g.guild_id = ?")
+            params.append(guild_id)
+        sql = f"SELECT {_GAME_COLUMNS} FROM games g"
+        if clauses:
+            sql += " WHERE " + " AND ".join(clauses)
+        sql += " ORDER BY g.updated_at DESC, g.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [_game_from_row(r) for r in await self._read(sql, params)]
+
+    async def events(
+        self, game_id: int, since_version: int = 0, limit: int | None = None
+    ) -> list[tuple[int, JsonDict]]:
+        """Events after `since_version`, oldest first; with `limit`, only the last `limit` of them."""
+        if limit is None:
+            rows = await self._read(
+                "SELECT version, body FROM events WHERE game_id = ? AND version > ? ORDER BY version",
+                (game_id, since_version),
+            )
+        else:
+            rows = await self._read(
+                "SELECT version, body FROM (SELECT version, body FROM events"
+                " WHERE game_id = ? AND version > ? ORDER BY version DESC LIMIT ?) ORDER BY version",
+                (game_id, since_version, limit),
+            )
+        return [(int(v), _loads(b)) for v, b in rows]
+
+    # ------------------------------------------------------------------ notices
+
+    async def schedule_notice(
+        self,
+        game_id: int | None,
+        kind: str,
+        due_at: float,
+        now: float,
+        user_id: int | None = None,
+        payload: Mapping[str, Any] | None = None,
+    ) -> Notice:
+        payload_json = _dumps(payload or {})
+
+        async def body(conn: aiosqlite.Connection) -> Notice:
+            row = await conn.execute_insert(
+                _INSERT_NOTICE,
+                (game_id, user_id, kind, due_at, payload_json, now),
+            )
+            assert row is not None
+            rows = list(
+                await conn.execute_fetchall(f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE id = ?", (row[0],))
+            )
+            return _notice_from_row(rows[0])
+
+        return await self._write(body)
+
+    async def due_notices(self, now: float, limit: int = 100) -> list[Notice]:
+        """Unsent notices due at or before `now`, earliest first."""
+        rows = await self._read(
+            f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE sent_at IS NULL AND due_at <= ?"
+            " ORDER BY due_at, id LIMIT ?",
+            (now, limit),
+        )
+        return [_notice_from_row(r) for r in rows]
+
+    async def pending_notices(self, game_id: int) -> list[Notice]:
+        rows = await self._read(
+            f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE game_id = ? AND sent_at IS NULL"
+            " ORDER BY due_at, id",
+            (game_id,),
+        )
+        return [_notice_from_row(r) for r in rows]
+
+    async def mark_notice_sent(self, notice_id: int, now: float) -> bool:
+        """Claim a notice for sending. True only for the one call that flipped it.
+
+        Call it BEFORE sending and send only on True: a reminder may then be lost in a crash, but
+        is never sent twice (at most once beats a duplicate ping).
+        """
+
+        async def body(conn: aiosqlite.Connection) -> bool:
+            cursor = await conn.execute(
+                "UPDATE notices SET sent_at = ? WHERE id = ? AND sent_at IS NULL", (now, notice_id)
+            )
+            return cursor.rowcount == 1
+
+        return await self._write(body)
+
+    async def cancel_notices(self, game_id: int, kinds: Collection[str] | None = None) -> int:
+        """Delete a game's unsent notices (of the given kinds, or all). Returns how many."""
+        kind_list = None if kinds is None else list(kinds)
+
+        async def body(conn: aiosqlite.Connection) -> int:
+            if kind_list is None:
+                cursor = await conn.execute(
+                    "DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL", (game_id,)
+                )
+            elif not kind_list:
+                return 0
+            else:
+                marks = ", ".join("?" * len(kind_list))
+                cursor = await conn.execute(
+                    f"DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL AND kind IN ({marks})",
+                    (game_id, *kind_list),
+                )
+            return int(cursor.rowcount)
+
+        return await self._write(body)
+
+    # ------------------------------------------------------------------ user settings
+
+    async def get_user_settings(self, user_id: int) -> JsonDict:
+        rows = await self._read("SELECT body FROM user_settings WHERE user_id = ?", (user_id,))
+        return _loads(rows[0][0]) if rows else {}
+
+    async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:
+        """Replace all of a user's settings."""
+        body_json = _dumps(settings)
+
+        async def body(conn: aiosqlite.Connection) -> None:
+            await conn.execute(
+                "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
+                (user_id, body_json, now),
+            )
+
+        await self._write(body)
+
+    async def update_user_settings(self, user_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
+        """Merge `changes` into a user's settings (a None value removes the key). Returns the result."""
+        changes = dict(changes)
+        _dumps(changes)
+
+        async def body(conn: aiosqlite.Connection) -> JsonDict:
+            rows = list(
+                await conn.execute_fetchall("SELECT body FROM user_settings WHERE user_id = ?", (user_id,))
+            )
+            merged = _loads(rows[0][0]) if rows else {}
+            for key, value in changes.items():
+                if value is None:
+                    merged.pop(key, None)
+                else:
+                    merged[key] = value
+            await conn.execute(
+                "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
+                (user_id, _dumps(merged), now),
+            )
+            return merged
+
+        return await self._write(body)
+
+    # ------------------------------------------------------------------ operations
+
+    async def backup(self, dest_path: str | os.PathLike[str]) -> None:
+        """Copy the whole database to `dest_path`, online, in one step, from a separate connection.
+
+        pages=0 copies everything at once: an incremental backup restarts on every write and, under
+        steady traffic, never finishes. The copy is written beside the target and renamed into
+        place, so `dest_path` is either the old file or a complete new one.
+        """
+        dest = os.fspath(dest_path)
+        partial = dest + ".partial"
+
+        def run() -> None:
+            for leftover in (partial, partial + "-wal", partial + "-shm"):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
+            src = sqlite3.connect(self.path, timeout=5.0)
+            try:
+                dst = sqlite3.connect(partial)
+                try:
+                    src.backup(dst, pages=0)
+                    # A backup file should be a single self-contained file, not one that needs its WAL.
+                    dst.execute("PRAGMA journal_mode = DELETE")
+                finally:
+                    dst.close()
+            finally:
+                src.close()
+            os.replace(partial, dest)
+
+        await asyncio.to_thread(run)
+
+    async def integrity_check(self) -> IntegrityReport:
+        """SQLite's own checks plus the store's invariants (events 1..version, snapshot at version)."""
+        problems: list[str] = []
+        rows = await self._read("PRAGMA integrity_check")
+        if [r[0] for r in rows] != ["ok"]:
+            problems.extend(f"integrity_check: {r[0]}" for r in rows)
+        for table, rowid, parent, _ in await self._read("PRAGMA foreign_key_check"):
+            problems.append(f"foreign key: {table} row {rowid} has no {parent}")
+        for game_id, version, count, top in await self._read(
+            "SELECT g.id, g.version, COUNT(e.version), COALESCE(MAX(e.version), 0)"
+            " FROM games g LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id"
+            " HAVING COUNT(e.version) != g.version OR COALESCE(MAX(e.version), 0) != g.version"
+        ):
+            problems.append(f"game {game_id}: version {version} but {count} events up to {top}")
+        for game_id, version, snap in await self._read(
+            "SELECT g.id, g.version, s.version FROM games g JOIN snapshots s ON s.game_id = g.id"
+            " WHERE s.version != g.version"
+        ):
+            problems.append(f"game {game_id}: version {version} but snapshot at {snap}")
+        return IntegrityReport(tuple(problems))
+
+    async def export_game(self, game_id: int) -> JsonDict:
+        """One game as a JSON-able dict: game row, seats, every event, the latest snapshot, its notices."""
+
+        async def body(conn: aiosqlite.Connection) -> JsonDict:
+            game = await self._fetch_game(conn, game_id)
+            events = list(
+                await conn.execute_fetchall(
+                    "SELECT version, body, created_at FROM events WHERE game_id = ? ORDER BY version",
+                    (game_id,),
+                )
+            )
+            snaps = list(
+                await conn.execute_fetchall(
+                    "SELECT version, body FROM snapshots WHERE game_id = ?", (game_id,)
+                )
+            )
+            notices = list(
+                await conn.execute_fetchall(
+                    f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE game_id = ? ORDER BY id", (game_id,)
+                )
+            )
+            return {
+                "format": EXPORT_FORMAT,
+                "format_version": EXPORT_FORMAT_VERSION,
+                "schema_version": LATEST_VERSION,
+                "game": {
+                    "id": game.id,
+                    "guild_id": game.guild_id,
+                    "channel_id": game.channel_id,
+                    "status": game.status,
+                    "options": game.options,
+                    "version": game.version,
+                    "created_by": game.created_by,
+                    "created_at": game.created_at,
+                    "updated_at": game.updated_at,
+                    "waiting_on": game.waiting_on,
+                    "turn_started_at": game.turn_started_at,
+                },
+                "seats": [[seat, user] for seat, user in game.seats],
+                "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
+                "snapshot": {"version": snaps[0][0], "body": _loads(snaps[0][1])} if snaps else None,
+                "notices": [
+                    {
+                        "user_id": n.user_id,
+                        "kind": n.kind,
+                        "due_at": n.due_at,
+                        "payload": n.payload,
+                        "created_at": n.created_at,
+                        "sent_at": n.sent_at,
+                    }
+                    for n in map(_notice_from_row, notices)
+                ],
+            }
+
+        return await self._write(body)
+
+    async def import_game(
+        self, data: Mapping[str, Any], *, replace: bool = False, keep_id: bool = True
+    ) -> GameRecord:
+        """Load a game written by `export_game`, checking that it holds together first.
+
+        keep_id: reuse the exported id (raises GameExists if taken, unless `replace`, which first
+        deletes the stored game of that id with everything it owns). keep_id=False gives it a new id,
+        e.g. to move a game into another database. Raises ChannelBusy if the game is unfinished and its
+        channel already has another unfinished game.
+        """
+        try:
+            game, seat_rows, event_rows, snapshot, notice_rows = _parse_export(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, InvalidGameData):
+                raise
+            raise InvalidGameData(f"malformed export: {exc!r}") from exc
+
+        async def body(conn: aiosqlite.Connection) -> GameRecord:
+            old_id = int(game["id"])
+            if keep_id:
+                exists = list(await conn.execute_fetchall("SELECT 1 FROM games WHERE id = ?", (old_id,)))
+                if exists and not replace:
+                    raise GameExists(f"game {old_id} already exists")
+                if exists:
+                    await conn.execute("DELETE FROM games WHERE id = ?", (old_id,))
+            if game["status"] in ACTIVE_STATUSES:
+                busy = await self._active_game_in(conn, game["channel_id"])
+                if busy is not None:
+                    raise ChannelBusy(game["channel_id"], busy)
+            row = await conn.execute_insert(
+                "INSERT INTO games (id, guild_id, channel_id, status, options, version, created_by,"
+                " created_at, updated_at, waiting_on, turn_started_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    old_id if keep_id else None,
+                    game["guild_id"],
+                    game["channel_id"],
+                    game["status"],
+                    _dumps(game["options"]),
+                    game["version"],
+                    game["created_by"],
+                    game["created_at"],
+                    game["updated_at"],
+                    game["waiting_on"],
+                    game["turn_started_at"],
+                ),
+            )
+            assert row is not None
+            new_id = int(row[0])
+            await conn.executemany(
+                "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
+                [(new_id, s, u) for s, u in seat_rows],
+            )
+            await conn.executemany(
+                "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)",
+                [(new_id, v, b, t) for v, b, t in event_rows],
+            )
+            if snapshot is not None:
+                await conn.execute(
+                    "INSERT INTO snapshots (game_id, version, body) VALUES (?, ?, ?)", (new_id, *snapshot)
+                )
+            await conn.executemany(
+                "INSERT INTO notices (game_id, user_id, kind, due_at, payload, created_at, sent_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(new_id, *n) for n in notice_rows],
+            )
+            return await self._fetch_game(conn, new_id)
+
+        return await self._write(body)
+
+    async def close(self) -> None:
+        """Let running transactions finish, then close both connections. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await self._reader.close()
+        finally:
+            await self._writer.close()
+
+    async def __aenter__(self) -> SqliteGameStore:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _parse_export(
+    data: Mapping[str, Any],
+) -> tuple[
+    JsonDict,
+    list[tuple[int, int]],
+    list[tuple[int, str, float]],
+    tuple[int, str] | None,
+    list[tuple[Any, ...]],
+]:
+    """Validate an export and turn it into rows. Raises InvalidGameData (or KeyError/TypeError/ValueError)."""
+    if data.get("format") != EXPORT_FORMAT or data.get("format_version") != EXPORT_FORMAT_VERSION:
+        raise InvalidGameData("not an Alexandros game export of a known format version")
+    raw = data["game"]
+    game: JsonDict = {
+        "id": int(raw["id"]),
+        "guild_id": _optional_int(raw["guild_id"]),
+        "channel_id": int(raw["channel_id"]),
+        "status": _check_status(raw["status"]),
+        "options": dict(raw["options"]),
+        "version": int(raw["version"]),
+        "created_by": int(raw["created_by"]),
+        "created_at": float(raw["created_at"]),
+        "updated_at": float(raw["updated_at"]),
+        "waiting_on": _optional_int(raw["waiting_on"]),
+        "turn_started_at": _optional_float(raw["turn_started_at"]),
+    }
+    try:
+        seat_rows = _check_seats((int(s), int(u)) for s, u in data["seats"])
+    except SeatError as exc:
+        raise InvalidGameData(str(exc)) from exc
+    event_rows = [(int(e["version"]), _dumps(e["body"]), float(e["created_at"])) for e in data["events"]]
+    if [v for v, _, _ in event_rows] != list(range(1, game["version"] + 1)):
+        raise InvalidGameData(f"events must be exactly versions 1..{game['version']}")
+    snap = data.get("snapshot")
+    snapshot: tuple[int, str] | None = None
+    if snap is not None:
+        snapshot = (int(snap["version"]), _dumps(snap["body"]))
+        if snapshot[0] != game["version"]:
+            raise InvalidGameData(f"snapshot is at version {snapshot[0]}, the game at {game['version']}")
+    elif game["version"] > 0:
+        raise InvalidGameData("a game with events needs a snapshot")
+    notice_rows = [
+        (
+            _optional_int(n["user_id"]),
+            str(n["kind"]),
+            float(n["due_at"]),
+            _dumps(n["payload"]),
+            float(n["created_at"]),
+            _optional_float(n["sent_at"]),
+        )
+        for n in data.get("notices", [])
+    ]
+    return game, seat_rows, event_rows, snapshot, notice_rows

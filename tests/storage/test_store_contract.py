@@ -1,0 +1,519 @@
+"""Contract tests: what every GameStore backend must do. They run once per backend in conftest.BACKENDS."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from store_backends import Backend
+
+from storage import (
+    KEEP,
+    ChannelBusy,
+    GameClosed,
+    GameExists,
+    GameNotFound,
+    GameRecord,
+    GameStore,
+    InvalidGameData,
+    NewNotice,
+    SeatError,
+    VersionConflict,
+)
+
+T0 = 1_700_000_000.0
+GUILD = 111
+CHANNEL = 222
+ALICE, BOB, CAROL, DAVE, EVE = 1001, 1002, 1003, 1004, 1005
+
+
+def fold(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The stand-in 'engine': a snapshot is the sum and count of the events' n values."""
+    return {"sum": sum(e["n"] for e in events), "count": len(events)}
+
+
+async def started_game(
+    store: GameStore, channel: int = CHANNEL, players: tuple[int, ...] = (ALICE, BOB)
+) -> GameRecord:
+    game = await store.create_game(GUILD, channel, players[0], {"map": "default"}, T0)
+    for user in players:
+        game = await store.join_seat(game.id, user, T0 + 1)
+    return await store.append(
+        game.id, 0, [{"n": 1}], fold([{"n": 1}]), T0 + 2, status="playing", waiting_on=players[0]
+    )
+
+
+async def check_log(store: GameStore, game_id: int) -> None:
+    """Events are exactly 1..version and the snapshot is their fold."""
+    game = await store.game_by_id(game_id)
+    assert game is not None
+    events = await store.events(game_id)
+    assert [v for v, _ in events] == list(range(1, game.version + 1))
+    snap = await store.load_snapshot(game_id)
+    assert snap == (game.version, fold([e for _, e in events]))
+
+
+# ---------------------------------------------------------------- create and load
+
+
+async def test_create_game_is_a_lobby_at_version_zero(store: GameStore) -> None:
+    game = await store.create_game(GUILD, CHANNEL, ALICE, {"map": "default", "coast_walls": False}, T0)
+    assert game.status == "lobby"
+    assert game.version == 0
+    assert (game.guild_id, game.channel_id, game.created_by) == (GUILD, CHANNEL, ALICE)
+    assert game.options == {"map": "default", "coast_walls": False}
+    assert game.created_at == game.updated_at == T0
+    assert game.waiting_on is None and game.turn_started_at is None
+    assert game.seats == ()
+    assert await store.game_by_id(game.id) == game
+    assert await store.game_by_channel(CHANNEL) == game
+    assert await store.load_snapshot(game.id) is None
+    assert await store.events(game.id) == []
+
+
+async def test_create_with_snapshot_and_seats(store: GameStore) -> None:
+    game = await store.create_game(
+        None, CHANNEL, ALICE, {}, T0, snapshot={"s": [1, 2]}, seats=[(2, BOB), (0, ALICE)]
+    )
+    assert game.guild_id is None
+    assert game.seats == ((0, ALICE), (2, BOB))
+    assert await store.load_snapshot(game.id) == (0, {"s": [1, 2]})
+
+
+async def test_unknown_ids(store: GameStore) -> None:
+    assert await store.game_by_id(999) is None
+    assert await store.game_by_channel(999) is None
+    with pytest.raises(GameNotFound):
+        await store.load_snapshot(999)
+    with pytest.raises(GameNotFound):
+        await store.append(999, 0, [{"n": 1}], {}, T0)
+    with pytest.raises(GameNotFound):
+        await store.export_game(999)
+
+
+async def test_data_survives_close_and_reopen(backend: Backend) -> None:
+    store = await backend.open()
+    game = await started_game(store)
+    game = await store.append(game.id, 1, [{"n": 2}, {"n": 3}], fold([{"n": 1}, {"n": 2}, {"n": 3}]), T0 + 3)
+    await store.set_user_settings(ALICE, {"tz": "Europe/Athens"}, T0)
+    await store.close()
+    again = await backend.open()
+    assert await again.game_by_id(game.id) == game
+    await check_log(again, game.id)
+    assert await again.get_user_settings(ALICE) == {"tz": "Europe/Athens"}
+    assert await again.integrity_check()
+
+
+# ---------------------------------------------------------------- one game per channel
+
+
+async def test_one_unfinished_game_per_channel(store: GameStore) -> None:
+    first = await store.create_game(GUILD, CHANNEL, ALICE, {}, T0)
+    with pytest.raises(ChannelBusy) as info:
+        await store.create_game(GUILD, CHANNEL, BOB, {}, T0)
+    assert info.value.game_id == first.id
+    other = await store.create_game(GUILD, CHANNEL + 1, BOB, {}, T0)
+    assert other.id != first.id
+    assert len(await store.list_games()) == 2
+
+
+async def test_finished_games_stay_and_free_the_channel(store: GameStore) -> None:
+    game = await started_game(store)
+    done = await store.append(game.id, 1, [{"n": 5}], fold([{"n": 1}, {"n": 5}]), T0 + 9, status="finished")
+    assert done.status == "finished" and done.waiting_on is None and done.turn_started_at is None
+    assert await store.game_by_channel(CHANNEL) is None
+    new = await store.create_game(GUILD, CHANNEL, BOB, {}, T0 + 10)
+    assert await store.game_by_channel(CHANNEL) == new
+    assert await store.game_by_id(game.id) == done
+    with pytest.raises(GameClosed):
+        await store.append(game.id, 2, [{"n": 1}], {}, T0 + 11)
+    abandoned = await store.abandon_game(new.id, T0 + 12)
+    assert abandoned.status == "abandoned"
+    assert await store.abandon_game(new.id, T0 + 13) == abandoned
+    third = await store.create_game(GUILD, CHANNEL, CAROL, {}, T0 + 14)
+    assert [g.id for g in await store.list_games(status=("finished", "abandoned"))] == [new.id, game.id]
+    assert [g.id for g in await store.list_games(status="lobby")] == [third.id]
+
+
+async def test_racing_creates_in_one_channel_make_one_game(store: GameStore) -> None:
+    results = await asyncio.gather(
+        *(store.create_game(GUILD, CHANNEL, 2000 + i, {}, T0) for i in range(8)), return_exceptions=True
+    )
+    made = [r for r in results if isinstance(r, GameRecord)]
+    assert len(made) == 1
+    assert all(isinstance(r, ChannelBusy) for r in results if not isinstance(r, GameRecord))
+    assert len(await store.list_games()) == 1
+
+
+# ---------------------------------------------------------------- lobby
+
+
+async def test_lobby_seats(store: GameStore) -> None:
+    game = await store.create_game(GUILD, CHANNEL, ALICE, {}, T0)
+    game = await store.join_seat(game.id, ALICE, T0 + 1)
+    game = await store.join_seat(game.id, BOB, T0 + 2, seat=3)
+    game = await store.join_seat(game.id, CAROL, T0 + 3)
+    assert game.seats == ((0, ALICE), (1, CAROL), (3, BOB))
+    assert game.updated_at == T0 + 3
+    with pytest.raises(SeatError):
+        await store.join_seat(game.id, ALICE, T0)
+    with pytest.raises(SeatError):
+        await store.join_seat(game.id, DAVE, T0, seat=3)
+    with pytest.raises(SeatError):
+        await store.join_seat(game.id, DAVE, T0, seat=4)
+    game = await store.join_seat(game.id, DAVE, T0 + 4)
+    with pytest.raises(SeatError):
+        await store.join_seat(game.id, EVE, T0)
+    game = await store.leave_seat(game.id, CAROL, T0 + 5)
+    assert game.seats == ((0, ALICE), (2, DAVE), (3, BOB))
+    with pytest.raises(SeatError):
+        await store.leave_seat(game.id, CAROL, T0)
+    game = await store.update_lobby(game.id, T0 + 6, options={"players": 3}, seats=[(0, BOB), (1, ALICE)])
+    assert game.options == {"players": 3} and game.seats == ((0, BOB), (1, ALICE))
+    game = await store.set_seats(game.id, [(0, ALICE)], T0 + 7)
+    assert game.seats == ((0, ALICE),)
+    with pytest.raises(SeatError):
+        await store.set_seats(game.id, [(0, ALICE), (1, ALICE)], T0)
+    assert game.version == 0
+    assert await store.game_by_id(game.id) == game
+
+
+async def test_double_join_click_seats_once(store: GameStore) -> None:
+    game = await store.create_game(GUILD, CHANNEL, ALICE, {}, T0)
+    results = await asyncio.gather(
+        *(store.join_seat(game.id, BOB, T0) for _ in range(5)), return_exceptions=True
+    )
+    assert sum(isinstance(r, GameRecord) for r in results) == 1
+    assert sum(isinstance(r, SeatError) for r in results) == 4
+    after = await store.game_by_id(game.id)
+    assert after is not None and after.seats == ((0, BOB),)
+
+
+async def test_lobby_is_closed_once_the_game_starts(store: GameStore) -> None:
+    game = await started_game(store)
+    with pytest.raises(SeatError):
+        await store.join_seat(game.id, CAROL, T0)
+    with pytest.raises(SeatError):
+        await store.leave_seat(game.id, ALICE, T0)
+    with pytest.raises(SeatError):
+        await store.update_lobby(game.id, T0, options={})
+
+
+# ---------------------------------------------------------------- append and conflicts
+
+
+async def test_append_writes_events_snapshot_and_version(store: GameStore) -> None:
+    game = await started_game(store)
+    assert game.status == "playing" and game.version == 1 and game.waiting_on == ALICE
+    assert game.turn_started_at == T0 + 2
+    events = [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]
+    game = await store.append(game.id, 1, events[1:3], fold(events[:3]), T0 + 3, waiting_on=ALICE)
+    assert game.version == 3 and game.updated_at == T0 + 3
+    assert game.turn_started_at == T0 + 2, "the same player's turn goes on"
+    game = await store.append(game.id, 3, events[3:], fold(events), T0 + 4, waiting_on=BOB)
+    assert game.waiting_on == BOB and game.turn_started_at == T0 + 4
+    game = await store.append(game.id, 4, [{"n": 0}], fold([*events, {"n": 0}]), T0 + 5, waiting_on=KEEP)
+    assert game.waiting_on == BOB and game.turn_started_at == T0 + 4
+    game = await store.append(
+        game.id, 5, [{"n": 0}], fold([*events, {"n": 0}, {"n": 0}]), T0 + 6, waiting_on=None
+    )
+    assert game.waiting_on is None and game.turn_started_at is None
+    assert await store.events(game.id) == [
+        (1, {"n": 1}),
+        (2, {"n": 2}),
+        (3, {"n": 3}),
+        (4, {"n": 4}),
+        (5, {"n": 0}),
+        (6, {"n": 0}),
+    ]
+    assert await store.events(game.id, since_version=4) == [(5, {"n": 0}), (6, {"n": 0})]
+    assert await store.events(game.id, limit=2) == [(5, {"n": 0}), (6, {"n": 0})]
+    assert await store.events(game.id, since_version=1, limit=2) == [(5, {"n": 0}), (6, {"n": 0})]
+    assert await store.events(game.id, since_version=6) == []
+    await check_log(store, game.id)
+    assert await store.game_by_id(game.id) == game
+
+
+async def test_stale_write_is_refused_and_writes_nothing(store: GameStore) -> None:
+    game = await started_game(store)
+    notice = await store.schedule_notice(game.id, "turn", T0 + 100, T0, user_id=ALICE)
+    game = await store.append(game.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 3)
+    with pytest.raises(VersionConflict) as info:
+        await store.append(
+            game.id,
+            1,
+            [{"n": 7}, {"n": 8}],
+            {"junk": True},
+            T0 + 4,
+            status="finished",
+            waiting_on=BOB,
+            seats=[(0, CAROL)],
+            notices=[NewNotice("x", T0)],
+            cancel_kinds=["turn"],
+        )
+    assert (info.value.game_id, info.value.expected, info.value.actual) == (game.id, 1, 2)
+    assert await store.game_by_id(game.id) == game
+    await check_log(store, game.id)
+    assert await store.pending_notices(game.id) == [notice]
+    with pytest.raises(VersionConflict):
+        await store.append(game.id, 3, [{"n": 1}], {}, T0 + 5)
+    assert await store.game_by_id(game.id) == game
+
+
+async def test_two_clicks_on_the_same_button_apply_once(store: GameStore) -> None:
+    game = await started_game(store)
+    version, state = await store.load_snapshot(game.id) or (0, {})
+    clicks = [
+        store.append(
+            game.id, version, [{"n": 10}], {"sum": state["sum"] + 10, "count": state["count"] + 1}, T0
+        )
+        for _ in range(2)
+    ]
+    results = await asyncio.gather(*clicks, return_exceptions=True)
+    assert sum(isinstance(r, GameRecord) for r in results) == 1
+    assert sum(isinstance(r, VersionConflict) for r in results) == 1
+    assert await store.events(game.id) == [(1, {"n": 1}), (2, {"n": 10})]
+    await check_log(store, game.id)
+
+
+async def test_bad_appends_change_nothing(store: GameStore) -> None:
+    game = await started_game(store)
+    with pytest.raises(ValueError):
+        await store.append(game.id, 1, [], {}, T0)
+    with pytest.raises((TypeError, ValueError)):
+        await store.append(game.id, 1, [{"n": object()}], {}, T0)
+    with pytest.raises((TypeError, ValueError)):
+        await store.append(game.id, 1, [{"n": 1}], {"x": float("nan")}, T0)
+    with pytest.raises(ValueError):
+        await store.append(game.id, 1, [{"n": 1}], {}, T0, status="paused")  # type: ignore[arg-type]
+    with pytest.raises(SeatError):
+        await store.append(game.id, 1, [{"n": 1}], {}, T0, seats=[(0, ALICE), (0, BOB)])
+    assert await store.game_by_id(game.id) == game
+    await check_log(store, game.id)
+
+
+async def test_append_can_reseat_and_finish(store: GameStore) -> None:
+    game = await store.create_game(GUILD, CHANNEL, ALICE, {}, T0, seats=[(0, ALICE), (1, BOB)])
+    game = await store.append(
+        game.id,
+        0,
+        [{"n": 1}],
+        fold([{"n": 1}]),
+        T0 + 1,
+        status="playing",
+        seats=[(0, BOB), (1, ALICE)],
+        waiting_on=BOB,
+    )
+    assert game.seats == ((0, BOB), (1, ALICE)) and game.status == "playing"
+    assert [g.id for g in await store.games_waiting_on(BOB)] == [game.id]
+    assert await store.games_waiting_on(ALICE) == []
+
+
+# ---------------------------------------------------------------- listing
+
+
+async def test_listing_queries(store: GameStore) -> None:
+    a = await started_game(store, channel=1, players=(ALICE, BOB))
+    b = await started_game(store, channel=2, players=(BOB, CAROL))
+    c = await store.create_game(GUILD + 1, 3, DAVE, {}, T0 + 50, seats=[(0, DAVE), (1, ALICE)])
+    b = await store.append(b.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 60, waiting_on=BOB)
+    a = await store.append(a.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 70, waiting_on=BOB)
+    assert [g.id for g in await store.games_waiting_on(BOB)] == [b.id, a.id], "longest waiting first"
+    assert await store.games_waiting_on(CAROL) == []
+    assert [g.id for g in await store.list_games()] == [a.id, b.id, c.id]
+    assert [g.id for g in await store.list_games(status="playing")] == [a.id, b.id]
+    assert [g.id for g in await store.list_games(guild_id=GUILD + 1)] == [c.id]
+    assert [g.id for g in await store.list_games(limit=1)] == [a.id]
+    assert {g.id for g in await store.games_of_user(ALICE)} == {a.id, c.id}
+    await store.append(a.id, 2, [{"n": 3}], fold([{"n": 1}, {"n": 2}, {"n": 3}]), T0 + 80, status="finished")
+    assert [g.id for g in await store.games_of_user(ALICE)] == [c.id]
+    assert [g.id for g in await store.games_of_user(ALICE, active_only=False)] == [a.id, c.id]
+    assert [g.id for g in await store.games_waiting_on(BOB)] == [b.id]
+
+
+# ---------------------------------------------------------------- notices
+
+
+async def test_notices_are_due_by_the_time_passed_in(store: GameStore) -> None:
+    game = await started_game(store)
+    late = await store.schedule_notice(game.id, "turn", T0 + 200, T0, user_id=ALICE, payload={"v": 1})
+    early = await store.schedule_notice(None, "digest", T0 + 100, T0)
+    assert late.sent_at is None and late.payload == {"v": 1} and late.created_at == T0
+    assert await store.due_notices(T0 + 99) == []
+    assert await store.due_notices(T0 + 100) == [early]
+    assert await store.due_notices(T0 + 1000) == [early, late]
+    assert await store.due_notices(T0 + 1000, limit=1) == [early]
+    assert await store.mark_notice_sent(early.id, T0 + 101) is True
+    assert await store.mark_notice_sent(early.id, T0 + 102) is False
+    assert await store.due_notices(T0 + 1000) == [late]
+
+
+async def test_a_notice_is_claimed_once_under_racing_senders(store: GameStore) -> None:
+    notice = await store.schedule_notice(None, "turn", T0, T0)
+    claims = await asyncio.gather(*(store.mark_notice_sent(notice.id, T0 + i) for i in range(10)))
+    assert sorted(claims) == [False] * 9 + [True]
+    assert await store.mark_notice_sent(424242, T0) is False
+
+
+async def test_append_replaces_and_finishing_drops_pending_notices(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.schedule_notice(game.id, "turn", T0 + 10, T0, user_id=ALICE)
+    keep = await store.schedule_notice(game.id, "digest", T0 + 10, T0)
+    sent = await store.schedule_notice(game.id, "turn", T0 + 5, T0)
+    assert await store.mark_notice_sent(sent.id, T0 + 5)
+    game = await store.append(
+        game.id,
+        1,
+        [{"n": 2}],
+        fold([{"n": 1}, {"n": 2}]),
+        T0 + 20,
+        waiting_on=BOB,
+        cancel_kinds={"turn"},
+        notices=[NewNotice("turn", T0 + 90, BOB, {"game": 1})],
+    )
+    pending = await store.pending_notices(game.id)
+    assert [(n.kind, n.user_id, n.due_at, n.payload) for n in pending] == [
+        ("digest", None, T0 + 10, {}),
+        ("turn", BOB, T0 + 90, {"game": 1}),
+    ]
+    assert pending[0] == keep
+    await store.append(
+        game.id,
+        2,
+        [{"n": 3}],
+        fold([{"n": 1}, {"n": 2}, {"n": 3}]),
+        T0 + 30,
+        status="finished",
+        notices=[NewNotice("result", T0 + 30)],
+    )
+    assert [n.kind for n in await store.pending_notices(game.id)] == ["result"]
+    assert await store.cancel_notices(game.id, ["nothing"]) == 0
+    assert await store.cancel_notices(game.id) == 1
+    assert await store.pending_notices(game.id) == []
+
+
+async def test_notices_survive_a_restart(backend: Backend) -> None:
+    store = await backend.open()
+    notice = await store.schedule_notice(None, "turn", T0 + 1, T0, user_id=ALICE)
+    await store.close()
+    again = await backend.open()
+    assert await again.due_notices(T0 + 2) == [notice]
+
+
+# ---------------------------------------------------------------- user settings
+
+
+async def test_user_settings(store: GameStore) -> None:
+    assert await store.get_user_settings(ALICE) == {}
+    await store.set_user_settings(ALICE, {"remind_every_h": 12, "quiet": [22, 7], "tz": "UTC"}, T0)
+    assert await store.get_user_settings(ALICE) == {"remind_every_h": 12, "quiet": [22, 7], "tz": "UTC"}
+    merged = await store.update_user_settings(ALICE, {"tz": "Asia/Tokyo", "quiet": None}, T0 + 1)
+    assert merged == {"remind_every_h": 12, "tz": "Asia/Tokyo"}
+    assert await store.get_user_settings(ALICE) == merged
+    await store.set_user_settings(ALICE, {"x": 1}, T0 + 2)
+    assert await store.get_user_settings(ALICE) == {"x": 1}
+    assert await store.update_user_settings(BOB, {"x": 2}, T0) == {"x": 2}
+    assert await store.get_user_settings(BOB) == {"x": 2}
+
+
+# ---------------------------------------------------------------- export and import
+
+
+async def full_game(store: GameStore) -> GameRecord:
+    game = await started_game(store, players=(ALICE, BOB, CAROL))
+    log = [{"n": 1}]
+    for k in range(2, 7):
+        log.append({"n": k, "text": "ἀλέξανδρος ✓"})
+        game = await store.append(
+            game.id,
+            game.version,
+            [log[-1]],
+            fold(log),
+            T0 + k,
+            waiting_on=BOB,
+            notices=[NewNotice("turn", T0 + 100 + k, BOB, {"k": k})],
+            cancel_kinds={"turn"},
+        )
+    sent = await store.schedule_notice(game.id, "digest", T0 + 1, T0)
+    await store.mark_notice_sent(sent.id, T0 + 2)
+    return game
+
+
+async def test_export_import_round_trip(store: GameStore, make_backend: Callable[[], Backend]) -> None:
+    game = await full_game(store)
+    exported = await store.export_game(game.id)
+    assert json.loads(json.dumps(exported)) == exported, "exports are plain JSON"
+    other = await make_backend().open()
+    imported = await other.import_game(json.loads(json.dumps(exported)))
+    assert imported == game
+    assert await other.events(game.id) == await store.events(game.id)
+    assert await other.load_snapshot(game.id) == await store.load_snapshot(game.id)
+    assert await other.export_game(game.id) == exported
+    assert await other.integrity_check()
+    # The imported game goes on where it stopped.
+    version, state = await other.load_snapshot(game.id) or (0, {})
+    after = await other.append(game.id, version, [{"n": 1}], {"sum": state["sum"] + 1, "count": 7}, T0 + 99)
+    assert after.version == 7
+    await check_log(other, game.id)
+
+
+async def test_import_refuses_clashes_and_can_replace(store: GameStore) -> None:
+    game = await full_game(store)
+    exported = await store.export_game(game.id)
+    with pytest.raises(GameExists):
+        await store.import_game(exported)
+    with pytest.raises(ChannelBusy):
+        await store.import_game(exported, keep_id=False)
+    # Repair: drop the last event and step the snapshot back, then replace the stored game.
+    repaired = json.loads(json.dumps(exported))
+    repaired["events"].pop()
+    repaired["game"]["version"] = 5
+    repaired["snapshot"] = {"version": 5, "body": fold([e["body"] for e in repaired["events"]])}
+    fixed = await store.import_game(repaired, replace=True)
+    assert fixed.id == game.id and fixed.version == 5
+    await check_log(store, game.id)
+    assert len(await store.list_games()) == 1
+    assert await store.integrity_check()
+    # A finished copy may live beside it under a new id.
+    history = json.loads(json.dumps(exported))
+    history["game"]["status"] = "finished"
+    copy = await store.import_game(history, keep_id=False)
+    assert copy.id != game.id and copy.status == "finished" and copy.version == 6
+    await check_log(store, copy.id)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda d: d["events"].pop(2),
+        lambda d: d["events"].append({"version": 7, "created_at": 0, "body": {"n": 1}}),
+        lambda d: d["snapshot"].update(version=5),
+        lambda d: d.update(snapshot=None),
+        lambda d: d["seats"].append([0, 99]),
+        lambda d: d["game"].update(status="paused"),
+        lambda d: d.update(format="other"),
+        lambda d: d["game"].pop("channel_id"),
+    ],
+)
+async def test_import_rejects_broken_exports(
+    store: GameStore, make_backend: Callable[[], Backend], damage: Callable[[dict[str, Any]], object]
+) -> None:
+    game = await full_game(store)
+    exported = await store.export_game(game.id)
+    damage(exported)
+    other = await make_backend().open()
+    with pytest.raises(InvalidGameData):
+        await other.import_game(exported)
+    assert await other.list_games() == []
+
+
+# ---------------------------------------------------------------- integrity
+
+
+async def test_integrity_check_passes_on_a_used_store(store: GameStore) -> None:
+    await full_game(store)
+    report = await store.integrity_check()
+    assert report.ok and bool(report) and str(report) == "ok"

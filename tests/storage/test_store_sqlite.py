@@ -1,0 +1,240 @@
+"""SQLite-specific tests: migrations, pragmas, the schema's own guards, backup, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from storage import LATEST_VERSION, SchemaTooNew, open_store
+from storage import migrations as migrations_module
+from storage.migrations import MIGRATIONS, migrate, schema_version
+from storage.sqlite import connect
+
+T0 = 1_700_000_000.0
+
+
+def tables(path: Path) -> set[str]:
+    with sqlite3.connect(path) as conn:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def user_version(path: Path) -> int:
+    conn = sqlite3.connect(path)
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
+async def make_v1_database(path: Path) -> None:
+    """A database exactly as the first release left it, with a game in play written by raw SQL."""
+    conn = await connect(path)
+    try:
+        assert await migrate(conn, target=1) == 1
+        for sql, params in [
+            (
+                "INSERT INTO games (id, guild_id, channel_id, status, options, version, created_by,"
+                " created_at, updated_at, waiting_on, turn_started_at)"
+                " VALUES (7, 1, 2, 'playing', '{\"map\":\"default\"}', 2, 10, ?, ?, 11, ?)",
+                (T0, T0 + 2, T0 + 2),
+            ),
+            ("INSERT INTO seats VALUES (7, 0, 10)", ()),
+            ("INSERT INTO seats VALUES (7, 1, 11)", ()),
+            ("INSERT INTO events VALUES (7, 1, '{\"n\":1}', ?)", (T0 + 1,)),
+            ("INSERT INTO events VALUES (7, 2, '{\"n\":2}', ?)", (T0 + 2,)),
+            ('INSERT INTO snapshots VALUES (7, 2, \'{"sum":3,"count":2}\')', ()),
+            ('INSERT INTO user_settings VALUES (10, \'{"tz":"UTC"}\', ?)', (T0,)),
+        ]:
+            await conn.execute(sql, params)
+    finally:
+        await conn.close()
+
+
+async def test_there_is_more_than_one_migration() -> None:
+    assert LATEST_VERSION == len(MIGRATIONS) >= 2
+
+
+async def test_fresh_database_gets_the_latest_schema_and_pragmas(tmp_path: Path) -> None:
+    path = tmp_path / "fresh.db"
+    store = await open_store(path)
+    try:
+        assert user_version(path) == LATEST_VERSION
+        assert {"games", "seats", "events", "snapshots", "user_settings", "notices"} <= tables(path)
+        for conn in (store._writer, store._reader):
+            assert list(await conn.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
+            assert list(await conn.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
+            assert list(await conn.execute_fetchall("PRAGMA synchronous")) == [(1,)]  # NORMAL
+            assert list(await conn.execute_fetchall("PRAGMA busy_timeout")) == [(5000,)]
+            assert conn.isolation_level is None
+    finally:
+        await store.close()
+
+
+async def test_a_first_schema_database_is_upgraded_on_open_with_its_data_intact(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    await make_v1_database(path)
+    assert user_version(path) == 1
+    assert "notices" not in tables(path)
+
+    store = await open_store(path)
+    try:
+        assert user_version(path) == LATEST_VERSION
+        game = await store.game_by_id(7)
+        assert game is not None
+        assert (game.status, game.version, game.options, game.seats) == (
+            "playing",
+            2,
+            {"map": "default"},
+            ((0, 10), (1, 11)),
+        )
+        assert (game.waiting_on, game.turn_started_at) == (11, T0 + 2)
+        assert await store.game_by_channel(2) == game
+        assert await store.games_waiting_on(11) == [game]
+        assert await store.events(7) == [(1, {"n": 1}), (2, {"n": 2})]
+        assert await store.load_snapshot(7) == (2, {"sum": 3, "count": 2})
+        assert await store.get_user_settings(10) == {"tz": "UTC"}
+        # The new table works, and the old game goes on.
+        notice = await store.schedule_notice(7, "turn", T0 + 50, T0, user_id=11)
+        assert await store.due_notices(T0 + 60) == [notice]
+        after = await store.append(7, 2, [{"n": 3}], {"sum": 6, "count": 3}, T0 + 3, cancel_kinds={"turn"})
+        assert after.version == 3
+        assert await store.pending_notices(7) == []
+        assert await store.integrity_check()
+    finally:
+        await store.close()
+    again = await open_store(path)
+    try:
+        assert user_version(path) == LATEST_VERSION
+        assert (await again.events(7))[-1] == (3, {"n": 3})
+    finally:
+        await again.close()
+
+
+async def test_a_failing_migration_leaves_neither_ddl_nor_version(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "old.db"
+    await make_v1_database(path)
+    broken = (*MIGRATIONS[1], "CREATE TABLE oops (")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (MIGRATIONS[0], broken))
+    conn = await connect(path)
+    try:
+        with pytest.raises(sqlite3.OperationalError):
+            await migrate(conn, target=2)
+        assert not conn.in_transaction
+        assert await schema_version(conn) == 1
+    finally:
+        await conn.close()
+    assert "notices" not in tables(path)
+    monkeypatch.undo()
+    store = await open_store(path)
+    try:
+        assert user_version(path) == LATEST_VERSION
+        assert await store.integrity_check()
+    finally:
+        await store.close()
+
+
+async def test_a_database_from_a_newer_program_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    await (await open_store(path)).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    conn.close()
+    with pytest.raises(SchemaTooNew):
+        await open_store(path)
+
+
+async def test_memory_databases_are_refused() -> None:
+    with pytest.raises(ValueError):
+        await open_store(":memory:")
+
+
+async def test_the_schema_itself_allows_one_unfinished_game_per_channel(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    store = await open_store(path)
+    await store.close()
+    conn = sqlite3.connect(path)
+    insert = (
+        "INSERT INTO games (channel_id, status, created_by, created_at, updated_at) VALUES (5, ?, 1, 0, 0)"
+    )
+    try:
+        conn.execute(insert, ("finished",))
+        conn.execute(insert, ("finished",))
+        conn.execute(insert, ("lobby",))
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(insert, ("playing",))
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute(insert, ("lobby",))
+    finally:
+        conn.close()
+
+
+async def test_backup_under_writes_is_a_complete_standalone_copy(tmp_path: Path) -> None:
+    store = await open_store(tmp_path / "live.db")
+    try:
+        games = [await store.create_game(1, c, 1, {}, T0, snapshot={"pad": "x" * 4000}) for c in range(40)]
+        stop = asyncio.Event()
+
+        async def writer() -> None:
+            i = 0
+            while not stop.is_set():
+                g = games[i % len(games)]
+                version, _ = await store.load_snapshot(g.id) or (0, {})
+                await store.append(g.id, version, [{"n": i}], {"pad": "y" * 4000, "i": i}, T0 + i)
+                i += 1
+
+        task = asyncio.create_task(writer())
+        await asyncio.sleep(0.05)
+        dest = tmp_path / "backup.db"
+        await store.backup(dest)
+        await store.backup(dest)  # overwrites an older backup in place
+        stop.set()
+        await task
+    finally:
+        await store.close()
+    assert not (tmp_path / "backup.db-wal").exists()
+    assert not (tmp_path / "backup.db.partial").exists()
+    copy = await open_store(dest)
+    try:
+        assert await copy.integrity_check()
+        assert len(await copy.list_games()) == 40
+        assert any(g.version > 0 for g in await copy.list_games())
+    finally:
+        await copy.close()
+
+
+async def test_a_cancelled_caller_leaves_a_whole_transaction_and_a_usable_store(tmp_path: Path) -> None:
+    store = await open_store(tmp_path / "c.db")
+    try:
+        game = await store.create_game(1, 1, 1, {}, T0, snapshot={"count": 0})
+        outcomes = []
+        for i in range(30):
+            version, _ = await store.load_snapshot(game.id) or (0, {})
+            task = asyncio.create_task(
+                store.append(game.id, version, [{"n": 1}, {"n": 2}], {"count": version + 2}, T0 + i)
+            )
+            # Cancel at varying points: before, during and after the transaction's steps.
+            for _ in range(i % 6):
+                await asyncio.sleep(0)
+            task.cancel()
+            try:
+                await task
+                outcomes.append("done")
+            except asyncio.CancelledError:
+                outcomes.append("cancelled")
+        # Every append that started runs to completion behind the shield: versions stay whole.
+        await asyncio.sleep(0.05)
+        final = await store.game_by_id(game.id)
+        assert final is not None and final.version % 2 == 0
+        assert await store.load_snapshot(game.id) == (final.version, {"count": final.version})
+        assert len(await store.events(game.id)) == final.version
+        assert await store.integrity_check()
+        assert "cancelled" in outcomes
+        after = await store.append(game.id, final.version, [{"n": 1}], {"count": final.version + 1}, T0 + 99)
+        assert after.version == final.version + 1
+    finally:
+        await store.close()
