@@ -1,0 +1,73 @@
+"""Building positions on small hand-drawn maps for rule tests."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import rules
+from engine.game import new_game
+from engine.geometry import Point, Side, side
+from engine.maps import Map, parse_map
+from engine.state import GameState, Options, Phase, PlayerState
+from engine.symbols import NO_CARDS, Cards, Symbol, cards_of
+
+T, A, H, L, S = Symbol.TEMPLE, Symbol.AMPHORA, Symbol.HORSE, Symbol.LYRE, Symbol.SOLDIER
+
+
+def make_map(grid: str, start: str = "A1", walls: str = "65 black, 10 red", name: str = "test") -> Map:
+    return parse_map(f"name: {name}\nstart: {start}\nwalls: {walls}\ngrid:\n{grid.strip(chr(10))}\n")
+
+
+def pt(label: str, m: Map) -> Point:
+    return m.parse_point(label)
+
+
+def sd(a: str, b: str, m: Map) -> Side:
+    return side(m.parse_point(a), m.parse_point(b))
+
+
+def hand(*symbols: Symbol) -> Cards:
+    return cards_of(list(symbols))
+
+
+def position(
+    m: Map,
+    players: int = 2,
+    *,
+    current: int = 0,
+    phase: Phase = Phase.MOVE,
+    alexander: str | None = None,
+    walls: tuple[Side, ...] = (),
+    red_walls: tuple[Side, ...] = (),
+    hands: dict[int, Cards] | None = None,
+    guards: dict[int, tuple[tuple[int, int], ...]] | None = None,
+    face_up: tuple[Symbol | None, Symbol | None] | None = None,
+    supply: tuple[Symbol, ...] | None = None,
+    discard: Cards | None = None,
+    options: Options | None = None,
+    seed: int = 7,
+) -> GameState:
+    """A game on ``m`` set to the given position. Provinces are worked out afresh from the walls."""
+    st, _ = new_game(m, players, seed, options)
+    pls = []
+    for i, p in enumerate(st.players):
+        pls.append(
+            PlayerState(
+                hand=(hands or {}).get(i, NO_CARDS if hands is not None else p.hand),
+                guards=frozenset((guards or {}).get(i, ())),
+            )
+        )
+    st = replace(
+        st,
+        players=tuple(pls),
+        current=current,
+        phase=phase,
+        alexander=m.parse_point(alexander) if alexander else m.start,
+        walls=frozenset(walls) | frozenset(red_walls),
+        red_walls=frozenset(red_walls),
+        face_up=face_up if face_up is not None else st.face_up,
+        supply=supply if supply is not None else st.supply,
+        discard=discard if discard is not None else st.discard,
+    )
+    provinces = rules.initial_provinces(st)
+    return replace(st, provinces=provinces, next_province_id=len(provinces) + 1)
