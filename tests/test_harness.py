@@ -1,0 +1,451 @@
+"""Proves the offline harness against a small demo bot that uses every discord.py feature the game needs."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import re
+
+import discord
+import pytest
+from discord import app_commands
+from discord.ext import commands
+
+from tests.harness import HarnessError, OfflineDiscord, StoredMessage, block_network
+from tests.harness.limits import check_command_tree, check_components, check_message, check_modal
+from tests.harness.offline import parse_multipart
+
+GUILD_ID = 111_111_111_111_111_111
+CHANNEL_ID = 222_222_222_222_222_222
+PNG = b"\x89PNG\r\n\x1a\nfake-board"
+MOVES = [f"tile-{i}" for i in range(40)]
+
+
+class JoinButton(discord.ui.DynamicItem[discord.ui.Button], template=r"demo:join:(?P<game>\d+)"):
+    """A persistent button whose state lives in its custom_id, so it survives restarts."""
+
+    def __init__(self, game: int) -> None:
+        super().__init__(
+            discord.ui.Button(label="Join", style=discord.ButtonStyle.success, custom_id=f"demo:join:{game}")
+        )
+        self.game = game
+
+    @classmethod
+    async def from_custom_id(cls, interaction, item, match: re.Match[str]) -> JoinButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        bot: DemoBot = interaction.client  # type: ignore[assignment]
+        bot.joined.append((self.game, interaction.user.id))
+        await interaction.response.send_message(
+            f"{interaction.user.mention} joined game {self.game}", ephemeral=True
+        )
+
+
+class BoomButton(discord.ui.DynamicItem[discord.ui.Button], template=r"demo:boom"):
+    def __init__(self) -> None:
+        super().__init__(discord.ui.Button(label="Boom", custom_id="demo:boom"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction, item, match) -> BoomButton:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        raise RuntimeError("kaboom in a button")
+
+
+class ColourSelect(discord.ui.Select):
+    def __init__(self) -> None:
+        super().__init__(
+            custom_id="demo:colour",
+            placeholder="Pick a colour",
+            options=[discord.SelectOption(label=c, value=c) for c in ("red", "blue", "green")],
+        )
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await interaction.response.edit_message(content=f"colour is {self.values[0]}", view=None)
+
+
+class NameModal(discord.ui.Modal, title="Name your empire"):
+    name = discord.ui.TextInput(label="Name", custom_id="demo:name", max_length=20)
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"Hail, {self.name.value}!")
+
+
+class Demo(commands.Cog):
+    game = app_commands.Group(name="demo", description="Demo game commands")
+
+    def __init__(self, bot: DemoBot) -> None:
+        self.bot = bot
+
+    @game.command(name="new", description="Start a game")
+    @app_commands.describe(players="How many players")
+    async def new(self, interaction: discord.Interaction, players: app_commands.Range[int, 2, 5]) -> None:
+        view = discord.ui.View(timeout=None)
+        view.add_item(JoinButton(7))
+        await interaction.response.send_message(
+            f"Game 7 for {players} players",
+            file=discord.File(io.BytesIO(PNG), filename="board.png"),
+            view=view,
+        )
+
+    @game.command(name="secret", description="An ephemeral reply")
+    async def secret(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("only you can see this", ephemeral=True)
+
+    @game.command(name="move", description="Move to a tile")
+    async def move(self, interaction: discord.Interaction, to: str, note: str | None = None) -> None:
+        await interaction.response.send_message(f"moved to {to}", ephemeral=True)
+
+    @move.autocomplete("to")
+    async def move_to_autocomplete(self, interaction: discord.Interaction, current: str):
+        hits = [m for m in MOVES if current in m]
+        limit = 30 if interaction.namespace.note == "too-many" else 25
+        return [app_commands.Choice(name=m, value=m) for m in hits[:limit]]
+
+    @game.command(name="slow", description="Defer, then edit and follow up")
+    async def slow(self, interaction: discord.Interaction) -> None:
+        await interaction.response.defer(thinking=True)
+        await interaction.edit_original_response(content="done thinking")
+        await interaction.followup.send("a followup", ephemeral=True)
+
+    @game.command(name="ping", description="Notify a player")
+    async def ping(self, interaction: discord.Interaction, player: discord.Member) -> None:
+        await interaction.response.send_message("notifying", ephemeral=True)
+        await interaction.channel.send(  # type: ignore[union-attr]
+            f"{player.mention}, your turn (<@{interaction.user.id}> is waiting)",
+            allowed_mentions=discord.AllowedMentions(users=[player]),
+        )
+
+    @game.command(name="colour", description="Choose a colour")
+    async def colour(self, interaction: discord.Interaction) -> None:
+        view = discord.ui.View()
+        view.add_item(ColourSelect())
+        await interaction.response.send_message("choose", view=view)
+
+    @game.command(name="name", description="Open a modal")
+    async def name(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_modal(NameModal())
+
+    @game.command(name="thread", description="Open a thread and post there")
+    async def thread(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("opening a thread")
+        msg = await interaction.original_response()
+        thread = await msg.create_thread(name="game-7")
+        await thread.send("welcome to the thread")
+
+    @game.command(name="where", description="Where am I")
+    async def where(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(f"in {type(interaction.channel).__name__}", ephemeral=True)
+
+    @game.command(name="crash", description="Raise an error")
+    async def crash(self, interaction: discord.Interaction) -> None:
+        raise ValueError("broken command")
+
+    @game.command(name="silent", description="Never answer")
+    async def silent(self, interaction: discord.Interaction) -> None:
+        return None
+
+    @game.command(name="long", description="Too long")
+    async def long(self, interaction: discord.Interaction) -> None:
+        view = discord.ui.View()
+        view.add_item(discord.ui.Button(label="x", custom_id="x" * 101))
+        await interaction.response.send_message("y" * 2001, view=view)
+
+    @game.command(name="boom", description="Post a broken button")
+    async def boom(self, interaction: discord.Interaction) -> None:
+        view = discord.ui.View(timeout=None)
+        view.add_item(BoomButton())
+        await interaction.response.send_message("press it", view=view)
+
+
+class DemoBot(commands.Bot):
+    def __init__(self) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents.default(),
+            allowed_mentions=discord.AllowedMentions.none(),
+        )
+        self.joined: list[tuple[int, int]] = []
+
+    async def setup_hook(self) -> None:
+        await self.add_cog(Demo(self))
+        self.add_dynamic_items(JoinButton, BoomButton)
+
+
+def make_harness(**kwargs) -> OfflineDiscord:
+    return OfflineDiscord(DemoBot, guild_id=GUILD_ID, channel_id=CHANNEL_ID, **kwargs)
+
+
+@pytest.fixture(autouse=True)
+def no_network():
+    with block_network() as attempts:
+        yield attempts
+    assert attempts == [], f"network was attempted: {attempts}"
+
+
+async def test_login_runs_setup_hook_and_collects_tree():
+    async with make_harness() as d:
+        assert d.bot is not None and d.bot.user.id == d.app_id
+        assert d.bot.get_cog("Demo") is not None
+        (demo,) = d.tree_payload[None]
+        assert demo["name"] == "demo" and demo["id"]
+        assert {o["name"] for o in demo["options"]} >= {"new", "move", "slow"}
+        assert [r.kind for r in d.requests] == ["login", "app_info"]
+        assert d.bot.get_channel(CHANNEL_ID) is not None
+
+
+async def test_public_reply_with_file_and_persistent_button():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "demo new", players=3)
+        assert r.type == 4 and r.callback.callback_name == "message"
+        assert not r.ephemeral and r.content == "Game 7 for 3 players"
+        assert [(f.filename, f.data) for f in r.files] == [("board.png", PNG)]
+        assert r.components[0]["components"][0]["custom_id"] == "demo:join:7"
+        assert r.callback.seam == "webhook" and r.callback.path.endswith("/callback")
+        assert r.latency is not None and r.latency < 1
+        (shown,) = d.channel_messages(CHANNEL_ID)
+        assert shown.id == r.response_message.id and shown.attachments[0].data == PNG
+
+        bob = d.member("bob")
+        r2 = await d.click(bob, shown.id, "demo:join:7")
+        assert r2.ephemeral and r2.content == f"<@{bob.id}> joined game 7"
+        assert d.bot.joined == [(7, bob.id)]
+        # Ephemeral answers are not part of what the channel shows.
+        assert d.channel_messages(CHANNEL_ID) == [shown]
+        assert r2.response_message in d.channel_messages(CHANNEL_ID, visible_to=bob)
+
+
+async def test_dynamic_button_survives_restart():
+    async with make_harness() as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        r = await d.slash(alice, "demo new", players=2)
+        message_id = r.response_message.id
+        old_bot = d.bot
+        await d.restart()
+        assert d.bot is not old_bot and old_bot.is_closed()
+        assert d.member("bob").id == bob.id  # stable ids
+        r2 = await d.click(bob, message_id, "demo:join:7")
+        assert r2.content.endswith("joined game 7")
+        assert d.bot.joined == [(7, bob.id)] and old_bot.joined == []
+
+
+async def test_ephemeral_reply_and_flags():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo.secret")
+        assert r.ephemeral and r.flags & 64 and r.callback.ephemeral
+        assert r.content == "only you can see this"
+        assert d.channel_messages() == []
+
+
+async def test_autocomplete_returns_choices_and_checks_limits():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        choices = await d.autocomplete(alice, "demo move", focused="to", value="tile-1")
+        assert choices[0] == {"name": "tile-1", "value": "tile-1"} and len(choices) == 11
+        assert d.history[-1].type == 8
+
+        with pytest.raises(HarnessError, match="30 choices"):
+            await d.autocomplete(alice, "demo move", focused="to", options={"to": "", "note": "too-many"})
+
+
+async def test_deferred_then_edit_original_and_followup():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo slow")
+        assert r.type == 5 and r.deferred
+        kinds = [q.kind for q in r.requests]
+        assert kinds == ["callback", "edit_original", "followup"]
+        assert r.content == "done thinking"  # the response message in its final state
+        edit = r.of_kind("edit_original")[0]
+        assert edit.method == "PATCH" and edit.path.endswith("/messages/@original")
+        assert edit.message_id == r.callback.message_id  # @original keeps the deferred message's id
+        (follow,) = r.followups
+        assert follow.ephemeral and follow.content == "a followup"
+        assert follow.message_id != edit.message_id
+        assert [m.content for m in d.channel_messages()] == ["done thinking"]
+
+
+async def test_channel_send_with_allowed_mentions():
+    async with make_harness() as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        r = await d.slash(alice, "demo ping", player=bob)
+        (sent,) = r.sent
+        assert (
+            sent.seam == "http" and sent.method == "POST" and sent.path == "/channels/{channel_id}/messages"
+        )
+        assert sent.allowed_mentions == {"parse": [], "users": [bob.id]}
+        assert sent.pinged_user_ids == {bob.id} and r.pings == {bob.id}
+        assert d.channel_messages()[-1].content.startswith(bob.mention)
+
+
+async def test_select_updates_message():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "demo colour")
+        msg = r.response_message
+        assert msg.component("demo:colour")["options"][1]["value"] == "blue"
+        r2 = await d.select(alice, msg.id, "demo:colour", values=["blue"])
+        assert r2.type == 7 and r2.content == "colour is blue" and r2.components == []
+        assert d.message(msg.id).content == "colour is blue" and d.message(msg.id).components == []
+        with pytest.raises(HarnessError, match="has no component"):
+            await d.select(alice, msg.id, "demo:colour", values=["red"])  # the select is gone now
+        msg2 = (await d.slash(alice, "demo colour")).response_message
+        with pytest.raises(HarnessError, match="no option"):
+            await d.select(alice, msg2.id, "demo:colour", values=["pink"])
+
+
+async def test_modal_round_trip():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "demo name")
+        assert r.type == 9 and r.modal["title"] == "Name your empire"
+        assert d.open_modal(alice)["custom_id"] == r.modal["custom_id"]
+        with pytest.raises(HarnessError, match="length"):
+            await d.modal_submit(alice, {"demo:name": "x" * 21})
+        r2 = await d.modal_submit(alice, {"demo:name": "Macedon"})
+        assert r2.content == "Hail, Macedon!" and not r2.ephemeral
+        assert d.open_modal(alice) is None
+
+
+async def test_thread_creation_and_posting_in_thread():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo thread")
+        assert [q.kind for q in r.requests] == ["callback", "get_original", "thread", "channel_message"]
+        thread_id = r.of_kind("thread")[0].channel_id
+        assert thread_id == r.response_message.id  # a thread started from a message shares its id
+        assert [m.content for m in d.channel_messages(thread_id)] == ["welcome to the thread"]
+
+        existing = d.add_thread("lobby")
+        r2 = await d.slash(d.member("bob"), "demo where", channel_id=existing)
+        assert r2.content == "in Thread" and r2.channel_id == existing
+
+
+async def test_command_error_is_caught():
+    async with make_harness() as d:
+        with pytest.raises(HarnessError, match="broken command") as caught:
+            await d.slash(d.member("alice"), "demo crash")
+        result = caught.value.result
+        assert result.errors and "ValueError" in result.errors[0].exc_text
+        assert "not answered" in result.violations[0]
+
+
+async def test_dynamic_item_error_is_caught_and_check_false_returns_it():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        await d.slash(alice, "demo boom")
+        r = await d.click(alice, None, "demo:boom", check=False)
+        assert not r.answered and "kaboom" in r.errors[0].exc_text
+
+
+async def test_unanswered_interaction_is_flagged():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo silent", check=False)
+        assert not r.answered and r.type is None
+        assert r.violations == ["the interaction was not answered (the user sees 'This interaction failed')"]
+
+
+async def test_limit_violations_are_detected():
+    async with make_harness() as d:
+        with pytest.raises(HarnessError) as caught:
+            await d.slash(d.member("alice"), "demo long")
+        text = str(caught.value)
+        assert "content is 2001 characters" in text and "is 101 characters" in text
+
+
+async def test_unreported_errors_fail_at_exit():
+    d = make_harness(strict=True)
+    with pytest.raises(HarnessError, match="outside any checked interaction"):
+        async with d:
+            logging.getLogger("discord.client").error("a background failure")
+    assert not d._unreported_errors
+
+
+async def test_client_side_validation_of_options():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        with pytest.raises(HarnessError, match="outside 2..5"):
+            await d.slash(alice, "demo new", players=9)
+        with pytest.raises(HarnessError, match="required"):
+            await d.slash(alice, "demo new")
+        with pytest.raises(HarnessError, match="no subcommand"):
+            await d.slash(alice, "demo nope")
+
+
+async def test_double_click_on_same_button_is_answered_twice():
+    async with make_harness(network_delay=0.001) as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        msg_id = (await d.slash(alice, "demo new", players=2)).response_message.id
+        r1, r2 = await asyncio.gather(
+            d.click(bob, msg_id, "demo:join:7"), d.click(bob, msg_id, "demo:join:7")
+        )
+        assert r1.answered and r2.answered and r1.interaction_id != r2.interaction_id
+        assert {q.interaction_id for q in r1.requests} == {r1.interaction_id}
+        assert d.bot.joined == [(7, bob.id), (7, bob.id)]
+
+
+def test_limit_helpers_directly():
+    assert check_message({"content": "a" * 2000}) == []
+    assert check_message({"content": "a" * 2001}) == ["content is 2001 characters (max 2000)"]
+    rows = [
+        {"type": 1, "components": [{"type": 2, "custom_id": f"b{i}{j}", "label": "b"} for j in range(6)]}
+        for i in range(6)
+    ]
+    problems = check_components(rows)
+    assert "6 action rows (max 5)" in problems and any("has 6 components" in p for p in problems)
+    select = {
+        "type": 3,
+        "custom_id": "s",
+        "options": [{"label": "l" * 101, "value": str(i)} for i in range(26)],
+    }
+    problems = check_components([{"type": 1, "components": [select]}])
+    assert any("26 options" in p for p in problems) and any("is not 1..100" in p for p in problems)
+    assert check_modal({"title": "t" * 46, "custom_id": "m", "components": [{"type": 1, "components": []}]})
+    bad_tree = [
+        {
+            "name": "Bad Name",
+            "description": "",
+            "type": 1,
+            "options": [{"name": f"o{i}", "description": "d", "type": 3} for i in range(26)],
+        }
+    ]
+    problems = check_command_tree(bad_tree)
+    assert any("lowercase" in p for p in problems) and any("description" in p for p in problems)
+    assert any("26 options" in p for p in problems)
+
+
+def test_multipart_parsing_keeps_bytes_and_descriptions():
+    payload, files = parse_multipart(
+        [
+            {
+                "name": "payload_json",
+                "value": '{"content": "x", "attachments": [{"id": 0, "description": "d"}]}',
+            },
+            {"name": "files[0]", "value": io.BytesIO(b"abc"), "filename": "a.png"},
+        ]
+    )
+    assert payload["content"] == "x" and files[0].data == b"abc" and files[0].description == "d"
+
+
+async def test_network_is_blocked(no_network):
+    with pytest.raises(OSError):
+        await asyncio.open_connection("discord.com", 443)
+    with pytest.raises(OSError):
+        await asyncio.open_connection("162.159.128.233", 443)
+    assert len(no_network) == 2
+    no_network.clear()
+
+
+def test_stored_message_helpers():
+    m = StoredMessage(
+        {
+            "id": "1",
+            "channel_id": "2",
+            "content": "c",
+            "flags": 64,
+            "components": [{"type": 1, "components": [{"type": 2, "custom_id": "a"}]}],
+        }
+    )
+    assert m.ephemeral and m.custom_ids == ["a"] and m.component("a")["type"] == 2
