@@ -1,0 +1,227 @@
+"""Generate the default map ``engine/maps/empire.map`` (Alexander's empire) and document its design.
+
+Run ``python tools/design_map.py`` to rewrite the map, ``--check`` to compare without writing.
+
+Design
+------
+* The land/sea sketch below is drawn from real places on a rough longitude/latitude raster
+  (column ~ (lon - 20) / 1.45, row ~ (44 - lat) / 1.75), then simplified by hand: one character is one
+  triangle. ``#`` is land, ``~`` sea, a blank is off the map. Seas make coasts (Mediterranean with the
+  Aegean, Black Sea, Caspian, Red Sea, Persian Gulf, Arabian Sea). Where the land runs on beyond the
+  empire (the Balkans, the Libyan and Arabian deserts, the Karakum, India) the map simply stops, with
+  straight edges along grid lines. It is not a copy of the published board.
+* Symbol spaces are chosen with a fixed seed. The symbol density varies by terrain: the river valleys
+  (Nile, Mesopotamia, Indus) are fertile, with few symbol spaces and so many open (taxable) spaces, and
+  the mountains and deserts (Anatolian plateau, Zagros, Hindu Kush, Gedrosia) are dense with symbols.
+  Alexander is drawn to symbol spaces, so the dense regions get cut into many small, cheap provinces
+  and the fertile ones stay large, valuable and costly: provinces of various sizes form.
+* Each symbol gets the same number of spaces (the remainder spread one each), and a symbol is kept away
+  from its own kind nearby, so that every symbol is found all over the map and "the closest" space of a
+  symbol is rarely far.
+* The wall supply (the ``walls:`` header) was tuned with ``python -m engine simulate`` so that 4-player
+  games by the greedy computer players last 20-40 turns and end both by walls and by 100 points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "engine" / "maps" / "empire.map"
+
+NAME = "Alexander's Empire"
+START = "B2"  # Pella, in Macedonia (north-west)
+WALLS = "65 black, 10 red"
+SEED = 336  # the year Alexander became king
+SYMBOL_SHARE = 0.47  # of the land spaces
+LETTERS = "TAHLS"
+
+# fmt: off
+SKETCH = [
+    "######~~~~~~~~~#####~~~~",
+    "###~##~~~~~~~~######~~~~",
+    "##~~~###############~~~     ##########",
+    "###~~################~~###############",
+    "##~~~~~###############################",
+    "~~~~~~~~~~############################",
+    "~~~~~~~~~~############################",
+    "~~~~~~######     #####################",
+    "    #####~##       ~~#################",
+    "    #####~~        ~~~~~##############",
+    "    ######~~         ~~~~~~###########",
+    "    #######~~           ~~~~~~~~~#####",
+]
+# fmt: on
+
+# Regions: (name, column, row) of the label's centre in triangle coordinates.
+REGIONS = [
+    ("Macedonia", 1.5, 1.0),
+    ("Thrace", 4.0, 0.3),
+    ("Asia Minor", 9.0, 3.0),
+    ("Armenia", 16.5, 2.0),
+    ("Syria", 12.0, 5.8),
+    ("Egypt", 6.5, 9.5),
+    ("Mesopotamia", 15.5, 4.5),
+    ("Babylonia", 17.0, 7.0),
+    ("Media", 20.5, 5.0),
+    ("Persia", 23.0, 8.5),
+    ("Parthia", 25.5, 3.5),
+    ("Bactria", 32.0, 3.0),
+    ("Arachosia", 30.0, 6.5),
+    ("Gedrosia", 29.0, 9.5),
+    ("Gandhara", 36.0, 5.0),
+    ("Indus", 34.5, 9.0),
+]
+
+# Symbol density by terrain, as (column range, row range, relative density); the first match wins.
+TERRAIN = [
+    ((4, 9), (7, 11), 0.55),  # the Nile: fertile
+    ((13, 19), (4, 8), 0.65),  # Mesopotamia and Babylonia: fertile
+    ((32, 38), (6, 11), 0.65),  # the Indus: fertile
+    ((6, 13), (2, 4), 1.25),  # the Anatolian plateau
+    ((19, 23), (3, 7), 1.3),  # the Zagros
+    ((29, 35), (2, 5), 1.25),  # the Hindu Kush
+    ((24, 32), (8, 11), 1.3),  # Carmania and Gedrosia: desert
+]
+
+
+def land_spaces() -> list[tuple[int, int]]:
+    return [(r, c) for r, row in enumerate(SKETCH) for c, ch in enumerate(row) if ch == "#"]
+
+
+def density(space: tuple[int, int]) -> float:
+    r, c = space
+    for (c0, c1), (r0, r1), d in TERRAIN:
+        if c0 <= c <= c1 and r0 <= r <= r1:
+            return d
+    return 1.0
+
+
+def centre(space: tuple[int, int]) -> tuple[float, float]:
+    """Screen position of a triangle's centre, in side lengths."""
+    r, c = space
+    up = (r + c) % 2 == 0
+    y = (r + (2 / 3 if up else 1 / 3)) * math.sqrt(3) / 2
+    return (c + 1) / 2, y
+
+
+def choose_symbol_spaces(land: list[tuple[int, int]], rng: random.Random) -> list[tuple[int, int]]:
+    """Pick the symbol spaces one by one where the terrain wants them and few symbols stand nearby."""
+    want = round(SYMBOL_SHARE * len(land))
+    pos = {s: centre(s) for s in land}
+    chosen: list[tuple[int, int]] = []
+    crowd = dict.fromkeys(land, 0.0)
+    left = set(land)
+    while len(chosen) < want:
+        # Crowding falls off with distance; the random factor keeps the pattern irregular.
+        best = max(sorted(left), key=lambda s: density(s) * (0.55 + rng.random()) / (1.0 + crowd[s]))
+        chosen.append(best)
+        left.discard(best)
+        bx, by = pos[best]
+        for s in left:
+            x, y = pos[s]
+            d = math.hypot(x - bx, y - by)
+            if d < 2.0:
+                crowd[s] += (2.0 - d) ** 2
+    return sorted(chosen)
+
+
+def assign_symbols(spaces: list[tuple[int, int]], rng: random.Random) -> dict[tuple[int, int], str]:
+    """Equal counts per symbol; each space takes the symbol least present around it."""
+    n = len(spaces)
+    quota = {sym: n // 5 + (1 if i < n % 5 else 0) for i, sym in enumerate(LETTERS)}
+    pos = {s: centre(s) for s in spaces}
+    order = spaces[:]
+    rng.shuffle(order)
+    out: dict[tuple[int, int], str] = {}
+    for s in order:
+        x, y = pos[s]
+        near = dict.fromkeys(LETTERS, 0.0)
+        for t, sym in out.items():
+            d = math.hypot(pos[t][0] - x, pos[t][1] - y)
+            if d < 4.0:
+                near[sym] += 1.0 / (0.25 + d * d)
+        free = [sym for sym in LETTERS if quota[sym] > 0]
+        pick = min(free, key=lambda sym: (near[sym], -quota[sym], rng.random()))
+        out[s] = pick
+        quota[pick] -= 1
+    return out
+
+
+def label_point(land: set[tuple[int, int]], col: float, row: float, taken: set[str]) -> str:
+    """A free lattice point near (col, row), preferring points with land all round, as a label."""
+    best: tuple[float, str] | None = None
+    for i in range(1, len(SKETCH)):
+        for x in range(1, 60):
+            if (x + i) % 2 == 0:
+                continue
+            around = [(i - 1, x - 2), (i - 1, x - 1), (i - 1, x), (i, x - 2), (i, x - 1), (i, x)]
+            on_land = sum(1 for t in around if t in land)
+            name = f"{chr(ord('A') + i)}{x}"
+            if on_land < 4 or name in taken:
+                continue
+            d = (x - (col + 1)) ** 2 + ((i - (row + 0.5)) * 1.7) ** 2 + 2.0 * (6 - on_land)
+            if best is None or d < best[0]:
+                best = (d, name)
+    assert best is not None
+    taken.add(best[1])
+    return best[1]
+
+
+def build() -> str:
+    rng = random.Random(SEED)
+    land = land_spaces()
+    symbols = assign_symbols(choose_symbol_spaces(land, rng), rng)
+    rows = []
+    for r, row in enumerate(SKETCH):
+        chars = []
+        for c, ch in enumerate(row):
+            if ch == "#":
+                chars.append(symbols.get((r, c), "."))
+            elif ch == "~":
+                chars.append("~")
+            else:
+                chars.append(" ")
+        rows.append("".join(chars).rstrip())
+    land_set = set(land)
+    counts = {sym: sum(1 for v in symbols.values() if v == sym) for sym in LETTERS}
+    lines = [
+        "# Alexander's empire: the default map of Alexandros on Discord.",
+        "# Generated by tools/design_map.py, which documents the design. Do not edit by hand.",
+        f"# {len(land)} land spaces, {len(symbols)} symbol spaces: "
+        + ", ".join(f"{k} {v}" for k, v in counts.items()),
+        f"name: {NAME}",
+        f"start: {START}",
+        f"walls: {WALLS}",
+    ]
+    taken: set[str] = set()
+    lines += [f"label: {name} at {label_point(land_set, c, r, taken)}" for name, c, r in REGIONS]
+    lines.append("grid:")
+    lines += rows
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the map on disk differs")
+    parser.add_argument("--print", action="store_true", help="print the map instead of writing it")
+    args = parser.parse_args(argv)
+    text = build()
+    if args.print:
+        print(text, end="")
+        return 0
+    if args.check:
+        same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
+        print("empire.map is up to date" if same else "empire.map differs from the generator")
+        return 0 if same else 1
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
