@@ -12,7 +12,7 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
-from tests.harness import HarnessError, OfflineDiscord, StoredMessage, block_network
+from tests.harness import HarnessError, OfflineDiscord, StoredMessage
 from tests.harness.limits import check_command_tree, check_components, check_message, check_modal
 from tests.harness.offline import parse_multipart
 
@@ -72,6 +72,54 @@ class NameModal(discord.ui.Modal, title="Name your empire"):
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
         await interaction.response.send_message(f"Hail, {self.name.value}!")
+
+
+class PickView(discord.ui.View):
+    @discord.ui.select(cls=discord.ui.UserSelect, custom_id="demo:pick")
+    async def pick(self, interaction: discord.Interaction, select: discord.ui.UserSelect) -> None:
+        await interaction.response.send_message(f"picked {select.values[0].mention}", ephemeral=True)
+
+
+class RenameModal(discord.ui.Modal, title="Rename"):
+    new_name = discord.ui.TextInput(label="New name", custom_id="demo:new-name")
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:
+        await interaction.response.edit_message(content=f"renamed to {self.new_name.value}")
+
+
+class PanelView(discord.ui.View):
+    """Component callbacks that defer and edit, edit the message over HTTP, or open a modal."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.button(label="Ack", custom_id="demo:ack")
+    async def ack(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        await interaction.response.defer()
+        await interaction.edit_original_response(content="acknowledged")
+
+    @discord.ui.button(label="Edit", custom_id="demo:edit")
+    async def edit(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        await interaction.response.send_message("editing", ephemeral=True)
+        await interaction.message.edit(content="panel (edited)")  # type: ignore[union-attr]
+
+    @discord.ui.button(label="Rename", custom_id="demo:rename")
+    async def rename(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        await interaction.response.send_modal(RenameModal())
+
+
+class BoardRow(discord.ui.ActionRow):
+    @discord.ui.button(label="Go", custom_id="demo:go")
+    async def go(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        await interaction.response.send_message("went", ephemeral=True)
+
+
+class Board(discord.ui.LayoutView):
+    """A components-v2 message: text, the board picture, a row of buttons."""
+
+    title = discord.ui.TextDisplay("## Board")
+    picture = discord.ui.MediaGallery(discord.MediaGalleryItem("attachment://board.png"))
+    row = BoardRow()
 
 
 class Demo(commands.Cog):
@@ -154,6 +202,30 @@ class Demo(commands.Cog):
         view.add_item(discord.ui.Button(label="x", custom_id="x" * 101))
         await interaction.response.send_message("y" * 2001, view=view)
 
+    @game.command(name="dm", description="Whisper to yourself")
+    async def dm(self, interaction: discord.Interaction) -> None:
+        await interaction.user.send("psst")
+        await interaction.response.send_message("check your DMs", ephemeral=True)
+
+    @game.command(name="pick", description="Pick a player")
+    async def pick(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("pick someone", view=PickView())
+
+    @game.command(name="panel", description="A panel of buttons")
+    async def panel(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("panel", view=PanelView())
+
+    @game.command(name="layout", description="Components v2")
+    async def layout(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message(
+            view=Board(), file=discord.File(io.BytesIO(PNG), filename="board.png")
+        )
+
+    @game.command(name="sleepy", description="Answers too late")
+    async def sleepy(self, interaction: discord.Interaction) -> None:
+        await asyncio.sleep(0.1)
+        await interaction.response.send_message("finally")
+
     @game.command(name="boom", description="Post a broken button")
     async def boom(self, interaction: discord.Interaction) -> None:
         view = discord.ui.View(timeout=None)
@@ -179,11 +251,13 @@ def make_harness(**kwargs) -> OfflineDiscord:
     return OfflineDiscord(DemoBot, guild_id=GUILD_ID, channel_id=CHANNEL_ID, **kwargs)
 
 
+pytest_plugins = ["tests.harness.fixtures"]
+
+
 @pytest.fixture(autouse=True)
-def no_network():
-    with block_network() as attempts:
-        yield attempts
-    assert attempts == [], f"network was attempted: {attempts}"
+def _always_offline(no_network):
+    """Every test here runs with the network blocked; any attempt fails the test."""
+    yield
 
 
 async def test_login_runs_setup_hook_and_collects_tree():
@@ -449,3 +523,89 @@ def test_stored_message_helpers():
         }
     )
     assert m.ephemeral and m.custom_ids == ["a"] and m.component("a")["type"] == 2
+
+
+async def test_fixture_factory_and_dm(offline_discord):
+    d = await offline_discord(make_harness_factory(), guild_id=GUILD_ID, channel_id=CHANNEL_ID)
+    alice = d.member("alice")
+    r = await d.slash(alice, "demo dm")
+    assert [q.kind for q in r.requests] == ["dm_channel", "channel_message", "callback"]
+    dm = d.dm_channel(alice)
+    assert [m.content for m in d.channel_messages(dm)] == ["psst"]
+    r2 = await d.slash(alice, "demo where", channel_id=dm)
+    assert r2.content == "in DMChannel" and "user" in r2.payload and "member" not in r2.payload
+
+
+def make_harness_factory():
+    return DemoBot
+
+
+async def test_user_select():
+    async with make_harness() as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        msg = (await d.slash(alice, "demo pick")).response_message
+        r = await d.select(alice, msg.id, "demo:pick", values=[bob])
+        assert r.content == f"picked {bob.mention}"
+        assert r.payload["data"]["resolved"]["users"][str(bob.id)]["username"] == "bob"
+
+
+async def test_component_defer_edit_and_modal_from_button():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        panel = (await d.slash(alice, "demo panel")).response_message
+
+        r = await d.click(alice, panel.id, "demo:ack")
+        assert r.type == 6 and [q.kind for q in r.requests] == ["callback", "edit_original"]
+        assert r.of_kind("edit_original")[0].message_id == panel.id
+        assert d.message(panel.id).content == "acknowledged"
+
+        r = await d.click(alice, panel.id, "demo:edit")
+        assert [(q.seam, q.kind) for q in r.requests] == [("webhook", "callback"), ("http", "edit_message")]
+        assert d.message(panel.id).content == "panel (edited)" and d.message(panel.id).edits == 2
+        assert d.message(panel.id).custom_ids == ["demo:ack", "demo:edit", "demo:rename"]
+
+        r = await d.click(alice, panel.id, "demo:rename")
+        assert r.type == 9 and r.modal["title"] == "Rename"
+        with pytest.raises(HarnessError, match="no input"):
+            await d.modal_submit(alice, {"nope": "x"})
+        r = await d.modal_submit(alice, {"demo:new-name": "Pella"})
+        assert r.payload["message"]["id"] == str(panel.id)  # a modal opened from a message carries it
+        assert r.type == 7 and d.message(panel.id).content == "renamed to Pella"
+
+
+async def test_components_v2_layout_view():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "demo layout")
+        assert r.flags & (1 << 15) and r.content == ""
+        types = [c["type"] for c in r.components]
+        assert types == [10, 12, 1]  # text display, media gallery, action row
+        assert r.response_message.attachments[0].data == PNG
+        assert "## Board" in r.response_message.as_text()
+        r2 = await d.click(alice, r.response_message.id, "demo:go")
+        assert r2.content == "went"
+
+
+async def test_sync_returns_ids_matching_the_tree():
+    async with make_harness() as d:
+        synced = await d.bot.tree.sync()
+        (req,) = [q for q in d.requests if q.kind == "sync_commands"]
+        assert req.method == "PUT" and req.violations == []
+        assert synced[0].id == int(d.tree_payload[None][0]["id"])
+
+
+async def test_late_answer_fails_like_discord():
+    async with make_harness(response_deadline=0.05) as d:
+        with pytest.raises(HarnessError, match="deadline") as caught:
+            await d.slash(d.member("alice"), "demo sleepy")
+        errors = caught.value.result.errors
+        assert errors and "Unknown interaction" in errors[0].exc_text
+
+
+async def test_unknown_custom_id_gets_a_hint():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        panel = (await d.slash(alice, "demo panel")).response_message
+        await d.restart(lambda: DemoBot())  # the new process never registered PanelView
+        r = await d.click(alice, panel.id, "demo:ack", check=False)
+        assert not r.answered and "no View or DynamicItem" in r.violations[0]

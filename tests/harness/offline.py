@@ -256,18 +256,20 @@ def block_network(attempts: list[str] | None = None) -> Iterator[list[str]]:
         socket.create_connection = orig_create_connection
 
 
-class _ErrorCapture(logging.Handler):
-    """Collects ERROR records: discord.py reports callback exceptions only by logging them."""
+class _LogCapture(logging.Handler):
+    """Collects ERROR records (discord.py reports callback exceptions only by logging them) and warnings."""
 
     def __init__(self, owner: OfflineDiscord) -> None:
-        super().__init__(logging.ERROR)
+        super().__init__(logging.WARNING)
         self.owner = owner
 
     def emit(self, record: logging.LogRecord) -> None:
         current = _current.get()
-        self.owner._add_error(
-            LoggedError.from_record(record, current.result.interaction_id if current else None)
-        )
+        entry = LoggedError.from_record(record, current.result.interaction_id if current else None)
+        if record.levelno >= logging.ERROR:
+            self.owner._add_error(entry)
+        else:
+            self.owner.warnings.append(entry)
 
 
 # ------------------------------------------------------------------------------------------ the world
@@ -329,6 +331,7 @@ class OfflineDiscord:
         self.requests: list[Request] = []
         self.history: list[InteractionResult] = []
         self.errors: list[LoggedError] = []
+        self.warnings: list[LoggedError] = []
         self.violations: list[str] = []  # violations outside any interaction (startup, background tasks)
         self.unhandled: list[Request] = []
         self.tree_payload: dict[int | None, list[dict[str, Any]]] = {}
@@ -358,7 +361,7 @@ class OfflineDiscord:
         if self._stack is not None:
             raise HarnessError("OfflineDiscord already started")
         self._stack = contextlib.ExitStack()
-        capture = _ErrorCapture(self)
+        capture = _LogCapture(self)
         for name in self.logger_names:
             logger = logging.getLogger(name)
             logger.addHandler(capture)
@@ -736,15 +739,18 @@ class OfflineDiscord:
                 f"no modal{'' if custom_id is None else ' ' + repr(custom_id)} is open for {user.name}"
             )
         given = {**(values or {}), **kw_values}
-        components = self._modal_components(pending.data, given)
         unknown = set(given) - {
             c.get("custom_id") for c in limits._walk(pending.data.get("components") or [])
         }
         if unknown:
             raise HarnessError(f"modal {pending.data.get('custom_id')!r} has no input(s) {sorted(unknown)}")
+        resolved: dict[str, Any] = {}
+        components = self._modal_components(pending.data, given, resolved)
         shown.remove(pending)
         msg = self.messages.get(pending.message_id) if pending.message_id else None
-        data = {"custom_id": pending.data["custom_id"], "components": components}
+        data: dict[str, Any] = {"custom_id": pending.data["custom_id"], "components": components}
+        if resolved:
+            data["resolved"] = resolved
         payload = self._interaction_payload(5, user, pending.channel_id, data, message=msg)
         return await self.dispatch(payload, user, check=check, message_id=pending.message_id)
 
@@ -789,9 +795,11 @@ class OfflineDiscord:
         result.errors = [e for e in self.errors if e.interaction_id == iid]
         self._unreported_errors = [e for e in self._unreported_errors if e.interaction_id != iid]
         result.violations += [f"#{r.seq} {r.kind}: {v}" for r in result.requests for v in r.violations]
+        result.warnings = [w for w in self.warnings if w.interaction_id == iid]
         if expect_answer and not result.answered:
             result.violations.append(
                 "the interaction was not answered (the user sees 'This interaction failed')"
+                + self._unanswered_hint(payload)
             )
         self.history.append(result)
         if check and (result.errors or result.violations):
@@ -800,6 +808,25 @@ class OfflineDiscord:
                 f"interaction {iid} (type {result.interaction_type}) failed:\n" + "\n".join(problems), result
             )
         return result
+
+    def _unanswered_hint(self, payload: dict[str, Any]) -> str:
+        """Why discord.py may have dropped the interaction silently (best effort, reads private state)."""
+        data = payload.get("data") or {}
+        try:
+            store = self.bot._connection._view_store  # type: ignore[union-attr]
+            if payload["type"] == 3:
+                cid, key = data["custom_id"], (data["component_type"], data["custom_id"])
+                if any(p.fullmatch(cid) for p in store._dynamic_items):
+                    return ""
+                mid = int(payload["message"]["id"]) if "message" in payload else None
+                if key in store._views.get(mid, {}) or key in store._views.get(None, {}):
+                    return ""
+                return f"; no View or DynamicItem of the running bot handles custom_id {cid!r}"
+            if payload["type"] == 5 and data["custom_id"] not in store._modals:
+                return f"; the running bot has no modal {data['custom_id']!r} (shown by an earlier process?)"
+        except (AttributeError, KeyError, TypeError):
+            return ""
+        return ""
 
     def _watched(self, task: asyncio.Task[Any]) -> bool:
         return task.get_name().startswith(self.watched_tasks)
@@ -1019,10 +1046,16 @@ class OfflineDiscord:
             raise HarnessError(f"component {custom_id!r} is disabled")
         return msg, comp
 
-    def _modal_components(self, modal: dict[str, Any], given: dict[str, Any]) -> list[dict[str, Any]]:
+    def _modal_components(
+        self, modal: dict[str, Any], given: dict[str, Any], resolved: dict[str, Any]
+    ) -> list[dict[str, Any]]:
+        """The submitted components, mirroring the modal's layout (action rows or labels) like Discord."""
+
         def submitted(c: dict[str, Any]) -> dict[str, Any] | None:
-            cid = c.get("custom_id")
-            if c.get("type") == 4:
+            cid, ctype = c.get("custom_id"), c.get("type")
+            if cid is None:
+                return None
+            if ctype == 4:
                 value = given.get(cid, c.get("value") or "")
                 if not isinstance(value, str):
                     raise HarnessError(f"text input {cid!r} takes a string")
@@ -1031,9 +1064,19 @@ class OfflineDiscord:
                 if value and not c.get("min_length", 0) <= len(value) <= c.get("max_length", 4000):
                     raise HarnessError(f"text input {cid!r}: length {len(value)} outside min/max_length")
                 return {"type": 4, "custom_id": cid, "value": value}
-            if c.get("type") in _SELECT_TYPES:
+            if ctype in _SELECT_TYPES or ctype in (19, 22):
                 vals = list(given.get(cid, []))
-                return {"type": c["type"], "custom_id": cid, "values": [str(v) for v in vals]}
+                if c.get("required", True) and c.get("min_values", 1) > len(vals):
+                    raise HarnessError(f"modal input {cid!r} needs {c.get('min_values', 1)}+ value(s)")
+                if ctype == 19:  # file upload: (filename, bytes) pairs become resolved attachments
+                    vals = [self._attachment_option(v, resolved) for v in vals]
+                elif ctype in _SELECT_TYPES and ctype != 3:
+                    vals = [self._resolve_entity(v, resolved, in_guild=True) for v in vals]
+                return {"type": ctype, "custom_id": cid, "values": [str(v) for v in vals]}
+            if ctype == 21:  # radio group
+                return {"type": ctype, "custom_id": cid, "value": given.get(cid)}
+            if ctype == 23:  # checkbox
+                return {"type": ctype, "custom_id": cid, "value": bool(given.get(cid, False))}
             return None
 
         out: list[dict[str, Any]] = []
@@ -1118,7 +1161,7 @@ class OfflineDiscord:
                 response = None
             else:
                 response = handler(self, req, args)
-            req.response = response
+            req.response = copy.deepcopy(response)
         finally:
             self._finish(req)
         return copy.deepcopy(response)
@@ -1152,7 +1195,7 @@ class OfflineDiscord:
             raise _http_error(404, 10015, "Unknown Webhook")
         try:
             response = self._webhook_handlers[kind](self, req, inter, args)
-            req.response = response
+            req.response = copy.deepcopy(response)
         finally:
             self._finish(req)
         return copy.deepcopy(response)

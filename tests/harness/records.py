@@ -41,7 +41,7 @@ class SentFile:
 
 @dataclass
 class LoggedError:
-    """An ERROR (or worse) log record, the way discord.py reports exceptions in callbacks."""
+    """A captured log record: ERROR or worse is how discord.py reports exceptions in callbacks."""
 
     logger: str
     message: str
@@ -239,6 +239,33 @@ class StoredMessage:
     def custom_ids(self) -> list[str]:
         return [c["custom_id"] for c in self.walk_components() if c.get("custom_id")]
 
+    def as_text(self) -> str:
+        """A plain-text rendering (for the console and for readable assertion messages)."""
+        lines = [("(only you) " if self.ephemeral else "") + (self.content or "")]
+        if self.loading:
+            lines.append("… thinking …")
+        for e in self.embeds:
+            head = " — ".join(x for x in (e.get("title"), e.get("description")) if x)
+            lines.append(f"┃ {head}")
+            lines += [f"┃ {f.get('name')}: {f.get('value')}" for f in e.get("fields") or []]
+        for a in self.attachments:
+            lines.append(f"[file {a.filename}, {len(a.data)} bytes]")
+        for c in self.walk_components():
+            t = c.get("type")
+            off = " (disabled)" if c.get("disabled") else ""
+            if t == 2:
+                target = c.get("url") or c.get("custom_id")
+                label = c.get("label") or (c.get("emoji") or {}).get("name", "")
+                lines.append(f"[button {label} → {target}]{off}")
+            elif t == 3:
+                values = " | ".join(f"{o.get('label')}={o.get('value')}" for o in c.get("options") or [])
+                lines.append(f"[select {c.get('custom_id')}: {values}]{off}")
+            elif t in (5, 6, 7, 8):
+                lines.append(f"[entity select {c.get('custom_id')}]{off}")
+            elif t == 10:
+                lines.append(c.get("content") or "")
+        return "\n".join(line for line in lines if line)
+
     def __repr__(self) -> str:
         eph = " ephemeral" if self.ephemeral else ""
         return f"<StoredMessage {self.id}{eph} content={self.content[:60]!r} components={self.custom_ids}>"
@@ -262,6 +289,7 @@ class InteractionResult:
     payload: dict[str, Any]
     requests: list[Request] = field(default_factory=list)
     errors: list[LoggedError] = field(default_factory=list)
+    warnings: list[LoggedError] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     latency: float | None = None
     duration: float = 0.0
