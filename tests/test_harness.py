@@ -122,6 +122,16 @@ class Board(discord.ui.LayoutView):
     row = BoardRow()
 
 
+class ConfirmView(discord.ui.View):
+    value: bool | None = None
+
+    @discord.ui.button(label="Yes", custom_id="demo:yes")
+    async def yes(self, interaction: discord.Interaction, button: discord.ui.Button) -> None:
+        self.value = True
+        await interaction.response.edit_message(content="ok", view=None)
+        self.stop()
+
+
 class Demo(commands.Cog):
     game = app_commands.Group(name="demo", description="Demo game commands")
 
@@ -225,6 +235,23 @@ class Demo(commands.Cog):
     async def sleepy(self, interaction: discord.Interaction) -> None:
         await asyncio.sleep(0.1)
         await interaction.response.send_message("finally")
+
+    @game.command(name="confirm", description="Ask, then wait for the answer")
+    async def confirm(self, interaction: discord.Interaction) -> None:
+        view = ConfirmView()
+        await interaction.response.send_message("sure?", view=view)
+        await view.wait()
+        await interaction.followup.send(f"confirmed={view.value}")
+
+    @game.command(name="redraw", description="Post a picture, then replace it")
+    async def redraw(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("drawing", ephemeral=True)
+        msg = await interaction.channel.send(  # type: ignore[union-attr]
+            "board", file=discord.File(io.BytesIO(PNG), filename="board.png")
+        )
+        await msg.edit(
+            content="board v2", attachments=[discord.File(io.BytesIO(b"v2"), filename="board.png")]
+        )
 
     @game.command(name="boom", description="Post a broken button")
     async def boom(self, interaction: discord.Interaction) -> None:
@@ -609,3 +636,53 @@ async def test_unknown_custom_id_gets_a_hint():
         await d.restart(lambda: DemoBot())  # the new process never registered PanelView
         r = await d.click(alice, panel.id, "demo:ack", check=False)
         assert not r.answered and "no View or DynamicItem" in r.violations[0]
+
+
+async def test_handler_waiting_for_a_later_click_needs_wait_false():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "demo confirm", wait=False)
+        assert r.type == 4 and r.content == "sure?" and r.followups == []
+        await d.click(alice, r.response_message.id, "demo:yes")
+        await d.wait_for_tasks("CommandTree-invoker")
+        assert [f.content for f in r.followups] == ["confirmed=True"]
+        assert d.message(r.response_message.id).content == "ok"
+
+
+async def test_edit_replaces_the_picture():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo redraw")
+        assert [q.kind for q in r.requests] == ["callback", "channel_message", "edit_message"]
+        edit = r.of_kind("edit_message")[0]
+        assert [(f.filename, f.data) for f in edit.files] == [("board.png", b"v2")]
+        board = d.last_message()
+        assert board.content == "board v2" and [(a.filename, a.data) for a in board.attachments] == [
+            ("board.png", b"v2")
+        ]
+        assert board.json["edited_timestamp"] is not None
+
+
+async def test_background_sends_are_recorded_outside_interactions():
+    async with make_harness() as d:
+        mark = d.mark()
+        await d.bot.get_channel(CHANNEL_ID).send(
+            "a reminder", allowed_mentions=discord.AllowedMentions.none()
+        )
+        (req,) = d.requests_since(mark)
+        assert req.kind == "channel_message" and req.interaction_id is None and req.pinged_user_ids == set()
+        assert d.last_message().content == "a reminder"
+
+
+async def test_command_listing_for_a_console():
+    async with make_harness() as d:
+        assert "demo new" in d.command_paths() and "demo move" in d.command_paths()
+        (players,) = d.command_options("demo new")
+        assert players["type"] == 4 and players["min_value"] == 2 and players["required"]
+
+
+async def test_callback_answer_carries_the_response_message_id():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo secret")
+        answer = r.callback.response["interaction"]
+        assert answer["response_message_id"] == str(r.response_message.id)
+        assert answer["response_message_ephemeral"] is True

@@ -523,6 +523,30 @@ class OfflineDiscord:
                 return m
         raise HarnessError(f"no message has a component with custom_id {custom_id!r}")
 
+    def mark(self) -> int:
+        """A position in the request log, for :meth:`requests_since` (e.g. around a background job)."""
+        return len(self.requests)
+
+    def requests_since(self, mark: int) -> list[Request]:
+        return self.requests[mark:]
+
+    async def wait_for_tasks(self, *name_prefixes: str, timeout: float | None = None) -> None:
+        """Wait until no running task's name starts with one of the prefixes (the bot's own jobs)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + (self.settle_timeout if timeout is None else timeout)
+        current = asyncio.current_task()
+        while True:
+            pending = [
+                t
+                for t in asyncio.all_tasks()
+                if t is not current and not t.done() and t.get_name().startswith(name_prefixes)
+            ]
+            if not pending:
+                return
+            if loop.time() >= deadline:
+                raise HarnessError(f"tasks still running: {sorted(t.get_name() for t in pending)}")
+            await asyncio.wait(pending, timeout=deadline - loop.time())
+
     def take_errors(self) -> list[LoggedError]:
         """Return the logged errors not yet reported, and forget them (for tests of the error path)."""
         out, self._unreported_errors = self._unreported_errors, []
@@ -566,6 +590,30 @@ class OfflineDiscord:
         if scope is not None:
             out["guild_id"] = str(scope)
         return out
+
+    def command_paths(self, *, channel_id: int | None = None) -> list[str]:
+        """Every invocable slash command path visible in the channel, e.g. ``["demo new", "demo move"]``."""
+        in_guild = self._channel(channel_id)["type"] != DM
+        scopes: list[int | None] = [self.guild_id, None] if in_guild else [None]
+        out: list[str] = []
+
+        def walk(prefix: str, node: dict[str, Any]) -> None:
+            subs = [o for o in node.get("options") or [] if o["type"] in (_SUBCOMMAND, _GROUP)]
+            if not subs:
+                out.append(prefix)
+            for sub in subs:
+                walk(f"{prefix} {sub['name']}", sub)
+
+        for scope in scopes:
+            for c in self.tree_payload.get(scope, []):
+                if c["type"] == 1:
+                    walk(c["name"], c)
+        return sorted(set(out))
+
+    def command_options(self, path: str, *, channel_id: int | None = None) -> list[dict[str, Any]]:
+        """The option definitions (name, type, required, choices, ...) of one command path."""
+        _, leaf, _, _ = self._resolve_command(path, self._channel(channel_id))
+        return list(leaf.get("options") or [])
 
     def command_payload(self, path: str, *, channel_id: int | None = None) -> dict[str, Any]:
         """The registered payload of the root command of ``path`` (guild commands shadow global ones)."""
@@ -619,7 +667,8 @@ class OfflineDiscord:
         options: dict[str, Any] | None = None,
         *,
         channel_id: int | None = None,
-        check: bool = True,
+        check: bool | None = None,
+        wait: bool = True,
         **kw_options: Any,
     ) -> InteractionResult:
         """Run a slash command, e.g. ``slash(alice, "alexandros new", players=3)``.
@@ -637,7 +686,7 @@ class OfflineDiscord:
         opts = self._build_options(leaf, given, resolved, in_guild=channel["type"] != DM, strict=True)
         data = self._command_data(root, chain, opts, scope, resolved)
         payload = self._interaction_payload(2, user, int(channel["id"]), data)
-        return await self.dispatch(payload, user, check=check)
+        return await self.dispatch(payload, user, check=check, wait=wait)
 
     async def autocomplete(
         self,
@@ -648,7 +697,7 @@ class OfflineDiscord:
         options: dict[str, Any] | None = None,
         *,
         channel_id: int | None = None,
-        check: bool = True,
+        check: bool | None = None,
     ) -> list[dict[str, Any]]:
         """Type ``value`` into option ``focused`` of ``command``; returns the choices the bot offered.
 
@@ -674,7 +723,13 @@ class OfflineDiscord:
         return result.choices or []
 
     async def click(
-        self, user: FakeUser, message_id: int | StoredMessage | None, custom_id: str, *, check: bool = True
+        self,
+        user: FakeUser,
+        message_id: int | StoredMessage | None,
+        custom_id: str,
+        *,
+        check: bool | None = None,
+        wait: bool = True,
     ) -> InteractionResult:
         """Click the button ``custom_id`` on a message (``None``: the newest message that has it)."""
         msg, comp = self._component(user, message_id, custom_id)
@@ -684,7 +739,7 @@ class OfflineDiscord:
         if "id" in comp:
             data["id"] = comp["id"]
         payload = self._interaction_payload(3, user, msg.channel_id, data, message=msg)
-        return await self.dispatch(payload, user, check=check, message_id=msg.id)
+        return await self.dispatch(payload, user, check=check, message_id=msg.id, wait=wait)
 
     async def select(
         self,
@@ -693,7 +748,8 @@ class OfflineDiscord:
         custom_id: str,
         values: Iterable[Any],
         *,
-        check: bool = True,
+        check: bool | None = None,
+        wait: bool = True,
     ) -> InteractionResult:
         """Submit a select menu with ``values`` (option values; users/roles/channels for entity selects)."""
         msg, comp = self._component(user, message_id, custom_id)
@@ -716,7 +772,7 @@ class OfflineDiscord:
             data["values"] = [self._resolve_entity(v, resolved, in_guild=True) for v in vals]
             data["resolved"] = resolved
         payload = self._interaction_payload(3, user, msg.channel_id, data, message=msg)
-        return await self.dispatch(payload, user, check=check, message_id=msg.id)
+        return await self.dispatch(payload, user, check=check, message_id=msg.id, wait=wait)
 
     async def modal_submit(
         self,
@@ -724,7 +780,8 @@ class OfflineDiscord:
         values: dict[str, Any] | None = None,
         *,
         custom_id: str | None = None,
-        check: bool = True,
+        check: bool | None = None,
+        wait: bool = True,
         **kw_values: Any,
     ) -> InteractionResult:
         """Fill in and submit the last modal the bot showed ``user`` (or the one with ``custom_id``).
@@ -752,7 +809,7 @@ class OfflineDiscord:
         if resolved:
             data["resolved"] = resolved
         payload = self._interaction_payload(5, user, pending.channel_id, data, message=msg)
-        return await self.dispatch(payload, user, check=check, message_id=pending.message_id)
+        return await self.dispatch(payload, user, check=check, message_id=pending.message_id, wait=wait)
 
     def open_modal(self, user: FakeUser) -> dict[str, Any] | None:
         """The modal currently shown to ``user`` (as the bot sent it), if any."""
@@ -766,11 +823,20 @@ class OfflineDiscord:
         payload: dict[str, Any],
         user: FakeUser,
         *,
-        check: bool = True,
+        check: bool | None = None,
         message_id: int | None = None,
         expect_answer: bool = True,
+        wait: bool = True,
     ) -> InteractionResult:
-        """Feed a raw INTERACTION_CREATE payload to the bot and wait until its handlers finish."""
+        """Feed a raw INTERACTION_CREATE payload to the bot and wait until its handlers finish.
+
+        ``check`` (default: the harness's ``strict``) raises :class:`HarnessError` on logged errors, limit
+        violations or a missing answer. ``wait=False`` returns as soon as the interaction is answered, for
+        handlers that stay suspended on purpose (``await view.wait()``); what they do later is still
+        recorded in ``requests`` and in this result's ``requests``.
+        """
+        if check is None:
+            check = self.strict
         bot = self.bot
         if bot is None:
             raise HarnessError("the bot is not running")
@@ -786,7 +852,7 @@ class OfflineDiscord:
         finally:
             _current.reset(reset)
         try:
-            await self._settle(before)
+            await self._settle(before, until=None if wait else (lambda: inter.acknowledged))
         finally:
             inter.done = True
         result.duration = time.monotonic() - inter.started
@@ -831,7 +897,8 @@ class OfflineDiscord:
     def _watched(self, task: asyncio.Task[Any]) -> bool:
         return task.get_name().startswith(self.watched_tasks)
 
-    async def _settle(self, before: set[asyncio.Task[Any]]) -> None:
+    async def _settle(self, before: set[asyncio.Task[Any]], until: Callable[[], bool] | None = None) -> None:
+        """Wait for the watched handler tasks started since ``before`` (and the tasks those start)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settle_timeout
         current = asyncio.current_task()
@@ -841,13 +908,17 @@ class OfflineDiscord:
                 for t in asyncio.all_tasks()
                 if t not in before and t is not current and not t.done() and self._watched(t)
             ]
-            if not pending:
+            if not pending or (until is not None and until()):
                 return
             remaining = deadline - loop.time()
             if remaining <= 0:
                 names = sorted(t.get_name() for t in pending)
-                raise HarnessError(f"handlers still running after {self.settle_timeout}s: {names}")
-            await asyncio.wait(pending, timeout=remaining)
+                raise HarnessError(
+                    f"handlers still running after {self.settle_timeout}s: {names} "
+                    "(a handler awaiting a later interaction needs wait=False)"
+                )
+            # With a stop condition, poll it between short waits.
+            await asyncio.wait(pending, timeout=remaining if until is None else min(remaining, 0.005))
 
     def _add_error(self, error: LoggedError) -> None:
         self.errors.append(error)
