@@ -1,0 +1,66 @@
+"""The dependency rule: bot -> (rendering, storage) -> engine, engine on the standard library only,
+and discord imported by bot alone."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = {"engine", "rendering", "storage", "bot"}
+ALLOWED = {
+    "engine": {"engine"},
+    "rendering": {"engine", "rendering"},
+    "storage": {"engine", "storage"},
+    "bot": OURS,
+}
+
+
+def _imports(package: str) -> dict[str, set[str]]:
+    """Top-level module names imported by each file of a package (absolute imports only)."""
+    out: dict[str, set[str]] = {}
+    for path in (ROOT / package).rglob("*.py"):
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+        out[str(path.relative_to(ROOT))] = names
+    return out
+
+
+def test_packages_import_only_downwards() -> None:
+    for package, allowed in ALLOWED.items():
+        for path, names in _imports(package).items():
+            bad = (names & OURS) - allowed
+            assert not bad, f"{path} imports {sorted(bad)}"
+
+
+def test_engine_uses_the_standard_library_only() -> None:
+    for path, names in _imports("engine").items():
+        foreign = {n for n in names if n not in sys.stdlib_module_names and n != "engine"}
+        assert not foreign, f"{path} imports {sorted(foreign)}"
+
+
+def test_only_bot_imports_discord() -> None:
+    for package in ("engine", "rendering", "storage"):
+        for path, names in _imports(package).items():
+            assert "discord" not in names, path
+
+
+def test_engine_has_no_clock_no_io_and_no_global_random() -> None:
+    for path, names in _imports("engine").items():
+        if path.endswith(("simulate.py", "__main__.py")):
+            continue  # the simulation command measures its own time; the rules never do
+        assert not names & {"time", "datetime", "os", "socket", "sqlite3", "subprocess"}, path
+        if "random" in names:
+            # Computer players may own a seeded random.Random, never the module's shared generator.
+            tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    if node.value.id == "random":
+                        assert node.attr == "Random", f"{path} uses random.{node.attr}"
+                if isinstance(node, ast.ImportFrom) and node.module == "random":
+                    assert [a.name for a in node.names] == ["Random"], path
