@@ -1,0 +1,598 @@
+"""Computer players: a uniformly random legal player and a greedy heuristic player.
+
+A player is a function ``(state, rng) -> Action`` for ``state.current``: a ``Move`` in ``Phase.MOVE``, else
+an action (R5-R8) or ``EndTurn``. Players draw chance only from the ``random.Random`` they are given, never
+from the global ``random`` module, so a seeded game is the same game on every run. They see what the rules
+queries in ``engine.rules`` answer and never peek at hidden cards: a supply draw is valued before it is
+seen, and moves are judged on the board they leave, not by applying them.
+
+``play_game`` lets them play whole games alone, for simulations, tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from engine import rules
+from engine.actions import (
+    Action,
+    CardSource,
+    EndTurn,
+    Levy,
+    Move,
+    MoveWay,
+    Occupy,
+    TakeBack,
+    TakeCard,
+    TakeOver,
+)
+from engine.events import Event
+from engine.game import apply, apply_trusted, new_game
+from engine.geometry import Point, Side, Space, side
+from engine.maps import Map, SideKind
+from engine.state import GameState, Phase
+from engine.symbols import NO_CARDS, Cards, Symbol, add, as_list, one, sub, total
+
+Player = Callable[[GameState, random.Random], Action]
+T = TypeVar("T")
+
+
+# --- Shared helpers ------------------------------------------------------------------------------------
+
+
+def move_action(state: GameState, choice: rules.MoveChoice, space: Space, path: tuple[Point, ...]) -> Move:
+    """The ``Move`` that carries out a rules.MoveChoice (R3.1) to ``space`` along ``path``."""
+    if choice.way is MoveWay.SPECIAL:
+        return Move(state.current, MoveWay.SPECIAL, space, path, card=choice.card)
+    named = choice.symbol if choice.way is MoveWay.JOKER else None
+    return Move(state.current, choice.way, space, path, slot=choice.slot, named=named)
+
+
+def compensation_cards(state: GameState, receiver: int, paid: Cards, size: int) -> Cards:
+    """R6.4: the ``size`` paid cards that help the receiver least.
+
+    A card matching a guard the receiver keeps on the map lets them levy (R7.2), so those go last.
+    """
+    if size <= 0:
+        return NO_CARDS
+    under = {state.map.symbol[s] for s in state.players[receiver].guards}
+    ranked = sorted(as_list(paid), key=lambda s: (s in under, s.ordinal))
+    out = NO_CARDS
+    for s in ranked[:size]:
+        out = add(out, one(s))
+    return out
+
+
+def takeover_action(state: GameState, plan: rules.OccupyPlan) -> TakeOver:
+    owner = rules.province_owner(state, state.province_by_id[plan.province])
+    assert owner is not None
+    comp = compensation_cards(state, owner, plan.paid, plan.compensation)
+    return TakeOver(state.current, plan.province, plan.guards, comp)
+
+
+def occupation_plans(state: GameState) -> list[rules.OccupyPlan]:
+    """Affordable plans to occupy free provinces or take over opponents' (R6), cheapest guards first."""
+    me = state.current
+    if state.players[me].guards_in_supply == 0:
+        return []
+    out = []
+    sym = state.map.symbol
+    for p in state.provinces:
+        if not any(sym[s] is not None for s in p.spaces):
+            continue
+        plan = rules.plan_occupation(state, me, p)
+        if plan is not None and plan.affordable:
+            out.append(plan)
+    return out
+
+
+def card_actions(state: GameState) -> list[TakeCard]:
+    """R5.1-R5.3: the face-up slots that hold a card, and the supply while a card can come from it."""
+    me = state.current
+    out = [TakeCard(me, CardSource.FACE_UP, i) for i, up in enumerate(state.face_up) if up is not None]
+    if state.supply or total(state.discard):
+        out.append(TakeCard(me, CardSource.SUPPLY))
+    return out
+
+
+def legal_actions(state: GameState) -> list[Action]:
+    """Every action option the players in this module consider in Phase.ACTIONS (R5-R8, D7)."""
+    me = state.current
+    out: list[Action] = []
+    if rules.actions_left(state) > 0:
+        out.extend(card_actions(state))
+        for plan in occupation_plans(state):
+            if plan.removal == NO_CARDS:
+                out.append(Occupy(me, plan.province, plan.guards))
+            else:
+                out.append(takeover_action(state, plan))
+        if not state.levied:
+            out.extend(Levy(me, c) for c in rules.levy_cards(state, me))
+        out.extend(TakeBack(me, g) for g in sorted(state.players[me].guards))
+    out.append(EndTurn(me))
+    return out
+
+
+# --- Random player ---------------------------------------------------------------------------------------
+
+
+def random_move(state: GameState, rng: random.Random) -> Move:
+    """A uniformly random legal move: a way, then a closest target, a corner and a distinct path (R3).
+
+    R3.7: corners whose fewest walls exceed the walls left are dropped; when no move fits at all, the
+    move must be one of those that need the fewest walls.
+    """
+    left = rules.walls_left(state)
+    options: list[tuple[rules.MoveChoice, rules.Target, rules.CornerOption]] = []
+    by_symbol: dict[Symbol, list[rules.Target]] = {}
+    for choice in rules.move_choices(state):
+        if choice.symbol not in by_symbol:
+            by_symbol[choice.symbol] = rules.targets(state, choice.symbol)
+        for t in by_symbol[choice.symbol]:
+            for c in t.corners:
+                options.append((choice, t, c))
+    assert options, "random_move needs a state where Alexander can move"
+    fitting = [o for o in options if o[2].fewest_walls <= left]
+    if not fitting:
+        fewest = min(o[2].fewest_walls for o in options)
+        fitting = [o for o in options if o[2].fewest_walls == fewest]
+    choices = _unique([o[0] for o in fitting])
+    choice = rng.choice(choices)
+    spaces = _unique([o[1].space for o in fitting if o[0] == choice])
+    space = rng.choice(spaces)
+    corner_opts = [o[2] for o in fitting if o[0] == choice and o[1].space == space]
+    corner = rng.choice(corner_opts)
+    paths = rules.path_options(state, corner.point)
+    limit = left if corner.fewest_walls <= left else corner.fewest_walls
+    paths = [p for p in paths if len(p.new_walls) <= limit] or paths[:1]
+    return move_action(state, choice, space, rng.choice(paths).points)
+
+
+def random_player(state: GameState, rng: random.Random) -> Action:
+    """Uniformly random among the legal options of the moment."""
+    if state.phase is Phase.MOVE:
+        return random_move(state, rng)
+    return rng.choice(legal_actions(state))
+
+
+# --- Greedy player ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _ProvinceFacts:
+    value: int  # R4.5
+    need: Cards  # one card per symbol space (R6.1)
+    symbols: int
+
+
+@dataclass
+class _Board:
+    """What a move leaves behind, as the greedy player sees it."""
+
+    walls: tuple[Side, ...]
+    splits: list[tuple[int, list[frozenset[Space]]]]
+    ends_game: bool
+
+
+@dataclass
+class GreedyPlayer:
+    """A one-step greedy player. Its state value is, from its own seat,
+
+        own score + alpha * own income + beta * own cards + potential
+        - lam * (the best opponent's score + alpha * income),
+
+    where income is what a levy would pay now (R7.3), alpha is the number of levies still to come (fewer as
+    the walls run out) and potential is the best province it could occupy with its hand. Moves are judged
+    by the provinces they cut (R4) and the cards they gain or spend (R3.1); actions by applying them.
+    """
+
+    paths_per_corner: int = 3
+    noise: float = 0.05
+    _facts: dict[frozenset[Space], _ProvinceFacts] = field(default_factory=dict, repr=False)
+
+    def __call__(self, state: GameState, rng: random.Random) -> Action:
+        if state.phase is Phase.MOVE:
+            return self.choose_move(state, rng)
+        return self.choose_action(state, rng)
+
+    # -- weights ----------------------------------------------------------------------------------------
+
+    def alpha(self, state: GameState) -> float:
+        return 0.6 + min(rules.walls_left(state), 60) / 30
+
+    @staticmethod
+    def lam(state: GameState) -> float:
+        return 1.0 if len(state.players) == 2 else 0.6
+
+    BETA = 1.0
+
+    # -- provinces --------------------------------------------------------------------------------------
+
+    def facts(self, state: GameState, spaces: frozenset[Space]) -> _ProvinceFacts:
+        f = self._facts.get(spaces)
+        if f is None:
+            sym = state.map.symbol
+            value = 0
+            need = [0, 0, 0, 0, 0]
+            for s in spaces:
+                x = sym[s]
+                if x is None:
+                    value += 1
+                else:
+                    need[x.ordinal] += 1
+            f = _ProvinceFacts(value, (need[0], need[1], need[2], need[3], need[4]), sum(need))
+            if len(self._facts) > 50_000:
+                self._facts.clear()
+            self._facts[spaces] = f
+        return f
+
+    def occupy_gain(self, state: GameState, f: _ProvinceFacts, hand: Cards, guards: int) -> float:
+        """What occupying a free province with this hand is worth now (R6.1-R6.2, R7.3), or 0."""
+        if f.symbols == 0 or guards == 0 or f.value == 0:
+            return 0.0
+        short = sum(max(0, n - h) for n, h in zip(f.need, hand, strict=True))
+        g = max(1, short)
+        if g > guards or g > f.symbols:
+            return 0.0
+        paid = f.symbols - g
+        gain = self.alpha(state) * f.value - self.BETA * paid
+        if g > 1:
+            gain *= 0.4  # two guards score nothing until one is taken back (R7.3)
+        return max(0.0, gain)
+
+    def incomes(self, state: GameState, provinces: Sequence[frozenset[Space]]) -> list[int]:
+        """R7.3 for every seat: the open values of provinces where the seat has exactly one guard."""
+        owner = state.guard_owner
+        out = [0] * len(state.players)
+        for spaces in provinces:
+            counts: dict[int, int] = {}
+            for s in spaces:
+                o = owner.get(s)
+                if o is not None:
+                    counts[o] = counts.get(o, 0) + 1
+            if counts:
+                v = self.facts(state, spaces).value
+                for o, n in counts.items():
+                    if n == 1:
+                        out[o] += v
+        return out
+
+    def value(self, state: GameState, me: int) -> float:
+        """The state value described in the class docstring; a finished game is won or lost."""
+        if state.phase is Phase.OVER:
+            return _final_value(state.players[me].score, [p.score for p in state.players], me)
+        provinces = [p.spaces for p in state.provinces]
+        inc = self.incomes(state, provinces)
+        hand = state.players[me].hand
+        return self._value(state, me, inc, hand, provinces, state.players[me].guards_in_supply)
+
+    def _value(
+        self,
+        state: GameState,
+        me: int,
+        inc: list[int],
+        hand: Cards,
+        provinces: Sequence[frozenset[Space]],
+        guards: int,
+    ) -> float:
+        a = self.alpha(state)
+        scores = [p.score for p in state.players]
+        mine = scores[me] + a * inc[me] + self.BETA * total(hand)
+        best_other = max(
+            (scores[q] + a * inc[q] for q in range(len(scores)) if q != me and not state.players[q].resigned),
+            default=0.0,
+        )
+        owner = state.guard_owner
+        potential = 0.0
+        if guards:
+            for spaces in provinces:
+                f = self.facts(state, spaces)
+                if f.symbols == 0 or f.symbols > total(hand) + guards:
+                    continue
+                if any(s in owner for s in spaces):
+                    continue
+                potential = max(potential, self.occupy_gain(state, f, hand, guards))
+        return mine + 0.5 * potential - self.lam(state) * best_other
+
+    # -- moves ------------------------------------------------------------------------------------------
+
+    def choose_move(self, state: GameState, rng: random.Random) -> Move:
+        """R3: judge each way x closest space x corner x a few paths by the board it leaves."""
+        me = state.current
+        left = rules.walls_left(state)
+        pl = state.players[me]
+        choices = rules.move_choices(state)
+        by_symbol: dict[Symbol, list[rules.Target]] = {}
+        for c in choices:
+            if c.symbol not in by_symbol:
+                by_symbol[c.symbol] = rules.targets(state, c.symbol)
+        all_corners = [c for ts in by_symbol.values() for t in ts for c in t.corners]
+        fewest_any = min(c.fewest_walls for c in all_corners)
+        limit = left if fewest_any <= left else fewest_any
+        barrier = _barrier_degree(state)
+        base_provinces = [p.spaces for p in state.provinces]
+        base_inc = self.incomes(state, base_provinces)
+        boards: dict[tuple[Symbol, Space, tuple[Point, ...]], tuple[_Board, float]] = {}
+        for sym, ts in by_symbol.items():
+            for t in ts:
+                for corner in t.corners:
+                    if corner.fewest_walls > limit:
+                        continue
+                    for path, walls in self._paths(state, corner.point, rng):
+                        if len(walls) > limit or (fewest_any > left and len(walls) != fewest_any):
+                            continue
+                        board = self._board(state, walls, barrier)
+                        boards[(sym, t.space, path)] = (board, rng.random() * self.noise)
+        best: tuple[float, Move] | None = None
+        for c in choices:
+            hand = pl.hand
+            if c.way is MoveWay.SPECIAL:
+                assert c.card is not None
+                hand = sub(hand, one(c.card))
+            else:
+                assert c.slot is not None
+                up = state.face_up[c.slot]
+                assert up is not None
+                hand = add(hand, one(up))
+            for (sym, space, path), (board, jitter) in boards.items():
+                if sym is not c.symbol:
+                    continue
+                score = self._judge(state, me, board, hand, base_inc, base_provinces) + jitter
+                if best is None or score > best[0]:
+                    best = (score, move_action(state, c, space, path))
+        assert best is not None, "choose_move needs a state where Alexander can move"
+        return best[1]
+
+    def _paths(
+        self, state: GameState, corner: Point, rng: random.Random
+    ) -> list[tuple[tuple[Point, ...], tuple[Side, ...]]]:
+        """A few shortest paths to ``corner`` with different walls: the fewest, the most, some at random."""
+        m = state.map
+        to_corner = m.distance[corner]
+        walls = state.walls
+        coast = state.options.coast_walls
+        kind = m.side_kind
+
+        def cost(a: Point, b: Point) -> int:
+            sd = side(a, b)
+            if sd in walls or (not coast and kind[sd] is not SideKind.INTERIOR):
+                return 0
+            return 1
+
+        def walk(pick: Callable[[list[Point], Point], Point]) -> tuple[Point, ...]:
+            p = state.alexander
+            out = [p]
+            while p != corner:
+                d = to_corner[p]
+                nxt = [q for q in m.adjacent[p] if to_corner[q] == d - 1]
+                p = pick(nxt, p)
+                out.append(p)
+            return tuple(out)
+
+        # Fewest new walls: prefer the side with a wall, looking one step ahead is enough on short paths.
+        found: dict[frozenset[Side], tuple[tuple[Point, ...], tuple[Side, ...]]] = {}
+        tries = [
+            walk(lambda nxt, p: min(nxt, key=lambda q: (cost(p, q), q))),
+            walk(lambda nxt, p: max(nxt, key=lambda q: (cost(p, q), q))),
+        ]
+        tries += [walk(lambda nxt, p: rng.choice(nxt)) for _ in range(self.paths_per_corner)]
+        for pts in tries:
+            new = rules.new_walls(state, pts)
+            key = frozenset(new)
+            if key not in found:
+                found[key] = (pts, new)
+            if len(found) >= self.paths_per_corner:
+                break
+        return list(found.values())
+
+    @staticmethod
+    def _board(state: GameState, walls: tuple[Side, ...], barrier: dict[Point, int]) -> _Board:
+        splits = rules.splits_after(state, walls) if _may_split(walls, barrier) else []
+        ends = len(walls) > state.black_left
+        return _Board(walls, splits, ends)
+
+    def _judge(
+        self,
+        state: GameState,
+        me: int,
+        board: _Board,
+        hand: Cards,
+        base_inc: list[int],
+        base_provinces: list[frozenset[Space]],
+    ) -> float:
+        guards = state.players[me].guards_in_supply
+        if board.splits:
+            split_ids = {pid for pid, _ in board.splits}
+            provinces = [p.spaces for p in state.provinces if p.id not in split_ids]
+            for _, parts in board.splits:
+                provinces.extend(parts)
+            inc = self.incomes(state, provinces)
+        else:
+            provinces = base_provinces
+            inc = base_inc
+        if board.ends_game:
+            # R10.1: this player's actions are the last; a levy now is the last scoring.
+            scores = [p.score for p in state.players]
+            can_levy = bool(state.players[me].guards) and any(
+                hand[state.map.symbol[g].ordinal] > 0  # type: ignore[union-attr]
+                for g in state.players[me].guards
+            )
+            best = _final_value(scores[me], scores, me)
+            if can_levy:
+                after = [s + i for s, i in zip(scores, inc, strict=True)]
+                best = max(best, _final_value(after[me], after, me))
+            return best
+        v = self._value(state, me, inc, hand, provinces, guards)
+        # Walls are the game's clock: a player behind wants the game long, one ahead wants it short.
+        return v - 0.05 * len(board.walls)
+
+    # -- actions ----------------------------------------------------------------------------------------
+
+    def choose_action(self, state: GameState, rng: random.Random) -> Action:
+        """R5-R8: the action whose resulting state values best; a supply draw is valued unseen."""
+        me = state.current
+        base = self.value(state, me)
+        best: tuple[float, Action] = (base, EndTurn(me))
+        for action in legal_actions(state):
+            if isinstance(action, EndTurn):
+                continue
+            if isinstance(action, TakeCard) and action.source is CardSource.SUPPLY:
+                score = base + self.BETA * 0.9  # an unseen card: worth a little less than a chosen one
+            else:
+                after, _ = apply_trusted(state, action)
+                score = self.value(after, me)
+                if isinstance(action, TakeCard):
+                    score -= 0.05  # the face-up card is replaced for the next player only at turn end
+            score += rng.random() * self.noise
+            if score > best[0] + 1e-9:
+                best = (score, action)
+        return best[1]
+
+
+def _final_value(mine: int, scores: Sequence[int], me: int) -> float:
+    top = max(scores)
+    others = max((s for q, s in enumerate(scores) if q != me), default=0)
+    if mine >= top:
+        return 10_000.0 + mine - others
+    return -10_000.0 + mine - top
+
+
+def _barrier_degree(state: GameState) -> dict[Point, int]:
+    """At each point, how many of its sides already bound a province (walls, coasts and map edges)."""
+    m = state.map
+    deg: dict[Point, int] = {}
+    for sd, kind in m.side_kind.items():
+        if kind is not SideKind.INTERIOR or sd in state.walls:
+            for p in sd:
+                deg[p] = deg.get(p, 0) + 1
+    return deg
+
+
+def _may_split(walls: tuple[Side, ...], barrier: dict[Point, int]) -> bool:
+    """False when the new walls cannot close a ring (R4.2), so no province is recomputed.
+
+    New walls that hang from a point touching no other boundary form a loose end; pruning loose ends
+    until none is left, a split needs some new wall to survive.
+    """
+    if not walls:
+        return False
+    live = set(walls)
+    deg = dict(barrier)
+    for a, b in walls:
+        deg[a] = deg.get(a, 0) + 1
+        deg[b] = deg.get(b, 0) + 1
+    changed = True
+    while changed and live:
+        changed = False
+        for sd in list(live):
+            a, b = sd
+            if deg[a] <= 1 or deg[b] <= 1:
+                live.discard(sd)
+                deg[a] -= 1
+                deg[b] -= 1
+                changed = True
+    return bool(live)
+
+
+def greedy_player(state: GameState, rng: random.Random) -> Action:
+    return _GREEDY(state, rng)
+
+
+_GREEDY = GreedyPlayer()
+
+PLAYERS: dict[str, Player] = {"random": random_player, "greedy": greedy_player}
+
+
+# --- Whole games -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class GameStats:
+    turns: int
+    actions: dict[str, int]
+    violations: list[str]
+    unfinished: bool = False
+
+
+MAX_TURNS = 2000
+
+
+def play_game(
+    game_map: Map,
+    players: int,
+    seed: int,
+    ai: str | Sequence[str] | Sequence[Player] = "greedy",
+    check: bool = True,
+    trusted: bool = False,
+) -> tuple[GameState, list[Event], GameStats]:
+    """Play a whole game by computer players. Seat i uses ``ai[i]`` (or ``ai`` for every seat).
+
+    With ``check``, every invariant of engine.invariants is checked after every action. Actions go
+    through ``apply`` (fully checked) unless ``trusted``. The AI's chance comes from its own
+    ``random.Random(seed)``; the game's from the seed carried by the state.
+    """
+    from engine import invariants
+
+    seats = _seats(ai, players)
+    rng = random.Random(seed)
+    state, events = new_game(game_map, players, seed)
+    events = list(events)
+    violations: list[str] = []
+    if check:
+        violations.extend(invariants.check(state))
+    actions: dict[str, int] = {}
+    step = apply_trusted if trusted else apply
+    unfinished = False
+    while state.phase is not Phase.OVER:
+        if state.turn > MAX_TURNS:
+            unfinished = True
+            break
+        action = seats[state.current](state, rng)
+        kind = _kind(action)
+        actions[kind] = actions.get(kind, 0) + 1
+        after, evs = step(state, action)
+        events.extend(evs)
+        if check:
+            violations.extend(f"turn {after.turn} {kind}: {v}" for v in invariants.check_step(state, after))
+        state = after
+    return state, events, GameStats(state.turn, actions, violations, unfinished)
+
+
+def _seats(ai: str | Sequence[str] | Sequence[Player], players: int) -> list[Player]:
+    if isinstance(ai, str):
+        return [PLAYERS[ai]] * players
+    out: list[Player] = []
+    for a in ai:
+        out.append(PLAYERS[a] if isinstance(a, str) else a)
+    if len(out) != players:
+        raise ValueError(f"{len(out)} computer players for {players} seats")
+    return out
+
+
+def _kind(action: Action) -> str:
+    if isinstance(action, Move):
+        return "move"
+    if isinstance(action, TakeCard):
+        return "take-card"
+    if isinstance(action, Occupy):
+        return "occupy"
+    if isinstance(action, TakeOver):
+        return "take-over"
+    if isinstance(action, Levy):
+        return "levy"
+    if isinstance(action, TakeBack):
+        return "take-back"
+    if isinstance(action, EndTurn):
+        return "end-turn"
+    return type(action).__name__.lower()
+
+
+def _unique(items: list[T]) -> list[T]:
+    seen: list[T] = []
+    for x in items:
+        if x not in seen:
+            seen.append(x)
+    return seen
