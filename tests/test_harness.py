@@ -145,7 +145,8 @@ class Demo(commands.Cog):
         view.add_item(JoinButton(7))
         await interaction.response.send_message(
             f"Game 7 for {players} players",
-            file=discord.File(io.BytesIO(PNG), filename="board.png"),
+            embed=discord.Embed(title="Game 7", description="Waiting for players"),
+            file=discord.File(io.BytesIO(PNG), filename="board.png", description="the board"),
             view=view,
         )
 
@@ -686,3 +687,56 @@ async def test_callback_answer_carries_the_response_message_id():
         answer = r.callback.response["interaction"]
         assert answer["response_message_id"] == str(r.response_message.id)
         assert answer["response_message_ephemeral"] is True
+
+
+async def test_every_recorded_field():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "demo new", players=3)
+        cb = r.callback
+        assert (cb.seam, cb.method, cb.kind) == ("webhook", "POST", "callback")
+        assert cb.path == "/interactions/{webhook_id}/{webhook_token}/callback"
+        assert cb.url.endswith(f"/interactions/{r.interaction_id}/{r.payload['token']}/callback")
+        assert cb.params == {"with_response": "1"}
+        assert cb.interaction_id == r.interaction_id and cb.seq > 0 and cb.at > 0
+        assert cb.callback_type == 4 and cb.callback_name == "message"
+        assert cb.content == "Game 7 for 3 players" and not cb.ephemeral and cb.flags == 0
+        assert cb.embeds == [
+            {"title": "Game 7", "description": "Waiting for players", "type": "rich", "flags": 0}
+        ]
+        assert cb.components == [
+            {
+                "type": 1,
+                "components": [
+                    {"type": 2, "style": 3, "label": "Join", "custom_id": "demo:join:7", "disabled": False}
+                ],
+            }
+        ]
+        assert cb.allowed_mentions == {"parse": []}  # the bot-wide AllowedMentions.none()
+        assert [(f.filename, f.data, f.description) for f in cb.files] == [("board.png", PNG, "the board")]
+        assert cb.payload["data"]["attachments"] == [
+            {"id": 0, "filename": "board.png", "description": "the board"}
+        ]
+        assert cb.message_id == r.response_message.id and cb.channel_id == CHANNEL_ID
+        assert cb.violations == [] and cb.pinged_user_ids == set() and cb.choices is None and cb.modal is None
+        assert cb.response["resource"]["message"]["id"] == str(cb.message_id)
+        # The interaction result summarises the same, in the response message's final state.
+        assert (r.type, r.ephemeral, r.flags, r.content) == (4, False, 0, "Game 7 for 3 players")
+        assert r.embeds == cb.embeds and r.components == cb.components and r.allowed_mentions == {"parse": []}
+        assert r.interaction_type == 2 and r.user_id == alice.id and r.channel_id == CHANNEL_ID
+        assert r.errors == [] and r.violations == [] and r.message_ids == [cb.message_id]
+        shown = d.message(cb.message_id)
+        assert shown.json["attachments"][0]["filename"] == "board.png" and shown.json["type"] == 20
+        assert shown.json["author"]["id"] == str(d.app_id) and shown.json["webhook_id"] == str(d.app_id)
+        assert (
+            "[button Join → demo:join:7]" in shown.as_text()
+            and "[file board.png, 18 bytes]" in shown.as_text()
+        )
+        # The raw payload the bot received, with real snowflakes and the member's permissions.
+        p = r.payload
+        assert p["type"] == 2 and p["version"] == 1 and p["attachment_size_limit"] > 0
+        assert p["guild_id"] == str(GUILD_ID) and p["channel"]["id"] == str(CHANNEL_ID)
+        assert p["member"]["user"]["id"] == str(alice.id) and int(p["member"]["permissions"]) > 0
+        assert p["data"]["options"] == [
+            {"name": "new", "type": 1, "options": [{"name": "players", "type": 4, "value": 3}]}
+        ]

@@ -159,8 +159,9 @@ def parse_multipart(form: Iterable[dict[str, Any]]) -> tuple[dict[str, Any] | No
         else:
             data = value if isinstance(value, bytes) else str(value).encode()
         files.append(SentFile(part.get("filename") or part.get("name", ""), data))
-    # Descriptions travel in payload_json's attachments, not in the file parts.
-    for a in (payload or {}).get("attachments") or []:
+    # Descriptions travel in payload_json's attachments (under "data" for callbacks), not in the file parts.
+    body = (payload or {}).get("data") if isinstance((payload or {}).get("data"), dict) else payload
+    for a in (body or {}).get("attachments") or []:
         idx = a.get("id")
         if isinstance(idx, int) and 0 <= idx < len(files):
             files[idx].description = a.get("description")
@@ -262,8 +263,12 @@ class _LogCapture(logging.Handler):
     def __init__(self, owner: OfflineDiscord) -> None:
         super().__init__(logging.WARNING)
         self.owner = owner
+        self._last: logging.LogRecord | None = None
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record is self._last:  # propagated from a child of another watched logger
+            return
+        self._last = record
         current = _current.get()
         entry = LoggedError.from_record(record, current.result.interaction_id if current else None)
         if record.levelno >= logging.ERROR:
@@ -576,7 +581,9 @@ class OfflineDiscord:
             payload = [self._with_ids(c.to_dict(tree), scope) for c in cmds]
             self.tree_payload[scope] = payload
             for v in limits.check_command_tree(payload):
-                self.violations.append(f"command tree ({'global' if scope is None else scope}): {v}")
+                text = f"command tree ({'global' if scope is None else scope}): {v}"
+                if text not in self.violations:  # a restart collects the same tree again
+                    self.violations.append(text)
 
     def _with_ids(self, command: dict[str, Any], scope: int | None) -> dict[str, Any]:
         out = dict(command)
@@ -1257,9 +1264,11 @@ class OfflineDiscord:
         if multipart:
             payload, sent = parse_multipart(multipart)
         args = route_params(route)
-        inter = self._by_token.get(args.get("webhook_token", "")) or _current.get()
+        inter = self._by_token.get(args.get("webhook_token", ""))
         kind = _webhook_kind(route.method, route.path)
-        req = self._record("webhook", route, kind, payload, sent, params, inter)
+        # A webhook that is not an interaction token (a channel webhook) is recorded under the current
+        # interaction, but Discord would not know it.
+        req = self._record("webhook", route, kind, payload, sent, params, inter or _current.get())
         await asyncio.sleep(self.network_delay)
         if inter is None:
             self.unhandled.append(req)

@@ -374,6 +374,15 @@ class InteractionResult:
         return [r for r in self.requests if r.is_message]
 
     @property
+    def message_ids(self) -> list[int]:
+        """Ids of the messages this interaction created or edited, in order (to show what changed)."""
+        out: list[int] = []
+        for r in self.requests:
+            if r.message_id is not None and r.message_id not in out:
+                out.append(r.message_id)
+        return out
+
+    @property
     def pings(self) -> set[int]:
         return {u for r in self.requests for u in r.pinged_user_ids}
 
