@@ -1,0 +1,192 @@
+"""Self-play simulations: many seeded games by computer players, checked as they go, with summary figures.
+
+``python -m engine simulate --games N --players K --seed S [--ai greedy|random] [--json]``
+
+Game i uses seed S+i for both the deal and the computer players, so a run is the same on every machine.
+Every invariant of ``engine.invariants`` is checked after every action, every action goes through the
+fully checked ``apply``, and a sample of games is also replayed from its events and sent through the JSON
+codec, both of which must give back the final state exactly. These figures are how the default map's
+size and wall supply were tuned (tools/design_map.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from engine import serialize
+from engine.ai import PLAYERS, play_game
+from engine.game import replay
+from engine.maps import Map, default_map, load_map
+
+
+@dataclass
+class GameSummary:
+    seed: int
+    players: int
+    turns: int
+    reason: str
+    scores: list[int]
+    winners: list[int]
+    actions: dict[str, int]
+    ms: float
+    violations: list[str] = field(default_factory=list)
+    replay_checked: bool = False
+    replay_ok: bool = True
+    json_ok: bool = True
+
+    def line(self) -> str:
+        acts = " ".join(f"{k}={v}" for k, v in sorted(self.actions.items()))
+        flags = ""
+        if self.violations:
+            flags += f" VIOLATIONS={len(self.violations)}"
+        if not self.replay_ok:
+            flags += " REPLAY-MISMATCH"
+        if not self.json_ok:
+            flags += " JSON-MISMATCH"
+        scores = "/".join(str(s) for s in self.scores)
+        return (
+            f"seed {self.seed}: {self.turns} turns, {self.reason}, scores {scores}, "
+            f"winner {','.join(str(w) for w in self.winners)}, {acts}, {self.ms:.0f} ms{flags}"
+        )
+
+
+def run_game(game_map: Map, players: int, seed: int, ai: str, check_replay: bool) -> GameSummary:
+    """Play one checked game; optionally replay it and round-trip its final state through JSON."""
+    start = time.perf_counter()
+    state, events, stats = play_game(game_map, players, seed, ai=ai, check=True)
+    ms = (time.perf_counter() - start) * 1000
+    result = state.result
+    summary = GameSummary(
+        seed=seed,
+        players=players,
+        turns=stats.turns,
+        reason=result.reason.value if result else "unfinished",
+        scores=[p.score for p in state.players],
+        winners=list(result.winners) if result else [],
+        actions=stats.actions,
+        ms=ms,
+        violations=list(stats.violations),
+    )
+    if check_replay:
+        summary.replay_checked = True
+        summary.replay_ok = replay(events) == state
+        summary.json_ok = _round_trips(state) and all(_round_trips(e) for e in events[:50])
+    return summary
+
+
+def _round_trips(value: Any) -> bool:
+    return bool(serialize.loads(serialize.dumps(value)) == value)
+
+
+def _run(args: tuple[str, int, int, str, bool]) -> GameSummary:
+    map_text, players, seed, ai, check_replay = args
+    from engine.maps import parse_map
+
+    return run_game(parse_map(map_text), players, seed, ai, check_replay)
+
+
+def _percentile(values: Sequence[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    k = (len(ordered) - 1) * q
+    lo, hi = int(k), min(int(k) + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (k - lo)
+
+
+def aggregate(games: Sequence[GameSummary]) -> dict[str, Any]:
+    """The run's figures; ``turns_*`` count single players' turns (``GameState.turn``)."""
+    turns = [g.turns for g in games]
+    reasons: dict[str, int] = {}
+    for g in games:
+        reasons[g.reason] = reasons.get(g.reason, 0) + 1
+    actions: dict[str, int] = {}
+    for g in games:
+        for k, v in g.actions.items():
+            actions[k] = actions.get(k, 0) + v
+    n = max(len(games), 1)
+    wall_ends = reasons.get("walls", 0) + reasons.get("no-space", 0)
+    return {
+        "games": len(games),
+        "players": games[0].players if games else 0,
+        "turns_median": statistics.median(turns) if turns else 0,
+        "turns_p10": _percentile(turns, 0.1),
+        "turns_p90": _percentile(turns, 0.9),
+        "turns_min": min(turns, default=0),
+        "turns_max": max(turns, default=0),
+        "end_reasons": reasons,
+        "end_share_walls": round(wall_ends / n, 3),
+        "end_share_points": round(reasons.get("points", 0) / n, 3),
+        "score_max_median": statistics.median(max(g.scores) for g in games) if games else 0,
+        "score_min_median": statistics.median(min(g.scores) for g in games) if games else 0,
+        "actions_per_game": {k: round(v / n, 2) for k, v in sorted(actions.items())},
+        "invariant_violations": sum(len(g.violations) for g in games),
+        "replays_checked": sum(1 for g in games if g.replay_checked),
+        "replay_mismatches": sum(1 for g in games if not g.replay_ok),
+        "json_mismatches": sum(1 for g in games if not g.json_ok),
+        "ms_per_game_median": round(statistics.median(g.ms for g in games), 1) if games else 0,
+        "ms_per_game_p90": round(_percentile([g.ms for g in games], 0.9), 1),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine simulate", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ai", default="greedy", choices=sorted(PLAYERS))
+    parser.add_argument("--map", help="a map file (default: the packaged empire map)")
+    parser.add_argument("--replay-every", type=int, default=10, metavar="K",
+                        help="replay and JSON-check every K-th game (default 10; 1 = all)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    parser.add_argument("--json", action="store_true", help="end with one line of JSON figures")
+    parser.add_argument("--quiet", action="store_true", help="no per-game lines")
+    args = parser.parse_args(argv)
+
+    game_map = load_map(args.map) if args.map else default_map()
+    jobs = [
+        (game_map.text, args.players, args.seed + i, args.ai, i % max(args.replay_every, 1) == 0)
+        for i in range(args.games)
+    ]
+    games: list[GameSummary] = []
+    if args.jobs > 1:
+        with get_context("spawn").Pool(args.jobs) as pool:
+            for summary in pool.imap(_run, jobs):
+                games.append(summary)
+                if not args.quiet:
+                    print(summary.line(), flush=True)
+    else:
+        for _text, players, seed, ai, check_replay in jobs:
+            summary = run_game(game_map, players, seed, ai, check_replay)
+            games.append(summary)
+            if not args.quiet:
+                print(summary.line(), flush=True)
+    for g in games:
+        for v in g.violations[:5]:
+            print(f"seed {g.seed}: {v}", file=sys.stderr)
+    figures = aggregate(games)
+    figures.update(map=game_map.name, ai=args.ai, seed=args.seed)
+    print(
+        f"{figures['games']} games, {args.players} players, {args.ai}: "
+        f"turns median {figures['turns_median']} "
+        f"(p10 {figures['turns_p10']:.0f}, p90 {figures['turns_p90']:.0f}); ends {figures['end_reasons']}; "
+        f"max score median {figures['score_max_median']}; {figures['ms_per_game_median']} ms/game; "
+        f"violations {figures['invariant_violations']}, replay mismatches {figures['replay_mismatches']}, "
+        f"json mismatches {figures['json_mismatches']}"
+    )
+    if args.json:
+        print(json.dumps(figures, sort_keys=True))
+    bad = figures["invariant_violations"] or figures["replay_mismatches"] or figures["json_mismatches"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
