@@ -1,1 +1,96 @@
-"""rendering package."""
+"""Pictures of Alexandros for Discord: the board, a hand, move previews and the end of the game.
+
+Every function takes an engine view (never the full state), the display names by seat and plain
+rules-query values, and returns PNG bytes. Each has an ``*_async`` twin that renders in a worker thread,
+so that the bot's event loop never waits on Pillow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from engine.geometry import Point
+from engine.rules import CornerOption, OccupyPlan, PathOption, Target
+from engine.symbols import Symbol
+from engine.views import GameView
+from rendering.pictures import (
+    destination_letters,
+    render_board,
+    render_end,
+    render_hand,
+    render_move_preview,
+    render_path_preview,
+    render_province_preview,
+)
+from rendering.theme import DEFAULT_THEME, PLAYER_MARKS, Theme
+
+__all__ = [
+    "DEFAULT_THEME",
+    "PLAYER_MARKS",
+    "Theme",
+    "destination_letters",
+    "render_board",
+    "render_board_async",
+    "render_end",
+    "render_end_async",
+    "render_hand",
+    "render_hand_async",
+    "render_move_preview",
+    "render_move_preview_async",
+    "render_path_preview",
+    "render_path_preview_async",
+    "render_province_preview",
+    "render_province_preview_async",
+]
+
+
+async def render_board_async(
+    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+) -> bytes:
+    return await asyncio.to_thread(render_board, v, names, width, theme)
+
+
+async def render_end_async(
+    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+) -> bytes:
+    return await asyncio.to_thread(render_end, v, names, width, theme)
+
+
+async def render_hand_async(
+    v: GameView, name: str = "", width: int = 1200, theme: Theme = DEFAULT_THEME
+) -> bytes:
+    return await asyncio.to_thread(render_hand, v, name, width, theme)
+
+
+async def render_move_preview_async(
+    v: GameView,
+    targets: Sequence[Target],
+    symbol: Symbol | None = None,
+    names: Sequence[str] | None = None,
+    width: int = 1600,
+    theme: Theme = DEFAULT_THEME,
+) -> bytes:
+    return await asyncio.to_thread(render_move_preview, v, targets, symbol, names, width, theme)
+
+
+async def render_path_preview_async(
+    v: GameView,
+    corner: Point | CornerOption,
+    paths: Sequence[PathOption],
+    names: Sequence[str] | None = None,
+    width: int = 1600,
+    theme: Theme = DEFAULT_THEME,
+) -> bytes:
+    return await asyncio.to_thread(render_path_preview, v, corner, paths, names, width, theme)
+
+
+async def render_province_preview_async(
+    v: GameView,
+    province_id: int,
+    plan: OccupyPlan | None,
+    names: Sequence[str] | None = None,
+    width: int = 1600,
+    theme: Theme = DEFAULT_THEME,
+) -> bytes:
+    return await asyncio.to_thread(render_province_preview, v, province_id, plan, names, width, theme)
