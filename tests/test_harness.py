@@ -55,6 +55,14 @@ class BoomButton(discord.ui.DynamicItem[discord.ui.Button], template=r"demo:boom
         raise RuntimeError("kaboom in a button")
 
 
+class BrokenButton(discord.ui.Button):
+    def __init__(self) -> None:
+        super().__init__(label="Broken", custom_id="demo:broken")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        raise RuntimeError("kaboom in a view")
+
+
 class ColourSelect(discord.ui.Select):
     def __init__(self) -> None:
         super().__init__(
@@ -71,6 +79,8 @@ class NameModal(discord.ui.Modal, title="Name your empire"):
     name = discord.ui.TextInput(label="Name", custom_id="demo:name", max_length=20)
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
+        if self.name.value == "crash":
+            raise RuntimeError("kaboom in a modal")
         await interaction.response.send_message(f"Hail, {self.name.value}!")
 
 
@@ -258,7 +268,12 @@ class Demo(commands.Cog):
     async def boom(self, interaction: discord.Interaction) -> None:
         view = discord.ui.View(timeout=None)
         view.add_item(BoomButton())
+        view.add_item(BrokenButton())
         await interaction.response.send_message("press it", view=view)
+
+    @game.command(name="empty", description="Send an empty message")
+    async def empty(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message()
 
 
 class DemoBot(commands.Bot):
@@ -440,6 +455,25 @@ async def test_dynamic_item_error_is_caught_and_check_false_returns_it():
         await d.slash(alice, "demo boom")
         r = await d.click(alice, None, "demo:boom", check=False)
         assert not r.answered and "kaboom" in r.errors[0].exc_text
+
+
+async def test_view_and_modal_errors_are_caught():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        await d.slash(alice, "demo boom")
+        with pytest.raises(HarnessError, match="kaboom in a view") as caught:
+            await d.click(alice, None, "demo:broken")
+        assert caught.value.result.errors[0].logger == "discord.ui.view"
+        await d.slash(alice, "demo name")
+        with pytest.raises(HarnessError, match="kaboom in a modal") as caught:
+            await d.modal_submit(alice, {"demo:name": "crash"})
+        assert caught.value.result.errors[0].logger == "discord.ui.modal"
+
+
+async def test_empty_message_is_a_violation():
+    async with make_harness() as d:
+        with pytest.raises(HarnessError, match="empty message"):
+            await d.slash(d.member("alice"), "demo empty")
 
 
 async def test_unanswered_interaction_is_flagged():

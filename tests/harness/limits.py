@@ -48,17 +48,30 @@ def _len(value: Any) -> int:
     return len(value) if isinstance(value, str) else 0
 
 
-def check_message(data: dict[str, Any] | None) -> list[str]:
-    """Limits of a message body (channel send, edit, interaction message, followup)."""
-    if not data:
-        return []
+def check_message(data: dict[str, Any] | None, *, new: bool = False) -> list[str]:
+    """Limits of a message body (channel send, edit, interaction message, followup).
+
+    ``new`` adds the rules for creating a message: it must not be empty.
+    """
+    data = data or {}
     out: list[str] = []
+    v2 = bool((data.get("flags") or 0) & (1 << 15))
+    if new and not (
+        data.get("content")
+        or data.get("embeds")
+        or data.get("components")
+        or data.get("attachments")
+        or data.get("poll")
+        or data.get("sticker_ids")
+    ):
+        out.append("empty message (Discord answers 'Cannot send an empty message')")
+    if v2 and (data.get("content") or data.get("embeds")):
+        out.append("a components-v2 message cannot have content or embeds")
     content = data.get("content")
     if isinstance(content, str) and len(content) > CONTENT_MAX:
         out.append(f"content is {len(content)} characters (max {CONTENT_MAX})")
     out += check_embeds(data.get("embeds") or [])
-    flags = data.get("flags") or 0
-    out += check_components(data.get("components") or [], v2=bool(flags & (1 << 15)))
+    out += check_components(data.get("components") or [], v2=v2)
     attachments = data.get("attachments") or []
     if len(attachments) > ATTACHMENTS_MAX:
         out.append(f"{len(attachments)} attachments (max {ATTACHMENTS_MAX})")
@@ -114,8 +127,16 @@ def _check_item(c: dict[str, Any]) -> list[str]:
     if cid is not None and not 1 <= len(cid) <= CUSTOM_ID_MAX:
         out.append(f"custom_id {cid[:40]!r}… is {len(cid)} characters (1..{CUSTOM_ID_MAX})")
     ctype = c.get("type")
-    if ctype == BUTTON and _len(c.get("label")) > BUTTON_LABEL_MAX:
-        out.append(f"button label is {_len(c.get('label'))} characters (max {BUTTON_LABEL_MAX})")
+    if ctype == BUTTON:
+        if _len(c.get("label")) > BUTTON_LABEL_MAX:
+            out.append(f"button label is {_len(c.get('label'))} characters (max {BUTTON_LABEL_MAX})")
+        if not c.get("label") and not c.get("emoji"):
+            out.append(f"button {cid!r} has neither label nor emoji")
+        style = c.get("style")
+        if style == 5 and (not c.get("url") or cid is not None):
+            out.append("a link button needs a url and no custom_id")
+        if style not in (5, 6) and cid is None:
+            out.append("a non-link button needs a custom_id")
     if ctype in SELECT_TYPES:
         if _len(c.get("placeholder")) > PLACEHOLDER_MAX:
             out.append(f"select placeholder longer than {PLACEHOLDER_MAX} characters")
@@ -133,7 +154,9 @@ def _check_item(c: dict[str, Any]) -> list[str]:
                 )
             if _len(o.get("description")) > SELECT_DESCRIPTION_MAX:
                 out.append(f"select option description longer than {SELECT_DESCRIPTION_MAX} characters")
-        max_values = c.get("max_values", 1)
+        min_values, max_values = c.get("min_values", 1), c.get("max_values", 1)
+        if not 0 <= min_values <= max_values <= SELECT_OPTIONS_MAX:
+            out.append(f"select {cid!r} needs 0 <= min_values <= max_values <= {SELECT_OPTIONS_MAX}")
         if ctype == 3 and options and max_values > len(options):
             out.append(f"select {cid!r} max_values {max_values} exceeds its {len(options)} options")
     if ctype == TEXT_INPUT and _len(c.get("label")) > TEXT_INPUT_LABEL_MAX:

@@ -38,6 +38,7 @@ from discord.webhook.async_ import AsyncWebhookAdapter
 from . import limits
 from .payloads import (
     ALL_PERMISSIONS,
+    COMPONENTS_V2,
     DM,
     EPHEMERAL,
     LOADING,
@@ -568,6 +569,10 @@ class OfflineDiscord:
 
     def _command_id(self, scope: int | None, name: str, ctype: int) -> int:
         return stable_id("command", scope, name, ctype)
+
+    def refresh_tree(self) -> None:
+        """Collect the command payload again (after the bot added or removed commands at runtime)."""
+        self._collect_tree()
 
     def _collect_tree(self) -> None:
         bot = self.bot
@@ -1206,6 +1211,11 @@ class OfflineDiscord:
 
     def _finish(self, req: Request) -> None:
         """Apply the limit checks; violations outside an interaction go to ``self.violations``."""
+        data = req.data
+        stored = self.messages.get(req.message_id) if req.message_id is not None else None
+        if stored is not None and "flags" not in data:
+            # An edit without flags keeps the message's components-v2 layout, which changes the rules.
+            data = {**data, "flags": stored.flags & COMPONENTS_V2}
         if req.kind == "callback":
             ctype = req.callback_type
             if ctype == 8:
@@ -1213,11 +1223,11 @@ class OfflineDiscord:
             elif ctype == 9:
                 req.violations += limits.check_modal(req.data)
             elif ctype in (4, 7):
-                req.violations += limits.check_message(req.data)
+                req.violations += limits.check_message(data, new=ctype == 4)
         elif req.kind == "sync_commands" and isinstance(req.payload, list):
             req.violations += limits.check_command_tree(req.payload)
         elif req.is_message:
-            req.violations += limits.check_message(req.data)
+            req.violations += limits.check_message(data, new=req.kind in ("channel_message", "followup"))
         if req.interaction_id is None or req.interaction_id not in self._interactions:
             self.violations += [f"#{req.seq} {req.kind}: {v}" for v in req.violations]
         elif self._interactions[req.interaction_id].done:  # the interaction already returned: report globally
