@@ -774,3 +774,16 @@ async def test_every_recorded_field():
         assert p["data"]["options"] == [
             {"name": "new", "type": 1, "options": [{"name": "players", "type": 4, "value": 3}]}
         ]
+
+
+async def test_typed_command_lines():
+    async with make_harness() as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        assert d.parse_command("/demo new players:3") == ("demo new", {"players": 3})
+        assert d.parse_command('demo move to:"tile 1" note:x') == ("demo move", {"to": "tile 1", "note": "x"})
+        assert d.parse_command("/demo ping player:@bob") == ("demo ping", {"player": bob})
+        assert d.parse_command(f"/demo ping player:<@{bob.id}>") == ("demo ping", {"player": bob.id})
+        r = await d.slash_text(alice, "/demo ping player:@bob")
+        assert r.pings == {bob.id}
+        with pytest.raises(HarnessError, match="no option"):
+            d.parse_command("/demo new player:3")

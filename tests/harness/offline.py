@@ -24,6 +24,7 @@ import json
 import logging
 import re
 import secrets
+import shlex
 import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -699,6 +700,59 @@ class OfflineDiscord:
         data = self._command_data(root, chain, opts, scope, resolved)
         payload = self._interaction_payload(2, user, int(channel["id"]), data)
         return await self.dispatch(payload, user, check=check, wait=wait)
+
+    def parse_command(self, text: str, *, channel_id: int | None = None) -> tuple[str, dict[str, Any]]:
+        """Parse what a user would type, ``/demo new players:3 note:"two words" who:@bob``.
+
+        Returns the command path and typed option values (integers, numbers, booleans, members by
+        ``@name`` or ``<@id>``, channels by ``#name``, roles by ``@name``), ready for :meth:`slash`.
+        """
+        try:
+            tokens = shlex.split(text.strip().lstrip("/"))
+        except ValueError as exc:
+            raise HarnessError(f"cannot parse {text!r}: {exc}") from None
+        split = next((i for i, t in enumerate(tokens) if ":" in t), len(tokens))
+        path = " ".join(tokens[:split])
+        defs = {o["name"]: o for o in self.command_options(path, channel_id=channel_id)}
+        options: dict[str, Any] = {}
+        for token in tokens[split:]:
+            name, _, raw = token.partition(":")
+            if name not in defs:
+                raise HarnessError(f"/{path} has no option {name!r}; options: {sorted(defs)}")
+            options[name] = self._parse_value(defs[name]["type"], raw)
+        return path, options
+
+    def _parse_value(self, otype: int, raw: str) -> Any:
+        try:
+            if otype == 4:
+                return int(raw)
+            if otype == 10:
+                return float(raw)
+        except ValueError:
+            raise HarnessError(f"{raw!r} is not a number") from None
+        if otype == 5:
+            return raw.lower() in ("true", "yes", "1", "on")
+        if otype in (6, 8, 9):
+            m = re.fullmatch(r"<@[!&]?(\d+)>", raw)
+            if m:
+                return int(m[1])
+            name = raw.lstrip("@")
+            role = next((int(r["id"]) for r in self.roles.values() if r["name"] == name), None)
+            if otype != 6 and role is not None:
+                return role
+            return self.member(name)
+        if otype == 7:
+            name = raw.lstrip("#")
+            found = [int(c["id"]) for c in self.channels.values() if c.get("name") == name]
+            if not found:
+                raise HarnessError(f"no channel named {name!r}")
+            return found[0]
+        return raw
+
+    async def slash_text(self, user: FakeUser, text: str, **kwargs: Any) -> InteractionResult:
+        """:meth:`slash` from a typed line (see :meth:`parse_command`), for consoles and readable tests."""
+        path, options = self.parse_command(text, channel_id=kwargs.get("channel_id"))
+        return await self.slash(user, path, options, **kwargs)
 
     async def autocomplete(
         self,
