@@ -264,6 +264,11 @@ class Demo(commands.Cog):
             content="board v2", attachments=[discord.File(io.BytesIO(b"v2"), filename="board.png")]
         )
 
+    @game.command(name="upload", description="Read an uploaded file")
+    async def upload(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
+        data = await file.read()  # goes through http.get_from_cdn, not http.request
+        await interaction.response.send_message(f"{file.filename}: {len(data)} bytes", ephemeral=True)
+
     @game.command(name="boom", description="Post a broken button")
     async def boom(self, interaction: discord.Interaction) -> None:
         view = discord.ui.View(timeout=None)
@@ -284,6 +289,10 @@ class DemoBot(commands.Bot):
             allowed_mentions=discord.AllowedMentions.none(),
         )
         self.joined: list[tuple[int, int]] = []
+        self.deleted: list[int] = []
+
+    async def on_raw_message_delete(self, event: discord.RawMessageDeleteEvent) -> None:
+        self.deleted.append(event.message_id)
 
     async def setup_hook(self) -> None:
         await self.add_cog(Demo(self))
@@ -787,3 +796,19 @@ async def test_typed_command_lines():
         assert r.pings == {bob.id}
         with pytest.raises(HarnessError, match="no option"):
             d.parse_command("/demo new player:3")
+
+
+async def test_attachment_option_is_readable_offline():
+    async with make_harness() as d:
+        r = await d.slash(d.member("alice"), "demo upload", file=("map.txt", b"hello"))
+        assert r.content == "map.txt: 5 bytes"
+
+
+async def test_a_deleted_message_reaches_the_bot_and_cannot_be_clicked():
+    async with make_harness() as d:
+        alice = d.member("alice")
+        board = (await d.slash(alice, "demo new", players=2)).response_message
+        await d.delete_message(board)
+        assert d.bot.deleted == [board.id] and d.channel_messages() == []
+        with pytest.raises(HarnessError, match="deleted"):
+            await d.click(alice, board.id, "demo:join:7")

@@ -877,6 +877,29 @@ class OfflineDiscord:
         payload = self._interaction_payload(5, user, pending.channel_id, data, message=msg)
         return await self.dispatch(payload, user, check=check, message_id=pending.message_id, wait=wait)
 
+    async def gateway_event(self, event: str, data: dict[str, Any]) -> None:
+        """Feed a raw gateway event (``"MESSAGE_DELETE"``, ``"THREAD_DELETE"``…) and wait for its listeners.
+
+        Errors the listeners log are reported when the harness closes (or with :meth:`take_errors`).
+        """
+        if self.bot is None:
+            raise HarnessError("the bot is not running")
+        parser = self.bot._connection.parsers.get(event)
+        if parser is None:
+            raise HarnessError(f"discord.py has no parser for gateway event {event!r}")
+        before = asyncio.all_tasks()
+        parser(data)
+        await self._settle(before)
+
+    async def delete_message(self, message_id: int | StoredMessage) -> None:
+        """A user (a moderator) deletes a message: it disappears and the bot gets MESSAGE_DELETE."""
+        msg = self.message(message_id)
+        msg.deleted = True
+        data = {"id": str(msg.id), "channel_id": str(msg.channel_id)}
+        if "guild_id" in msg.json:
+            data["guild_id"] = msg.json["guild_id"]
+        await self.gateway_event("MESSAGE_DELETE", data)
+
     def open_modal(self, user: FakeUser) -> dict[str, Any] | None:
         """The modal currently shown to ``user`` (as the bot sent it), if any."""
         shown = self._modals.get(user.id) or []
