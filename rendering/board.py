@@ -17,9 +17,9 @@ from engine.geometry import Point, Side, Space, corners, point_label
 from engine.maps import SEA, Map, SideKind
 from engine.views import GameView, ProvinceView
 from rendering.fonts import font, text_width
-from rendering.icons import alexander_icon, guard_icon, symbol_icon
+from rendering.icons import alexander_icon, guard_icon, mark_points, symbol_icon
 from rendering.layout import XY, Layout, layout
-from rendering.theme import RGB, Theme, mix
+from rendering.theme import PLAYER_MARKS, RGB, Theme, mix
 
 # --- The static map layer -------------------------------------------------------------------------
 
@@ -278,21 +278,16 @@ def draw_guards(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None
 
 
 def ghost_guard(d: ImageDraw.ImageDraw, seat: int, at: XY, lay: Layout, theme: Theme) -> None:
-    """A planned guard: the seat's mark as a thick dashed outline."""
-    from rendering.icons import draw_mark
-
-    r = lay.of_side(theme.sizes.guard_s) * 0.95
-    draw_mark(
-        d,
-        seat,
-        at[0],
-        at[1],
-        r,
-        theme,
-        fill=theme.palette.white,
-        outline=theme.palette.highlight,
-        width=max(3, lay.size(4)),
-    )
+    """A planned guard: the seat's mark as a thick outline only, so that a guard it replaces still shows."""
+    r = lay.of_side(theme.sizes.guard_s) * 1.15
+    mark = PLAYER_MARKS[seat % len(PLAYER_MARKS)]
+    w = max(3, lay.size(4))
+    for colour, width in ((theme.palette.white, w + lay.size(4)), (theme.palette.highlight, w)):
+        if mark == "circle":
+            d.ellipse((at[0] - r, at[1] - r, at[0] + r, at[1] + r), outline=colour, width=width)
+        else:
+            pts = mark_points(mark, at[0], at[1], r)
+            d.line(pts + pts[:1], fill=colour, width=width, joint="curve")
 
 
 def draw_alexander(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
@@ -303,8 +298,8 @@ def draw_alexander(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> N
 def badge_space(v: GameView, p: ProvinceView, avoid: Iterable[Space] = ()) -> Space:
     """Where a province's badge goes: the open space nearest the middle of the province."""
     avoid_set = set(avoid)
-    open_spaces = [s for s in p.spaces if v.map.symbol.get(s) is None and s not in avoid_set]
-    pool = open_spaces or sorted(p.spaces)
+    open_spaces = [s for s in p.spaces if v.map.symbol.get(s) is None]
+    pool = [s for s in open_spaces if s not in avoid_set] or open_spaces or sorted(p.spaces)
 
     def pos(s: Space) -> tuple[float, float]:
         pts = corners(s)
@@ -316,38 +311,37 @@ def badge_space(v: GameView, p: ProvinceView, avoid: Iterable[Space] = ()) -> Sp
 
 
 def draw_province_badges(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
-    """Every province's id ("P7"); its value too when it is occupied or can be occupied."""
+    """Every province's id ("P7") over its value, the value shown when the province is occupied (in the
+    owner's colour) or can be occupied (white). Stacked, so a badge covers about one triangle."""
     pal = theme.palette
-    size = max(lay.size(theme.sizes.badge_font) - 2, min(lay.size(theme.sizes.badge_font), lay.of_side(0.36)))
+    base = lay.size(theme.sizes.badge_font)
+    size = max(base, min(lay.of_side(0.22), round(base * 1.4)))
     f = font(size, bold=True)
     near = set(v.map.point_spaces.get(v.alexander, ()))
+    row = round(size * 1.12)
+    pad = max(2, round(size * 0.22))
+    outline = max(1, size // 10)
     for p in v.provinces:
         cx, cy = lay.centre(badge_space(v, p, near))
         ident = f"P{p.id}"
-        show_value = p.owner is not None or p.can_be_occupied
-        h = size * 1.25
-        padx = size * 0.3
-        w_id = f.getlength(ident) + 2 * padx
         value = str(p.value)
-        w_val = f.getlength(value) + 2 * padx if show_value else 0
-        x0 = cx - (w_id + w_val) / 2
-        y0 = cy - h / 2
-        outline = max(1, size // 10)
+        show_value = p.owner is not None or p.can_be_occupied
+        w = max(f.getlength(ident), f.getlength(value) if show_value else 0) + 2 * pad
+        h = row * (2 if show_value else 1)
+        x0, y0 = cx - w / 2, cy - h / 2
+        radius = size * 0.35
         if show_value:
             fill = pal.player(p.owner) if p.owner is not None else pal.white
             d.rounded_rectangle(
-                (x0, y0, x0 + w_id + w_val, y0 + h), radius=h / 3, fill=fill, outline=pal.ink, width=outline
+                (x0, y0, x0 + w, y0 + h), radius=radius, fill=fill, outline=pal.ink, width=outline
             )
             d.rounded_rectangle(
-                (x0, y0, x0 + w_id, y0 + h), radius=h / 3, fill=pal.ink, outline=pal.ink, width=outline
+                (x0, y0, x0 + w, y0 + row), radius=radius, fill=pal.ink, corners=(True, True, False, False)
             )
-            d.text((x0 + w_id / 2, cy), ident, font=f, fill=pal.white, anchor="mm")
-            d.text((x0 + w_id + w_val / 2, cy), value, font=f, fill=readable_on(fill, theme), anchor="mm")
+            d.text((cx, y0 + row * 1.5), value, font=f, fill=readable_on(fill, theme), anchor="mm")
         else:
-            d.rounded_rectangle(
-                (x0, y0, x0 + w_id, y0 + h), radius=h / 3, fill=pal.ink, outline=pal.ink, width=outline
-            )
-            d.text((x0 + w_id / 2, cy), ident, font=f, fill=pal.white, anchor="mm")
+            d.rounded_rectangle((x0, y0, x0 + w, y0 + h), radius=radius, fill=pal.ink)
+        d.text((cx, y0 + row * 0.5), ident, font=f, fill=pal.white, anchor="mm")
 
 
 def board_image(v: GameView, width: int, theme: Theme, last_move: bool = True) -> tuple[Image.Image, Layout]:

@@ -146,15 +146,19 @@ def draw_card(
         d.text((cx, cy), text, font=f, fill=pal.white, anchor="mm")
 
 
-def _status(v: GameView, names: list[str]) -> str:
+def _status(v: GameView, names: list[str]) -> tuple[str, str]:
+    """Whose turn it is and what they must do; then which actions they have used."""
     if v.over:
-        return "Game over"
+        return "Game over", ""
     who = names[v.current]
     if v.phase is Phase.MOVE:
-        return f"{who} moves Alexander"
+        return f"{who}: move Alexander", "then up to 2 actions"
     used = ", ".join(ACTION_NAMES.get(a, str(a)) for a in v.actions_taken)
     left = ACTIONS_PER_TURN - len(v.actions_taken)
-    return f"{who}: {left} action{'s' if left != 1 else ''} left" + (f" (used: {used})" if used else "")
+    return (
+        f"{who}: {left} of {ACTIONS_PER_TURN} actions left",
+        f"used: {used}" if used else "no action used yet",
+    )
 
 
 def cards_row(p: Panel, cards: Cards, label: str) -> None:
@@ -300,7 +304,9 @@ def legend(p: Panel) -> None:
 def board_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:
     p = Panel(im, lay, theme)
     p.text(f"Turn {v.turn}", theme.sizes.title_font, bold=True, gap=2)
-    p.text(_status(v, names), theme.sizes.text_font, gap=2)
+    status, used = _status(v, names)
+    p.text(status, theme.sizes.text_font, bold=True, gap=0)
+    p.text(used, theme.sizes.small_font, colour=theme.palette.muted, gap=0)
     p.rule()
     table_section(p, v)
     p.rule()

@@ -304,6 +304,9 @@ def render_path_preview(
     line_w = max(3, lay.of_side(0.07))
     spread = min(lay.of_side(0.3), line_w * 1.6 * max(n - 1, 0)) if n > 1 else 0
     labels: list[tuple[XY, int]] = []
+    # Numbers keep clear of each other, of Alexander and of the chosen point where they can.
+    taken: list[XY] = [lay.px(v.alexander), lay.px(point)]
+    clear = lay.size(theme.sizes.point_font) * 1.9
     for i, opt in enumerate(paths):
         colour, dash = _path_style(i, theme)
         offset = (i / (n - 1) - 0.5) * spread if n > 1 else 0.0
@@ -311,10 +314,19 @@ def render_path_preview(
         _styled_polyline(d, pts, colour, line_w, dash, lay)
         segs = list(zip(opt.points, opt.points[1:], strict=False))
         if segs:
-            # The number goes on the side that fewest other paths share, nearest the middle of the path.
+            # The number goes on a side that few other paths share, near the middle of the path.
             mid = (len(segs) - 1) / 2
-            j = min(range(len(segs)), key=lambda k: (usage[(min(segs[k]), max(segs[k]))], abs(k - mid), k))
-            labels.append((((pts[j][0] + pts[j + 1][0]) / 2, (pts[j][1] + pts[j + 1][1]) / 2), i))
+            order = sorted(
+                range(len(segs)), key=lambda k: (usage[(min(segs[k]), max(segs[k]))], abs(k - mid), k)
+            )
+            spots = [
+                (pts[k][0] + (pts[k + 1][0] - pts[k][0]) * t, pts[k][1] + (pts[k + 1][1] - pts[k][1]) * t)
+                for k in order
+                for t in (0.5, 0.3, 0.7)
+            ]
+            at = next((s for s in spots if all(math.dist(s, q) >= clear for q in taken)), spots[0])
+            taken.append(at)
+            labels.append((at, i))
     for at, i in labels:
         _marker(d, at, str(i + 1), lay, theme, _path_style(i, theme)[0])
     _marker(d, lay.px(point), "★", lay, theme, pal.white, pal.highlight)
@@ -409,12 +421,6 @@ def render_province_preview(
     if plan is not None:
         for s in plan.guards:
             b.ghost_guard(d, mover, lay.centre(s), lay, theme)
-            sym = v.map.symbol.get(s)
-            if sym is not None:
-                from rendering.icons import symbol_icon
-
-                size = max(8, round(lay.of_side(theme.sizes.guard_s * 2) * 0.55))
-                b.paste_centred(im, symbol_icon(sym, size, theme), lay.centre(s))
     all_names = player_names(v, names, theme)
     p = Panel(im, lay, theme)
     take_over = prov.owner is not None and prov.owner != mover

@@ -119,7 +119,7 @@ class Sizes:
     pad: int = 10
     ruler_font: int = 19
     region_font: int = 18
-    badge_font: int = 19  # province ids and values: the smallest text on the board
+    badge_font: int = 17  # province ids and values: the smallest text on the board
     point_font: int = 20  # destination letters and path numbers
     title_font: int = 28
     text_font: int = 21
@@ -131,7 +131,7 @@ class Sizes:
     # Fractions of a triangle's side.
     wall_s: float = 0.11
     wall_min: int = 5
-    halo_s: float = 0.12
+    halo_s: float = 0.065
     icon_s: float = 0.45
     guard_s: float = 0.3
     alexander_s: float = 0.34
