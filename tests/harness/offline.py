@@ -19,7 +19,6 @@ import contextlib
 import contextvars
 import copy
 import inspect
-import io
 import json
 import logging
 import re
@@ -453,7 +452,7 @@ class OfflineDiscord:
         return cid
 
     def add_thread(self, name: str, *, parent_id: int | None = None, private: bool = False) -> int:
-        """A thread that already exists in the guild (for threads the bot creates, see channel_messages)."""
+        """A thread that already exists in the guild. Threads the bot creates are added to ``channels``."""
         tid = stable_id("thread", name)
         self.channels[tid] = thread_json(
             tid, self.guild_id, parent_id or self.channel_id, name, owner_id=self.owner.id, private=private
@@ -1762,12 +1761,3 @@ _HTTP_ROUTES: dict[tuple[str, str], tuple[str, Callable[..., Any]]] = {
     ("GET", "/users/{user_id}"): ("get_user", OfflineDiscord._h_user),
     ("GET", "/guilds/{guild_id}"): ("get_guild", OfflineDiscord._h_guild),
 }
-
-
-def file_bytes(file: discord.File) -> bytes:
-    """The bytes of a discord.File without consuming it (handy when comparing renders)."""
-    fp: io.IOBase = file.fp  # type: ignore[assignment]
-    pos = fp.tell()
-    data = fp.read()
-    fp.seek(pos)
-    return data
