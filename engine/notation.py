@@ -18,6 +18,8 @@ whether the action is legal is ``engine.game.apply``'s question.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.actions import (
     Action,
     CardSource,
@@ -114,9 +116,11 @@ def _parse(player: int, kind: str, args: list[str]) -> Action:
         return Levy(player, Symbol(args[0]))
     if kind == "B":
         return TakeBack(player, _parse_space(args[0]))
-    simple = {"E": EndTurn, "R": Resign, "K": SkipTurn, "A": EndByAgreement}
+    simple: dict[str, Callable[[int], Action]] = {
+        "E": EndTurn, "R": Resign, "K": SkipTurn, "A": EndByAgreement,
+    }
     if kind in simple and not args:
-        return simple[kind](player)  # type: ignore[abstract]
+        return simple[kind](player)
     raise NotationError(f"unknown action {kind!r}")
 
 
