@@ -77,6 +77,17 @@ def _region_names(d: ImageDraw.ImageDraw, m: Map, lay: Layout, theme: Theme) -> 
         )
 
 
+def region_boxes(m: Map, lay: Layout, theme: Theme) -> list[tuple[float, float, float, float]]:
+    """The boxes the region names cover, which province badges keep off where they can."""
+    size = lay.size(theme.sizes.region_font)
+    out = []
+    for name, at in m.labels:
+        x, y = lay.px(at)
+        w = text_width(name.upper(), size, bold=True) / 2
+        out.append((x - w, y - size * 0.6, x + w, y + size * 0.6))
+    return out
+
+
 def _rulers(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
     """Letters for lines down both sides, numbers for x along top and bottom (MAP-FORMAT.md)."""
     pal = theme.palette
@@ -295,8 +306,9 @@ def draw_alexander(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> N
     paste_centred(im, alexander_icon(size, theme), lay.px(v.alexander))
 
 
-def badge_space(v: GameView, p: ProvinceView, avoid: Iterable[Space] = ()) -> Space:
-    """Where a province's badge goes: the open space nearest the middle of the province."""
+def badge_spaces(v: GameView, p: ProvinceView, avoid: Iterable[Space] = (), limit: int = 24) -> list[Space]:
+    """Where a province's badge may go, best first: open spaces nearest the middle of the province, then
+    (for a province of symbol spaces only) any of its spaces."""
     avoid_set = set(avoid)
     open_spaces = [s for s in p.spaces if v.map.symbol.get(s) is None]
     pool = [s for s in open_spaces if s not in avoid_set] or open_spaces or sorted(p.spaces)
@@ -307,12 +319,22 @@ def badge_space(v: GameView, p: ProvinceView, avoid: Iterable[Space] = ()) -> Sp
 
     cx = sum(pos(s)[0] for s in p.spaces) / len(p.spaces)
     cy = sum(pos(s)[1] for s in p.spaces) / len(p.spaces)
-    return min(pool, key=lambda s: ((pos(s)[0] - cx) ** 2 + (pos(s)[1] - cy) ** 2, s))
+    return sorted(pool, key=lambda s: ((pos(s)[0] - cx) ** 2 + (pos(s)[1] - cy) ** 2, s))[:limit]
+
+
+Box = tuple[float, float, float, float]
+
+
+def _overlap(a: Box, b: Box) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
 
 
 def draw_province_badges(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
     """Every province's id ("P7") over its value, the value shown when the province is occupied (in the
-    owner's colour) or can be occupied (white). Stacked, so a badge covers about one triangle."""
+    owner's colour) or can be occupied (white). Stacked, so a badge covers about one triangle; each takes
+    the best space whose badge overlaps the badges placed before it least (small provinces choose first)."""
     pal = theme.palette
     base = lay.size(theme.sizes.badge_font)
     size = max(base, min(lay.of_side(0.22), round(base * 1.4)))
@@ -321,26 +343,39 @@ def draw_province_badges(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme
     row = round(size * 1.12)
     pad = max(2, round(size * 0.22))
     outline = max(1, size // 10)
-    for p in v.provinces:
-        cx, cy = lay.centre(badge_space(v, p, near))
+    ax, ay = lay.px(v.alexander)
+    half = lay.of_side(0.2)
+    placed: list[Box] = [(ax - half, ay - half, ax + half, ay + half)] + region_boxes(v.map, lay, theme)
+    for p in sorted(v.provinces, key=lambda q: (len(q.spaces), q.id)):
         ident = f"P{p.id}"
         value = str(p.value)
         show_value = p.owner is not None or p.can_be_occupied
         w = max(f.getlength(ident), f.getlength(value) if show_value else 0) + 2 * pad
         h = row * (2 if show_value else 1)
-        x0, y0 = cx - w / 2, cy - h / 2
+        best: tuple[float, Box] | None = None
+        for s in badge_spaces(v, p, near):
+            cx, cy = lay.centre(s)
+            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+            clash = sum(_overlap(box, q) for q in placed)
+            if best is None or clash < best[0]:
+                best = (clash, box)
+            if clash == 0:
+                break
+        assert best is not None
+        box = best[1]
+        placed.append(box)
+        x0, y0 = box[0], box[1]
+        cx = x0 + w / 2
         radius = size * 0.35
         if show_value:
             fill = pal.player(p.owner) if p.owner is not None else pal.white
-            d.rounded_rectangle(
-                (x0, y0, x0 + w, y0 + h), radius=radius, fill=fill, outline=pal.ink, width=outline
-            )
+            d.rounded_rectangle(box, radius=radius, fill=fill, outline=pal.ink, width=outline)
             d.rounded_rectangle(
                 (x0, y0, x0 + w, y0 + row), radius=radius, fill=pal.ink, corners=(True, True, False, False)
             )
             d.text((cx, y0 + row * 1.5), value, font=f, fill=readable_on(fill, theme), anchor="mm")
         else:
-            d.rounded_rectangle((x0, y0, x0 + w, y0 + h), radius=radius, fill=pal.ink)
+            d.rounded_rectangle(box, radius=radius, fill=pal.ink)
         d.text((cx, y0 + row * 0.5), ident, font=f, fill=pal.white, anchor="mm")
 
 

@@ -373,7 +373,12 @@ def final_section(p: Panel, v: GameView, names: list[str]) -> None:
         top = p.y
         if seat in winners:
             p.d.rounded_rectangle(
-                (p.x0 - p.k(8), top - p.k(4), p.x1 + p.k(8), top + tf * 1.35),
+                (
+                    p.x0 - p.k(8),
+                    top - p.k(4),
+                    p.x1 + p.k(8),
+                    top + tf * 1.3 + p.k(p.theme.sizes.track_h) + p.k(8),
+                ),
                 radius=p.k(8),
                 fill=mix(p.pal.panel, p.pal.player(seat), 0.3),
                 outline=p.pal.ink,
@@ -389,7 +394,25 @@ def final_section(p: Panel, v: GameView, names: list[str]) -> None:
         name = ellipsize(names[seat], tf, round(p.x1 - nx - fb.getlength(score) - p.k(14)), True)
         p.d.text((nx, top), name, font=fb, fill=p.pal.ink)
         p.d.text((p.x1, top), score, font=fb, fill=p.pal.ink, anchor="ra")
-        p.y = round(top + tf * 1.35 + p.k(12))
+        y = round(top + tf * 1.3)
+        track_h = p.k(p.theme.sizes.track_h)
+        p.d.rounded_rectangle(
+            (nx, y, p.x1, y + track_h),
+            radius=track_h / 2,
+            fill=p.pal.white,
+            outline=p.pal.panel_line,
+            width=1,
+        )
+        filled = nx + (p.x1 - nx) * min(scores[seat], WINNING_SCORE) / WINNING_SCORE
+        if scores[seat] > 0:
+            p.d.rounded_rectangle(
+                (nx, y, max(filled, nx + track_h), y + track_h),
+                radius=track_h / 2,
+                fill=p.pal.player(seat),
+                outline=p.pal.ink,
+                width=1,
+            )
+        p.y = round(y + track_h + p.k(16))
     p.rule()
 
 

@@ -171,12 +171,6 @@ def _outline_spaces(
             b.thick_line(d, a, c, colour, width)
 
 
-def _walls_text(lo: int, hi: int) -> str:
-    if lo == hi:
-        return f"{lo} new wall{'s' if lo != 1 else ''}"
-    return f"{lo}–{hi} new walls"
-
-
 def _preview_image(
     v: GameView,
     width: int,
@@ -219,8 +213,8 @@ def render_move_preview(
     im, lay = _preview_image(v, width, theme, outline)
     d = ImageDraw.Draw(im)
     letters = destination_letters(targets)
-    for letter, p in letters:
-        _marker(d, lay.px(p), letter, lay, theme, pal.white, pal.highlight)
+    for letter, at in letters:
+        _marker(d, lay.px(at), letter, lay, theme, pal.white, pal.highlight)
     if symbol is None and targets:
         symbol = v.map.symbol.get(targets[0].space)
     all_names = player_names(v, names, theme)
@@ -230,12 +224,20 @@ def render_move_preview(
     p.text(f"{all_names[_mover(v)]}: choose a point", theme.sizes.text_font, gap=2)
     p.text(f"Alexander is at {point_label(v.alexander)}", theme.sizes.small_font, colour=pal.muted)
     if targets:
-        p.text(f"Every point is {targets[0].distance} sides away", theme.sizes.small_font, colour=pal.muted)
+        closest = _count(targets[0].distance, "side")
+        p.text(
+            f"closest {symbol.value if symbol else 'target'}: {closest} away",
+            theme.sizes.small_font,
+            colour=pal.muted,
+        )
+        p.text("walls: the new walls a path there places", theme.sizes.small_font, colour=pal.muted)
     p.rule()
     if not targets:
         p.text("No empty space shows this symbol.", theme.sizes.text_font, colour=pal.warning)
     options = {c.point: c for t in targets for c in t.corners}
     tf = lay.size(theme.sizes.text_font)
+    label_w = max((font(tf, True).getlength(point_label(pt)) for _, pt in letters), default=0)
+    detail_x = p.x0 + tf * 2.2 + label_w + tf * 0.6
     for letter, pt in letters:
         c = options[pt]
         if p.y > lay.height - tf * 2:
@@ -243,13 +245,18 @@ def render_move_preview(
             break
         top = p.y
         _marker(p.d, (p.x0 + tf * 0.8, top + tf * 0.7), letter, lay, theme, pal.white, pal.highlight)
-        paths = f"{c.paths} path{'s' if c.paths != 1 else ''}"
+        paths = f"{_count(c.distance, 'side')} · {_count(c.paths, 'path')}"
         p.d.text((p.x0 + tf * 2.2, top), point_label(pt), font=font(tf, True), fill=pal.ink)
-        detail = f"{paths} · {_walls_text(c.fewest_walls, c.most_walls)}"
+        walls = (
+            _count(c.fewest_walls, "wall")
+            if c.fewest_walls == c.most_walls
+            else (f"{c.fewest_walls}–{c.most_walls} walls")
+        )
+        detail = f"{paths} · {walls}"
         sf = lay.size(theme.sizes.small_font)
         p.d.text(
-            (p.x0 + tf * 4.6, top + (tf - sf) * 0.6),
-            ellipsize(detail, sf, round(p.x1 - p.x0 - tf * 4.6)),
+            (detail_x, top + (tf - sf) * 0.6),
+            ellipsize(detail, sf, round(p.x1 - detail_x)),
             font=font(sf),
             fill=pal.ink,
         )
