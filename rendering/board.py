@@ -192,15 +192,19 @@ def _tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> 
         if p.owner is not None:
             by_owner.setdefault(p.owner, []).extend(p.spaces)
     for owner, spaces in sorted(by_owner.items()):
-        mask = Image.new("L", im.size, 0)
+        tris = [lay.tri(s) for s in spaces]
+        # A mask only as large as the provinces (a whole-picture mask costs more than the drawing).
+        x0 = math.floor(min(x for t in tris for x, _ in t)) - 1
+        y0 = math.floor(min(y for t in tris for _, y in t)) - 1
+        x1 = math.ceil(max(x for t in tris for x, _ in t)) + 2
+        y1 = math.ceil(max(y for t in tris for _, y in t)) + 2
+        mask = Image.new("L", (x1 - x0, y1 - y0), 0)
         md = ImageDraw.Draw(mask)
-        for s in spaces:
-            md.polygon(lay.tri(s), fill=255, outline=255)
-        box = mask.getbbox()
-        if box is None:
-            continue
+        for t in tris:
+            md.polygon([(x - x0, y - y0) for x, y in t], fill=255, outline=255)
         tinted = map_layer(v.map, lay.width, theme, owner)
-        im.paste(tinted.crop(box), box, mask.crop(box))
+        box = (x0, y0, x1, y1)
+        im.paste(tinted.crop(box), box, mask)
 
 
 def _path_sides(path: Sequence[Point]) -> list[tuple[Point, Point]]:
@@ -313,13 +317,16 @@ def badge_spaces(v: GameView, p: ProvinceView, avoid: Iterable[Space] = (), limi
     open_spaces = [s for s in p.spaces if v.map.symbol.get(s) is None]
     pool = [s for s in open_spaces if s not in avoid_set] or open_spaces or sorted(p.spaces)
 
-    def pos(s: Space) -> tuple[float, float]:
-        pts = corners(s)
-        return sum(q[1] for q in pts) / 3 * 0.5, sum(q[0] for q in pts) / 3 * 0.866
+    pos = {s: _space_xy(s) for s in p.spaces}
+    cx = sum(x for x, _ in pos.values()) / len(pos)
+    cy = sum(y for _, y in pos.values()) / len(pos)
+    return sorted(pool, key=lambda s: ((pos[s][0] - cx) ** 2 + (pos[s][1] - cy) ** 2, s))[:limit]
 
-    cx = sum(pos(s)[0] for s in p.spaces) / len(p.spaces)
-    cy = sum(pos(s)[1] for s in p.spaces) / len(p.spaces)
-    return sorted(pool, key=lambda s: ((pos(s)[0] - cx) ** 2 + (pos(s)[1] - cy) ** 2, s))[:limit]
+
+def _space_xy(s: Space) -> tuple[float, float]:
+    """A space's centre in side units (for comparing distances only)."""
+    pts = corners(s)
+    return sum(q[1] for q in pts) / 6, sum(q[0] for q in pts) / 3 * 0.866
 
 
 Box = tuple[float, float, float, float]
@@ -356,7 +363,7 @@ def draw_province_badges(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme
         for s in badge_spaces(v, p, near):
             cx, cy = lay.centre(s)
             box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-            clash = sum(_overlap(box, q) for q in placed)
+            clash = sum(_overlap(box, q) for q in placed if q[0] < box[2] and box[0] < q[2])
             if best is None or clash < best[0]:
                 best = (clash, box)
             if clash == 0:

@@ -3,20 +3,35 @@ player name can be written."""
 
 from __future__ import annotations
 
+import io
+import threading
 from functools import lru_cache
 from importlib import resources
 
 from PIL import ImageFont
 
 _FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
+# One set of font objects per thread: the async wrappers render in worker threads, and a FreeType face
+# is not meant to be used by two threads at once.
+_local = threading.local()
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=2)
+def _data(bold: bool) -> bytes:
+    return resources.files("rendering").joinpath("fonts", _FILES[bold]).read_bytes()
+
+
 def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    path = resources.files("rendering").joinpath("fonts", _FILES[bold])
-    with resources.as_file(path) as real:
-        # BASIC layout: no shaping library, same result everywhere, and faster for short labels.
-        return ImageFont.truetype(str(real), max(6, size), layout_engine=ImageFont.Layout.BASIC)
+    cache: dict[tuple[int, bool], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
+    if cache is None:
+        cache = _local.fonts = {}
+    key = (max(6, size), bold)
+    found = cache.get(key)
+    if found is None:
+        # BASIC layout: no shaping library, the same result everywhere, and faster for short labels.
+        found = ImageFont.truetype(io.BytesIO(_data(bold)), key[0], layout_engine=ImageFont.Layout.BASIC)
+        cache[key] = found
+    return found
 
 
 def text_width(text: str, size: int, bold: bool = False) -> int:

@@ -46,7 +46,8 @@ def _palette_image(theme: Theme) -> Image.Image:
 def encode(im: Image.Image, theme: Theme = DEFAULT_THEME) -> bytes:
     """PNG bytes of a picture mapped onto the theme's fixed palette: about a third the size and half the
     encoding time of an RGB PNG, and deterministic (no adaptive quantizer)."""
-    q = im.convert("RGB").quantize(palette=_palette_image(theme), dither=Image.Dither.NONE)
+    rgb = im if im.mode == "RGB" else im.convert("RGB")
+    q = rgb.quantize(palette=_palette_image(theme), dither=Image.Dither.NONE)
     out = io.BytesIO()
     q.save(out, "PNG", compress_level=6)
     return out.getvalue()

@@ -109,3 +109,10 @@ def test_letters_run_in_reading_order() -> None:
 def test_async_wrapper_gives_the_same_picture() -> None:
     v = view(_play(1, 2, 10))
     assert asyncio.run(render_board_async(v, ("x", "y"), 640)) == render_board(v, ("x", "y"), 640)
+
+
+async def test_concurrent_renders_in_threads_agree() -> None:
+    views = [view(_play(seed, 3, 40)) for seed in (1, 2, 3)]
+    expected = [render_board(v, None, 640) for v in views]
+    got = await asyncio.gather(*(render_board_async(v, None, 640) for v in views * 3))
+    assert list(got) == expected * 3
