@@ -7,6 +7,7 @@ ImageDraw alone cannot, and is cached per size, so a board pays for it once. The
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -106,26 +107,38 @@ def _lyre(pen: _Pen, fill: RGB) -> None:
 
 
 def _soldier(pen: _Pen, fill: RGB, crest: RGB) -> None:
+    """A crested Corinthian helmet seen from the front, with its T-shaped face opening."""
     n = pen.n
     pen.d.pieslice(
-        (0.14 * n, 0.02 * n, 0.86 * n, 0.50 * n), 180, 360, fill=crest, outline=pen.ink, width=pen.w
+        (0.16 * n, 0.02 * n, 0.84 * n, 0.46 * n), 180, 360, fill=crest, outline=pen.ink, width=pen.w
     )
-    helmet = [
-        (0.22, 0.30),
-        (0.78, 0.30),
-        (0.84, 0.55),
-        (0.76, 0.95),
-        (0.58, 0.95),
-        (0.58, 0.64),
-        (0.42, 0.64),
+    dome = [
+        (0.5 + 0.33 * math.cos(a), 0.50 - 0.30 * math.sin(a)) for a in (math.pi * k / 12 for k in range(13))
+    ]
+    helmet = dome + [
+        (0.15, 0.62),
+        (0.22, 0.95),
         (0.42, 0.95),
-        (0.24, 0.95),
-        (0.16, 0.55),
+        (0.42, 0.66),
+        (0.58, 0.66),
+        (0.58, 0.95),
+        (0.78, 0.95),
+        (0.85, 0.62),
     ]
     pen.poly(helmet, fill)
-    pen.ellipse(0.22, 0.22, 0.78, 0.50, fill)
-    pen.rect(0.26, 0.46, 0.74, 0.56, pen.ink)
-    pen.rect(0.44, 0.50, 0.56, 0.76, fill)
+    pen.poly(
+        [
+            (0.24, 0.50),
+            (0.76, 0.50),
+            (0.76, 0.60),
+            (0.57, 0.60),
+            (0.57, 0.80),
+            (0.43, 0.80),
+            (0.43, 0.60),
+            (0.24, 0.60),
+        ],
+        pen.ink,
+    )
 
 
 def _paint_symbol(symbol: Symbol, theme: Theme) -> Callable[[_Pen], None]:
