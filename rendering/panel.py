@@ -10,7 +10,7 @@ from engine.state import ACTIONS_PER_TURN, WINNING_SCORE, ActionKind, Phase
 from engine.symbols import SYMBOLS, Cards, Symbol
 from engine.views import GameView
 from rendering.board import readable_on, thick_line
-from rendering.fonts import ellipsize, font
+from rendering.fonts import ellipsize, font, text_width
 from rendering.icons import draw_mark, symbol_icon
 from rendering.layout import Layout
 from rendering.theme import Theme, mix
@@ -31,6 +31,20 @@ def player_names(v: GameView, names: Sequence[str] | None, theme: Theme) -> list
     for pl in v.players:
         name = given[pl.seat] if pl.seat < len(given) else ""
         out.append(name.strip() or theme.palette.player_names[pl.seat % len(theme.palette.player_names)])
+    return out
+
+
+def wrap(text: str, size: int, width: int, bold: bool = False, lines: int = 1) -> list[str]:
+    """``text`` broken at spaces into at most ``lines`` lines of at most ``width`` pixels."""
+    out: list[str] = []
+    words = text.split(" ")
+    while words and len(out) < lines - 1:
+        line = words.pop(0)
+        while words and text_width(f"{line} {words[0]}", size, bold) <= width:
+            line += " " + words.pop(0)
+        out.append(line)
+    if words:
+        out.append(ellipsize(" ".join(words), size, width, bold))
     return out
 
 
@@ -60,11 +74,17 @@ class Panel:
         colour: tuple[int, int, int] | None = None,
         x: float | None = None,
         gap: int = 6,
+        lines: int = 1,
     ) -> None:
+        """Text at the flow's position, wrapped at word breaks onto up to ``lines`` lines, the last one
+        cut with an ellipsis if it still does not fit."""
         px = self.k(size)
         left = self.x0 if x is None else x
-        fitted = ellipsize(text, px, round(self.x1 - left), bold)
-        self.d.text((left, self.y), fitted, font=font(px, bold), fill=colour or self.pal.ink)
+        width = round(self.x1 - left)
+        for k, line in enumerate(wrap(text, px, width, bold, lines)):
+            if k:
+                self.y += round(px * 1.2)
+            self.d.text((left, self.y), line, font=font(px, bold), fill=colour or self.pal.ink)
         self.y += round(px * 1.2) + self.k(gap)
 
     def rule(self) -> None:
@@ -361,11 +381,12 @@ def final_section(p: Panel, v: GameView, names: list[str]) -> None:
             f"Ended because {reasons.get(str(res.reason), str(res.reason))}.",
             p.theme.sizes.small_font,
             colour=p.pal.muted,
+            lines=2,
         )
     won = [names[i] for i in sorted(winners)]
     if won:
         label = "Winner" if len(won) == 1 else "Winners (shared)"
-        p.text(f"{label}: {', '.join(won)}", p.theme.sizes.text_font, bold=True)
+        p.text(f"{label}: {', '.join(won)}", p.theme.sizes.text_font, bold=True, lines=2)
     p.rule()
     order = sorted(range(len(v.players)), key=lambda i: (-scores[i], i))
     tf = p.k(p.theme.sizes.title_font)

@@ -230,6 +230,7 @@ def render_move_preview(
             f"closest {symbol.value if symbol else 'target'}: {closest} away",
             theme.sizes.small_font,
             colour=pal.muted,
+            lines=2,
         )
         p.text("walls: the new walls a path there places", theme.sizes.small_font, colour=pal.muted)
     p.rule()
@@ -453,7 +454,7 @@ def render_province_preview(
             else "You have no guard left in your supply."
         )
         p.text("This province cannot be taken.", theme.sizes.text_font, bold=True, colour=pal.warning)
-        p.text(why, theme.sizes.text_font)
+        p.text(why, theme.sizes.text_font, lines=2)
         return encode(im, theme)
     top = p.y
     colour_chip(p, p.x0, top, mover)
