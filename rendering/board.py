@@ -28,7 +28,8 @@ def _sea_spaces(m: Map) -> list[Space]:
     return [(r, c) for r, row in enumerate(m.rows) for c, ch in enumerate(row) if ch == SEA]
 
 
-@lru_cache(maxsize=24)
+# Each entry is a whole picture (4 MB at 1600 px): a map needs five (plain and four tints).
+@lru_cache(maxsize=10)
 def map_layer(m: Map, width: int, theme: Theme, tint: int | None = None) -> Image.Image:
     """The map without pieces; with ``tint`` a seat, the land takes that player's tint."""
     lay = layout(m, width, theme)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import random
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -116,3 +117,22 @@ async def test_concurrent_renders_in_threads_agree() -> None:
     expected = [render_board(v, None, 640) for v in views]
     got = await asyncio.gather(*(render_board_async(v, None, 640) for v in views * 3))
     assert list(got) == expected * 3
+
+
+def test_samples_command_writes_every_kind_of_picture(tmp_path: Path) -> None:
+    from rendering.__main__ import main
+
+    assert main(["samples", str(tmp_path), "--width", "800"]) == 0
+    names = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert names == [
+        "01-start.png",
+        "02-mid-game.png",
+        "03-move-preview.png",
+        "04-path-preview.png",
+        "05-province-preview.png",
+        "06-hand.png",
+        "07-end.png",
+    ]
+    for p in tmp_path.glob("*.png"):
+        w, h = _size(p.read_bytes())
+        assert w > h
