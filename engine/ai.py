@@ -191,6 +191,8 @@ class GreedyPlayer:
 
     paths_per_corner: int = 3
     noise: float = 0.05
+    rivalry: float = 0.6  # lam with 3-4 players: the best opponent is one of several to beat
+    move_hope: float = 1.0
     _facts: dict[frozenset[Space], _ProvinceFacts] = field(default_factory=dict, repr=False)
 
     def __call__(self, state: GameState, rng: random.Random) -> Action:
@@ -203,11 +205,14 @@ class GreedyPlayer:
     def alpha(self, state: GameState) -> float:
         return 0.6 + min(rules.walls_left(state), 60) / 30
 
-    @staticmethod
-    def lam(state: GameState) -> float:
-        return 1.0 if len(state.players) == 2 else 0.6
+    def lam(self, state: GameState) -> float:
+        return 1.0 if len(state.players) == 2 else self.rivalry
 
     BETA = 1.0
+    DECAY = 0.85  # each further card is worth less: hoarding the deck is no plan (and could stall a game)
+
+    def cards_value(self, n: int) -> float:
+        return self.BETA * (1 - self.DECAY**n) / (1 - self.DECAY)
 
     # -- provinces --------------------------------------------------------------------------------------
 
@@ -238,7 +243,8 @@ class GreedyPlayer:
         if g > guards or g > f.symbols:
             return 0.0
         paid = f.symbols - g
-        gain = self.alpha(state) * f.value - self.BETA * paid
+        held = total(hand)
+        gain = self.alpha(state) * f.value - (self.cards_value(held) - self.cards_value(held - paid))
         if g > 1:
             gain *= 0.4  # two guards score nothing until one is taken back (R7.3)
         return max(0.0, gain)
@@ -277,10 +283,11 @@ class GreedyPlayer:
         hand: Cards,
         provinces: Sequence[frozenset[Space]],
         guards: int,
+        hope: float = 0.5,
     ) -> float:
         a = self.alpha(state)
         scores = [p.score for p in state.players]
-        mine = scores[me] + a * inc[me] + self.BETA * total(hand)
+        mine = scores[me] + a * inc[me] + self.cards_value(total(hand))
         best_other = max(
             (scores[q] + a * inc[q] for q in range(len(scores)) if q != me and not state.players[q].resigned),
             default=0.0,
@@ -295,7 +302,7 @@ class GreedyPlayer:
                 if any(s in owner for s in spaces):
                     continue
                 potential = max(potential, self.occupy_gain(state, f, hand, guards))
-        return mine + 0.5 * potential - self.lam(state) * best_other
+        return mine + hope * potential - self.lam(state) * best_other
 
     # -- moves ------------------------------------------------------------------------------------------
 
@@ -425,9 +432,14 @@ class GreedyPlayer:
                 after = [s + i for s, i in zip(scores, inc, strict=True)]
                 best = max(best, _final_value(after[me], after, me))
             return best
-        v = self._value(state, me, inc, hand, provinces, guards)
+        # The actions come right after the move, so a province it makes affordable counts in full.
+        v = self._value(state, me, inc, hand, provinces, guards, hope=self.move_hope)
         # Walls are the game's clock: a player behind wants the game long, one ahead wants it short.
-        return v - 0.05 * len(board.walls)
+        a = self.alpha(state)
+        lead = state.players[me].score + a * inc[me] - max(
+            p.score + a * i for q, (p, i) in enumerate(zip(state.players, inc, strict=True)) if q != me
+        )
+        return v + (0.1 if lead > 0 else -0.1) * len(board.walls)
 
     # -- actions ----------------------------------------------------------------------------------------
 
@@ -440,7 +452,9 @@ class GreedyPlayer:
             if isinstance(action, EndTurn):
                 continue
             if isinstance(action, TakeCard) and action.source is CardSource.SUPPLY:
-                score = base + self.BETA * 0.9  # an unseen card: worth a little less than a chosen one
+                # An unseen card: worth a little less than a chosen one.
+                held = total(state.players[me].hand)
+                score = base + 0.9 * (self.cards_value(held + 1) - self.cards_value(held))
             else:
                 after, _ = apply_trusted(state, action)
                 score = self.value(after, me)

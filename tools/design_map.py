@@ -4,22 +4,24 @@ Run ``python tools/design_map.py`` to rewrite the map, ``--check`` to compare wi
 
 Design
 ------
-* The land/sea sketch below is drawn from real places on a rough longitude/latitude raster
-  (column ~ (lon - 20) / 1.45, row ~ (44 - lat) / 1.75), then simplified by hand: one character is one
-  triangle. ``#`` is land, ``~`` sea, a blank is off the map. Seas make coasts (Mediterranean with the
-  Aegean, Black Sea, Caspian, Red Sea, Persian Gulf, Arabian Sea). Where the land runs on beyond the
-  empire (the Balkans, the Libyan and Arabian deserts, the Karakum, India) the map simply stops, with
-  straight edges along grid lines. It is not a copy of the published board.
+* The land/sea sketch below is drawn from real places on a rough longitude/latitude raster (column ~
+  (lon - 20) / 1.45, row ~ (44 - lat) / 1.75, with the Iranian plateau squeezed), then simplified by
+  hand: one character is one triangle. ``#`` is land, ``~`` sea, a blank is off the map. Seas make
+  coasts (Mediterranean with the Aegean, Black Sea, Caspian, Red Sea, Persian Gulf, Arabian Sea).
+  Where the land runs on beyond the empire (the Balkans, the Libyan and Arabian deserts, the Karakum,
+  India) the map simply stops, with straight edges along grid lines. It is not a copy of the
+  published board.
 * Symbol spaces are chosen with a fixed seed. The symbol density varies by terrain: the river valleys
   (Nile, Mesopotamia, Indus) are fertile, with few symbol spaces and so many open (taxable) spaces, and
   the mountains and deserts (Anatolian plateau, Zagros, Hindu Kush, Gedrosia) are dense with symbols.
   Alexander is drawn to symbol spaces, so the dense regions get cut into many small, cheap provinces
   and the fertile ones stay large, valuable and costly: provinces of various sizes form.
-* Each symbol gets the same number of spaces (the remainder spread one each), and a symbol is kept away
-  from its own kind nearby, so that every symbol is found all over the map and "the closest" space of a
-  symbol is rarely far.
-* The wall supply (the ``walls:`` header) was tuned with ``python -m engine simulate`` so that 4-player
-  games by the greedy computer players last 20-40 turns and end both by walls and by 100 points.
+* Each symbol gets the same number of spaces (the remainder spread one each), and a symbol is kept
+  away from its own kind nearby (no two equal symbols share a side), so that every symbol is found all
+  over the map and "the closest" space of a symbol is rarely far.
+* Size and walls were tuned with ``python -m engine simulate``: a first sketch of 271 land spaces made
+  4-player greedy games too long (median ~40 turns) with few ends by points; at 236 spaces the wall
+  supply in ``WALLS`` below gives a median of 20-40 turns and both endings often.
 """
 
 from __future__ import annotations
@@ -44,16 +46,16 @@ LETTERS = "TAHLS"
 SKETCH = [
     "######~~~~~~~~~#####~~~~",
     "###~##~~~~~~~~######~~~~",
-    "##~~~###############~~~     ##########",
-    "###~~################~~###############",
-    "##~~~~~###############################",
-    "~~~~~~~~~~############################",
-    "~~~~~~~~~~############################",
-    "~~~~~~######     #####################",
-    "    #####~##       ~~#################",
-    "    #####~~        ~~~~~##############",
-    "    ######~~         ~~~~~~###########",
-    "    #######~~           ~~~~~~~~~#####",
+    "##~~~###############~~~   ########",
+    "###~~################~~###########",
+    "##~~~~~###########################",
+    "~~~~~~~~~~########################",
+    "~~~~~~~~~~########################",
+    "~~~~~~######     #################",
+    "    #####~##       ~~#############",
+    "    #####~~        ~~~~~##########",
+    "    ######~~         ~~~~~########",
+    "    #######~~           ~~~~~~~###",
 ]
 # fmt: on
 
@@ -68,24 +70,24 @@ REGIONS = [
     ("Mesopotamia", 15.5, 4.5),
     ("Babylonia", 17.0, 7.0),
     ("Media", 20.5, 5.0),
-    ("Persia", 23.0, 8.5),
-    ("Parthia", 25.5, 3.5),
-    ("Bactria", 32.0, 3.0),
-    ("Arachosia", 30.0, 6.5),
-    ("Gedrosia", 29.0, 9.5),
-    ("Gandhara", 36.0, 5.0),
-    ("Indus", 34.5, 9.0),
+    ("Persia", 22.5, 8.0),
+    ("Parthia", 24.0, 3.5),
+    ("Bactria", 28.5, 2.8),
+    ("Arachosia", 26.5, 6.0),
+    ("Gedrosia", 25.5, 9.5),
+    ("Gandhara", 31.5, 4.5),
+    ("Indus", 30.5, 8.5),
 ]
 
 # Symbol density by terrain, as (column range, row range, relative density); the first match wins.
 TERRAIN = [
     ((4, 9), (7, 11), 0.55),  # the Nile: fertile
     ((13, 19), (4, 8), 0.65),  # Mesopotamia and Babylonia: fertile
-    ((32, 38), (6, 11), 0.65),  # the Indus: fertile
+    ((29, 33), (5, 11), 0.65),  # the Indus: fertile
     ((6, 13), (2, 4), 1.25),  # the Anatolian plateau
-    ((19, 23), (3, 7), 1.3),  # the Zagros
-    ((29, 35), (2, 5), 1.25),  # the Hindu Kush
-    ((24, 32), (8, 11), 1.3),  # Carmania and Gedrosia: desert
+    ((19, 22), (3, 7), 1.3),  # the Zagros
+    ((25, 31), (2, 4), 1.25),  # the Hindu Kush
+    ((22, 28), (9, 11), 1.3),  # Carmania and Gedrosia: desert
 ]
 
 
@@ -131,24 +133,36 @@ def choose_symbol_spaces(land: list[tuple[int, int]], rng: random.Random) -> lis
 
 
 def assign_symbols(spaces: list[tuple[int, int]], rng: random.Random) -> dict[tuple[int, int], str]:
-    """Equal counts per symbol; each space takes the symbol least present around it."""
+    """Equal counts per symbol (the remainder one each), then swaps that keep each symbol from its own kind.
+
+    The energy counts pairs of equal symbols closer than 4 sides, the closer the more; random swaps that
+    lower it are kept. The counts never change.
+    """
     n = len(spaces)
-    quota = {sym: n // 5 + (1 if i < n % 5 else 0) for i, sym in enumerate(LETTERS)}
+    deck = [sym for i, sym in enumerate(LETTERS) for _ in range(n // 5 + (1 if i < n % 5 else 0))]
+    rng.shuffle(deck)
+    out = dict(zip(spaces, deck, strict=True))
     pos = {s: centre(s) for s in spaces}
-    order = spaces[:]
-    rng.shuffle(order)
-    out: dict[tuple[int, int], str] = {}
-    for s in order:
-        x, y = pos[s]
-        near = dict.fromkeys(LETTERS, 0.0)
-        for t, sym in out.items():
-            d = math.hypot(pos[t][0] - x, pos[t][1] - y)
-            if d < 4.0:
-                near[sym] += 1.0 / (0.25 + d * d)
-        free = [sym for sym in LETTERS if quota[sym] > 0]
-        pick = min(free, key=lambda sym: (near[sym], -quota[sym], rng.random()))
-        out[s] = pick
-        quota[pick] -= 1
+    near: dict[tuple[int, int], list[tuple[tuple[int, int], float]]] = {s: [] for s in spaces}
+    for a in spaces:
+        for b in spaces:
+            d = math.hypot(pos[a][0] - pos[b][0], pos[a][1] - pos[b][1])
+            if a != b and d < 4.0:
+                near[a].append((b, 1.0 / (0.25 + d * d)))
+
+    def energy(s: tuple[int, int], sym: str) -> float:
+        return sum(w for t, w in near[s] if out[t] == sym)
+
+    for _ in range(40 * n):
+        a, b = rng.sample(spaces, 2)
+        sa, sb = out[a], out[b]
+        if sa == sb:
+            continue
+        before = energy(a, sa) + energy(b, sb)
+        out[a], out[b] = sb, sa
+        after = energy(a, sb) + energy(b, sa)
+        if after >= before:
+            out[a], out[b] = sa, sb
     return out
 
 
