@@ -19,6 +19,7 @@ Design, and why:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import sqlite3
@@ -61,6 +62,8 @@ _GAME_COLUMNS: Final[str] = """
     g.created_by, g.waiting_on, g.turn_started_at,
     (SELECT json_group_array(json_array(s.seat, s.user_id)) FROM seats s WHERE s.game_id = g.id)
 """
+# RETURNING cannot use a table alias, so the same columns named by the table.
+_RETURNING_COLUMNS: Final[str] = _GAME_COLUMNS.replace("g.", "games.")
 _NOTICE_COLUMNS: Final[str] = "id, game_id, user_id, kind, due_at, payload, created_at, sent_at"
 _ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
 _INSERT_NOTICE: Final[str] = (
@@ -388,16 +391,20 @@ class SqliteGameStore:
         kinds = list(cancel_kinds)
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
-            cursor = await conn.execute(
-                "UPDATE games SET version = ?, updated_at = ?, status = COALESCE(?, status),"
-                " turn_started_at = CASE WHEN NOT ? OR waiting_on IS ? THEN turn_started_at"
-                "   WHEN ? IS NULL THEN NULL ELSE ? END,"
-                " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
-                f" WHERE id = ? AND version = ? AND status IN {_ACTIVE_SQL}",
-                (new_version, now, status, set_waiting, waiting, waiting, now, set_waiting, waiting,
-                 game_id, expected_version),
+            # RETURNING hands back the updated row, saving a round trip to the worker thread.
+            updated = list(
+                await conn.execute_fetchall(
+                    "UPDATE games SET version = ?, updated_at = ?, status = COALESCE(?, status),"
+                    " turn_started_at = CASE WHEN NOT ? OR waiting_on IS ? THEN turn_started_at"
+                    "   WHEN ? IS NULL THEN NULL ELSE ? END,"
+                    " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
+                    f" WHERE id = ? AND version = ? AND status IN {_ACTIVE_SQL}"
+                    f" RETURNING {_RETURNING_COLUMNS}",
+                    (new_version, now, status, set_waiting, waiting, waiting, now, set_waiting, waiting,
+                     game_id, expected_version),
+                )
             )  # fmt: skip
-            if cursor.rowcount != 1:
+            if not updated:
                 rows = list(
                     await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,))
                 )
@@ -406,6 +413,7 @@ class SqliteGameStore:
                 if rows[0][0] != expected_version:
                     raise VersionConflict(game_id, expected_version, rows[0][0])
                 raise GameClosed(game_id, rows[0][1])
+            record = _game_from_row(updated[0])
             await conn.executemany(
                 "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)", event_rows
             )
@@ -429,7 +437,9 @@ class SqliteGameStore:
                     (game_id, *kinds),
                 )
             await self._insert_notices(conn, game_id, notice_rows, now)
-            return await self._fetch_game(conn, game_id)
+            if seat_rows is not None:
+                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
+            return record
 
         return await self._write(body)
 
