@@ -310,16 +310,21 @@ def render_path_preview(
     for opt in paths:
         for a, c in zip(opt.points, opt.points[1:], strict=False):
             usage[(min(a, c), max(a, c))] += 1
-    line_w = max(3, lay.of_side(0.07))
+    line_w = max(4, lay.of_side(0.08))
     spread = min(lay.of_side(0.3), line_w * 1.6 * max(n - 1, 0)) if n > 1 else 0
     labels: list[tuple[XY, int]] = []
     # Numbers keep clear of each other, of Alexander and of the chosen point where they can.
     taken: list[XY] = [lay.px(v.alexander), lay.px(point)]
     clear = lay.size(theme.sizes.point_font) * 1.9
-    for i, opt in enumerate(paths):
+    lines = [
+        _offset_polyline([lay.px(q) for q in opt.points], (i / (n - 1) - 0.5) * spread if n > 1 else 0.0)
+        for i, opt in enumerate(paths)
+    ]
+    # White casings first, under every path: dashes read against any land, and crossings stay clear.
+    for pts in lines:
+        _styled_polyline(d, pts, pal.white, line_w + lay.size(4), None, lay)
+    for i, (opt, pts) in enumerate(zip(paths, lines, strict=True)):
         colour, dash = _path_style(i, theme)
-        offset = (i / (n - 1) - 0.5) * spread if n > 1 else 0.0
-        pts = _offset_polyline([lay.px(q) for q in opt.points], offset)
         _styled_polyline(d, pts, colour, line_w, dash, lay)
         segs = list(zip(opt.points, opt.points[1:], strict=False))
         if segs:
