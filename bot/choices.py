@@ -1,0 +1,477 @@
+"""What a player may choose right now, as (label, value) pairs, and how a typed or picked value becomes an
+engine action. Discord-free: autocomplete, select menus and the console all use these lists.
+
+Every list comes from an engine query (``engine.rules``), so what is offered is what the engine accepts.
+Values are short codes that also fit in a ``custom_id``:
+
+* move card: ``n1``/``n2`` (normal, face-up slot 1/2), ``sH`` (special, hand horse), ``j1S`` (joker from
+  face-up slot 1, naming soldier) - the letters are engine.symbols' letters;
+* destination: a point label ``D7``, or ``D7@3.6`` when the point is a corner of several closest spaces;
+* path: ``1``, ``2``, ... in the order of ``rules.path_options``;
+* spaces: ``r.c``; lists of spaces joined with ``-``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine import rules
+from engine.actions import (
+    Action,
+    CardSource,
+    EndTurn,
+    Levy,
+    Move,
+    MoveWay,
+    Occupy,
+    TakeBack,
+    TakeCard,
+    TakeOver,
+)
+from engine.geometry import Point, Space, point_label
+from engine.maps import LabelError
+from engine.state import GameState, Phase
+from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one, total
+
+from .service import Refused
+from .words import Speaker, cards_text
+
+MAX_CHOICES = 25
+
+
+@dataclass(frozen=True)
+class Choice:
+    name: str
+    value: str
+
+
+def _clip(text: str, n: int = 100) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def filtered(choices: Sequence[Choice], typed: str, limit: int = MAX_CHOICES) -> list[Choice]:
+    """Choices whose label or value contains what was typed (case-insensitive), at most ``limit``."""
+    t = typed.strip().lower()
+    hits = [c for c in choices if not t or t in c.name.lower() or t in c.value.lower()]
+    return hits[:limit]
+
+
+# --- Moving Alexander -----------------------------------------------------------------------------------
+
+
+def card_code(mc: rules.MoveChoice) -> str:
+    if mc.way is MoveWay.SPECIAL:
+        assert mc.card is not None
+        return f"s{mc.card.letter}"
+    assert mc.slot is not None
+    if mc.way is MoveWay.JOKER:
+        return f"j{mc.slot + 1}{mc.symbol.letter}"
+    return f"n{mc.slot + 1}"
+
+
+def card_label(state: GameState, mc: rules.MoveChoice) -> str:
+    if mc.way is MoveWay.SPECIAL:
+        return f"hand: {mc.symbol.value} (special)"
+    assert mc.slot is not None
+    up = state.face_up[mc.slot]
+    up_name = up.value if isinstance(up, Symbol) else "?"
+    if mc.way is MoveWay.JOKER:
+        return f"face-up {mc.slot + 1}: {up_name} as joker → {mc.symbol.value}"
+    return f"face-up {mc.slot + 1}: {up_name}"
+
+
+def card_choices(state: GameState) -> list[Choice]:
+    """R3.1: the ways the current player may pick the target symbol (rules.move_choices)."""
+    return [Choice(card_label(state, mc), card_code(mc)) for mc in rules.move_choices(state)]
+
+
+def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
+    """A card code, a label as offered, ``1``/``2`` for a face-up card, or a symbol name."""
+    options = rules.move_choices(state)
+    if not options:
+        raise Refused("bot/no-moves")
+    v = (value or "").strip()
+    for mc in options:
+        if v == card_code(mc) or v.lower() == card_label(state, mc).lower():
+            return mc
+    low = v.lower()
+    if low in ("1", "2"):
+        slot = int(low) - 1
+        normal = [mc for mc in options if mc.slot == slot and mc.way is MoveWay.NORMAL]
+        if normal:
+            return normal[0]
+    by_symbol = [mc for mc in options if mc.symbol.value == low and mc.way is not MoveWay.JOKER]
+    if by_symbol:
+        return by_symbol[0]
+    allowed = "; ".join(card_label(state, mc) for mc in options)
+    raise Refused("bot/bad-choice", what="card", value=v, allowed=f"You can play: {allowed}.")
+
+
+@dataclass(frozen=True)
+class Destination:
+    space: Space
+    corner: rules.CornerOption
+
+
+def _corner_allowed(state: GameState, c: rules.CornerOption, fewest: int | None) -> bool:
+    """R3.7: offered when some path to it fits the walls left (or needs the fewest, when none fit)."""
+    left = rules.walls_left(state)
+    if fewest is None or fewest <= left:
+        return c.fewest_walls <= left
+    return c.fewest_walls == fewest
+
+
+def _fewest(state: GameState, targets: Sequence[rules.Target]) -> int | None:
+    # Only a short wall supply makes R3.7 matter; skip the whole-board query otherwise (autocomplete is hot).
+    longest = max((c.distance for t in targets for c in t.corners), default=0)
+    if rules.walls_left(state) >= longest:
+        return None
+    return rules.fewest_walls_of_any_move(state)
+
+
+def destinations(state: GameState, mc: rules.MoveChoice) -> list[Destination]:
+    targets = rules.targets(state, mc.symbol)
+    fewest = _fewest(state, targets)
+    out = []
+    for t in targets:
+        for c in t.corners:
+            if _corner_allowed(state, c, fewest):
+                out.append(Destination(t.space, c))
+    out.sort(key=lambda d: (d.corner.point, d.space))
+    return out
+
+
+def _walls(lo: int, hi: int) -> str:
+    if lo == hi:
+        return f"{lo} new wall{'s' if lo != 1 else ''}"
+    return f"{lo}–{hi} new walls"
+
+
+def destination_choices(
+    state: GameState, mc: rules.MoveChoice, speaker: Speaker | None = None
+) -> list[Choice]:
+    """Every point Alexander may stop on; a point shared by two closest spaces is offered once per space."""
+    dests = destinations(state, mc)
+    per_point: dict[Point, int] = {}
+    for d in dests:
+        per_point[d.corner.point] = per_point.get(d.corner.point, 0) + 1
+    sp = speaker or Speaker((), state.map)
+    out = []
+    for d in dests:
+        p, c = d.corner.point, d.corner
+        label = point_label(p)
+        paths = f"{c.paths} path{'s' if c.paths != 1 else ''}"
+        info = f"{c.distance} sides, {paths}, {_walls(c.fewest_walls, c.most_walls)}"
+        if per_point[p] > 1:
+            out.append(
+                Choice(_clip(f"{label} ({sp.space(d.space)}) — {info}"), f"{label}@{d.space[0]}.{d.space[1]}")
+            )
+        else:
+            out.append(Choice(_clip(f"{label} — {info}"), label))
+    return out
+
+
+def parse_destination(state: GameState, mc: rules.MoveChoice, value: str | None) -> Destination:
+    dests = destinations(state, mc)
+    allowed = ", ".join(sorted({point_label(d.corner.point) for d in dests}))
+    v = (value or "").strip()
+    if not v:
+        raise Refused("bot/not-a-destination", point="(none)", allowed=allowed)
+    label, _, space_text = v.partition("@")
+    label = label.split()[0] if label.split() else label
+    try:
+        point = state.map.parse_point(label)
+    except LabelError as err:
+        raise Refused("bot/bad-point", value=label, near=list(err.suggestions)) from None
+    hits = [d for d in dests if d.corner.point == point]
+    if space_text:
+        space = parse_space(space_text)
+        hits = [d for d in hits if d.space == space] or hits
+    if not hits:
+        raise Refused("bot/not-a-destination", point=point_label(point), allowed=allowed)
+    # Which of several spaces sharing this corner is named changes nothing on the board.
+    return hits[0]
+
+
+def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:
+    """rules.path_options, without the ones R3.7 forbids (too many walls while another move fits)."""
+    options = rules.path_options(state, corner, limit=200)
+    left = rules.walls_left(state)
+    if all(len(o.new_walls) <= left for o in options):
+        return options
+    fewest = rules.fewest_walls_of_any_move(state)
+    if fewest is not None and fewest <= left:
+        return [o for o in options if len(o.new_walls) <= left]
+    return [o for o in options if len(o.new_walls) == fewest]
+
+
+def path_label(n: int, option: rules.PathOption) -> str:
+    w = len(option.new_walls)
+    via = [point_label(p) for p in option.points[1:-1]]
+    end = point_label(option.points[-1])
+    route = f"{end} via {' '.join(via)}" if via else f"{end} directly"
+    return _clip(f"{n} — {w} new wall{'s' if w != 1 else ''} ({route})")
+
+
+def path_choices(state: GameState, corner: Point) -> list[Choice]:
+    return [Choice(path_label(i + 1, o), str(i + 1)) for i, o in enumerate(legal_paths(state, corner))]
+
+
+def parse_path(state: GameState, corner: Point, value: str | None) -> rules.PathOption:
+    options = legal_paths(state, corner)
+    if not options:
+        raise Refused("bot/no-such-path", value=value or "-", count=0)
+    v = (value or "").strip().split(" ")[0] if value else ""
+    if not v:
+        if len(options) == 1:
+            return options[0]
+        raise Refused("bot/no-such-path", value="(none)", count=len(options))
+    try:
+        n = int(v)
+    except ValueError:
+        raise Refused("bot/no-such-path", value=v, count=len(options)) from None
+    if not 1 <= n <= len(options):
+        raise Refused("bot/no-such-path", value=v, count=len(options))
+    return options[n - 1]
+
+
+def move_action(state: GameState, seat: int, card: str | None, to: str | None, path: str | None) -> Move:
+    """The Move for typed or picked values; every choice is checked against the engine's lists."""
+    mc = parse_card(state, card)
+    dest = parse_destination(state, mc, to)
+    option = parse_path(state, dest.corner.point, path)
+    named = mc.symbol if mc.way is MoveWay.JOKER else None
+    if mc.way is MoveWay.SPECIAL:
+        return Move(seat, MoveWay.SPECIAL, dest.space, option.points, card=mc.card)
+    return Move(seat, mc.way, dest.space, option.points, slot=mc.slot, named=named)
+
+
+def move_code(state: GameState, move: Move) -> tuple[str, str, str]:
+    """The (card, to, path) values a user would pick for a Move (tests and the console use it)."""
+    if move.way is MoveWay.SPECIAL:
+        assert move.card is not None
+        card = f"s{move.card.letter}"
+    elif move.way is MoveWay.JOKER:
+        assert move.slot is not None and move.named is not None
+        card = f"j{move.slot + 1}{move.named.letter}"
+    else:
+        assert move.slot is not None
+        card = f"n{move.slot + 1}"
+    mc = parse_card(state, card)
+    to = next(
+        c.value
+        for c in destination_choices(state, mc)
+        if parse_destination(state, mc, c.value).corner.point == move.corner
+        and parse_destination(state, mc, c.value).space == move.space
+    )
+    walls = frozenset(rules.new_walls(state, move.path))
+    options = legal_paths(state, move.corner)
+    same = [i + 1 for i, o in enumerate(options) if frozenset(o.new_walls) == walls]
+    alike = [i + 1 for i, o in enumerate(options) if len(o.new_walls) == len(walls)]
+    n = (same or alike or [1])[0]
+    return card, to, str(n)
+
+
+# --- Actions --------------------------------------------------------------------------------------------
+
+
+def take_choices(state: GameState) -> list[Choice]:
+    """R5: the face-up slots that hold a card, and the supply while a card can come from it."""
+    out = []
+    for i, up in enumerate(state.face_up):
+        if isinstance(up, Symbol):
+            out.append(Choice(f"face-up {i + 1}: {up.value}", str(i + 1)))
+    if state.supply or total(state.discard):
+        out.append(Choice("supply: the top card (face down)", "supply"))
+    return out
+
+
+def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
+    v = (value or "").strip().lower()
+    if v in ("supply", "s", "deck") or v.startswith("supply"):
+        return TakeCard(seat, CardSource.SUPPLY)
+    for c in take_choices(state):
+        if v == c.value or v == c.name.lower():
+            return TakeCard(seat, CardSource.FACE_UP, int(c.value) - 1)
+    if v in ("1", "2"):
+        return TakeCard(seat, CardSource.FACE_UP, int(v) - 1)  # let the engine say why not
+    allowed = "; ".join(c.name for c in take_choices(state)) or "nothing"
+    raise Refused("bot/bad-choice", what="card", value=v, allowed=f"You can take: {allowed}.")
+
+
+def space_code(space: Space) -> str:
+    return f"{space[0]}.{space[1]}"
+
+
+def parse_space(text: str) -> Space:
+    try:
+        r, c = text.strip().split(".")
+        return int(r), int(c)
+    except ValueError:
+        raise Refused("bot/bad-choice", what="space", value=text, allowed="Pick one from the list.") from None
+
+
+def spaces_code(spaces: Sequence[Space]) -> str:
+    return "-".join(space_code(s) for s in spaces)
+
+
+def parse_spaces(text: str) -> tuple[Space, ...]:
+    return tuple(parse_space(t) for t in text.split("-") if t)
+
+
+def province_plans(state: GameState, seat: int, takeover: bool) -> list[rules.OccupyPlan]:
+    """R6: provinces the player can afford to occupy (free) or take over (an opponent's), best value first."""
+    out = []
+    infos = {i.id: i for i in rules.province_infos(state)}
+    for p in state.provinces:
+        info = infos[p.id]
+        if not info.symbol_spaces or info.owner == seat:
+            continue
+        if (info.owner is not None) != takeover:
+            continue
+        plan = rules.plan_occupation(state, seat, p)
+        if plan is not None and plan.affordable:
+            out.append(plan)
+    out.sort(key=lambda pl: (-infos[pl.province].value, pl.province))
+    return out
+
+
+def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> str:
+    info = next(i for i in rules.province_infos(state) if i.id == plan.province)
+    g = len(plan.guards)
+    owner = f", held by {speaker.seat(info.owner)}" if info.owner is not None else ""
+    return _clip(
+        f"Province {plan.province} — value {info.value}, {len(info.symbol_spaces)} symbol spaces{owner}; "
+        f"{g} guard{'s' if g != 1 else ''} + pay {cards_text(plan.paid)}"
+    )
+
+
+def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speaker) -> list[Choice]:
+    return [
+        Choice(plan_label(state, p, speaker), str(p.province)) for p in province_plans(state, seat, takeover)
+    ]
+
+
+def parse_province(state: GameState, value: str | int | None) -> int:
+    v = str(value or "").strip().lower().removeprefix("province").strip().split(" ")[0]
+    try:
+        return int(v)
+    except ValueError:
+        raise Refused(
+            "bot/bad-choice",
+            what="province",
+            value=str(value),
+            allowed="Type a province number from the list offered.",
+        ) from None
+
+
+def guard_space_choices(state: GameState, province: int, speaker: Speaker) -> list[Choice]:
+    p = state.province_by_id.get(province)
+    if p is None:
+        raise Refused("province/unknown", province=province)
+    return [Choice(_clip(speaker.space(s)), space_code(s)) for s in rules.province_symbol_spaces(state, p)]
+
+
+def paid_cards(state: GameState, seat: int, province: int, guards: Sequence[Space]) -> Cards:
+    p = state.province_by_id.get(province)
+    if p is None:
+        raise Refused("province/unknown", province=province)
+    return add(rules.removal_cost(state, p), rules.occupation_cost(state, p, tuple(guards)))
+
+
+def compensation_choices(paid: Cards) -> list[Choice]:
+    """One option per paid card (``horse.2`` is the second horse), so a multi-select can pick a multiset."""
+    out, seen = [], dict[Symbol, int]()
+    for s in as_list(paid):
+        seen[s] = seen.get(s, 0) + 1
+        out.append(Choice(f"{s.value} #{seen[s]}", f"{s.letter}{seen[s]}"))
+    return out[:MAX_CHOICES]
+
+
+def parse_compensation(values: Sequence[str]) -> Cards:
+    out = NO_CARDS
+    for v in values:
+        sym = LETTER_SYMBOLS.get(v[:1])
+        if sym is None:
+            raise Refused("bot/bad-choice", what="card", value=v, allowed="Pick cards from the list.")
+        out = add(out, one(sym))
+    return out
+
+
+def occupy_action(
+    state: GameState, seat: int, province: int, guards: Sequence[Space], compensation: Cards | None = None
+) -> Action:
+    """Occupy a free province or take over an opponent's, as the province's owner decides."""
+    p = state.province_by_id.get(province)
+    if p is None:
+        raise Refused("province/unknown", province=province)
+    owner = rules.province_owner(state, p)
+    if owner is None:
+        return Occupy(seat, province, tuple(guards))
+    return TakeOver(seat, province, tuple(guards), compensation or NO_CARDS)
+
+
+def compensation_size(state: GameState, seat: int, province: int, guards: Sequence[Space]) -> int:
+    p = state.province_by_id.get(province)
+    if p is None or rules.province_owner(state, p) in (None, seat):
+        return 0
+    return rules.compensation_size(state, paid_cards(state, seat, province, guards))
+
+
+def levy_choices(state: GameState, seat: int) -> list[Choice]:
+    if state.phase is not Phase.ACTIONS or state.levied:
+        return []
+    points = rules.levy_scores(state)[seat][0]
+    return [Choice(f"{s.value} — you score {points} now", s.value) for s in rules.levy_cards(state, seat)]
+
+
+def parse_symbol(value: str | None, what: str = "card") -> Symbol:
+    v = (value or "").strip().lower().split(" ")[0]
+    for s in SYMBOLS:
+        if v in (s.value, s.letter.lower()):
+            return s
+    names = ", ".join(s.value for s in SYMBOLS)
+    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=f"Symbols are: {names}.")
+
+
+def levy_action(state: GameState, seat: int, value: str | None) -> Levy:
+    return Levy(seat, parse_symbol(value))
+
+
+def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
+    out = []
+    for g in sorted(state.players[seat].guards):
+        pid = state.province_of.get(g)
+        out.append(Choice(_clip(f"{speaker.space(g)} in province {pid}"), space_code(g)))
+    return out
+
+
+def takeback_action(state: GameState, seat: int, value: str | None) -> TakeBack:
+    return TakeBack(seat, parse_space(value or ""))
+
+
+def end_action(state: GameState, seat: int) -> EndTurn:
+    return EndTurn(seat)
+
+
+# --- The Actions menu -----------------------------------------------------------------------------------
+
+
+def action_menu(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
+    """Every action open to the player now, as one list (the Actions button's select menu)."""
+    if state.phase is not Phase.ACTIONS or state.current != seat:
+        return []
+    out: list[Choice] = []
+    if rules.actions_left(state) > 0:
+        out += [Choice(f"Take {c.name}", f"take:{c.value}") for c in take_choices(state)]
+        out += [Choice(f"Levy with {c.name}", f"levy:{c.value}") for c in levy_choices(state, seat)]
+        for plan in province_plans(state, seat, takeover=False)[:6]:
+            out.append(Choice(_clip("Occupy " + plan_label(state, plan, speaker)), f"occ:{plan.province}"))
+        for plan in province_plans(state, seat, takeover=True)[:4]:
+            out.append(Choice(_clip("Take over " + plan_label(state, plan, speaker)), f"occ:{plan.province}"))
+        out += [
+            Choice(_clip(f"Take back the guard on the {c.name}"), f"back:{c.value}")
+            for c in guard_choices(state, seat, speaker)
+        ]
+    return out[: MAX_CHOICES - 1] + [Choice("End the turn", "end")]

@@ -1,0 +1,81 @@
+"""Builds the bot: a ``commands.Bot`` with the store, the service, the cogs and the dynamic items.
+
+Everything the bot depends on is injected (store or its path, map, clock, seed source, picture adapter),
+so that tests and the console run the same bot deterministically.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+import discord
+from discord.ext import commands
+
+from engine.maps import default_map
+from storage import GameStore, open_store
+
+from .cog import AdminCog, AlexandrosCog
+from .components import GameButton, GameSelect
+from .controller import Controller
+from .pictures import Pictures
+from .service import Clock, GameService, MapProvider, SeedSource
+
+
+class AlexandrosBot(commands.Bot):
+    """The bot. ``store`` may be an open GameStore or a path to a SQLite file opened in ``setup_hook``."""
+
+    def __init__(
+        self,
+        store: GameStore | str,
+        *,
+        map_provider: MapProvider = default_map,
+        clock: Clock = time.time,
+        seed_source: SeedSource | None = None,
+        pictures: Pictures | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            intents=discord.Intents.default(),
+            allowed_mentions=discord.AllowedMentions.none(),  # a ping is always an explicit choice
+            **kwargs,
+        )
+        self._store_spec = store
+        self._owns_store = isinstance(store, str)
+        self.map_provider = map_provider
+        self.clock = clock
+        self.seed_source = seed_source or (lambda: secrets.randbits(63))
+        self.pictures = pictures or Pictures()
+        self.service: GameService | None = None
+        self.controller: Controller | None = None
+
+    async def setup_hook(self) -> None:
+        store = await open_store(self._store_spec) if isinstance(self._store_spec, str) else self._store_spec
+        self.service = GameService(store, self.map_provider, self.clock, self.seed_source)
+        self.controller = Controller(self, self.service, self.pictures)
+        await self.add_cog(AlexandrosCog(self, self.controller))
+        await self.add_cog(AdminCog(self))
+        self.add_dynamic_items(GameButton, GameSelect)
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            if self._owns_store and self.service is not None:
+                await self.service.store.close()
+                self.service = None
+
+
+def make_bot(
+    store: GameStore | str,
+    *,
+    map_provider: MapProvider = default_map,
+    clock: Clock = time.time,
+    seed_source: SeedSource | None = None,
+    pictures: Pictures | None = None,
+) -> AlexandrosBot:
+    return AlexandrosBot(
+        store, map_provider=map_provider, clock=clock, seed_source=seed_source, pictures=pictures
+    )

@@ -1,0 +1,258 @@
+"""The slash commands: one group ``/alexandros`` with a subcommand per turn action and per question, and
+``/alexandros-admin sync``. Options are autocompleted from the engine's answers (bot.choices); autocomplete
+cannot be deferred, so it reads the cached state and answers at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from engine.state import GameState, Phase
+
+from . import choices as ch
+from .service import Refused, Table
+
+if TYPE_CHECKING:
+    from .controller import Controller
+
+log = logging.getLogger("bot")
+
+Choices = list[app_commands.Choice[str]]
+
+
+def _out(items: list[ch.Choice], typed: str) -> Choices:
+    return [app_commands.Choice(name=c.name[:100], value=c.value[:100]) for c in ch.filtered(items, typed)]
+
+
+class AlexandrosCog(commands.Cog):
+    """``/alexandros …``: everything a player or spectator does."""
+
+    group = app_commands.Group(
+        name="alexandros", description="Play Alexandros in this channel", guild_only=True
+    )
+
+    def __init__(self, bot: commands.Bot, controller: Controller) -> None:
+        self.bot = bot
+        self.c = controller
+
+    # --- autocomplete helpers -------------------------------------------------------------------------------
+
+    async def _suggest(
+        self,
+        interaction: discord.Interaction,
+        typed: str,
+        make: Callable[[Table, GameState, int], list[ch.Choice]],
+        need_phase: Phase | None,
+    ) -> Choices:
+        try:
+            table = await self.c.service.table_in(interaction.channel_id or 0)
+            state = table.state
+            seat = table.seat_of(interaction.user.id)
+            if state is None or seat is None or state.over or table.record.status != "playing":
+                return []
+            if state.current != seat:
+                hint = f"(it is {table.speaker.seat(state.current)}'s turn, not yours)"
+                return [app_commands.Choice(name=hint, value="-")]
+            if need_phase is not None and state.phase is not need_phase:
+                hint = "(move Alexander first)" if need_phase is Phase.ACTIONS else "(you have already moved)"
+                return [app_commands.Choice(name=hint, value="-")]
+            return _out(make(table, state, seat), typed)
+        except Refused:
+            return []
+        except Exception:  # an autocomplete error must not show as a failure; the command itself will say why
+            log.exception("autocomplete failed")
+            return []
+
+    # --- the lobby ------------------------------------------------------------------------------------------
+
+    @group.command(name="new", description="Open a table for a new game in this channel (or a new thread)")
+    @app_commands.describe(thread="Start the game in a new thread of this channel")
+    async def new(self, interaction: discord.Interaction, thread: bool = False) -> None:
+        await self.c.new(interaction, thread)
+
+    @group.command(name="join", description="Sit down at this channel's table")
+    async def join(self, interaction: discord.Interaction) -> None:
+        await self.c.join(interaction, None, from_button=False)
+
+    @group.command(name="leave", description="Leave this channel's table before the game starts")
+    async def leave(self, interaction: discord.Interaction) -> None:
+        await self.c.leave(interaction, None, from_button=False)
+
+    @group.command(name="start", description="Start the game (the creator, with 2 to 4 players seated)")
+    async def start(self, interaction: discord.Interaction) -> None:
+        await self.c.start(interaction, None, from_button=False)
+
+    # --- the turn -------------------------------------------------------------------------------------------
+
+    @group.command(name="move", description="Move Alexander: pick a card, a point and a path")
+    @app_commands.describe(
+        card="The card: a face-up card, a hand card (special) or a joker",
+        to="The point where Alexander stops, e.g. D7",
+        path="Which shortest path (they differ in new walls)",
+    )
+    async def move(
+        self, interaction: discord.Interaction, card: str, to: str | None = None, path: str | None = None
+    ) -> None:
+        await self.c.move_command(interaction, card, to, path)
+
+    @move.autocomplete("card")
+    async def move_card_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        return await self._suggest(interaction, current, lambda t, st, s: ch.card_choices(st), Phase.MOVE)
+
+    @move.autocomplete("to")
+    async def move_to_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        card = interaction.namespace.card
+
+        def make(t: Table, st: GameState, s: int) -> list[ch.Choice]:
+            return ch.destination_choices(st, ch.parse_card(st, card), t.speaker)
+
+        return await self._suggest(interaction, current, make, Phase.MOVE)
+
+    @move.autocomplete("path")
+    async def move_path_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        card, to = interaction.namespace.card, interaction.namespace.to
+
+        def make(t: Table, st: GameState, s: int) -> list[ch.Choice]:
+            dest = ch.parse_destination(st, ch.parse_card(st, card), to)
+            return ch.path_choices(st, dest.corner.point)
+
+        return await self._suggest(interaction, current, make, Phase.MOVE)
+
+    @group.command(name="take", description="Action: take a face-up card or the top card of the supply")
+    @app_commands.describe(card="Face-up 1, face-up 2, or the supply")
+    async def take(self, interaction: discord.Interaction, card: str) -> None:
+        await self.c.act(
+            interaction, None, lambda st, s: ch.take_action(st, s, card), done="You took a card."
+        )
+
+    @take.autocomplete("card")
+    async def take_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        return await self._suggest(interaction, current, lambda t, st, s: ch.take_choices(st), Phase.ACTIONS)
+
+    @group.command(name="occupy", description="Action: occupy a free province (then choose the guards)")
+    @app_commands.describe(province="A free province you can afford, with its value and cost")
+    async def occupy(self, interaction: discord.Interaction, province: str) -> None:
+        await self.c.province(interaction, None, province, None, takeover=False)
+
+    @occupy.autocomplete("province")
+    async def occupy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        return await self._suggest(
+            interaction, current, lambda t, st, s: ch.province_choices(st, s, False, t.speaker), Phase.ACTIONS
+        )
+
+    @group.command(
+        name="takeover", description="Action: take over an opponent's province (then choose guards)"
+    )
+    @app_commands.describe(province="An opponent's province you can afford, with its value and cost")
+    async def takeover(self, interaction: discord.Interaction, province: str) -> None:
+        await self.c.province(interaction, None, province, None, takeover=True)
+
+    @takeover.autocomplete("province")
+    async def takeover_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        return await self._suggest(
+            interaction, current, lambda t, st, s: ch.province_choices(st, s, True, t.speaker), Phase.ACTIONS
+        )
+
+    @group.command(
+        name="levy", description="Action: levy taxes, paying a card that matches one of your guards"
+    )
+    @app_commands.describe(card="A hand card matching the space under one of your guards")
+    async def levy(self, interaction: discord.Interaction, card: str) -> None:
+        await self.c.act(
+            interaction, None, lambda st, s: ch.levy_action(st, s, card), done="You levied taxes."
+        )
+
+    @levy.autocomplete("card")
+    async def levy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        return await self._suggest(
+            interaction, current, lambda t, st, s: ch.levy_choices(st, s), Phase.ACTIONS
+        )
+
+    @group.command(name="takeback", description="Action: take one of your guards back into your supply")
+    @app_commands.describe(guard="One of your guards on the map")
+    async def takeback(self, interaction: discord.Interaction, guard: str) -> None:
+        await self.c.act(
+            interaction, None, lambda st, s: ch.takeback_action(st, s, guard), done="You took a guard back."
+        )
+
+    @takeback.autocomplete("guard")
+    async def takeback_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        return await self._suggest(
+            interaction, current, lambda t, st, s: ch.guard_choices(st, s, t.speaker), Phase.ACTIONS
+        )
+
+    @group.command(name="end", description="End your turn (after moving and up to two actions)")
+    async def end(self, interaction: discord.Interaction) -> None:
+        await self.c.act(interaction, None, ch.end_action, done="Your turn is over.")
+
+    # --- information ----------------------------------------------------------------------------------------
+
+    @group.command(name="hand", description="See your hand (only you)")
+    async def hand(self, interaction: discord.Interaction) -> None:
+        await self.c.hand(interaction, None)
+
+    @group.command(name="board", description="Post the current board picture again")
+    async def board(self, interaction: discord.Interaction) -> None:
+        await self.c.board(interaction)
+
+    @group.command(name="status", description="Whose turn, actions and walls left, scores")
+    async def status(self, interaction: discord.Interaction) -> None:
+        await self.c.status(interaction)
+
+    @group.command(name="log", description="The last events of this game")
+    @app_commands.describe(count="How many events (1-30)")
+    async def log(self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 30] = 10) -> None:
+        await self.c.log_(interaction, count)
+
+    @group.command(name="rules", description="A short summary of the rules")
+    async def rules(self, interaction: discord.Interaction) -> None:
+        await self.c.rules(interaction)
+
+    # --- leaving and ending ---------------------------------------------------------------------------------
+
+    @group.command(
+        name="resign", description="Leave the game: your guards leave the map, your seat is skipped"
+    )
+    async def resign(self, interaction: discord.Interaction) -> None:
+        await self.c.resign(interaction)
+
+    @group.command(name="abandon", description="Close this channel's game (creator or Manage Channels)")
+    async def abandon(self, interaction: discord.Interaction) -> None:
+        await self.c.abandon(interaction)
+
+    @group.command(name="agree", description="Agree to end the game now, scored as it stands")
+    async def agree(self, interaction: discord.Interaction) -> None:
+        await self.c.agree(interaction)
+
+
+class AdminCog(commands.Cog):
+    """``/alexandros-admin sync``: push the command list to Discord (never done on every start)."""
+
+    admin = app_commands.Group(
+        name="alexandros-admin",
+        description="Bot administration",
+        default_permissions=discord.Permissions(manage_guild=True),
+        guild_only=True,
+    )
+
+    def __init__(self, bot: commands.Bot) -> None:
+        self.bot = bot
+
+    @admin.command(name="sync", description="Sync the slash commands (here only, or everywhere)")
+    @app_commands.describe(everywhere="Sync globally instead of to this server only")
+    async def sync(self, interaction: discord.Interaction, everywhere: bool = False) -> None:
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        tree = self.bot.tree
+        if everywhere:
+            done = await tree.sync()
+        else:
+            guild = discord.Object(interaction.guild_id or 0)
+            tree.copy_global_to(guild=guild)
+            done = await tree.sync(guild=guild)
+        await interaction.edit_original_response(content=f"Synced {len(done)} commands.")

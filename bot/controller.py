@@ -1,0 +1,863 @@
+"""What each command and button does, in Discord terms: answer, defer, call the service, then publish.
+
+Commands (bot.cog) and components (bot.components) are thin: they parse their inputs and call one method
+here. Every method answers its interaction exactly once in the end (a refusal is an ephemeral sentence),
+defers before slow work, and posts to the channel only after the store has committed.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from engine import rules
+from engine.actions import Action
+from engine.state import GameState, Phase
+from engine.views import redact, view
+
+from . import choices as ch
+from . import components as ui
+from . import texts
+from .pictures import Pictures
+from .service import GameService, Outcome, Refused, Table
+from .words import RULES_SUMMARY, Speaker
+
+if TYPE_CHECKING:
+    from discord.ext import commands
+
+log = logging.getLogger("bot")
+
+OOPS = "Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`."
+
+
+def png(data: bytes, name: str = "board.png", description: str | None = None) -> discord.File:
+    return discord.File(io.BytesIO(data), filename=name, description=description)
+
+
+def display_name(user: discord.abc.User) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+class Controller:
+    """The bot's behaviour; one per bot object, sharing the service and the picture adapter."""
+
+    def __init__(self, bot: commands.Bot, service: GameService, pictures: Pictures) -> None:
+        self.bot = bot
+        self.service = service
+        self.pictures = pictures
+
+    # --- answering ----------------------------------------------------------------------------------------
+
+    async def say(
+        self,
+        interaction: discord.Interaction,
+        text: str,
+        *,
+        file: discord.File | None = None,
+        view: discord.ui.View | None = None,
+    ) -> None:
+        """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update)."""
+        mode = interaction.extras.get("mode")
+        kwargs: dict[str, Any] = {}
+        if view is not None:
+            kwargs["view"] = view
+        if not interaction.response.is_done():
+            if file is not None:
+                kwargs["file"] = file
+            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+        elif mode == "thinking":
+            await interaction.edit_original_response(
+                content=text, attachments=[file] if file is not None else [], **kwargs
+            )
+        else:
+            if file is not None:
+                kwargs["file"] = file
+            await interaction.followup.send(text, ephemeral=True, **kwargs)
+
+    async def show(
+        self,
+        interaction: discord.Interaction,
+        text: str,
+        *,
+        file: discord.File | None = None,
+        view: discord.ui.View | None = None,
+    ) -> None:
+        """Replace the ephemeral flow message a component lives on (after ``defer_update``)."""
+        if interaction.extras.get("mode") == "update":
+            await interaction.edit_original_response(
+                content=text, attachments=[file] if file is not None else [], view=view
+            )
+        else:
+            await self.say(interaction, text, file=file, view=view)
+
+    @staticmethod
+    async def defer_private(interaction: discord.Interaction) -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            interaction.extras["mode"] = "thinking"
+
+    @staticmethod
+    async def defer_update(interaction: discord.Interaction) -> None:
+        if not interaction.response.is_done():
+            await interaction.response.defer()
+            interaction.extras["mode"] = "update"
+
+    async def guarded(
+        self,
+        interaction: discord.Interaction,
+        body: Callable[[], Awaitable[None]],
+        speaker: Speaker | None = None,
+    ) -> None:
+        """Run a handler; a refusal becomes an ephemeral sentence, any other error a short apology."""
+        try:
+            await body()
+        except Refused as refused:
+            sp = speaker or interaction.extras.get("speaker") or Speaker()
+            await self.say(interaction, sp.refusal(refused.code, refused.details))
+        except Exception:
+            log.exception("handling interaction %s failed", interaction.id)
+            try:
+                await self.say(interaction, OOPS)
+            except discord.HTTPException:
+                pass
+
+    async def table_here(self, interaction: discord.Interaction) -> Table:
+        table = await self.service.table_in(interaction.channel_id or 0)
+        interaction.extras["speaker"] = table.speaker
+        return table
+
+    async def table_of(self, interaction: discord.Interaction, game_id: int) -> Table:
+        table = await self.service.table_by_id(game_id)
+        interaction.extras["speaker"] = table.speaker
+        return table
+
+    def channel(self, channel_id: int) -> discord.PartialMessageable:
+        return self.bot.get_partial_messageable(channel_id)
+
+    # --- the lobby ----------------------------------------------------------------------------------------
+
+    async def new(self, interaction: discord.Interaction, thread: bool) -> None:
+        async def body() -> None:
+            user = interaction.user
+            channel_id = interaction.channel_id or 0
+            if thread:
+                await self.defer_private(interaction)
+                parent = interaction.channel
+                if not isinstance(parent, discord.TextChannel):
+                    raise Refused(
+                        "bot/bad-choice",
+                        what="place",
+                        value="thread",
+                        allowed="Threads can be made in text channels only; start it here instead.",
+                    )
+                made = await parent.create_thread(
+                    name=f"Alexandros — {display_name(user)}", type=discord.ChannelType.public_thread
+                )
+                channel_id = made.id
+            table = await self.service.create(interaction.guild_id, channel_id, user.id, display_name(user))
+            if thread:
+                msg = await self.channel(channel_id).send(
+                    texts.lobby_text(table), view=ui.lobby_view(table.id)
+                )
+                await self.service.store.update_lobby(
+                    table.id, self.service.clock(), options={**table.record.options, "lobby_message": msg.id}
+                )
+                await self.say(interaction, f"Your game is open in <#{channel_id}>.")
+            else:
+                await interaction.response.send_message(texts.lobby_text(table), view=ui.lobby_view(table.id))
+                msg = await interaction.original_response()
+                await self.service.store.update_lobby(
+                    table.id, self.service.clock(), options={**table.record.options, "lobby_message": msg.id}
+                )
+
+        await self.guarded(interaction, body)
+
+    async def join(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
+        async def body() -> None:
+            gid = game_id if game_id is not None else (await self.table_here(interaction)).id
+            table = await self.service.join(gid, interaction.user.id, display_name(interaction.user))
+            await self._lobby_changed(interaction, table, from_button, "You joined the table.")
+
+        await self.guarded(interaction, body)
+
+    async def leave(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
+        async def body() -> None:
+            gid = game_id if game_id is not None else (await self.table_here(interaction)).id
+            table = await self.service.leave(gid, interaction.user.id)
+            await self._lobby_changed(interaction, table, from_button, "You left the table.")
+
+        await self.guarded(interaction, body)
+
+    async def _lobby_changed(
+        self, interaction: discord.Interaction, table: Table, from_button: bool, note: str
+    ) -> None:
+        lobby_view = ui.lobby_view(table.id) if table.record.status == "lobby" else None
+        if from_button:
+            await interaction.response.edit_message(content=texts.lobby_text(table), view=lobby_view)
+            return
+        await self.say(interaction, note)
+        await self._edit_lobby(table, lobby_view)
+
+    async def _edit_lobby(self, table: Table, lobby_view: discord.ui.View | None) -> None:
+        mid = table.record.options.get("lobby_message")
+        if not mid:
+            return
+        try:
+            await (
+                self.channel(table.record.channel_id)
+                .get_partial_message(int(mid))
+                .edit(content=texts.lobby_text(table), view=lobby_view)
+            )
+        except discord.HTTPException:
+            log.warning("could not update the lobby message of game %s", table.id)
+
+    async def start(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
+        async def body() -> None:
+            gid = game_id if game_id is not None else (await self.table_here(interaction)).id
+            if from_button:
+                await self.defer_update(interaction)
+            else:
+                await self.defer_private(interaction)
+            outcome = await self.service.start(gid, interaction.user.id)
+            interaction.extras["speaker"] = outcome.table.speaker
+            if from_button:
+                await interaction.edit_original_response(content=texts.lobby_text(outcome.table), view=None)
+            else:
+                await self._edit_lobby(outcome.table, None)
+                await self.say(interaction, "The game has started.")
+            await self.publish(outcome)
+
+        await self.guarded(interaction, body)
+
+    # --- publishing ---------------------------------------------------------------------------------------
+
+    async def publish(self, outcome: Outcome) -> None:
+        """Tell the channel what happened: edit the turn message, or close it and post the next one.
+
+        Called only after the store committed. A failure to post is logged and swallowed: the game is saved,
+        and ``/alexandros board`` posts the picture again.
+        """
+        table = outcome.table
+        state = outcome.state
+        svc = self.service
+        public = view(state, None)
+        try:
+            if state.over:
+                picture = await self.pictures.end(public, table.names)
+            else:
+                picture = await self.pictures.board(public, table.names)
+            channel = self.channel(table.record.channel_id)
+            post = await svc.turn_post(table.id)
+            new_turn = outcome.new_turn_version
+            if post is not None:
+                mid, since, pinged = post
+                upto = new_turn if new_turn is not None else None
+                turn_events = await svc.events_since(table.id, since)
+                if upto is not None:
+                    turn_events = turn_events[: max(0, upto - since)]
+                closing = new_turn is not None or state.over
+                header = texts.turn_header(outcome.before if closing else table, pinged)
+                content = texts.turn_text(table, header, turn_events, closed=closing)
+                message = channel.get_partial_message(mid)
+                try:
+                    if closing:
+                        await message.edit(content=content, view=None)
+                    else:
+                        await message.edit(
+                            content=content, attachments=[png(picture)], view=ui.turn_view(table)
+                        )
+                except discord.HTTPException:
+                    log.warning("could not edit the turn message of game %s", table.id)
+                    if not closing:  # post a fresh one below instead
+                        new_turn = new_turn or since
+            if state.over:
+                await channel.send(
+                    texts.end_text(table),
+                    file=png(picture, "end.png", "the final board and scores"),
+                    allowed_mentions=discord.AllowedMentions(
+                        users=[discord.Object(u) for u in table.record.user_ids]
+                    ),
+                )
+                return
+            if new_turn is not None:
+                await self._post_turn(table, new_turn, picture, outcome.events, outcome.base_version)
+        except discord.HTTPException:
+            log.warning("could not post to the channel of game %s", table.id, exc_info=True)
+
+    async def _post_turn(
+        self, table: Table, since: int, picture: bytes, events: Sequence[Any], base_version: int
+    ) -> None:
+        svc = self.service
+        uid = table.current_user
+        assert uid is not None
+        pinged = await svc.last_pinged(table.id, uid)
+        header = texts.turn_header(table, pinged)
+        turn_events = [e for i, e in enumerate(events) if base_version + i + 1 >= since]
+        msg = await self.channel(table.record.channel_id).send(
+            texts.turn_text(table, header, turn_events),
+            file=png(picture, "board.png", "the board"),
+            view=ui.turn_view(table),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
+        )
+        await svc.set_turn_post(table.id, msg.id, since, pinged)
+        await svc.set_pinged(table.id, uid)
+
+    async def act(
+        self,
+        interaction: discord.Interaction,
+        game_id: int | None,
+        make: Callable[[GameState, int], Action],
+        expected_version: int | None = None,
+        done: str = "Done.",
+        update: bool = False,
+    ) -> None:
+        """Apply one action for the interaction's user, answer privately, and publish the outcome."""
+
+        async def body() -> None:
+            if update:
+                await self.defer_update(interaction)
+            else:
+                await self.defer_private(interaction)
+            gid = game_id if game_id is not None else (await self.table_here(interaction)).id
+            if game_id is not None:
+                await self.table_of(interaction, gid)
+            outcome = await self.service.act(gid, interaction.user.id, make, expected_version)
+            seat = outcome.table.seat_of(interaction.user.id)
+            mine = outcome.table.speaker.event_lines([redact(e, seat) for e in outcome.events])
+            summary = done + ("\n" + "\n".join(f"• {x}" for x in mine[:12]) if mine else "")
+            await self.show(interaction, texts.clip(summary), view=None)
+            await self.publish(outcome)
+
+        await self.guarded(interaction, body)
+
+    # --- information --------------------------------------------------------------------------------------
+
+    async def hand(self, interaction: discord.Interaction, game_id: int | None) -> None:
+        async def body() -> None:
+            await self.defer_private(interaction)
+            table = await (
+                self.table_of(interaction, game_id) if game_id is not None else self.table_here(interaction)
+            )
+            seat = self.service.seat_for(table, interaction.user.id)
+            state = self.service.playing(table)
+            mine = view(state, seat)
+            picture = await self.pictures.hand(mine, table.speaker.seat(seat))
+            await self.say(
+                interaction, texts.hand_text(table, seat), file=png(picture, "hand.png", "your hand")
+            )
+
+        await self.guarded(interaction, body)
+
+    async def board(self, interaction: discord.Interaction) -> None:
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            state = self.service.playing(table)
+            await interaction.response.defer(thinking=True)
+            interaction.extras["mode"] = "public"
+            picture = await self.pictures.board(view(state, None), table.names)
+            await interaction.edit_original_response(
+                content=texts.status_text(table), attachments=[png(picture)], view=ui.turn_view(table)
+            )
+            if await self.service.turn_post(table.id) is None:
+                # The turn message was never posted (Discord was down): this one takes its place.
+                msg = await interaction.original_response()
+                await self.service.set_turn_post(table.id, msg.id, table.version, None)
+
+        await self.guarded(interaction, body)
+
+    async def status(self, interaction: discord.Interaction) -> None:
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            votes = await self.service.votes(table.id) if table.state is not None else set()
+            await self.say(interaction, texts.status_text(table, votes))
+
+        await self.guarded(interaction, body)
+
+    async def log_(self, interaction: discord.Interaction, count: int) -> None:
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            seat = table.seat_of(interaction.user.id)
+            events = await self.service.last_events(table.id, max(40, count * 6))
+            lines = table.speaker.event_lines([redact(e, seat) for e in events])[-count:]
+            text = "\n".join(f"• {x}" for x in lines) or "Nothing has happened yet."
+            await self.say(interaction, texts.clip(f"**The last {len(lines)} events**\n{text}"))
+
+        await self.guarded(interaction, body)
+
+    async def rules(self, interaction: discord.Interaction) -> None:
+        await self.guarded(interaction, lambda: self.say(interaction, RULES_SUMMARY))
+
+    # --- leaving and ending -------------------------------------------------------------------------------
+
+    async def resign(self, interaction: discord.Interaction) -> None:
+        async def body() -> None:
+            await self.defer_private(interaction)
+            table = await self.table_here(interaction)
+            outcome = await self.service.resign(table.id, interaction.user.id)
+            await self.say(interaction, "You resigned. Your guards left the map; thanks for playing.")
+            await self.channel(table.record.channel_id).send(
+                f"{table.speaker.seat(table.seat_of(interaction.user.id))} resigned."
+            )
+            await self.publish(outcome)
+
+        await self.guarded(interaction, body)
+
+    async def abandon(self, interaction: discord.Interaction) -> None:
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            perms = getattr(interaction.user, "guild_permissions", None)
+            can_manage = bool(perms and perms.manage_channels)
+            await self.service.abandon(table.id, interaction.user.id, can_manage)
+            await interaction.response.send_message(
+                f"Game {table.id} was abandoned by {display_name(interaction.user)}. "
+                "The channel is free for a new game."
+            )
+            if table.record.status == "lobby":
+                await self._edit_lobby(await self.service.table_by_id(table.id), None)
+            else:
+                post = await self.service.turn_post(table.id)
+                if post is not None:
+                    try:
+                        await (
+                            self.channel(table.record.channel_id).get_partial_message(post[0]).edit(view=None)
+                        )
+                    except discord.HTTPException:
+                        pass
+
+        await self.guarded(interaction, body)
+
+    async def agree(self, interaction: discord.Interaction) -> None:
+        async def body() -> None:
+            await self.defer_private(interaction)
+            table = await self.table_here(interaction)
+            _, waiting, outcome = await self.service.agree(table.id, interaction.user.id)
+            if outcome is None:
+                names = ", ".join(table.speaker.seat(s) for s in waiting)
+                await self.say(interaction, f"Noted: you agree to end the game. Still waiting for {names}.")
+                await self.channel(table.record.channel_id).send(
+                    f"{display_name(interaction.user)} proposes to end the game now, scored as it stands. "
+                    f"The others agree with `/alexandros agree` (waiting for {names})."
+                )
+                return
+            await self.say(interaction, "Everyone agreed: the game ends now.")
+            await self.publish(outcome)
+
+        await self.guarded(interaction, body)
+
+    # --- guided flows (ephemeral, re-openable from the turn message) ---------------------------------------
+
+    def _check_version(self, table: Table, version: int) -> GameState:
+        state = self.service.playing(table)
+        if table.version != version:
+            raise Refused("game/stale", expected=version, actual=table.version)
+        return state
+
+    def _my_turn(self, table: Table, user_id: int) -> tuple[GameState, int]:
+        state = self.service.playing(table)
+        seat = self.service.seat_for(table, user_id)
+        if state.current != seat:
+            raise Refused("game/not-your-turn", player=seat, current=state.current)
+        return state, seat
+
+    async def move_start(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
+        """The Move button: pick a card (step 1 of the guided move)."""
+
+        async def body() -> None:
+            table = await self.table_of(interaction, game_id)
+            state, seat = self._my_turn(table, interaction.user.id)
+            if state.phase is not Phase.MOVE:
+                raise Refused("turn/already-moved")
+            cards = ch.card_choices(state)
+            if not cards:
+                raise Refused("bot/no-moves")
+            await self.say(
+                interaction,
+                "**Move Alexander** — step 1 of 3: pick a card.",
+                view=ui.select_view(ui.cid_select("mc", table.id, table.version), "Pick a card", cards),
+            )
+
+        await self.guarded(interaction, body)
+
+    async def move_card(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str
+    ) -> None:
+        """Step 2: the labelled points for the chosen card, on a preview picture."""
+
+        async def body() -> None:
+            await self.defer_update(interaction)
+            table = await self.table_of(interaction, game_id)
+            state = self._check_version(table, version)
+            _, seat = self._my_turn(table, interaction.user.id)
+            mc = ch.parse_card(state, card)
+            dests = ch.destination_choices(state, mc, table.speaker)
+            targets = rules.targets(state, mc.symbol)
+            picture = await self.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
+            more = (
+                ""
+                if len(dests) <= 25
+                else f" (the first 25 of {len(dests)}; type `/alexandros move` for all)"
+            )
+            await self.show(
+                interaction,
+                f"**Move Alexander** — step 2 of 3: {ch.card_label(state, mc)}. "
+                f"Pick the point where he stops{more}.",
+                file=png(picture, "move.png", "where Alexander can go"),
+                view=ui.select_view(ui.cid_select("mt", table.id, version, card), "Pick a point", dests[:25]),
+            )
+
+        await self.guarded(interaction, body)
+
+    async def move_point(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str
+    ) -> None:
+        """Step 3: the numbered paths to the chosen point."""
+
+        async def body() -> None:
+            await self.defer_update(interaction)
+            table = await self.table_of(interaction, game_id)
+            state = self._check_version(table, version)
+            _, seat = self._my_turn(table, interaction.user.id)
+            mc = ch.parse_card(state, card)
+            dest = ch.parse_destination(state, mc, to)
+            paths = ch.legal_paths(state, dest.corner.point)
+            if len(paths) == 1:
+                await self._confirm_move(interaction, table, state, seat, card, to, "1", paths)
+                return
+            picture = await self.pictures.path_preview(
+                view(state, seat), dest.corner.point, paths, table.names
+            )
+            await self.show(
+                interaction,
+                f"**Move Alexander** — step 3 of 3: {len(paths)} paths to {to.split('@')[0]} differ in their "
+                "walls. Pick one.",
+                file=png(picture, "paths.png", "the paths"),
+                view=ui.select_view(
+                    ui.cid_select("mp", table.id, version, card, to),
+                    "Pick a path",
+                    ch.path_choices(state, dest.corner.point),
+                ),
+            )
+
+        await self.guarded(interaction, body)
+
+    async def move_path(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str, path: str
+    ) -> None:
+        async def body() -> None:
+            await self.defer_update(interaction)
+            table = await self.table_of(interaction, game_id)
+            state = self._check_version(table, version)
+            _, seat = self._my_turn(table, interaction.user.id)
+            mc = ch.parse_card(state, card)
+            dest = ch.parse_destination(state, mc, to)
+            paths = ch.legal_paths(state, dest.corner.point)
+            await self._confirm_move(interaction, table, state, seat, card, to, path, paths)
+
+        await self.guarded(interaction, body)
+
+    async def _confirm_move(
+        self,
+        interaction: discord.Interaction,
+        table: Table,
+        state: GameState,
+        seat: int,
+        card: str,
+        to: str,
+        path: str,
+        paths: Sequence[rules.PathOption],
+    ) -> None:
+        option = ch.parse_path(
+            state, ch.parse_destination(state, ch.parse_card(state, card), to).corner.point, path
+        )
+        picture = await self.pictures.path_preview(
+            view(state, seat), option.points[-1], [option], table.names
+        )
+        label = ch.path_label(int(path), option)
+        await self.show(
+            interaction,
+            f"**Move Alexander** — {ch.card_label(state, ch.parse_card(state, card))}, to {label}. Confirm?",
+            file=png(picture, "path.png", "the chosen path"),
+            view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
+        )
+
+    async def move_go(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str, path: str
+    ) -> None:
+        await self.act(
+            interaction,
+            game_id,
+            lambda st, seat: ch.move_action(st, seat, card, to, path),
+            expected_version=version,
+            done="Alexander moved.",
+            update=True,
+        )
+
+    async def move_command(
+        self, interaction: discord.Interaction, card: str | None, to: str | None, path: str | None
+    ) -> None:
+        """``/alexandros move``: with every value, move at once; with some missing, show what is allowed."""
+
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            state, seat = self._my_turn(table, interaction.user.id)
+            if state.phase is not Phase.MOVE:
+                raise Refused("turn/already-moved")
+            if card is None:
+                cards = ch.card_choices(state)
+                await self.say(
+                    interaction,
+                    "Pick a card to move with:",
+                    view=ui.select_view(ui.cid_select("mc", table.id, table.version), "Pick a card", cards),
+                )
+                return
+            mc = ch.parse_card(state, card)
+            if to is None:
+                await self.defer_private(interaction)
+                dests = ch.destination_choices(state, mc, table.speaker)
+                picture = await self.pictures.move_preview(
+                    view(state, seat), rules.targets(state, mc.symbol), mc.symbol, table.names
+                )
+                await self.say(
+                    interaction,
+                    f"{ch.card_label(state, mc)}: Alexander can stop at "
+                    + ", ".join(c.value.split("@")[0] for c in dests)
+                    + ". Pick one:",
+                    file=png(picture, "move.png", "where Alexander can go"),
+                    view=ui.select_view(
+                        ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
+                        "Pick a point",
+                        dests[:25],
+                    ),
+                )
+                return
+            dest = ch.parse_destination(state, mc, to)
+            paths = ch.legal_paths(state, dest.corner.point)
+            if path is None and len(paths) > 1:
+                await self.defer_private(interaction)
+                picture = await self.pictures.path_preview(
+                    view(state, seat), dest.corner.point, paths, table.names
+                )
+                await self.say(
+                    interaction,
+                    f"{len(paths)} paths differ in their walls. Pick one:",
+                    file=png(picture, "paths.png", "the paths"),
+                    view=ui.select_view(
+                        ui.cid_select("mp", table.id, table.version, ch.card_code(mc), to),
+                        "Pick a path",
+                        ch.path_choices(state, dest.corner.point),
+                    ),
+                )
+                return
+            await self.act(
+                interaction,
+                table.id,
+                lambda st, s: ch.move_action(st, s, card, to, path),
+                expected_version=table.version,
+                done="Alexander moved.",
+            )
+
+        await self.guarded(interaction, body)
+
+    async def actions_menu(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
+        async def body() -> None:
+            table = await self.table_of(interaction, game_id)
+            state, seat = self._my_turn(table, interaction.user.id)
+            if state.phase is Phase.MOVE:
+                raise Refused("turn/move-first")
+            menu = ch.action_menu(state, seat, table.speaker)
+            await self.say(
+                interaction,
+                f"**Actions** — {texts.can_do(table)}",
+                view=ui.select_view(ui.cid_select("act", table.id, table.version), "Pick an action", menu),
+            )
+
+        await self.guarded(interaction, body)
+
+    async def action_picked(
+        self, interaction: discord.Interaction, game_id: int, version: int, value: str
+    ) -> None:
+        kind, _, arg = value.partition(":")
+        if kind == "take":
+            await self.act(
+                interaction,
+                game_id,
+                lambda st, s: ch.take_action(st, s, arg),
+                version,
+                done="You took a card.",
+                update=True,
+            )
+        elif kind == "levy":
+            await self.act(
+                interaction,
+                game_id,
+                lambda st, s: ch.levy_action(st, s, arg),
+                version,
+                done="You levied taxes.",
+                update=True,
+            )
+        elif kind == "back":
+            await self.act(
+                interaction,
+                game_id,
+                lambda st, s: ch.takeback_action(st, s, arg),
+                version,
+                done="You took a guard back.",
+                update=True,
+            )
+        elif kind == "occ":
+            await self.province(interaction, game_id, int(arg), version, update=True)
+        else:
+            await self.act(
+                interaction, game_id, ch.end_action, version, done="Your turn is over.", update=True
+            )
+
+    async def province(
+        self,
+        interaction: discord.Interaction,
+        game_id: int | None,
+        province_value: Any,
+        version: int | None,
+        update: bool = False,
+        takeover: bool | None = None,
+    ) -> None:
+        """Occupy or take over: a preview of the province with the cheapest plan, then pick the guards."""
+
+        async def body() -> None:
+            if update:
+                await self.defer_update(interaction)
+            else:
+                await self.defer_private(interaction)
+            table = await (
+                self.table_of(interaction, game_id) if game_id is not None else self.table_here(interaction)
+            )
+            state, seat = self._my_turn(table, interaction.user.id)
+            if version is not None:
+                self._check_version(table, version)
+            if state.phase is Phase.MOVE:
+                raise Refused("turn/move-first")
+            if rules.actions_left(state) == 0:
+                raise Refused("turn/no-actions-left")
+            pid = ch.parse_province(state, province_value)
+            p = state.province_by_id.get(pid)
+            if p is None:
+                raise Refused("province/unknown", province=pid)
+            owner = rules.province_owner(state, p)
+            if takeover is True and owner is None:
+                raise Refused("takeover/free", province=pid)
+            if takeover is False and owner is not None and owner != seat:
+                raise Refused("occupy/not-free", province=pid, owner=owner)
+            if owner == seat:
+                raise Refused("takeover/own-province", province=pid)
+            if not rules.province_symbol_spaces(state, p):
+                raise Refused("occupy/no-symbol-space", province=pid)
+            plan = rules.plan_occupation(state, seat, p)
+            if plan is not None and not plan.affordable:
+                if owner is None:
+                    raise Refused("occupy/missing-cards", missing=plan.missing, cost=plan.cost)
+                raise Refused(
+                    "takeover/missing-cards", missing=plan.missing, removal=plan.removal, cost=plan.cost
+                )
+            picture = await self.pictures.province_preview(view(state, seat), pid, plan, table.names)
+            spaces = ch.guard_space_choices(state, pid, table.speaker)
+            guards_left = state.players[seat].guards_in_supply
+            verb = "Take over" if owner is not None else "Occupy"
+            sp = table.speaker
+            text = (
+                f"**{verb} province {pid}** — cheapest: guards on {sp.spaces(plan.guards) if plan else '-'}, "
+                f"paying {ch.cards_text(plan.paid) if plan else '-'}. Use it, or choose the guards' spaces "
+                f"(up to {guards_left})."
+            )
+            gview = ui.province_view(
+                table.id,
+                table.version,
+                pid,
+                spaces,
+                guards_left,
+                ch.spaces_code(plan.guards) if plan else None,
+            )
+            await self.show(
+                interaction, texts.clip(text), file=png(picture, "province.png", "the province"), view=gview
+            )
+
+        await self.guarded(interaction, body)
+
+    async def guards_chosen(
+        self,
+        interaction: discord.Interaction,
+        game_id: int,
+        version: int,
+        pid: int,
+        guards: Sequence[str] | str,
+    ) -> None:
+        """Guards picked: apply at once, or ask which paid cards the loser gets (take-over, 3-4 players)."""
+
+        async def body() -> None:
+            table = await self.table_of(interaction, game_id)
+            state = self._check_version(table, version)
+            _, seat = self._my_turn(table, interaction.user.id)
+            spaces = (
+                ch.parse_spaces(guards)
+                if isinstance(guards, str)
+                else tuple(ch.parse_space(g) for g in guards)
+            )
+            size = ch.compensation_size(state, seat, pid, spaces)
+            if size == 0:
+                await self.act(
+                    interaction,
+                    game_id,
+                    lambda st, s: ch.occupy_action(st, s, pid, spaces),
+                    version,
+                    done=f"Province {pid} is yours.",
+                    update=True,
+                )
+                return
+            await self.defer_update(interaction)
+            paid = ch.paid_cards(state, seat, pid, spaces)
+            hand = state.players[seat].hand
+            if any(h < n for h, n in zip(hand, paid, strict=True)):
+                plan_missing = tuple(max(0, n - h) for h, n in zip(hand, paid, strict=True))
+                p = state.province_by_id[pid]
+                raise Refused(
+                    "takeover/missing-cards",
+                    missing=plan_missing,
+                    removal=rules.removal_cost(state, p),
+                    cost=rules.occupation_cost(state, p, spaces),
+                )
+            owner = rules.province_owner(state, state.province_by_id[pid])
+            await self.show(
+                interaction,
+                f"**Take over province {pid}** — you pay {ch.cards_text(paid)}. Choose the {size} card"
+                f"{'s' if size != 1 else ''} {table.speaker.seat(owner)} receives.",
+                view=ui.select_view(
+                    ui.cid_select("tc", table.id, version, pid, ch.spaces_code(spaces)),
+                    f"Pick {size} cards",
+                    ch.compensation_choices(paid),
+                    size,
+                    size,
+                ),
+            )
+
+        await self.guarded(interaction, body)
+
+    async def compensation_chosen(
+        self,
+        interaction: discord.Interaction,
+        game_id: int,
+        version: int,
+        pid: int,
+        guards: str,
+        values: Sequence[str],
+    ) -> None:
+        spaces = ch.parse_spaces(guards)
+        await self.act(
+            interaction,
+            game_id,
+            lambda st, s: ch.occupy_action(st, s, pid, spaces, ch.parse_compensation(values)),
+            version,
+            done=f"Province {pid} is yours.",
+            update=True,
+        )

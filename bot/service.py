@@ -1,0 +1,458 @@
+"""The game service: loads a game, asks the engine to apply an action, saves it, and says what to announce.
+
+No Discord here. Every method takes plain ids and returns plain values (``Table``, ``Outcome``), or raises
+``Refused`` with a stable code that ``bot.words`` turns into a sentence. It holds no rules: legality is
+the engine's (``engine.apply``), persistence and "one game per channel" are the store's.
+
+Bot-side bookkeeping that must survive a restart (which message is the turn message, when a player was
+last pinged, who agreed to end) lives in the store's notices table as never-due notices, because a game's
+options can only change in the lobby. See the final report for a store change that would be cleaner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine import serialize
+from engine.actions import Action, EndByAgreement, Resign
+from engine.errors import IllegalAction
+from engine.events import Event, TurnEnded, TurnStarted
+from engine.game import MAX_PLAYERS, MIN_PLAYERS, apply, new_game
+from engine.maps import Map, default_map
+from engine.rules import active_players
+from engine.state import GameState
+from engine.views import redact
+from storage import (
+    ChannelBusy,
+    GameClosed,
+    GameNotFound,
+    GameRecord,
+    GameStore,
+    SeatError,
+    VersionConflict,
+)
+
+from .words import Speaker
+
+Clock = Callable[[], float]
+SeedSource = Callable[[], int]
+MapProvider = Callable[[], Map]
+
+NEVER = 4_102_444_800.0  # 2100-01-01: bookkeeping notices are never due
+TURN_POST = "turn-post"
+AGREE = "agree"
+
+
+def pinged_kind(user_id: int) -> str:
+    return f"pinged:{user_id}"
+
+
+class Refused(Exception):
+    """An action or request the bot turns down; ``code`` is an engine or ``bot/`` code of bot.words."""
+
+    def __init__(self, code: str, **details: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.details = details
+
+
+@dataclass(frozen=True)
+class Table:
+    """One game as the service sees it: its record, its state (None in the lobby) and its names."""
+
+    record: GameRecord
+    state: GameState | None
+    names: tuple[str, ...]
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def version(self) -> int:
+        return self.record.version
+
+    @property
+    def speaker(self) -> Speaker:
+        return Speaker(self.names, self.state.map if self.state is not None else None)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return self.record.seat_of(user_id)
+
+    def user_of(self, seat: int) -> int | None:
+        for s, uid in self.record.seats:
+            if s == seat:
+                return uid
+        return None
+
+    @property
+    def current_user(self) -> int | None:
+        if self.state is None or self.state.over:
+            return None
+        return self.user_of(self.state.current)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one applied action changed, and what the channel should be told."""
+
+    before: Table
+    table: Table
+    events: tuple[Event, ...]
+    base_version: int  # the store version before these events; event i has version base_version + i + 1
+
+    @property
+    def state(self) -> GameState:
+        assert self.table.state is not None
+        return self.table.state
+
+    @property
+    def turn_ended(self) -> bool:
+        return any(isinstance(e, TurnEnded) for e in self.events)
+
+    @property
+    def new_turn_version(self) -> int | None:
+        """The version of the TurnStarted event of a turn that began with this action, if any."""
+        for i, e in enumerate(self.events):
+            if isinstance(e, TurnStarted):
+                return self.base_version + i + 1
+        return None
+
+    @property
+    def finished(self) -> bool:
+        return self.state.over
+
+    @property
+    def ping(self) -> int | None:
+        """Whose turn starts now (the next player to mention), if a turn started."""
+        return self.table.current_user if self.new_turn_version is not None else None
+
+    def public_events(self) -> list[Event]:
+        return [redact(e, None) for e in self.events]
+
+
+@dataclass
+class _Cached:
+    version: int
+    state: GameState
+
+
+@dataclass
+class GameService:
+    """Create, join, start and play games; every change goes engine -> store, never the other way."""
+
+    store: GameStore
+    map_provider: MapProvider = default_map
+    clock: Clock = time.time
+    seed_source: SeedSource = field(default=lambda: secrets.randbits(63))
+    _cache: dict[int, _Cached] = field(default_factory=dict)
+    _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    _turn_posts: dict[int, tuple[int, int, float | None]] = field(default_factory=dict)
+
+    # --- finding games ----------------------------------------------------------------------------------
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        # One action at a time per game in this process: a double click then meets a newer version and is
+        # refused as stale instead of racing to the store (which would refuse it too, as a conflict).
+        lk = self._locks.get(game_id)
+        if lk is None:
+            lk = self._locks[game_id] = asyncio.Lock()
+        return lk
+
+    async def _table(self, record: GameRecord) -> Table:
+        state: GameState | None = None
+        if record.status != "lobby":
+            cached = self._cache.get(record.id)
+            if cached is not None and cached.version == record.version:
+                state = cached.state
+            else:
+                snap = await self.store.load_snapshot(record.id)
+                if snap is not None:
+                    version, body = snap
+                    state = serialize.load(body)
+                    self._cache[record.id] = _Cached(version, state)
+                    if version != record.version:  # a write slipped in between: read the record again
+                        fresh = await self.store.game_by_id(record.id)
+                        if fresh is not None:
+                            record = fresh
+        return Table(record, state, self._names(record))
+
+    @staticmethod
+    def _names(record: GameRecord) -> tuple[str, ...]:
+        names: dict[str, str] = record.options.get("names", {})
+        out = []
+        for _, uid in sorted(record.seats):
+            out.append(names.get(str(uid), f"player {len(out) + 1}"))
+        return tuple(out)
+
+    async def table_in(self, channel_id: int) -> Table:
+        record = await self.store.game_by_channel(channel_id)
+        if record is None:
+            raise Refused("bot/no-game")
+        return await self._table(record)
+
+    async def table_by_id(self, game_id: int) -> Table:
+        record = await self.store.game_by_id(game_id)
+        if record is None:
+            raise Refused("bot/unknown-game", game=game_id)
+        return await self._table(record)
+
+    # --- the lobby --------------------------------------------------------------------------------------
+
+    async def create(self, guild_id: int | None, channel_id: int, user_id: int, name: str) -> Table:
+        """A new game in the lobby with its creator seated; ChannelBusy becomes a refusal."""
+        options = {"names": {str(user_id): name}, "creator": name}
+        try:
+            record = await self.store.create_game(
+                guild_id, channel_id, user_id, options, self.clock(), seats=[(0, user_id)]
+            )
+        except ChannelBusy as busy:
+            raise Refused("bot/channel-busy", game=busy.game_id) from None
+        return await self._table(record)
+
+    async def join(self, game_id: int, user_id: int, name: str) -> Table:
+        table = await self.table_by_id(game_id)
+        rec = table.record
+        if rec.status != "lobby":
+            raise Refused("bot/not-in-lobby")
+        if rec.seat_of(user_id) is not None:
+            raise Refused("bot/already-seated")
+        if len(rec.seats) >= MAX_PLAYERS:
+            raise Refused("bot/table-full", max=MAX_PLAYERS)
+        now = self.clock()
+        try:
+            await self.store.join_seat(game_id, user_id, now)
+            names = dict(rec.options.get("names", {}))
+            names[str(user_id)] = name
+            record = await self.store.update_lobby(game_id, now, options={**rec.options, "names": names})
+        except SeatError:
+            raise Refused("bot/table-full", max=MAX_PLAYERS) from None
+        return await self._table(record)
+
+    async def leave(self, game_id: int, user_id: int) -> Table:
+        table = await self.table_by_id(game_id)
+        rec = table.record
+        if rec.status != "lobby":
+            raise Refused("bot/not-in-lobby")
+        if rec.seat_of(user_id) is None:
+            raise Refused("bot/not-seated")
+        now = self.clock()
+        if rec.created_by == user_id and len(rec.seats) == 1:
+            # The creator leaving an empty table closes it, so the channel is free again.
+            record = await self.store.abandon_game(game_id, now)
+            return await self._table(record)
+        try:
+            record = await self.store.leave_seat(game_id, user_id, now)
+        except SeatError:
+            raise Refused("bot/not-seated") from None
+        return await self._table(record)
+
+    async def start(self, game_id: int, user_id: int) -> Outcome:
+        """Seat the players in joining order, deal (seeded at this edge), and save the first state."""
+        async with self.lock(game_id):
+            before = await self.table_by_id(game_id)
+            rec = before.record
+            if rec.status != "lobby":
+                raise Refused("bot/not-in-lobby")
+            if rec.created_by != user_id:
+                raise Refused(
+                    "bot/not-creator",
+                    creator=rec.options.get("creator", "the creator"),
+                    what="start the game",
+                )
+            if len(rec.seats) < MIN_PLAYERS:
+                raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
+            seats = [(i, uid) for i, (_, uid) in enumerate(sorted(rec.seats))]
+            state, events = new_game(self.map_provider(), len(seats), self.seed_source())
+            waiting = dict(seats)[state.current]
+            try:
+                record = await self.store.append(
+                    game_id,
+                    rec.version,
+                    [serialize.dump(e) for e in events],
+                    serialize.dump(state),
+                    self.clock(),
+                    status="playing",
+                    waiting_on=waiting,
+                    seats=seats,
+                )
+            except VersionConflict:
+                raise Refused("bot/conflict") from None
+            except GameClosed as closed:
+                raise Refused("bot/closed", status=closed.status) from None
+            self._cache[game_id] = _Cached(record.version, state)
+            table = Table(record, state, self._names(record))
+            return Outcome(before, table, tuple(events), rec.version)
+
+    # --- playing ----------------------------------------------------------------------------------------
+
+    def seat_for(self, table: Table, user_id: int) -> int:
+        seat = table.seat_of(user_id)
+        if seat is None:
+            raise Refused("bot/not-a-player")
+        return seat
+
+    @staticmethod
+    def playing(table: Table) -> GameState:
+        status = table.record.status
+        if status == "lobby":
+            raise Refused("bot/not-started")
+        if status != "playing" or table.state is None:
+            raise Refused("bot/closed", status=status)
+        return table.state
+
+    async def act(
+        self,
+        game_id: int,
+        user_id: int,
+        make: Callable[[GameState, int], Action],
+        expected_version: int | None = None,
+    ) -> Outcome:
+        """Build an action for the user's seat from the current state, apply it and save it.
+
+        ``expected_version`` is the store version the user saw (a button's version): an older one is the
+        engine's ``game/stale``. A write by another process in between is ``bot/conflict``.
+        """
+        async with self.lock(game_id):
+            before = await self.table_by_id(game_id)
+            seat = self.seat_for(before, user_id)
+            state = self.playing(before)
+            action = make(state, seat)
+            return await self._apply(before, state, action, expected_version)
+
+    async def _apply(
+        self, before: Table, state: GameState, action: Action, expected_version: int | None
+    ) -> Outcome:
+        try:
+            new_state, events = apply(state, action, expected_version)
+        except IllegalAction as err:
+            raise Refused(err.code, **err.details) from None
+        record = before.record
+        waiting = None
+        if not new_state.over:
+            waiting = before.user_of(new_state.current)
+        try:
+            saved = await self.store.append(
+                record.id,
+                record.version,
+                [serialize.dump(e) for e in events],
+                serialize.dump(new_state),
+                self.clock(),
+                status="finished" if new_state.over else None,
+                waiting_on=waiting,
+            )
+        except VersionConflict:
+            self._cache.pop(record.id, None)
+            raise Refused("bot/conflict") from None
+        except GameClosed as closed:
+            raise Refused("bot/closed", status=closed.status) from None
+        except GameNotFound:
+            raise Refused("bot/unknown-game", game=record.id) from None
+        self._cache[record.id] = _Cached(saved.version, new_state)
+        return Outcome(before, Table(saved, new_state, before.names), tuple(events), record.version)
+
+    async def resign(self, game_id: int, user_id: int) -> Outcome:
+        return await self.act(game_id, user_id, lambda st, seat: Resign(seat))
+
+    async def abandon(self, game_id: int, user_id: int, can_manage: bool) -> Table:
+        table = await self.table_by_id(game_id)
+        if table.record.created_by != user_id and not can_manage:
+            raise Refused("bot/no-permission")
+        if not table.record.active:
+            raise Refused("bot/closed", status=table.record.status)
+        record = await self.store.abandon_game(game_id, self.clock())
+        self._turn_posts.pop(game_id, None)
+        return await self._table(record)
+
+    async def agree(self, game_id: int, user_id: int) -> tuple[Table, list[int], Outcome | None]:
+        """Record the user's vote to end the game; when every active player agreed, end it (P3).
+
+        Returns the table, the seats still to agree, and the outcome if the game ended.
+        """
+        async with self.lock(game_id):
+            table = await self.table_by_id(game_id)
+            seat = self.seat_for(table, user_id)
+            state = self.playing(table)
+            voted = await self.votes(game_id)
+            if seat in voted:
+                waiting = [s for s in active_players(state) if s not in voted]
+                raise Refused("bot/already-voted", waiting=", ".join(table.speaker.seat(s) for s in waiting))
+            await self.store.schedule_notice(
+                game_id, AGREE, NEVER, self.clock(), user_id=user_id, payload={"seat": seat}
+            )
+            voted.add(seat)
+            waiting = [s for s in active_players(state) if s not in voted]
+            if waiting:
+                return table, waiting, None
+            outcome = await self._apply(table, state, EndByAgreement(seat), None)
+            return outcome.table, [], outcome
+
+    async def votes(self, game_id: int) -> set[int]:
+        return {
+            int(n.payload.get("seat", -1))
+            for n in await self.store.pending_notices(game_id)
+            if n.kind == AGREE
+        }
+
+    # --- bot bookkeeping kept in the store --------------------------------------------------------------
+
+    async def turn_post(self, game_id: int) -> tuple[int, int, float | None] | None:
+        """(message id, version of its TurnStarted event, when its player was pinged before) of the current
+        turn's public message."""
+        known = self._turn_posts.get(game_id)
+        if known is not None:
+            return known
+        for n in await self.store.pending_notices(game_id):
+            if n.kind == TURN_POST:
+                pinged = n.payload.get("pinged")
+                known = (
+                    int(n.payload["message_id"]),
+                    int(n.payload["since"]),
+                    None if pinged is None else float(pinged),
+                )
+        if known is not None:
+            self._turn_posts[game_id] = known
+        return known
+
+    async def set_turn_post(self, game_id: int, message_id: int, since: int, pinged: float | None) -> None:
+        self._turn_posts[game_id] = (message_id, since, pinged)
+        try:
+            await self.store.cancel_notices(game_id, [TURN_POST])
+            await self.store.schedule_notice(
+                game_id,
+                TURN_POST,
+                NEVER,
+                self.clock(),
+                payload={"message_id": message_id, "since": since, "pinged": pinged},
+            )
+        except GameNotFound:
+            pass
+
+    async def last_pinged(self, game_id: int, user_id: int) -> float | None:
+        kind = pinged_kind(user_id)
+        times = [float(n.payload["at"]) for n in await self.store.pending_notices(game_id) if n.kind == kind]
+        return max(times) if times else None
+
+    async def set_pinged(self, game_id: int, user_id: int) -> None:
+        kind = pinged_kind(user_id)
+        await self.store.cancel_notices(game_id, [kind])
+        now = self.clock()
+        await self.store.schedule_notice(game_id, kind, NEVER, now, user_id=user_id, payload={"at": now})
+
+    async def events_since(self, game_id: int, since_version: int) -> list[Event]:
+        """Events with a version >= ``since_version`` (the whole current turn, for its message)."""
+        rows = await self.store.events(game_id, since_version=max(0, since_version - 1))
+        return [serialize.load(body) for _, body in rows]
+
+    async def last_events(self, game_id: int, limit: int) -> list[Event]:
+        rows = await self.store.events(game_id, limit=limit)
+        return [serialize.load(body) for _, body in rows]
+
+
+def seat_names(names: Sequence[str], count: int) -> list[str]:
+    return [names[i] if i < len(names) else f"player {i + 1}" for i in range(count)]

@@ -1,0 +1,397 @@
+"""Everything the bot says in words: refusals, event lines, names of cards, points, spaces and provinces.
+
+The engine and the service speak in codes and values; this is the ONE place that turns them into English.
+``Speaker`` carries what a sentence needs to name things (the players' display names and the map), and
+every event line is made from an event already redacted for its reader, so a public line can never name a
+card drawn from the supply.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import events as ev
+from engine.geometry import Point, Space, corners, point_label
+from engine.maps import Map
+from engine.state import COLOURS, EndReason
+from engine.symbols import SYMBOLS, Cards, Symbol
+
+# The full rules ship as docs/ALEXANDROS.md; a host may point the link at their copy of the repository.
+RULES_URL = os.environ.get("ALEXANDROS_RULES_URL", "")
+RULES_LINK = f"<{RULES_URL}>" if RULES_URL else "`docs/ALEXANDROS.md` in the bot's repository (README)"
+
+
+
+def symbol_name(symbol: Symbol | str | None) -> str:
+    if symbol is None:
+        return "a card"
+    return str(symbol.value if isinstance(symbol, Symbol) else symbol)
+
+
+def article(word: str) -> str:
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def cards_text(cards: Cards | Sequence[int] | None) -> str:
+    """``(1, 0, 2, 0, 0)`` -> "1 temple, 2 horse"; nothing -> "no cards"."""
+    if not cards:
+        return "no cards"
+    parts = [f"{n} {s.value}" for s, n in zip(SYMBOLS, cards, strict=False) if n]
+    return ", ".join(parts) if parts else "no cards"
+
+
+def point_text(p: Point | Sequence[int] | None) -> str:
+    if p is None:
+        return "?"
+    return point_label((int(p[0]), int(p[1])))
+
+
+def space_corners(space: Space) -> str:
+    return " ".join(point_label(p) for p in sorted(corners(space)))
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Names for one game: ``names[seat]`` are display names; ``game_map`` names the spaces' symbols."""
+
+    names: Sequence[str] = ()
+    game_map: Map | None = None
+
+    def seat(self, seat: int | None) -> str:
+        if seat is None:
+            return "nobody"
+        if 0 <= seat < len(self.names):
+            return self.names[seat]
+        return f"player {seat + 1}"
+
+    def seat_colour(self, seat: int) -> str:
+        return f"{self.seat(seat)} ({COLOURS[seat]})" if 0 <= seat < len(COLOURS) else self.seat(seat)
+
+    def space(self, space: Space | Sequence[int] | None) -> str:
+        """A space named by its symbol and its three corners, e.g. "horse space (C6 D5 D7)"."""
+        if space is None:
+            return "a space"
+        s = (int(space[0]), int(space[1]))
+        sym = self.game_map.symbol.get(s) if self.game_map is not None else None
+        kind = f"{sym.value} space" if sym is not None else "space"
+        return f"{kind} ({space_corners(s)})"
+
+    def spaces(self, spaces: Sequence[Space]) -> str:
+        return ", ".join(self.space(s) for s in spaces) if spaces else "no space"
+
+    # --- refusals -----------------------------------------------------------------------------------------
+
+    def refusal(self, code: str, details: Mapping[str, Any] | None = None) -> str:
+        """The sentence for an engine or bot refusal: why, and what is allowed instead."""
+        d = dict(details or {})
+        make = _REFUSALS.get(code)
+        if make is None:
+            return f"That is not allowed here ({code})."
+        try:
+            return make(self, d)
+        except (KeyError, TypeError, ValueError, IndexError):
+            return f"That is not allowed here ({code})."
+
+    # --- events -------------------------------------------------------------------------------------------
+
+    def event_line(self, event: Any) -> str | None:
+        """One line for the turn message or the log, or None for bookkeeping events nobody needs to read.
+
+        ``event`` must already be redacted for the reader (engine.views.redact).
+        """
+        who = self.seat
+        if isinstance(event, ev.CardTaken):
+            if event.source.value == "supply":
+                if event.symbol is None:
+                    return f"{who(event.player)} drew a card."
+                return f"{who(event.player)} drew a card ({event.symbol.value})."
+            if event.slot is None:  # the deal at the start
+                return None
+            return f"{who(event.player)} took the face-up {event.symbol.value if event.symbol else 'card'}."
+        if isinstance(event, ev.FaceUpTurned):
+            return f"{article(event.symbol.value).capitalize()} was turned face up (slot {event.slot + 1})."
+        if isinstance(event, ev.CardsDiscarded):
+            if event.reason == "special-move":
+                return None  # the move line says it
+            return f"{who(event.player)} paid {cards_text(event.cards)}."
+        if isinstance(event, ev.AlexanderMoved):
+            walls = len(event.black) + len(event.red)
+            how = {"normal": "", "special": " (special move)", "joker": " (joker)"}[event.way.value]
+            red = f", {len(event.red)} of them red" if event.red else ""
+            path = "–".join(point_label(p) for p in event.path)
+            line = (
+                f"{who(event.player)} moved Alexander to {point_label(event.path[-1])} "
+                f"on a {event.symbol.value} space{how}: path {path}, "
+                f"{walls} new wall{'s' if walls != 1 else ''}{red}."
+            )
+            if event.walls_ran_out:
+                line += " The walls ran out: the game ends after this turn."
+            return line
+        if isinstance(event, ev.MoveSkipped):
+            tail = " The game ends after this turn." if event.game_ends else ""
+            return f"{who(event.player)} cannot move Alexander.{tail}"
+        if isinstance(event, ev.ProvinceSplit):
+            ids = ", ".join(str(pid) for pid, _ in event.parts)
+            plural = "s" if len(event.parts) > 1 else ""
+            return f"Province {event.province} was split; new province{plural} {ids}."
+        if isinstance(event, ev.GuardsPlaced):
+            n = len(event.spaces)
+            return f"{who(event.player)} put {n} guard{'s' if n != 1 else ''} in province {event.province}."
+        if isinstance(event, ev.GuardsRemoved):
+            n = len(event.spaces)
+            why = {"take-over": "lost", "take-back": "took back", "resigned": "withdrew"}.get(
+                event.reason, "lost"
+            )
+            return f"{who(event.player)} {why} {n} guard{'s' if n != 1 else ''}."
+        if isinstance(event, ev.CardsGiven):
+            return f"{who(event.giver)} gave {cards_text(event.cards)} to {who(event.receiver)}."
+        if isinstance(event, ev.Scored):
+            return f"{who(event.player)} scored {event.points}."
+        if isinstance(event, ev.TurnEnded):
+            return f"{who(event.player)} {'skipped the turn' if event.skipped else 'ended the turn'}."
+        if isinstance(event, ev.PlayerResigned):
+            return f"{who(event.player)} resigned."
+        if isinstance(event, ev.GameEnded):
+            return f"The game is over ({END_REASONS.get(event.reason, str(event.reason))})."
+        if isinstance(event, ev.TurnStarted):
+            return None
+        if isinstance(event, ev.ActionUsed):
+            return None
+        if isinstance(event, ev.GameCreated | ev.SupplyShuffled | ev.FirstPlayerChosen):
+            return None
+        return None
+
+    def event_lines(self, events: Sequence[Any]) -> list[str]:
+        return [line for e in events if (line := self.event_line(e))]
+
+
+END_REASONS: dict[EndReason | str, str] = {
+    EndReason.WALLS: "the walls ran out",
+    EndReason.NO_SPACE: "no empty symbol space was left",
+    EndReason.POINTS: "someone reached 100 points",
+    EndReason.RESIGNATIONS: "everyone else resigned",
+    EndReason.AGREED: "the players agreed to end it",
+}
+
+
+def _slot(d: Mapping[str, Any]) -> str:
+    s = d.get("slot")
+    return f"face-up slot {s + 1}" if isinstance(s, int) else f"face-up slot {s}"
+
+
+Refusal = Callable[[Speaker, dict[str, Any]], str]
+
+_REFUSALS: dict[str, Refusal] = {
+    # --- engine codes (engine.errors.ERROR_CODES) -------------------------------------------------------
+    "game/over": lambda s, d: "This game is over. Start a new one with `/alexandros new`.",
+    "game/stale": lambda s, d: (
+        f"That was already done or is out of date (you saw step {d['expected']}, the game is at step "
+        f"{d['actual']}). Look at the latest turn message and try again."
+    ),
+    "game/unknown-player": lambda s, d: f"Seat {d['player']} is not part of this game.",
+    "game/not-your-turn": lambda s, d: (
+        f"It is not your turn: it is {s.seat(d['current'])}'s turn. You can look at `/alexandros hand`, "
+        "`/alexandros board` or `/alexandros status` meanwhile."
+    ),
+    "game/resigned": lambda s, d: f"{s.seat(d['player'])} has resigned and takes no more part in this game.",
+    "game/bad-setup": lambda s, d: f"A game needs {d['min']} to {d['max']} players, not {d['players']}.",
+    "turn/move-first": lambda s, d: (
+        "You must move Alexander first: use `/alexandros move` or the Move button."
+    ),
+    "turn/already-moved": lambda s, d: (
+        "You have already moved Alexander this turn. Now take up to two actions, or end the turn."
+    ),
+    "turn/no-actions-left": lambda s, d: (
+        "You have used both actions of this turn. End the turn with `/alexandros end`."
+    ),
+    "move/bad-slot": lambda s, d: f"There is no {_slot(d)}: choose face-up card 1 or 2.",
+    "move/slot-empty": lambda s, d: f"The {_slot(d)} is empty. Choose the other face-up card or a hand card.",
+    "move/not-in-hand": lambda s, d: (
+        f"You have no {symbol_name(d['card'])} card in your hand for a special move. "
+        "Choose a card from the list offered."
+    ),
+    "move/no-empty-space": lambda s, d: (
+        f"No empty space shows a {d['symbol']}"
+        + (
+            ", so that face-up card can only be played as a joker (name another symbol)."
+            if d["joker"]
+            else ". Choose another symbol."
+        )
+    ),
+    "move/joker-not-allowed": lambda s, d: (
+        f"A {d['symbol']} can only be a joker when no empty space shows a {d['symbol']}; here one does, "
+        "so play it as a normal move."
+    ),
+    "move/joker-needs-symbol": lambda s, d: (
+        "A joker needs a named symbol: pick the symbol Alexander goes to."
+    ),
+    "move/unexpected-symbol": lambda s, d: (
+        "Only a joker names a symbol. Play this card for its own symbol instead."
+    ),
+    "move/unknown-space": lambda s, d: f"There is no symbol space at {s.space(d['space'])}.",
+    "move/wrong-symbol": lambda s, d: (
+        f"The {s.space(d['space'])} does not show a {d['symbol']}. Pick one of the points offered."
+    ),
+    "move/not-empty": lambda s, d: (
+        f"The {s.space(d['space'])} is not empty (a wall, a guard or Alexander touches it). "
+        "Pick one of the points offered."
+    ),
+    "move/not-closest": lambda s, d: (
+        f"That {d['symbol']} space is {d['distance']} sides away, but the closest empty {d['symbol']} "
+        f"space is {d['closest']} sides away. Alexander must go to a closest one: "
+        "pick one of the points offered."
+    ),
+    "move/bad-path": lambda s, d: (
+        f"That path does not start where Alexander stands ({point_text(d['alexander'])})."
+        if d.get("reason") == "start"
+        else f"That path jumps from {point_text(d['at'])} to {point_text(d['to'])}, which is not a side. "
+        "Pick one of the numbered paths."
+    ),
+    "move/not-a-corner": lambda s, d: (
+        f"{point_text(d['point'])} is not a corner of the {s.space(d['space'])}. "
+        "Pick one of the points offered."
+    ),
+    "move/not-shortest": lambda s, d: (
+        f"That path is {d['length']} sides long, but the shortest is {d['shortest']}. Pick a numbered path."
+    ),
+    "move/too-many-walls": lambda s, d: (
+        f"That path needs {d['needed']} new walls, but only {d['left']} are left. Choose a move that needs "
+        f"at most {d['left']} (the fewest any move needs is {d['fewest']})."
+    ),
+    "move/not-fewest-walls": lambda s, d: (
+        f"No move fits the {d['left']} walls left, so you must make a move that needs the fewest walls "
+        f"({d['fewest']}); that one needs {d['needed']}."
+    ),
+    "card/bad-slot": lambda s, d: f"There is no {_slot(d)}: take face-up card 1, 2 or the supply.",
+    "card/slot-empty": lambda s, d: f"The {_slot(d)} is empty until the end of the turn. Take another card.",
+    "card/supply-empty": lambda s, d: (
+        "The supply and the discard pile are both empty: take a face-up card instead."
+    ),
+    "province/unknown": lambda s, d: (
+        f"There is no province {d['province']} now. Pick one from the list offered."
+    ),
+    "occupy/not-free": lambda s, d: (
+        f"Province {d['province']} is held by {s.seat(d['owner'])}: use `/alexandros takeover` instead."
+    ),
+    "occupy/no-symbol-space": lambda s, d: (
+        f"Province {d['province']} has no symbol space, so no guard can stand in it. Pick another province."
+    ),
+    "occupy/no-guard": lambda s, d: "Choose at least one space for a guard.",
+    "occupy/not-enough-guards": lambda s, d: (
+        f"You want to place {d['wanted']} guards but have only {d['have']} left. Choose fewer spaces."
+    ),
+    "occupy/duplicate-space": lambda s, d: "Only one guard may stand on a space: choose different spaces.",
+    "occupy/outside-province": lambda s, d: (
+        f"The {s.space(d['space'])} is not in province {d['province']}. Choose spaces of that province."
+    ),
+    "occupy/open-space": lambda s, d: (
+        f"Guards stand on symbol spaces only; the {s.space(d['space'])} is open."
+    ),
+    "occupy/missing-cards": lambda s, d: (
+        f"Not enough cards: this costs {cards_text(d['cost'])}, "
+        f"and you are missing {cards_text(d['missing'])}. "
+        "Put a guard on those spaces instead, or take cards first."
+    ),
+    "takeover/free": lambda s, d: f"Province {d['province']} is free: use `/alexandros occupy` instead.",
+    "takeover/own-province": lambda s, d: f"Province {d['province']} is already yours.",
+    "takeover/missing-cards": lambda s, d: (
+        f"Not enough cards: removing the guards costs {cards_text(d['removal'])} and occupying costs "
+        f"{cards_text(d['cost'])}; you are missing {cards_text(d['missing'])}."
+    ),
+    "takeover/bad-compensation": lambda s, d: (
+        f"The loser must get exactly {d['expected']} of the cards you pay ({cards_text(d['paid'])}); "
+        f"you chose {cards_text(d['given'])}."
+    ),
+    "levy/already": lambda s, d: (
+        "You have already levied taxes this turn (once per turn). Take another action."
+    ),
+    "levy/no-guards": lambda s, d: (
+        "You have no guard on the map, so you cannot levy taxes. Occupy a province first."
+    ),
+    "levy/not-in-hand": lambda s, d: f"You have no {symbol_name(d['card'])} card in your hand.",
+    "levy/card-not-matching": lambda s, d: (
+        f"A {symbol_name(d['card'])} card matches none of your guards; pay one of: "
+        f"{', '.join(d['allowed']) or 'none'}."
+    ),
+    "takeback/not-your-guard": lambda s, d: (
+        f"You have no guard on the {s.space(d['space'])}. Pick one of your guards from the list."
+    ),
+    # --- bot codes --------------------------------------------------------------------------------------
+    "bot/no-game": lambda s, d: "There is no game in this channel. Start one with `/alexandros new`.",
+    "bot/unknown-game": lambda s, d: (
+        f"Game {d['game']} does not exist (any more). Use `/alexandros status` to see this channel's game."
+    ),
+    "bot/channel-busy": lambda s, d: (
+        f"This channel already has an unfinished game (game {d['game']}). Join it with `/alexandros join`, "
+        "or start a game in a new thread with `/alexandros new thread:True`."
+    ),
+    "bot/not-a-player": lambda s, d: (
+        "You are not playing in this game. You can follow it here, and use `/alexandros board`, "
+        "`/alexandros status` or `/alexandros log`."
+    ),
+    "bot/not-in-lobby": lambda s, d: "This game has already started; seats can no longer change.",
+    "bot/already-seated": lambda s, d: "You are already seated at this table.",
+    "bot/not-seated": lambda s, d: "You are not seated at this table. Join it with the Join button.",
+    "bot/table-full": lambda s, d: (
+        f"The table is full ({d['max']} players). Start a game in another channel."
+    ),
+    "bot/not-creator": lambda s, d: f"Only {d['creator']} (who created the game) can {d['what']}.",
+    "bot/too-few-players": lambda s, d: (
+        f"A game needs at least {d['min']} players; {d['have']} seated so far. Ask someone to press Join."
+    ),
+    "bot/conflict": lambda s, d: (
+        "Someone acted first: the game changed while your action was being saved. Look at the latest turn "
+        "message and try again."
+    ),
+    "bot/closed": lambda s, d: f"This game is {d['status']}; it takes no more actions.",
+    "bot/not-started": lambda s, d: (
+        "This game has not started yet. The creator starts it with the Start button."
+    ),
+    "bot/bad-choice": lambda s, d: f"I do not understand {d['what']} “{d['value']}”. {d['allowed']}",
+    "bot/bad-point": lambda s, d: (
+        f"“{d['value']}” is not a point of this map. Nearest points: {', '.join(d['near'])}."
+    ),
+    "bot/not-a-destination": lambda s, d: (
+        f"Alexander cannot stop at {d['point']} with this card. Allowed points: {d['allowed']}."
+    ),
+    "bot/no-such-path": lambda s, d: f"There is no path {d['value']}; choose 1 to {d['count']}.",
+    "bot/no-moves": lambda s, d: "There is no card you can move with right now.",
+    "bot/no-permission": lambda s, d: (
+        "Only the game's creator or a member with Manage Channels can abandon a game."
+    ),
+    "bot/already-voted": lambda s, d: f"You have already agreed to end the game; waiting for {d['waiting']}.",
+    "bot/select-count": lambda s, d: f"Choose exactly {d['count']} cards.",
+    "bot/game-over": lambda s, d: "This game is over. Start a new one with `/alexandros new`.",
+}
+
+BOT_CODES: frozenset[str] = frozenset(c for c in _REFUSALS if c.startswith("bot/"))
+
+
+def has_words(code: str) -> bool:
+    return code in _REFUSALS
+
+
+RULES_SUMMARY = "\n".join([
+    "**Alexandros** (Leo Colovini), 2–4 players. Alexander marches over a map of triangles and leaves "
+    "walls behind him; the walls cut the land into provinces, which you guard and tax.",
+    "**Your turn:** first **move Alexander** (must), then take **up to two actions**.",
+    "• **Move:** take a face-up card (its symbol is the target), or discard a hand card (special move), or "
+    "play a face-up card whose symbol has no empty space as a **joker** (name any symbol). Alexander goes to "
+    "a **closest** empty space with that symbol, stops on any of its corners, and walks a shortest path: "
+    "every side without a wall gets one.",
+    "• **Take a card:** a face-up card or the top of the supply.",
+    "• **Occupy** a free province: put a guard on one of its symbol spaces and pay one matching card for "
+    "every other symbol space (extra guards spare cards).",
+    "• **Take over:** pay two matching cards for each of the owner's guards, then occupy (3–4 players: the "
+    "loser gets half the cards).",
+    "• **Levy taxes** (once a turn): pay a card matching one of your guards; everyone scores the open spaces "
+    "of every province where they have exactly one guard.",
+    "• **Take back** a guard.",
+    "**End:** at 100 points after a levy, or when the walls run out (that turn is finished first). "
+    "Most points wins.",
+    "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, `hand`, "
+    f"`board`, `status`, `log`. Full rules: {RULES_LINK}",
+])

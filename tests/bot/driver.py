@@ -1,0 +1,266 @@
+"""Plays whole games through the offline Discord, the way users would: every engine action chosen by a
+computer player is turned into the slash commands, autocomplete picks, selects and buttons a person would
+use, and every public message is checked on the way (mentions, nothing secret, pictures from the public
+view), every private answer for being ephemeral.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import choices as ch
+from bot.client import make_bot
+from bot.pictures import Pictures
+from engine import ai, rules
+from engine.actions import Action, CardSource, EndTurn, Levy, Move, Occupy, TakeBack, TakeCard, TakeOver
+from engine.maps import Map, parse_map
+from engine.state import GameState
+from engine.symbols import as_list
+from tests.harness import FakeUser, InteractionResult, OfflineDiscord, StoredMessage
+
+GUILD = 424_242_424_242_424_242
+CHANNEL = 535_353_535_353_535_353
+
+WALLS_MAP = parse_map("""name: walls test
+start: A1
+walls: 14 black, 3 red
+grid:
+.T.A.H.L.S.
+S.L.H.A.T..
+.T.A.H.L.S.
+""")
+
+POINTS_MAP = parse_map("""name: points test
+start: A1
+walls: 60 black, 10 red
+grid:
+T.....A.....H.....L.....S.....T
+..S.....L.....H.....A.....T....
+....H.....T.....S.....L.....A..
+A.....L.....T.....H.....S......
+""")
+
+NAMES = ("alice", "bob", "carol", "dave")
+SECRET_DRAW = re.compile(r"drew a card \(")
+
+
+class Clock:
+    """A settable clock: every read moves it on by one second, so timestamps are distinct and stable."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def bot_factory(
+    db_path: str, game_map: Map, seed: int, clock: Clock | None = None, pictures: Pictures | None = None
+) -> Callable[[], Any]:
+    clock = clock or Clock()
+    pics = pictures or Pictures(width=640)
+
+    def factory() -> Any:
+        return make_bot(
+            db_path, map_provider=lambda: game_map, clock=clock, seed_source=lambda: seed, pictures=pics
+        )
+
+    return factory
+
+
+def harness(factory: Callable[[], Any]) -> OfflineDiscord:
+    return OfflineDiscord(factory, guild_id=GUILD, channel_id=CHANNEL, loggers=("bot",))
+
+
+@dataclass
+class Game:
+    """One game at the table of an OfflineDiscord, with its players and checks."""
+
+    d: OfflineDiscord
+    users: list[FakeUser]
+    game_id: int = 0
+    checked: int = 0  # requests already checked
+    stats: dict[str, int] = field(default_factory=dict)
+    guided_every: int = 3  # every n-th move goes through the Move button flow
+
+    @property
+    def bot(self) -> Any:
+        return self.d.bot
+
+    async def state(self) -> GameState:
+        table = await self.bot.service.table_by_id(self.game_id)
+        assert table.state is not None
+        return table.state
+
+    async def table(self) -> Any:
+        return await self.bot.service.table_by_id(self.game_id)
+
+    def user_of_seat(self, table: Any, seat: int) -> FakeUser:
+        uid = table.user_of(seat)
+        return next(u for u in self.users if u.id == uid)
+
+    # --- checks ---------------------------------------------------------------------------------------
+
+    def check_public(self) -> None:
+        """Every request since the last check: public texts name no drawn card; pings are deliberate."""
+        for req in self.d.requests[self.checked :]:
+            if not req.is_message:
+                continue
+            text = req.content or ""
+            if not req.ephemeral and req.kind in ("channel_message", "edit_message"):
+                assert not SECRET_DRAW.search(text), f"a public message names a drawn card: {text}"
+                assert "Your hand" not in text, text
+            if req.kind == "channel_message" and req.pinged_user_ids:
+                ids = {u.id for u in self.users}
+                assert req.pinged_user_ids <= ids, req.pinged_user_ids
+                if "is over" in text:
+                    self.stats["end_pings"] = self.stats.get("end_pings", 0) + 1
+                    assert len(req.pinged_user_ids) == len(self.users)
+                else:
+                    assert len(req.pinged_user_ids) == 1, (req.pinged_user_ids, text)
+                    (uid,) = req.pinged_user_ids
+                    assert f"<@{uid}>" in text and "your turn" in text
+        self.checked = len(self.d.requests)
+        pics: Pictures = self.bot.pictures
+        for kind, viewer in pics.calls:
+            if kind in ("board", "end"):
+                assert viewer is None
+        assert pics.failures == 0, "the renderer failed"
+
+    @staticmethod
+    def private(r: InteractionResult) -> InteractionResult:
+        assert r.ephemeral, f"expected an ephemeral answer, got {r.content!r}"
+        return r
+
+    # --- the lobby ------------------------------------------------------------------------------------
+
+    async def open(self) -> None:
+        creator = self.users[0]
+        r = await self.d.slash(creator, "alexandros new")
+        lobby = r.response_message
+        assert lobby is not None and not r.ephemeral
+        self.game_id = int(next(c for c in lobby.custom_ids if c.startswith("alx:join:")).split(":")[2])
+        for u in self.users[1:]:
+            r = await self.d.click(u, lobby.id, f"alx:join:{self.game_id}")
+            assert f"<@{u.id}>" in self.d.message(lobby.id).content
+        r = await self.d.click(creator, lobby.id, f"alx:start:{self.game_id}")
+        assert r.pings == {(await self.table()).current_user}
+        self.check_public()
+
+    # --- translating actions ----------------------------------------------------------------------------
+
+    async def offered(
+        self, user: FakeUser, command: str, focused: str, value: str, options: dict[str, Any] | None = None
+    ) -> None:
+        got = await self.d.autocomplete(user, command, focused=focused, value=value, options=options)
+        values = [c["value"] for c in got]
+        assert value in values, f"/{command} {focused}: {value!r} not offered in {values}"
+
+    def turn_message(self) -> StoredMessage:
+        return self.d.find_message(f"alx:hand:{self.game_id}")
+
+    async def play(self, action: Action, n: int) -> None:
+        table = await self.table()
+        st = table.state
+        user = self.user_of_seat(table, st.current)
+        kind = type(action).__name__
+        self.stats[kind] = self.stats.get(kind, 0) + 1
+        before = table.version
+        if isinstance(action, Move):
+            await self.move(user, st, action, guided=n % self.guided_every == 0)
+        elif isinstance(action, TakeCard):
+            value = "supply" if action.source is CardSource.SUPPLY else str((action.slot or 0) + 1)
+            await self.offered(user, "alexandros take", "card", value)
+            self.private(await self.d.slash(user, "alexandros take", card=value))
+        elif isinstance(action, Occupy | TakeOver):
+            await self.province(user, st, action)
+        elif isinstance(action, Levy):
+            await self.offered(user, "alexandros levy", "card", action.card.value)
+            self.private(await self.d.slash(user, "alexandros levy", card=action.card.value))
+        elif isinstance(action, TakeBack):
+            value = ch.space_code(action.space)
+            await self.offered(user, "alexandros takeback", "guard", value)
+            self.private(await self.d.slash(user, "alexandros takeback", guard=value))
+        elif isinstance(action, EndTurn):
+            if n % 2:
+                msg = self.turn_message()
+                self.private(await self.d.click(user, msg.id, f"alx:end:{self.game_id}:{before}"))
+            else:
+                self.private(await self.d.slash(user, "alexandros end"))
+        else:
+            raise AssertionError(action)
+        after = await self.table()
+        assert after.version > before, f"{action} was not applied"
+        self.check_public()
+
+    async def move(self, user: FakeUser, st: GameState, move: Move, guided: bool) -> None:
+        card, to, path = ch.move_code(st, move)
+        if guided and int(path) <= 25:  # a select menu holds 25 paths (fewest walls first)
+            msg = self.turn_message()
+            r = self.private(await self.d.click(user, msg.id, f"alx:move:{self.game_id}:{st.version}"))
+            flow = r.response_message
+            r = await self.d.select(user, flow.id, f"alxs:mc:{self.game_id}:{st.version}", [card])
+            r = await self.d.select(user, flow.id, f"alxs:mt:{self.game_id}:{st.version}:{card}", [to])
+            flow = self.d.message(flow.id)
+            if flow.component(f"alxs:mp:{self.game_id}:{st.version}:{card}:{to}") is not None:
+                await self.d.select(user, flow.id, f"alxs:mp:{self.game_id}:{st.version}:{card}:{to}", [path])
+            await self.d.click(user, flow.id, f"alx:mgo:{self.game_id}:{st.version}:{card}:{to}:{path}")
+            assert self.d.message(flow.id).ephemeral
+            return
+        await self.offered(user, "alexandros move", "card", card)
+        await self.offered(user, "alexandros move", "to", to, {"card": card})
+        await self.offered(user, "alexandros move", "path", path, {"card": card, "to": to})
+        self.private(await self.d.slash(user, "alexandros move", card=card, to=to, path=path))
+
+    async def province(self, user: FakeUser, st: GameState, action: Occupy | TakeOver) -> None:
+        command = "alexandros occupy" if isinstance(action, Occupy) else "alexandros takeover"
+        pid = str(action.province)
+        await self.offered(user, command, "province", pid)
+        r = self.private(await self.d.slash(user, command, province=pid))
+        flow = r.response_message
+        assert flow is not None and flow.attachments, "a province preview picture was expected"
+        cid = f"alxs:og:{self.game_id}:{st.version}:{action.province}"
+        await self.d.select(user, flow.id, cid, [ch.space_code(s) for s in action.guards])
+        if isinstance(action, TakeOver) and sum(action.compensation):
+            flow = self.d.message(flow.id)
+            tcid = next(c for c in flow.custom_ids if c.startswith("alxs:tc:"))
+            options = [o["value"] for o in flow.component(tcid)["options"]]
+            wanted: list[str] = []
+            for sym in as_list(action.compensation):
+                wanted.append(next(v for v in options if v[0] == sym.letter and v not in wanted))
+            await self.d.select(user, flow.id, tcid, wanted)
+
+
+async def play_whole_game(
+    d: OfflineDiscord,
+    players: int,
+    ai_seed: int = 1,
+    max_actions: int = 400,
+    on_action: Callable[[Game, int], Any] | None = None,
+) -> Game:
+    users = [d.member(n) for n in NAMES[:players]]
+    g = Game(d, users)
+    await g.open()
+    rng = random.Random(ai_seed)
+    for n in range(max_actions):
+        st = await g.state()
+        if st.over:
+            break
+        action = ai.greedy_player(st, rng)
+        await g.play(action, n)
+        if on_action is not None:
+            await on_action(g, n)
+    assert (await g.state()).over, "the game did not end"
+    return g
+
+
+def legal_or_none(values: Iterable[str]) -> list[str]:
+    return [v for v in values if v != "-"]
+
+
+__all__ = ["POINTS_MAP", "WALLS_MAP", "Clock", "Game", "bot_factory", "harness", "play_whole_game", "rules"]

@@ -1,0 +1,36 @@
+"""Whole games, 2 to 4 players, ending by walls and by 100 points, played only through interactions."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.state import EndReason
+from tests.bot.driver import POINTS_MAP, WALLS_MAP, bot_factory, harness, play_whole_game
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+@pytest.mark.parametrize(
+    ("players", "game_map", "seed", "reason"),
+    [
+        (2, WALLS_MAP, 1, EndReason.WALLS),
+        (3, POINTS_MAP, 1, EndReason.POINTS),
+        (4, WALLS_MAP, 3, EndReason.WALLS),
+        (2, POINTS_MAP, 1, EndReason.POINTS),
+    ],
+)
+async def test_whole_game(tmp_path, players, game_map, seed, reason):
+    async with harness(bot_factory(str(tmp_path / "games.db"), game_map, seed)) as d:
+        g = await play_whole_game(d, players, ai_seed=seed)
+        st = await g.state()
+        assert st.result is not None and st.result.reason is reason, st.result
+        assert g.stats.get("end_pings") == 1
+        end = d.last_message()
+        assert "is over" in end.content and end.attachments
+        for u in g.users:
+            assert f"<@{u.id}>" in end.content
