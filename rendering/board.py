@@ -8,12 +8,12 @@ the owner's tint, pasted through a mask of the province's triangles: icons, grid
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engine.geometry import Point, Side, Space, corners, point_label
+from engine.geometry import Point, Space, corners
 from engine.maps import SEA, Map, SideKind
 from engine.views import GameView, ProvinceView
 from rendering.fonts import font, text_width
@@ -151,29 +151,6 @@ def dashed_line(
     return (phase + length) % period
 
 
-def badge(
-    d: ImageDraw.ImageDraw,
-    cx: float,
-    cy: float,
-    text: str,
-    size: int,
-    theme: Theme,
-    fill: RGB | None = None,
-    ink: RGB | None = None,
-    bold: bool = True,
-) -> tuple[float, float, float, float]:
-    """Text in a rounded box centred on a point; returns the box."""
-    pal = theme.palette
-    f = font(size, bold)
-    w = f.getlength(text)
-    h = size * 1.2
-    px = size * 0.35
-    box = (cx - w / 2 - px, cy - h / 2, cx + w / 2 + px, cy + h / 2)
-    d.rounded_rectangle(box, radius=h / 3, fill=fill or pal.white, outline=pal.ink, width=max(1, size // 12))
-    d.text((cx, cy), text, font=f, fill=ink or pal.ink, anchor="mm")
-    return box
-
-
 def readable_on(colour: RGB, theme: Theme) -> RGB:
     """Ink or white, whichever reads better on ``colour``."""
     r, g, b = colour
@@ -187,7 +164,7 @@ def paste_centred(im: Image.Image, icon: Image.Image, at: XY) -> None:
 # --- Pieces ---------------------------------------------------------------------------------------
 
 
-def _tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
+def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
     by_owner: dict[int, list[Space]] = {}
     for p in v.provinces:
         if p.owner is not None:
@@ -387,14 +364,25 @@ def draw_province_badges(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme
         d.text((cx, y0 + row * 0.5), ident, font=f, fill=pal.white, anchor="mm")
 
 
-def board_image(v: GameView, width: int, theme: Theme, last_move: bool = True) -> tuple[Image.Image, Layout]:
-    """The board of a view with every piece, on an image whose panel area is still empty."""
+def board_image(
+    v: GameView,
+    width: int,
+    theme: Theme,
+    last_move: bool = True,
+    under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
+) -> tuple[Image.Image, Layout]:
+    """The board of a view with every piece, on an image whose panel area is still empty.
+
+    Previews leave out the last move (their own marks must stand out) and draw their outlines through
+    ``under_walls``, beneath the walls, so that walls stay on top of every highlight."""
     lay = layout(v.map, width, theme)
     im = map_layer(v.map, width, theme).copy()
-    _tint_provinces(im, v, lay, theme)
+    tint_provinces(im, v, lay, theme)
     d = ImageDraw.Draw(im)
     if last_move:
         draw_last_move(d, v, lay, theme)
+    if under_walls is not None:
+        under_walls(d, lay)
     draw_walls(d, v, lay, theme)
     if last_move:
         draw_new_wall_marks(d, v, lay, theme)
@@ -402,11 +390,3 @@ def board_image(v: GameView, width: int, theme: Theme, last_move: bool = True) -
     draw_province_badges(d, v, lay, theme)
     draw_alexander(im, v, lay, theme)
     return im, lay
-
-
-def point_name(p: Point) -> str:
-    return point_label(p)
-
-
-def side_key(s: Side) -> Side:
-    return (min(s), max(s))

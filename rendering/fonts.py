@@ -38,13 +38,6 @@ def text_width(text: str, size: int, bold: bool = False) -> int:
     return int(font(size, bold).getlength(text) + 0.999)
 
 
-def fit(text: str, size: int, width: int, bold: bool = False, smallest: int = 11) -> int:
-    """The largest font size up to ``size`` at which ``text`` fits in ``width`` pixels."""
-    while size > smallest and text_width(text, size, bold) > width:
-        size -= 1
-    return size
-
-
 def ellipsize(text: str, size: int, width: int, bold: bool = False) -> str:
     """``text`` cut with an ellipsis so that it fits in ``width`` pixels (long player names)."""
     if text_width(text, size, bold) <= width:

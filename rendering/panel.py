@@ -9,7 +9,7 @@ from PIL import Image, ImageDraw
 from engine.state import ACTIONS_PER_TURN, WINNING_SCORE, ActionKind, Phase
 from engine.symbols import SYMBOLS, Cards, Symbol
 from engine.views import GameView
-from rendering.board import readable_on, thick_line
+from rendering.board import thick_line
 from rendering.fonts import ellipsize, font, text_width
 from rendering.icons import draw_mark, symbol_icon
 from rendering.layout import Layout
@@ -443,14 +443,3 @@ def end_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme
     p.text(f"after {v.turn} turns", theme.sizes.text_font, colour=theme.palette.muted, gap=4)
     final_section(p, v, names)
     legend(p)
-
-
-def pill(p: Panel, x: float, y: float, text: str, fill: tuple[int, int, int], size: int) -> float:
-    """A label in a coloured pill at (x, y); returns its right edge."""
-    f = font(size, True)
-    w = f.getlength(text) + size * 0.8
-    p.d.rounded_rectangle(
-        (x, y, x + w, y + size * 1.3), radius=size * 0.5, fill=fill, outline=p.pal.ink, width=1
-    )
-    p.d.text((x + w / 2, y + size * 0.65), text, font=f, fill=readable_on(fill, p.theme), anchor="mm")
-    return x + w

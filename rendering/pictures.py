@@ -15,13 +15,13 @@ from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engine.geometry import Point, Space, corners, neighbour_across, point_label
+from engine.geometry import Point, Space, neighbour_across, point_label
 from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
 from rendering.fonts import ellipsize, font
-from rendering.layout import XY, Layout, layout
+from rendering.layout import XY, Layout
 from rendering.panel import (
     Panel,
     board_panel,
@@ -179,17 +179,7 @@ def _preview_image(
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
 ) -> tuple[Image.Image, Layout]:
     """The board for a preview: no last-move highlight, so that the preview's own marks stand out."""
-    lay = layout(v.map, width, theme)
-    im = b.map_layer(v.map, width, theme).copy()
-    b._tint_provinces(im, v, lay, theme)
-    d = ImageDraw.Draw(im)
-    if under_walls is not None:
-        under_walls(d, lay)
-    b.draw_walls(d, v, lay, theme)
-    b.draw_guards(im, v, lay, theme)
-    b.draw_province_badges(d, v, lay, theme)
-    b.draw_alexander(im, v, lay, theme)
-    return im, lay
+    return b.board_image(v, width, theme, last_move=False, under_walls=under_walls)
 
 
 def _mover(v: GameView) -> int:
@@ -486,10 +476,6 @@ def render_province_preview(
     else:
         p.text("You can pay for this.", theme.sizes.text_font, bold=True, colour=pal.good)
     return encode(im, theme)
-
-
-def _corner_spaces(v: GameView, pt: Point) -> list[Space]:
-    return [s for s in v.map.point_spaces.get(pt, ()) if pt in corners(s)]
 
 
 def _count(n: int, word: str) -> str:
