@@ -34,6 +34,26 @@ def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return found
 
 
+@lru_cache(maxsize=4096)
+def has_glyph(char: str) -> bool:
+    """Whether DejaVu Sans Bold draws ``char`` (rather than its empty-box "missing glyph")."""
+    if char.isspace():
+        return True
+    f = font(20, bold=True)
+
+    def shape(c: str) -> tuple[tuple[int, int], bytes]:
+        mask = f.getmask(c)
+        return mask.size, bytes(mask)
+
+    return shape(char) != shape("\U0010fffd")
+
+
+def drawable(text: str) -> str:
+    """``text`` without the characters the shipped font cannot draw (CJK, emoji), which would show as
+    boxes; the caller decides what to show if nothing is left."""
+    return " ".join("".join(c for c in text if has_glyph(c)).split())
+
+
 def text_width(text: str, size: int, bold: bool = False) -> int:
     return int(font(size, bold).getlength(text) + 0.999)
 

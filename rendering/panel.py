@@ -10,7 +10,7 @@ from engine.state import ACTIONS_PER_TURN, WINNING_SCORE, ActionKind, Phase
 from engine.symbols import SYMBOLS, Cards, Symbol
 from engine.views import GameView
 from rendering.board import thick_line
-from rendering.fonts import ellipsize, font, text_width
+from rendering.fonts import drawable, ellipsize, font, text_width
 from rendering.icons import draw_mark, symbol_icon
 from rendering.layout import Layout
 from rendering.theme import Theme, mix
@@ -25,12 +25,13 @@ ACTION_NAMES = {
 
 
 def player_names(v: GameView, names: Sequence[str] | None, theme: Theme) -> list[str]:
-    """Display names by seat; the colour's name stands in for any that is missing or blank."""
+    """Display names by seat, less any character the font cannot draw; the colour's name stands in for a
+    name that is missing or has nothing drawable left (a name in Chinese, say: it is in the bot's text)."""
     given = list(names or ())
     out = []
     for pl in v.players:
-        name = given[pl.seat] if pl.seat < len(given) else ""
-        out.append(name.strip() or theme.palette.player_names[pl.seat % len(theme.palette.player_names)])
+        name = drawable(given[pl.seat]) if pl.seat < len(given) else ""
+        out.append(name or theme.palette.player_names[pl.seat % len(theme.palette.player_names)])
     return out
 
 

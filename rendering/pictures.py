@@ -20,7 +20,7 @@ from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
-from rendering.fonts import ellipsize, font
+from rendering.fonts import drawable, ellipsize, font
 from rendering.layout import XY, Layout
 from rendering.panel import (
     Panel,
@@ -94,7 +94,7 @@ def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = D
     im = Image.new("RGB", (width, height), pal.panel)
     d = ImageDraw.Draw(im)
     seat = v.viewer
-    shown = name.strip() or pal.player_names[seat % len(pal.player_names)]
+    shown = drawable(name) or pal.player_names[seat % len(pal.player_names)]
     margin = round(36 * k)
     tf = round(32 * k)
     r = tf * 0.42

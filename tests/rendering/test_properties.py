@@ -136,3 +136,12 @@ def test_samples_command_writes_every_kind_of_picture(tmp_path: Path) -> None:
     for p in tmp_path.glob("*.png"):
         w, h = _size(p.read_bytes())
         assert w > h
+
+
+def test_names_the_font_cannot_draw_fall_back_to_the_colour() -> None:
+    from rendering.panel import player_names
+    from rendering.theme import DEFAULT_THEME
+
+    v = view(_play(1, 2, 0))
+    assert player_names(v, ("李小龍", "Zoë 🙂 Ж"), DEFAULT_THEME) == ["Red", "Zoë Ж"]
+    assert player_names(v, None, DEFAULT_THEME) == ["Red", "Yellow"]
