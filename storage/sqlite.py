@@ -186,7 +186,8 @@ class SqliteGameStore:
                 try:
                     await conn.execute("ROLLBACK")
                 except sqlite3.OperationalError:
-                    # "no transaction is active": SQLite already rolled back (e.g. on a full disk).
+                    # "no transaction is active": SQLite already rolled back (e.g. on a full disk),
+                    # or a cancelled COMMIT still ran in the worker thread.
                     pass
                 raise
             return result
@@ -566,9 +567,12 @@ class SqliteGameStore:
         payload_json = _dumps(payload or {})
 
         async def body(conn: aiosqlite.Connection) -> Notice:
+            if game_id is not None:
+                exists = list(await conn.execute_fetchall("SELECT 1 FROM games WHERE id = ?", (game_id,)))
+                if not exists:
+                    raise GameNotFound(game_id)
             row = await conn.execute_insert(
-                _INSERT_NOTICE,
-                (game_id, user_id, kind, due_at, payload_json, now),
+                _INSERT_NOTICE, (game_id, user_id, kind, due_at, payload_json, now)
             )
             assert row is not None
             rows = list(
@@ -707,24 +711,15 @@ class SqliteGameStore:
 
     async def integrity_check(self) -> IntegrityReport:
         """SQLite's own checks plus the store's invariants (events 1..version, snapshot at version)."""
-        problems: list[str] = []
-        rows = await self._read("PRAGMA integrity_check")
-        if [r[0] for r in rows] != ["ok"]:
-            problems.extend(f"integrity_check: {r[0]}" for r in rows)
-        for table, rowid, parent, _ in await self._read("PRAGMA foreign_key_check"):
-            problems.append(f"foreign key: {table} row {rowid} has no {parent}")
-        for game_id, version, count, top in await self._read(
-            "SELECT g.id, g.version, COUNT(e.version), COALESCE(MAX(e.version), 0)"
-            " FROM games g LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id"
-            " HAVING COUNT(e.version) != g.version OR COALESCE(MAX(e.version), 0) != g.version"
-        ):
-            problems.append(f"game {game_id}: version {version} but {count} events up to {top}")
-        for game_id, version, snap in await self._read(
-            "SELECT g.id, g.version, s.version FROM games g JOIN snapshots s ON s.game_id = g.id"
-            " WHERE s.version != g.version"
-        ):
-            problems.append(f"game {game_id}: version {version} but snapshot at {snap}")
-        return IntegrityReport(tuple(problems))
+        if self._closed:
+            raise StoreError("store is closed")
+        # A connection of its own: a full check of a big file takes a while, and the shared reader
+        # must stay free for the bot's reads meanwhile.
+        conn = await connect(self.path)
+        try:
+            return IntegrityReport(tuple(await _check_integrity(conn)))
+        finally:
+            await conn.close()
 
     async def export_game(self, game_id: int) -> JsonDict:
         """One game as a JSON-able dict: game row, seats, every event, the latest snapshot, its notices."""
@@ -869,6 +864,40 @@ class SqliteGameStore:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+
+async def _check_integrity(conn: aiosqlite.Connection) -> list[str]:
+    async def rows(sql: str) -> list[Any]:
+        return list(await conn.execute_fetchall(sql))
+
+    problems: list[str] = []
+    # One read transaction, so that all the checks see the same state even while the bot writes.
+    await conn.execute("BEGIN")
+    try:
+        checked = await rows("PRAGMA integrity_check")
+        if [r[0] for r in checked] != ["ok"]:
+            problems.extend(f"integrity_check: {r[0]}" for r in checked)
+        for table, rowid, parent, _ in await rows("PRAGMA foreign_key_check"):
+            problems.append(f"foreign key: {table} row {rowid} has no {parent}")
+        for game_id, version, count, top in await rows(
+            "SELECT g.id, g.version, COUNT(e.version), COALESCE(MAX(e.version), 0)"
+            " FROM games g LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id"
+            " HAVING COUNT(e.version) != g.version OR COALESCE(MAX(e.version), 0) != g.version"
+        ):
+            problems.append(f"game {game_id}: version {version} but {count} events up to {top}")
+        for game_id, version, snap in await rows(
+            "SELECT g.id, g.version, s.version FROM games g JOIN snapshots s ON s.game_id = g.id"
+            " WHERE s.version != g.version"
+        ):
+            problems.append(f"game {game_id}: version {version} but snapshot at {snap}")
+        for channel_id, count in await rows(
+            f"SELECT channel_id, COUNT(*) FROM games WHERE status IN {_ACTIVE_SQL} GROUP BY channel_id"
+            " HAVING COUNT(*) > 1"
+        ):
+            problems.append(f"channel {channel_id}: {count} unfinished games")
+    finally:
+        await conn.execute("COMMIT")
+    return problems
 
 
 def _optional_float(value: Any) -> float | None:

@@ -6,9 +6,10 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
-from storage import LATEST_VERSION, SchemaTooNew, open_store
+from storage import LATEST_VERSION, GameNotFound, SchemaTooNew, open_store
 from storage import migrations as migrations_module
 from storage.migrations import MIGRATIONS, migrate, schema_version
 from storage.sqlite import connect
@@ -236,5 +237,48 @@ async def test_a_cancelled_caller_leaves_a_whole_transaction_and_a_usable_store(
         assert "cancelled" in outcomes
         after = await store.append(game.id, final.version, [{"n": 1}], {"count": final.version + 1}, T0 + 99)
         assert after.version == final.version + 1
+    finally:
+        await store.close()
+
+
+async def test_integrity_check_reports_broken_invariants(tmp_path: Path) -> None:
+    path = tmp_path / "broken.db"
+    store = await open_store(path)
+    try:
+        game = await store.create_game(1, 1, 1, {}, T0, snapshot={"c": 0})
+        for v in range(3):
+            game = await store.append(game.id, v, [{"n": v + 1}], {"c": v + 1}, T0)
+        assert await store.integrity_check()
+        conn = sqlite3.connect(path)
+        conn.execute("DELETE FROM events WHERE game_id = ? AND version = 2", (game.id,))
+        conn.execute("UPDATE snapshots SET version = 2 WHERE game_id = ?", (game.id,))
+        conn.commit()
+        conn.close()
+        report = await store.integrity_check()
+        assert not report
+        text = str(report)
+        assert f"game {game.id}: version 3 but 2 events up to 3" in text
+        assert f"game {game.id}: version 3 but snapshot at 2" in text
+    finally:
+        await store.close()
+
+
+async def test_a_failed_transaction_rolls_back_and_the_store_goes_on(tmp_path: Path) -> None:
+    store = await open_store(tmp_path / "f.db")
+    try:
+        game = await store.create_game(1, 1, 1, {}, T0)
+
+        async def half_then_fail(conn: aiosqlite.Connection) -> None:
+            await conn.execute("UPDATE games SET version = 99 WHERE id = ?", (game.id,))
+            await conn.execute("INSERT INTO no_such_table VALUES (1)")
+
+        with pytest.raises(sqlite3.OperationalError):
+            await store._write(half_then_fail)
+        assert not store._writer.in_transaction
+        assert await store.game_by_id(game.id) == game
+        with pytest.raises(GameNotFound):
+            await store.schedule_notice(12345, "turn", T0, T0)
+        after = await store.append(game.id, 0, [{"n": 1}], {"c": 1}, T0 + 1)
+        assert after.version == 1
     finally:
         await store.close()
