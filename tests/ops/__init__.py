@@ -1,0 +1,1 @@
+"""Tests of hosting: configuration, reminder timing, backups and restore, health check, Dockerfile."""

@@ -1,0 +1,253 @@
+"""bot.config: every mistake is one sentence, .env parsing, precedence, and the token kept out of sight."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import (
+    BOT_PERMISSION_NAMES,
+    Config,
+    ConfigError,
+    RedactingFilter,
+    bot_permissions,
+    invite_url,
+    load_config,
+    parse_dotenv,
+    redact,
+    setup_logging,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.GabcDE.fake-token-for-tests_0123456789abcdef"
+
+
+def one_sentence(text: str) -> bool:
+    return "\n" not in text and text.endswith(".") and text[0].isupper()
+
+
+def test_defaults() -> None:
+    config = load_config({"DISCORD_TOKEN": TOKEN}, None)
+    assert config.token == TOKEN
+    assert config.data_dir == Path("data")
+    assert config.db_path == Path("data/alexandros.db")
+    assert config.backup_dir == Path("data/backups")
+    assert config.log_level == "INFO"
+    assert config.test_guild is None
+    assert config.backup_interval_hours == 24 and config.backups_enabled
+    assert config.backup_keep == 7
+    assert config.reminder_hours == 24
+
+
+def test_data_dir_moves_the_database_and_backups_unless_they_are_set() -> None:
+    config = load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_DATA_DIR": "/data"}, None)
+    assert config.db_path == Path("/data/alexandros.db") and config.backup_dir == Path("/data/backups")
+    config = load_config(
+        {
+            "DISCORD_TOKEN": TOKEN,
+            "ALEXANDROS_DATA_DIR": "/data",
+            "ALEXANDROS_DB": "/x/games.db",
+            "ALEXANDROS_BACKUP_DIR": "/y",
+        },
+        None,
+    )
+    assert config.db_path == Path("/x/games.db") and config.backup_dir == Path("/y")
+
+
+def test_all_values() -> None:
+    config = load_config(
+        {
+            "DISCORD_TOKEN": TOKEN,
+            "ALEXANDROS_LOG_LEVEL": "debug",
+            "ALEXANDROS_TEST_GUILD": "123456789012345678",
+            "ALEXANDROS_BACKUP_INTERVAL_HOURS": "0",
+            "ALEXANDROS_BACKUP_KEEP": "3",
+            "ALEXANDROS_REMINDER_HOURS": "12.5",
+        },
+        None,
+    )
+    assert config.log_level == "DEBUG"
+    assert config.test_guild == 123456789012345678
+    assert config.backup_interval_hours == 0 and not config.backups_enabled
+    assert config.backup_keep == 3
+    assert config.reminder_hours == 12.5
+
+
+def test_missing_token_is_one_sentence() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config({}, None)
+    assert str(err.value) == (
+        "DISCORD_TOKEN is not set: create a bot at https://discord.com/developers/applications, copy its "
+        "token, and set DISCORD_TOKEN in the environment or in .env."
+    )
+    assert load_config({}, None, require_token=False).token == ""
+
+
+def test_missing_token_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    env["PYTHONPATH"] = str(ROOT)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import os; from bot.config import load_or_exit; load_or_exit(os.environ, None)",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Configuration error: DISCORD_TOKEN is not set:"), (
+        run.stderr
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "words"),
+    [
+        ("ALEXANDROS_TEST_GUILD", "12ab", "digits only"),
+        ("ALEXANDROS_TEST_GUILD", "-5", "digits only"),
+        ("ALEXANDROS_LOG_LEVEL", "LOUD", "DEBUG, INFO, WARNING, ERROR"),
+        ("ALEXANDROS_BACKUP_INTERVAL_HOURS", "-1", "0 or more"),
+        ("ALEXANDROS_BACKUP_INTERVAL_HOURS", "daily", "number of hours"),
+        ("ALEXANDROS_BACKUP_INTERVAL_HOURS", "nan", "number of hours"),
+        ("ALEXANDROS_BACKUP_KEEP", "0", "1 or more"),
+        ("ALEXANDROS_BACKUP_KEEP", "2.5", "whole number"),
+        ("ALEXANDROS_REMINDER_HOURS", "0", "more than 0"),
+        ("ALEXANDROS_REMINDER_HOURS", "-3", "more than 0"),
+        ("DISCORD_TOKEN", "not a token", "does not look like a bot token"),
+    ],
+)
+def test_bad_values_are_one_sentence_naming_the_variable(name: str, value: str, words: str) -> None:
+    env = {"DISCORD_TOKEN": TOKEN, name: value}
+    with pytest.raises(ConfigError) as err:
+        load_config(env, None)
+    message = str(err.value)
+    assert one_sentence(message), message
+    assert name in message and words in message
+    if name == "DISCORD_TOKEN":
+        assert value not in message  # a bad token is never echoed
+
+
+def test_bot_prefix_is_dropped_from_the_token() -> None:
+    assert load_config({"DISCORD_TOKEN": f"Bot {TOKEN}"}, None).token == TOKEN
+
+
+def test_dotenv_syntax() -> None:
+    text = """
+# a comment
+export DISCORD_TOKEN="abc\\"def"   # trailing comment
+PLAIN = value with spaces  # comment
+HASH=abc#def
+SINGLE='raw \\n $x # kept'
+DOUBLE="line\\nbreak"
+EMPTY=
+"""
+    assert parse_dotenv(text) == {
+        "DISCORD_TOKEN": 'abc"def',
+        "PLAIN": "value with spaces",
+        "HASH": "abc#def",
+        "SINGLE": "raw \\n $x # kept",
+        "DOUBLE": "line\nbreak",
+        "EMPTY": "",
+    }
+
+
+@pytest.mark.parametrize("line", ["JUST_A_WORD", "1BAD=x", 'Q="unclosed', "Q='a' b"])
+def test_dotenv_errors_name_the_line_and_not_the_value(line: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        parse_dotenv(f"OK=1\n{line}\n", "my.env")
+    message = str(err.value)
+    assert one_sentence(message) and "line 2 of my.env" in message.lower()
+
+
+def test_environment_wins_over_dotenv(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f"DISCORD_TOKEN={TOKEN}\nALEXANDROS_LOG_LEVEL=DEBUG\nALEXANDROS_BACKUP_KEEP=3\n")
+    config = load_config({"ALEXANDROS_LOG_LEVEL": "ERROR", "ALEXANDROS_BACKUP_KEEP": ""}, dotenv)
+    assert config.token == TOKEN  # from .env
+    assert config.log_level == "ERROR"  # the environment wins
+    assert config.backup_keep == 3  # an empty environment variable does not hide .env
+
+
+def test_missing_dotenv_is_fine(tmp_path: Path) -> None:
+    assert load_config({"DISCORD_TOKEN": TOKEN}, tmp_path / "nothing.env").token == TOKEN
+
+
+def test_token_is_masked_in_repr_and_redact() -> None:
+    config = load_config({"DISCORD_TOKEN": TOKEN}, None)
+    assert TOKEN not in repr(config) and TOKEN not in str(config) and TOKEN not in f"{config}"
+    assert "[token hidden]" in repr(config)
+    assert (
+        redact(f"login with {TOKEN} failed; {TOKEN}", config)
+        == "login with [token hidden] failed; [token hidden]"
+    )
+    empty = load_config({}, None, require_token=False)
+    assert redact("nothing to hide", empty) == "nothing to hide"
+
+
+def test_logs_never_show_the_token() -> None:
+    config = load_config({"DISCORD_TOKEN": TOKEN}, None)
+    stream = io.StringIO()
+    root = logging.getLogger()
+    saved = (list(root.handlers), root.level)
+    try:
+        setup_logging(config, stream)
+        log = logging.getLogger("tests.ops.config")
+        log.info("as argument %s", TOKEN)
+        log.warning(f"inside the message {TOKEN}")
+        try:
+            raise RuntimeError(f"in a traceback {TOKEN}")
+        except RuntimeError:
+            log.exception("boom")
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        for handler in saved[0]:
+            root.addHandler(handler)
+        root.setLevel(saved[1])
+    output = stream.getvalue()
+    assert TOKEN not in output
+    assert output.count("[token hidden]") == 3
+    assert isinstance(RedactingFilter(config), logging.Filter)
+
+
+def test_config_is_frozen() -> None:
+    config = load_config({"DISCORD_TOKEN": TOKEN}, None)
+    with pytest.raises(AttributeError):
+        config.token = "x"  # type: ignore[misc]
+    assert isinstance(config, Config)
+
+
+def test_invite_url_has_exactly_the_needed_permissions() -> None:
+    # The bits from Discord's documentation, independent of discord.py.
+    expected = (
+        (1 << 10)  # VIEW_CHANNEL
+        | (1 << 11)  # SEND_MESSAGES
+        | (1 << 38)  # SEND_MESSAGES_IN_THREADS
+        | (1 << 35)  # CREATE_PUBLIC_THREADS
+        | (1 << 14)  # EMBED_LINKS
+        | (1 << 15)  # ATTACH_FILES
+        | (1 << 16)  # READ_MESSAGE_HISTORY
+    )
+    assert bot_permissions() == expected == 309237763072
+    assert not bot_permissions() & (1 << 17)  # MENTION_EVERYONE is not asked for
+    assert not bot_permissions() & (1 << 3)  # nor ADMINISTRATOR
+    assert len(BOT_PERMISSION_NAMES) == 7
+    url = invite_url(1234567890)
+    assert url == (
+        "https://discord.com/oauth2/authorize?client_id=1234567890"
+        f"&permissions={expected}&scope=bot+applications.commands"
+    )
+    with pytest.raises(ValueError):
+        invite_url(0)
