@@ -189,9 +189,24 @@ def parse_destination(state: GameState, mc: rules.MoveChoice, value: str | None)
         space = parse_space(space_text)
         hits = [d for d in hits if d.space == space] or hits
     if not hits:
-        raise Refused("bot/not-a-destination", point=point_label(point), allowed=allowed)
+        farther = _farther(state, mc, point)
+        if farther is None:
+            raise Refused("bot/not-a-destination", point=point_label(point), allowed=allowed)
+        # An empty space of the right symbol, just not a closest one: let the engine say how far it is.
+        return farther
     # Which of several spaces sharing this corner is named changes nothing on the board.
     return hits[0]
+
+
+def _farther(state: GameState, mc: rules.MoveChoice, point: Point) -> Destination | None:
+    spaces = [
+        sp
+        for sp in state.map.point_spaces.get(point, ())
+        if state.map.symbol.get(sp) is mc.symbol and sp in rules.empty_spaces(state)
+    ]
+    if not spaces:
+        return None
+    return Destination(spaces[0], rules.corner_option(state, point))
 
 
 def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:

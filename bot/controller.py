@@ -218,14 +218,14 @@ class Controller:
     async def start(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
         async def body() -> None:
             gid = game_id if game_id is not None else (await self.table_here(interaction)).id
-            if from_button:
-                await self.defer_update(interaction)
-            else:
+            if not from_button:
                 await self.defer_private(interaction)
+            # Starting only deals and saves (fast), so a button can answer by editing the lobby at once;
+            # a refusal then stays a fresh ephemeral answer.
             outcome = await self.service.start(gid, interaction.user.id)
             interaction.extras["speaker"] = outcome.table.speaker
             if from_button:
-                await interaction.edit_original_response(content=texts.lobby_text(outcome.table), view=None)
+                await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
             else:
                 await self._edit_lobby(outcome.table, None)
                 await self.say(interaction, "The game has started.")
@@ -636,7 +636,8 @@ class Controller:
                 return
             dest = ch.parse_destination(state, mc, to)
             paths = ch.legal_paths(state, dest.corner.point)
-            if path is None and len(paths) > 1:
+            offered = any(d.corner.point == dest.corner.point for d in ch.destinations(state, mc))
+            if path is None and len(paths) > 1 and offered:
                 await self.defer_private(interaction)
                 picture = await self.pictures.path_preview(
                     view(state, seat), dest.corner.point, paths, table.names
@@ -655,7 +656,7 @@ class Controller:
             await self.act(
                 interaction,
                 table.id,
-                lambda st, s: ch.move_action(st, s, card, to, path),
+                lambda st, s: ch.move_action(st, s, card, to, path if (path or offered) else "1"),
                 expected_version=table.version,
                 done="Alexander moved.",
             )

@@ -24,7 +24,6 @@ RULES_URL = os.environ.get("ALEXANDROS_RULES_URL", "")
 RULES_LINK = f"<{RULES_URL}>" if RULES_URL else "`docs/ALEXANDROS.md` in the bot's repository (README)"
 
 
-
 def symbol_name(symbol: Symbol | str | None) -> str:
     if symbol is None:
         return "a card"
@@ -374,24 +373,26 @@ def has_words(code: str) -> bool:
     return code in _REFUSALS
 
 
-RULES_SUMMARY = "\n".join([
-    "**Alexandros** (Leo Colovini), 2–4 players. Alexander marches over a map of triangles and leaves "
-    "walls behind him; the walls cut the land into provinces, which you guard and tax.",
-    "**Your turn:** first **move Alexander** (must), then take **up to two actions**.",
-    "• **Move:** take a face-up card (its symbol is the target), or discard a hand card (special move), or "
-    "play a face-up card whose symbol has no empty space as a **joker** (name any symbol). Alexander goes to "
-    "a **closest** empty space with that symbol, stops on any of its corners, and walks a shortest path: "
-    "every side without a wall gets one.",
-    "• **Take a card:** a face-up card or the top of the supply.",
-    "• **Occupy** a free province: put a guard on one of its symbol spaces and pay one matching card for "
-    "every other symbol space (extra guards spare cards).",
-    "• **Take over:** pay two matching cards for each of the owner's guards, then occupy (3–4 players: the "
-    "loser gets half the cards).",
-    "• **Levy taxes** (once a turn): pay a card matching one of your guards; everyone scores the open spaces "
-    "of every province where they have exactly one guard.",
-    "• **Take back** a guard.",
-    "**End:** at 100 points after a levy, or when the walls run out (that turn is finished first). "
-    "Most points wins.",
-    "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, `hand`, "
-    f"`board`, `status`, `log`. Full rules: {RULES_LINK}",
-])
+RULES_SUMMARY = "\n".join(
+    [
+        "**Alexandros** (Leo Colovini), 2–4 players. Alexander marches over a map of triangles and leaves "
+        "walls behind him; the walls cut the land into provinces, which you guard and tax.",
+        "**Your turn:** first **move Alexander** (must), then take **up to two actions**.",
+        "• **Move:** take a face-up card (its symbol is the target), or discard a hand card (special "
+        "move), or play a face-up card whose symbol has no empty space as a **joker** (name any symbol). "
+        "Alexander goes to a **closest** empty space with that symbol, stops on any of its corners, "
+        "and walks a shortest path: every side without a wall gets one.",
+        "• **Take a card:** a face-up card or the top of the supply.",
+        "• **Occupy** a free province: put a guard on one of its symbol spaces and pay one matching card for "
+        "every other symbol space (extra guards spare cards).",
+        "• **Take over:** pay two matching cards for each of the owner's guards, then occupy "
+        "(3–4 players: the loser gets half the cards).",
+        "• **Levy taxes** (once a turn): pay a card matching one of your guards; everyone scores the "
+        "open spaces of every province where they have exactly one guard.",
+        "• **Take back** a guard.",
+        "**End:** at 100 points after a levy, or when the walls run out (that turn is finished first). "
+        "Most points wins.",
+        "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, `hand`, "
+        f"`board`, `status`, `log`. Full rules: {RULES_LINK}",
+    ]
+)

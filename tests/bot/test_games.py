@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.state import EndReason
-from tests.bot.driver import POINTS_MAP, WALLS_MAP, bot_factory, harness, play_whole_game
+from tests.bot.driver import POINTS_MAP, WALLS_MAP, bot_factory, find_seed, harness, play_whole_game
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -16,15 +16,18 @@ def _offline(no_network):
 
 
 @pytest.mark.parametrize(
-    ("players", "game_map", "seed", "reason"),
+    ("players", "game_map", "reason"),
     [
-        (2, WALLS_MAP, 1, EndReason.WALLS),
-        (3, POINTS_MAP, 1, EndReason.POINTS),
-        (4, WALLS_MAP, 3, EndReason.WALLS),
-        (2, POINTS_MAP, 1, EndReason.POINTS),
+        (2, WALLS_MAP, EndReason.WALLS),
+        (3, POINTS_MAP, EndReason.POINTS),
+        (4, WALLS_MAP, EndReason.WALLS),
+        (2, POINTS_MAP, EndReason.POINTS),
+        (3, WALLS_MAP, EndReason.WALLS),
+        (4, POINTS_MAP, EndReason.POINTS),
     ],
 )
-async def test_whole_game(tmp_path, players, game_map, seed, reason):
+async def test_whole_game(tmp_path, players, game_map, reason):
+    seed = find_seed(game_map, players, reason.value)
     async with harness(bot_factory(str(tmp_path / "games.db"), game_map, seed)) as d:
         g = await play_whole_game(d, players, ai_seed=seed)
         st = await g.state()

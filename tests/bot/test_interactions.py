@@ -1,0 +1,302 @@
+"""Refusals, double clicks, restarts and Discord's limits, through the offline Discord in strict mode."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from engine import ai, rules
+from engine.actions import EndTurn, Levy, Move
+from engine.state import Phase
+from tests.bot.driver import NAMES, POINTS_MAP, WALLS_MAP, Game, bot_factory, harness, play_whole_game
+from tests.harness.limits import check_command_tree
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+async def started(d, players: int = 2) -> Game:
+    g = Game(d, [d.member(n) for n in NAMES[:players]])
+    await g.open()
+    return g
+
+
+async def current_user(g: Game):
+    table = await g.table()
+    return g.user_of_seat(table, table.state.current), [u for u in g.users if u.id != table.current_user]
+
+
+async def step(g: Game, n: int) -> None:
+    """One greedy action, as a user would make it."""
+    st = await g.state()
+    await g.play(ai.greedy_player(st, random.Random(n)), n)
+
+
+async def test_command_tree_is_within_discords_limits(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        for scope, payload in d.tree_payload.items():
+            assert check_command_tree(payload) == [], scope
+        paths = d.command_paths()
+        for sub in (
+            "new",
+            "join",
+            "leave",
+            "start",
+            "move",
+            "take",
+            "occupy",
+            "takeover",
+            "levy",
+            "takeback",
+            "end",
+            "hand",
+            "board",
+            "status",
+            "log",
+            "rules",
+            "resign",
+            "abandon",
+            "agree",
+        ):
+            assert f"alexandros {sub}" in paths
+        assert "alexandros-admin sync" in paths
+        # Syncing is never done at start: only the login and the application info went out.
+        assert not [r for r in d.requests if r.kind == "sync_commands"]
+
+
+async def test_refusals_are_ephemeral_sentences(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        alice = d.member("alice")
+        # A game that does not exist.
+        r = await d.slash(alice, "alexandros status")
+        assert r.ephemeral and "no game in this channel" in r.content
+        r = await d.slash(alice, "alexandros end")
+        assert r.ephemeral and "no game in this channel" in r.content
+
+        g = await started(d)
+        me, (other,) = await current_user(g)
+        # A channel that already has one.
+        r = await d.slash(alice, "alexandros new")
+        assert r.ephemeral and "already has an unfinished game" in r.content
+        # A non-player pressing a button.
+        eve = d.member("eve")
+        msg = g.turn_message()
+        r = await d.click(eve, msg.id, f"alx:hand:{g.game_id}")
+        assert r.ephemeral and "not playing in this game" in r.content
+        st = await g.state()
+        r = await d.click(eve, msg.id, f"alx:move:{g.game_id}:{st.version}")
+        assert r.ephemeral and "not playing" in r.content
+        # A player acting out of turn.
+        r = await d.slash(other, "alexandros end")
+        assert r.ephemeral and "not your turn" in r.content and me.name in r.content
+        r = await d.click(other, msg.id, f"alx:move:{g.game_id}:{st.version}")
+        assert r.ephemeral and "not your turn" in r.content
+        # Autocomplete for the wrong player offers nothing to pick, only a hint.
+        got = await d.autocomplete(other, "alexandros move", focused="card", value="")
+        assert [c["value"] for c in got] == ["-"] and "turn" in got[0]["name"]
+        # Actions before the move.
+        r = await d.slash(me, "alexandros take", card="1")
+        assert r.ephemeral and "move Alexander first" in r.content
+        # An illegal target, with its distance against the closest.
+        mc = rules.move_choices(st)[0]
+        closest, spaces = rules.closest_targets(st, mc.symbol)
+        farther = [
+            s
+            for s in rules.empty_spaces(st)
+            if st.map.symbol[s] is mc.symbol and rules.space_distance(st, s) > closest
+        ]
+        from bot import choices as ch
+        from engine.geometry import corners, point_label
+
+        if farther:
+            far = farther[0]
+            corner = max(corners(far), key=lambda p: st.map.distance[st.alexander][p])
+            dist = rules.space_distance(st, far)
+            r = await d.slash(me, "alexandros move", card=ch.card_code(mc), to=point_label(corner), path="1")
+            assert (
+                r.ephemeral
+                and f"{dist} sides away" in r.content
+                and f"closest empty {mc.symbol.value} space is {closest} sides" in r.content
+            ), r.content
+        r = await d.slash(me, "alexandros move", card=ch.card_code(mc), to="Z99", path="1")
+        assert r.ephemeral and "not a point of this map" in r.content
+        # Not enough cards, listing what is missing: the whole map as one province is far too dear.
+        await step(g, 0)  # the move
+        st = await g.state()
+        free = [p for p in rules.province_infos(st) if p.owner is None and len(p.symbol_spaces) > 6]
+        if free:
+            r = await d.slash(me, "alexandros occupy", province=str(free[0].id))
+            assert r.ephemeral and "Not enough cards" in r.content and "missing" in r.content, r.content
+        r = await d.slash(me, "alexandros occupy", province="999")
+        assert r.ephemeral and "no province 999" in r.content
+        r = await d.slash(me, "alexandros levy", card="horse")
+        assert r.ephemeral and r.content
+        assert (await g.state()).version == st.version  # nothing was applied by any refusal
+        g.check_public()
+
+
+async def test_second_levy_and_stale_flow_are_refused(tmp_path):
+    seen = {"levy": 0, "stale": 0}
+
+    async def probe(g: Game, n: int) -> None:
+        st = await g.state()
+        if st.over:
+            return
+        table = await g.table()
+        user = g.user_of_seat(table, st.current)
+        seat = st.current
+        if (
+            st.phase is Phase.ACTIONS
+            and rules.actions_left(st) == 2
+            and rules.levy_cards(st, seat)
+            and not seen["levy"]
+        ):
+            card = rules.levy_cards(st, seat)[0].value
+            r = await g.d.slash(user, "alexandros levy", card=card)
+            assert r.ephemeral and "You levied taxes" in r.content
+            if (await g.state()).over:
+                return
+            r = await g.d.slash(user, "alexandros levy", card="horse")
+            assert r.ephemeral and "already levied" in r.content
+            seen["levy"] += 1
+        if st.phase is Phase.MOVE and not seen["stale"] and n > 3:
+            # Open the guided move, then move by command: the old menu is out of date.
+            r = await g.d.click(user, g.turn_message().id, f"alx:move:{g.game_id}:{st.version}")
+            flow = r.response_message
+            move = ai.greedy_player(st, random.Random(n))
+            assert isinstance(move, Move)
+            from bot import choices as ch
+
+            card, to, path = ch.move_code(st, move)
+            await g.d.slash(user, "alexandros move", card=card, to=to, path=path)
+            r = await g.d.select(user, flow.id, f"alxs:mc:{g.game_id}:{st.version}", [card])
+            assert r.ephemeral and "out of date" in (r.followups[-1].content or ""), r
+            seen["stale"] += 1
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 1)) as d:
+        await play_whole_game(d, 2, ai_seed=1, on_action=probe)
+    assert seen == {"levy": 1, "stale": 1}
+
+
+async def test_double_click_applies_once(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        await step(g, 0)  # the move; now End turn is live
+        st = await g.state()
+        me, _ = await current_user(g)
+        msg = g.turn_message()
+        cid = f"alx:end:{g.game_id}:{st.version}"
+        first, second = await asyncio.gather(d.click(me, msg.id, cid), d.click(me, msg.id, cid))
+        after = await g.state()
+        assert after.turn == st.turn + 1  # one turn ended, not two
+        answers = sorted([first.content, second.content])
+        assert all(r.ephemeral for r in (first, second))
+        assert any("already done or is out of date" in a for a in answers), answers
+        assert any(a.startswith("Your turn is over") for a in answers), answers
+        # Exactly one new turn message, pinging the next player once.
+        pings = [r for r in first.sent + second.sent if r.pinged_user_ids]
+        assert len(pings) == 1
+        g.check_public()
+
+
+async def test_restart_mid_game_keeps_buttons_and_commands_working(tmp_path):
+    restarted = []
+
+    async def restart(g: Game, n: int) -> None:
+        if n in (5, 9) and not (await g.state()).over:
+            old_turn = g.turn_message().id
+            await g.d.restart()
+            restarted.append(n)
+            st = await g.state()
+            table = await g.table()
+            user = g.user_of_seat(table, st.current)
+            r = await g.d.click(user, old_turn, f"alx:hand:{g.game_id}")  # a button from the old process
+            assert r.ephemeral and r.files and "Your hand" in r.content
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 3)) as d:
+        g = await play_whole_game(d, 3, ai_seed=3, on_action=restart)
+        assert (await g.state()).over
+    assert restarted == [5, 9]
+
+
+async def test_information_commands(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d, 3)
+        for n in range(6):
+            await step(g, n)
+        me, others = await current_user(g)
+        r = await d.slash(me, "alexandros hand")
+        assert r.ephemeral and r.files and "Your hand" in r.content
+        r = await d.slash(others[0], "alexandros status")
+        assert r.ephemeral and "Turn" in r.content and "Walls left" in r.content and "<t:" in r.content
+        r = await d.slash(others[0], "alexandros log", count=5)
+        assert r.ephemeral and r.content.count("•") <= 5
+        r = await d.slash(d.member("eve"), "alexandros board")
+        assert not r.ephemeral and r.files and [c for c in r.response_message.custom_ids if "hand" in c]
+        r = await d.slash(d.member("eve"), "alexandros rules")
+        assert r.ephemeral and "ALEXANDROS.md" in r.content and len(r.content) <= 2000
+        # The log names a drawn card only to the one who drew it.
+        g.check_public()
+
+
+async def test_resign_agree_and_abandon(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d, 3)
+        await step(g, 0)
+        me, others = await current_user(g)
+        r = await d.slash(me, "alexandros resign")
+        assert r.ephemeral and "resigned" in r.content
+        st = await g.state()
+        assert st.players[(await g.table()).seat_of(me.id)].resigned and not st.over
+        # The two others agree to end it.
+        r = await d.slash(others[0], "alexandros agree")
+        assert r.ephemeral and "waiting for" in r.content.lower()
+        r = await d.slash(others[0], "alexandros agree")
+        assert r.ephemeral and "already agreed" in r.content
+        r = await d.slash(others[1], "alexandros agree")
+        assert r.ephemeral
+        st = await g.state()
+        assert st.over and st.result.reason.value == "agreed"
+        end = d.last_message()
+        assert "is over" in end.content
+        g.check_public()
+        # Abandon: a stranger may not, the creator may; the channel is free again.
+        g2 = await started(d, 2)
+        r = await d.slash(d.member("eve"), "alexandros abandon")
+        assert r.ephemeral and "Only the game's creator" in r.content
+        r = await d.slash(g2.users[0], "alexandros abandon")
+        assert not r.ephemeral and "abandoned" in r.content
+        r = await d.slash(g2.users[0], "alexandros new")
+        assert not r.ephemeral
+
+
+async def test_lobby_buttons_and_thread(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        r = await d.slash(alice, "alexandros new", thread=True)
+        assert r.ephemeral and "<#" in r.content
+        thread_id = r.of_kind("thread")[0].channel_id if r.of_kind("thread") else None
+        assert thread_id is not None
+        lobby = d.channel_messages(thread_id)[0]
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        r = await d.click(alice, lobby.id, f"alx:start:{gid}")
+        assert r.ephemeral and "at least 2 players" in r.content
+        await d.click(bob, lobby.id, f"alx:join:{gid}")
+        r = await d.click(bob, lobby.id, f"alx:join:{gid}")
+        assert r.ephemeral and "already seated" in r.content
+        r = await d.click(bob, lobby.id, f"alx:start:{gid}")
+        assert r.ephemeral and "Only alice" in r.content
+        await d.click(bob, lobby.id, f"alx:leave:{gid}")
+        assert f"<@{bob.id}>" not in d.message(lobby.id).content
+        await d.click(bob, lobby.id, f"alx:join:{gid}")
+        r = await d.click(alice, lobby.id, f"alx:start:{gid}")
+        turn = d.channel_messages(thread_id)[-1]
+        assert turn.attachments and "your turn" in turn.content
+        assert not d.message(lobby.id).custom_ids  # the lobby's buttons are gone
+        assert isinstance(EndTurn, type) and isinstance(Levy, type)

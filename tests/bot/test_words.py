@@ -1,0 +1,166 @@
+"""Every refusal code has a sentence that uses its details; event lines never name a hidden card."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from bot.words import BOT_CODES, Speaker, cards_text, has_words
+from engine import rules
+from engine.actions import CardSource
+from engine.errors import ERROR_CODES
+from engine.events import CardTaken
+from engine.symbols import Symbol
+from engine.views import redact
+from tests.bot.driver import WALLS_MAP
+
+SPEAKER = Speaker(("alice", "bob", "carol"), WALLS_MAP)
+SPACE = WALLS_MAP.symbol_spaces[3]
+
+# Details as the engine raises them (engine/game.py), with values distinctive enough to be found again.
+DETAILS: dict[str, dict[str, Any]] = {
+    "game/over": {},
+    "game/stale": {"expected": 41, "actual": 43},
+    "game/unknown-player": {"player": 7},
+    "game/not-your-turn": {"player": 0, "current": 2},
+    "game/resigned": {"player": 1},
+    "game/bad-setup": {"players": 5, "min": 2, "max": 4},
+    "turn/move-first": {},
+    "turn/already-moved": {},
+    "turn/no-actions-left": {},
+    "move/bad-slot": {"slot": 3},
+    "move/slot-empty": {"slot": 1},
+    "move/not-in-hand": {"card": "lyre"},
+    "move/no-empty-space": {"symbol": "amphora", "joker": True},
+    "move/joker-not-allowed": {"symbol": "soldier"},
+    "move/joker-needs-symbol": {},
+    "move/unexpected-symbol": {},
+    "move/unknown-space": {"space": SPACE},
+    "move/wrong-symbol": {"symbol": "temple", "space": SPACE},
+    "move/not-empty": {"space": SPACE},
+    "move/not-closest": {"distance": 5, "closest": 2, "symbol": "horse"},
+    "move/bad-path": {"reason": "not-a-side", "at": (1, 2), "to": (3, 6)},
+    "move/not-a-corner": {"point": (3, 6), "space": SPACE},
+    "move/not-shortest": {"length": 6, "shortest": 4},
+    "move/too-many-walls": {"needed": 6, "left": 3, "fewest": 2},
+    "move/not-fewest-walls": {"needed": 6, "fewest": 4, "left": 3},
+    "card/bad-slot": {"slot": 5},
+    "card/slot-empty": {"slot": 0},
+    "card/supply-empty": {},
+    "province/unknown": {"province": 99},
+    "occupy/not-free": {"province": 12, "owner": 1},
+    "occupy/no-symbol-space": {"province": 13},
+    "occupy/no-guard": {},
+    "occupy/not-enough-guards": {"wanted": 3, "have": 1},
+    "occupy/duplicate-space": {},
+    "occupy/outside-province": {"space": SPACE, "province": 14},
+    "occupy/open-space": {"space": SPACE},
+    "occupy/missing-cards": {"missing": (0, 2, 0, 0, 0), "cost": (1, 2, 0, 0, 0)},
+    "takeover/free": {"province": 15},
+    "takeover/own-province": {"province": 16},
+    "takeover/missing-cards": {
+        "missing": (0, 0, 3, 0, 0),
+        "removal": (0, 0, 4, 0, 0),
+        "cost": (0, 0, 0, 1, 0),
+    },
+    "takeover/bad-compensation": {"expected": 3, "paid": (2, 0, 0, 0, 4), "given": (0, 0, 0, 0, 1)},
+    "levy/already": {},
+    "levy/no-guards": {},
+    "levy/not-in-hand": {"card": "horse"},
+    "levy/card-not-matching": {"card": "lyre", "allowed": ["amphora", "soldier"]},
+    "takeback/not-your-guard": {"space": SPACE},
+}
+
+
+def rendered(value: Any, key: str = "") -> list[str]:
+    """The texts a detail value must show up as."""
+    if key in ("at", "to", "point", "alexander"):
+        return [f"{chr(65 + value[0])}{value[1]}"]
+    if isinstance(value, bool):
+        return []  # a flag changes the sentence, it is not quoted
+    if isinstance(value, tuple) and len(value) == 5:
+        return [cards_text(value)]
+    if isinstance(value, tuple) and len(value) == 2:
+        if value in WALLS_MAP.symbol:
+            return [SPEAKER.space(value)]
+        return [f"{chr(65 + value[0])}{value[1]}"]
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)]
+
+
+def test_every_engine_code_is_covered_here() -> None:
+    assert set(DETAILS) == set(ERROR_CODES)
+
+
+@pytest.mark.parametrize("code", sorted(ERROR_CODES))
+def test_every_engine_code_has_a_sentence_using_its_details(code: str) -> None:
+    assert has_words(code)
+    text = SPEAKER.refusal(code, DETAILS[code])
+    assert code not in text, f"{code} fell back to the generic sentence: {text}"
+    assert text.endswith((".", ")", "”"))
+    for key, value in DETAILS[code].items():
+        if key == "reason":
+            continue  # chooses between two sentences
+        if key in ("player",) and code == "game/not-your-turn":
+            continue  # the asker is "you"
+        if key == "current":
+            assert "carol" in text
+            continue
+        if key == "owner":
+            assert "bob" in text
+            continue
+        if key == "slot":
+            assert f"slot {value + 1}" in text  # slots are numbered from 1 for people
+            continue
+        if key == "player" and code == "game/resigned":
+            assert "bob" in text
+            continue
+        for expected in rendered(value, key):
+            assert expected in text, f"{code}: {key}={value!r} ({expected!r}) missing from {text!r}"
+
+
+def test_refusal_sentences_change_with_their_details() -> None:
+    a = SPEAKER.refusal("move/not-closest", {"distance": 5, "closest": 2, "symbol": "horse"})
+    b = SPEAKER.refusal("move/not-closest", {"distance": 4, "closest": 3, "symbol": "lyre"})
+    assert a != b and "5" in a and "2" in a and "4" in b and "lyre" in b
+
+
+@pytest.mark.parametrize("code", sorted(BOT_CODES))
+def test_bot_codes_have_sentences(code: str) -> None:
+    text = SPEAKER.refusal(
+        code,
+        {
+            "game": 9,
+            "max": 4,
+            "creator": "alice",
+            "what": "start",
+            "min": 2,
+            "have": 1,
+            "status": "finished",
+            "value": "Q9",
+            "allowed": "Try A1.",
+            "near": ["A1"],
+            "point": "B2",
+            "count": 3,
+            "waiting": "bob",
+        },
+    )
+    assert code not in text and text.endswith((".", ")", "”"))
+
+
+def test_a_supply_draw_is_named_only_to_its_drawer() -> None:
+    draw = CardTaken(1, CardSource.SUPPLY, None, Symbol.HORSE)
+    assert "horse" not in SPEAKER.event_line(redact(draw, None))
+    assert "horse" not in SPEAKER.event_line(redact(draw, 0))
+    assert "horse" in SPEAKER.event_line(redact(draw, 1))
+    assert SPEAKER.event_line(redact(draw, None)) == "bob drew a card."
+
+
+def test_space_names_use_point_labels() -> None:
+    name = SPEAKER.space(SPACE)
+    assert WALLS_MAP.symbol[SPACE].value in name
+    assert all(re.fullmatch(r"[A-Z]\d+", p) for p in name.split("(")[1].rstrip(")").split())
+    assert rules.space_distance  # the engine names distances; the bot only formats them
