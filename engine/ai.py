@@ -191,7 +191,7 @@ class GreedyPlayer:
 
     paths_per_corner: int = 3
     noise: float = 0.05
-    rivalry: float = 0.6  # lam with 3-4 players: the best opponent is one of several to beat
+    rivalry: float = 0.5  # lam with 4 players, where the best opponent is one of three to beat
     move_hope: float = 1.0
     _facts: dict[frozenset[Space], _ProvinceFacts] = field(default_factory=dict, repr=False)
 
@@ -206,9 +206,11 @@ class GreedyPlayer:
         return 0.6 + min(rules.walls_left(state), 60) / 30
 
     def lam(self, state: GameState) -> float:
-        return 1.0 if len(state.players) == 2 else self.rivalry
+        """1 in a duel, ``rivalry`` with four players, halfway between with three."""
+        return 1.0 - (1.0 - self.rivalry) * (len(state.players) - 2) / 2
 
     BETA = 1.0
+    LONG_GAME = 150  # turns
     DECAY = 0.85  # each further card is worth less: hoarding the deck is no plan (and could stall a game)
 
     def cards_value(self, n: int) -> float:
@@ -439,7 +441,10 @@ class GreedyPlayer:
         lead = state.players[me].score + a * inc[me] - max(
             p.score + a * i for q, (p, i) in enumerate(zip(state.players, inc, strict=True)) if q != me
         )
-        return v + (0.1 if lead > 0 else -0.1) * len(board.walls)
+        clock = 0.1 if lead > 0 else -0.1
+        if state.turn > self.LONG_GAME:
+            clock = 0.5  # the rules allow endless wall-free moves; a game this long should end
+        return v + clock * len(board.walls)
 
     # -- actions ----------------------------------------------------------------------------------------
 
