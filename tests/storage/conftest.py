@@ -1,8 +1,5 @@
-"""Fixtures for the storage tests.
-
-The contract suite (test_store_contract.py) runs once per entry of BACKENDS. To test another
-backend (PostgreSQL), add a factory here that returns a `Backend` for a new, empty database; every
-contract test then runs against it too.
+"""Fixtures for the storage tests: `store`, `backend` and `make_backend`, once per entry of
+store_backends.BACKENDS, so that the contract suite can run against any GameStore backend.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The backends the storage contract suite runs against.
 
-To test another backend (PostgreSQL), add a factory to BACKENDS that returns a `Backend` for a new,
-empty database; every contract test then runs against it too.
+To test another backend (PostgreSQL), write a class that satisfies `Backend` for a new, empty
+database (a fresh schema, say) and add its factory to BACKENDS; every contract test and the
+concurrency tests then run against it too.
 """
 
 from __future__ import annotations
@@ -9,14 +10,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from storage import GameStore, open_store
 
 
-@dataclass
-class Backend:
-    """One empty database of one backend. `open()` connects to that same database each time."""
+class Backend(Protocol):
+    """One empty database of one backend."""
 
+    name: str
+
+    async def open(self) -> GameStore:
+        """A new store connected to this same database (each call: a new process, in effect)."""
+        ...
+
+    async def close_all(self) -> None:
+        """Close every store `open` returned."""
+        ...
+
+
+@dataclass
+class SqliteBackend:
     name: str
     path: Path
     opened: list[GameStore] = field(default_factory=list)
@@ -31,6 +45,7 @@ class Backend:
             await store.close()
 
 
+# Each factory gets an empty directory of its own to use (or ignore).
 BACKENDS: dict[str, Callable[[Path], Backend]] = {
-    "sqlite": lambda directory: Backend("sqlite", directory / "store.sqlite3"),
+    "sqlite": lambda directory: SqliteBackend("sqlite", directory / "store.sqlite3"),
 }

@@ -424,7 +424,7 @@ async def test_user_settings(store: GameStore) -> None:
 
 async def full_game(store: GameStore) -> GameRecord:
     game = await started_game(store, players=(ALICE, BOB, CAROL))
-    log = [{"n": 1}]
+    log: list[dict[str, Any]] = [{"n": 1}]
     for k in range(2, 7):
         log.append({"n": k, "text": "ἀλέξανδρος ✓"})
         game = await store.append(
