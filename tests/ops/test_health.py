@@ -6,6 +6,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from bot.health import check_health, clear_heartbeat, heartbeat_path, read_heartbeat, write_heartbeat
@@ -86,8 +87,6 @@ def test_module_command_exit_codes(tmp_path: Path) -> None:
     missing = run()
     assert missing.returncode == 1 and "No heartbeat" in missing.stdout
     make_db(tmp_path)
-    import time
-
     write_heartbeat(tmp_path, time.time())
     healthy = run()
     assert healthy.returncode == 0, healthy.stdout + healthy.stderr
