@@ -181,12 +181,18 @@ class _Board:
 class GreedyPlayer:
     """A one-step greedy player. Its state value is, from its own seat,
 
-        own score + alpha * own income + beta * own cards + potential
-        - lam * (the best opponent's score + alpha * income),
+        own score + alpha * own income + cards(own hand) + hope * potential
+        - lam * (the best opponent's score + alpha * their income),
 
-    where income is what a levy would pay now (R7.3), alpha is the number of levies still to come (fewer as
-    the walls run out) and potential is the best province it could occupy with its hand. Moves are judged
-    by the provinces they cut (R4) and the cards they gain or spend (R3.1); actions by applying them.
+    where income is what a levy would pay now (R7.3); alpha stands for the levies still to come, fewer as
+    the walls run out; cards() grows ever slower with the hand, so hoarding is no plan; potential is the
+    best free province its hand and guards could occupy now (R6.1-R6.2); and lam is how much the best
+    opponent matters, all of it in a duel, half of it among four players. Moves are judged by the
+    provinces they cut (R4), the cards they gain or spend (R3.1) and, as a clock, the walls they use;
+    a move that ends the game (R10.1) by whether it wins. Actions are judged by applying them, except a
+    draw from the supply, which is valued unseen.
+
+    The weights were tuned with ``python -m engine simulate`` together with the default map.
     """
 
     paths_per_corner: int = 3
@@ -194,6 +200,7 @@ class GreedyPlayer:
     rivalry: float = 0.5  # lam with 4 players, where the best opponent is one of three to beat
     move_hope: float = 1.0
     _facts: dict[frozenset[Space], _ProvinceFacts] = field(default_factory=dict, repr=False)
+    _map: Map | None = field(default=None, repr=False)
 
     def __call__(self, state: GameState, rng: random.Random) -> Action:
         if state.phase is Phase.MOVE:
@@ -219,6 +226,10 @@ class GreedyPlayer:
     # -- provinces --------------------------------------------------------------------------------------
 
     def facts(self, state: GameState, spaces: frozenset[Space]) -> _ProvinceFacts:
+        if state.map is not self._map:
+            # The same spaces mean other symbols on another map.
+            self._facts.clear()
+            self._map = state.map
         f = self._facts.get(spaces)
         if f is None:
             sym = state.map.symbol

@@ -126,3 +126,30 @@ def test_walls_scores_and_actions_between_steps() -> None:
     three = replace(state, actions_taken=(ActionKind.LEVY, ActionKind.LEVY, ActionKind.TAKE_CARD))
     found = invariants.check(three)
     assert any("3 actions" in v for v in found) and any("two levies" in v for v in found)
+
+
+# --- the default map, as tuned by these simulations ----------------------------------------------------
+
+
+def test_the_default_map_keeps_its_design() -> None:
+    m = EMPIRE
+    land = len(m.spaces)
+    symbols = [m.symbol[s] for s in m.symbol_spaces]
+    counts = [symbols.count(sym) for sym in set(symbols)]
+    assert 180 <= land <= 280
+    assert 0.45 <= len(symbols) / land <= 0.50
+    assert len(counts) == 5 and max(counts) - min(counts) <= 2
+    assert m.lines <= 26 and max(len(r) for r in m.rows) > 2 * len(m.rows)  # landscape
+    assert m.start[0] <= 2 and m.start[1] <= 4  # Macedonia, in the north-west
+    names = {name for name, _ in m.labels}
+    assert {"Macedonia", "Egypt", "Persia", "Bactria", "Indus"} <= names
+    for _, point in m.labels:
+        assert point in m.point_spaces  # every label sits on a corner of a land space
+    seas = sum(row.count("~") for row in m.rows)
+    assert seas > 80
+
+
+def test_the_map_file_is_what_its_generator_makes() -> None:
+    proc = subprocess.run([sys.executable, "tools/design_map.py", "--check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
