@@ -6,6 +6,7 @@ It prints one line per committed transaction, AFTER the store call has returned,
     ready                 the store is open
     game <id>             a game was created (lobby, version 0, no snapshot events)
     v <id> <version>      an append committed; the game is now at <version>
+Several children may write to one database at once; a lost race is skipped, not reported.
 Each append writes 1 to 3 events {"n": <their version>}, a snapshot that folds them, and replaces
 the game's pending "turn" notice by one whose payload names the new version, all in one call.
 """
@@ -17,7 +18,7 @@ import random
 import sys
 from typing import Any
 
-from storage import NewNotice, open_store
+from storage import GameClosed, NewNotice, VersionConflict, open_store
 
 PAD = "x" * 2000  # keeps each transaction a few pages long, so kills land inside the writes
 
@@ -47,17 +48,23 @@ async def main(path: str, seed: int) -> None:
         version, state = loaded
         ns = [version + i + 1 for i in range(rng.randint(1, 3))]
         finish = version > 40 and rng.random() < 0.2
-        record = await store.append(
-            game_id,
-            version,
-            [{"n": n} for n in ns],
-            snapshot_after(state, ns),
-            now,
-            status="finished" if finish else "playing",
-            waiting_on=rng.randrange(1, 5),
-            cancel_kinds={"turn"},
-            notices=[] if finish else [NewNotice("turn", now + 3600, 1, {"version": ns[-1]})],
-        )
+        try:
+            record = await store.append(
+                game_id,
+                version,
+                [{"n": n} for n in ns],
+                snapshot_after(state, ns),
+                now,
+                status="finished" if finish else "playing",
+                waiting_on=rng.randrange(1, 5),
+                cancel_kinds={"turn"},
+                notices=[] if finish else [NewNotice("turn", now + 3600, 1, {"version": ns[-1]})],
+            )
+        except VersionConflict:
+            continue  # another writer process got there first
+        except GameClosed:
+            games.remove(game_id)
+            continue
         print(f"v {game_id} {record.version}", flush=True)
         if finish:
             games.remove(game_id)
