@@ -45,7 +45,7 @@ events(game_id, since_version=0, limit=None) -> list[(version, dict)]   # limit 
 schedule_notice(game_id, kind, due_at, now, user_id=None, payload=None) -> Notice
 due_notices(now, limit=100) / pending_notices(game_id) -> list[Notice]
 mark_notice_sent(notice_id, now) -> bool      # a conditional claim: True for exactly one caller
-cancel_notices(game_id, kinds=None) -> int
+cancel_notices(game_id, kinds=None) -> int / purge_sent_notices(sent_before) -> int
 get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
 update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
 backup(dest_path) / integrity_check() -> IntegrityReport (truthy when ok)

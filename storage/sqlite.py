@@ -635,6 +635,17 @@ class SqliteGameStore:
 
         return await self._write(body)
 
+    async def purge_sent_notices(self, sent_before: float) -> int:
+        """Delete notices sent before `sent_before` (housekeeping). Unsent ones are never touched."""
+
+        async def body(conn: aiosqlite.Connection) -> int:
+            cursor = await conn.execute(
+                "DELETE FROM notices WHERE sent_at IS NOT NULL AND sent_at < ?", (sent_before,)
+            )
+            return int(cursor.rowcount)
+
+        return await self._write(body)
+
     # ------------------------------------------------------------------ user settings
 
     async def get_user_settings(self, user_id: int) -> JsonDict:
@@ -784,8 +795,9 @@ class SqliteGameStore:
 
         keep_id: reuse the exported id (raises GameExists if taken, unless `replace`, which first
         deletes the stored game of that id with everything it owns). keep_id=False gives it a new id,
-        e.g. to move a game into another database. Raises ChannelBusy if the game is unfinished and its
-        channel already has another unfinished game.
+        e.g. to move a game into another database. Notices get new ids. Raises ChannelBusy if the
+        game is unfinished and its channel already has another unfinished game, InvalidGameData if
+        the export does not hold together; nothing is written then.
         """
         try:
             game, seat_rows, event_rows, snapshot, notice_rows = _parse_export(data)

@@ -395,6 +395,19 @@ async def test_append_replaces_and_finishing_drops_pending_notices(store: GameSt
     assert await store.pending_notices(game.id) == []
 
 
+async def test_purging_sent_notices_keeps_unsent_ones(store: GameStore) -> None:
+    old = await store.schedule_notice(None, "turn", T0, T0)
+    recent = await store.schedule_notice(None, "turn", T0, T0)
+    unsent = await store.schedule_notice(None, "turn", T0 - 1000, T0)
+    assert await store.mark_notice_sent(old.id, T0 + 10)
+    assert await store.mark_notice_sent(recent.id, T0 + 100)
+    assert await store.purge_sent_notices(T0 + 50) == 1
+    assert await store.mark_notice_sent(recent.id, T0 + 200) is False, "still known as sent"
+    assert await store.due_notices(T0 + 1000) == [unsent]
+    assert await store.purge_sent_notices(T0 + 1000) == 1
+    assert await store.due_notices(T0 + 1000) == [unsent]
+
+
 async def test_notices_survive_a_restart(backend: Backend) -> None:
     store = await backend.open()
     notice = await store.schedule_notice(None, "turn", T0 + 1, T0, user_id=ALICE)
