@@ -34,6 +34,8 @@ class AlexandrosBot(commands.Bot):
         clock: Clock = time.time,
         seed_source: SeedSource | None = None,
         pictures: Pictures | None = None,
+        sync: bool = False,
+        sync_guild: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -48,6 +50,8 @@ class AlexandrosBot(commands.Bot):
         self.clock = clock
         self.seed_source = seed_source or (lambda: secrets.randbits(63))
         self.pictures = pictures or Pictures()
+        self.sync_on_start = sync
+        self.sync_guild = sync_guild
         self.service: GameService | None = None
         self.controller: Controller | None = None
 
@@ -58,6 +62,14 @@ class AlexandrosBot(commands.Bot):
         await self.add_cog(AlexandrosCog(self, self.controller))
         await self.add_cog(AdminCog(self))
         self.add_dynamic_items(GameButton, GameSelect)
+        if self.sync_on_start:
+            # Only when asked (--sync): Discord limits how often commands may be synced.
+            if self.sync_guild is not None:
+                guild = discord.Object(self.sync_guild)
+                self.tree.copy_global_to(guild=guild)
+                await self.tree.sync(guild=guild)
+            else:
+                await self.tree.sync()
 
     async def close(self) -> None:
         try:

@@ -1,4 +1,6 @@
-"""Offline Discord harness: drive the real discord.py code of a ``commands.Bot`` without Discord.
+"""Offline Discord harness (its core lives in ``bot.offline``; this package re-exports it).
+
+Drive the real discord.py code of a ``commands.Bot`` without Discord.
 
 The bot under test is a real ``commands.Bot``: its CommandTree, cogs, Views, DynamicItems, selects and
 modals run unchanged. The harness replaces the seams through which discord.py talks to Discord
@@ -57,9 +59,18 @@ answered with ``None`` and listed in ``OfflineDiscord.unhandled``.
 Handlers that wait for a later interaction (``await view.wait()``) need ``wait=False``.
 """
 
-from .offline import NetworkBlocked, OfflineDiscord, block_network, patched_webhook_adapter
-from .payloads import FakeUser
-from .records import HarnessError, InteractionResult, LoggedError, Request, SentFile, StoredMessage
+from bot.offline.offline import NetworkBlocked, OfflineDiscord, block_network, patched_webhook_adapter
+from bot.offline.payloads import FakeUser
+from bot.offline.records import (
+    HarnessError,
+    InteractionResult,
+    LoggedError,
+    Request,
+    SentFile,
+    StoredMessage,
+)
+
+from . import limits, offline, payloads, records  # noqa: F401  (aliases of the bot.offline modules)
 
 __all__ = [
     "FakeUser",

@@ -1,0 +1,238 @@
+"""``python -m bot console``: play the real bot in a terminal, without Discord or a token.
+
+Named local users sit at one table. Each input line is one user's interaction, run through the SAME path
+as on Discord (the offline Discord of ``bot.offline``: real discord.py, real commands, buttons and
+selects). Public and private answers are printed and marked; every picture is written to a folder.
+
+Lines::
+
+    alice: /alexandros move card:n1 to:D7 path:2     a slash command with options (name:value)
+    alice: /alexandros move card:?                   what autocomplete offers for that option
+    bob: press 2            bob: press My hand       a button, by its number or its label
+    alice: select 3 C7      alice: select 3 #2       a select menu: option values, or #n for the n-th
+    board / help / quit
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from .client import make_bot
+from .offline import HarnessError, OfflineDiscord, StoredMessage
+from .offline.payloads import FakeUser
+
+HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
+_OPTION = re.compile(r"([a-z][a-z_]*):")
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """``card:n1 to:D7 path:2`` -> {"card": "n1", ...}; a value runs until the next ``name:``."""
+    out: dict[str, str] = {}
+    marks = [m for m in _OPTION.finditer(text) if m.start() == 0 or text[m.start() - 1] == " "]
+    for i, m in enumerate(marks):
+        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
+        out[m.group(1)] = text[m.end() : end].strip()
+    return out
+
+
+class Console:
+    """One table of local players on an offline Discord."""
+
+    def __init__(
+        self, players: Sequence[str], db: str, out: Path, seed: int | None, stream: IO[str] | None = None
+    ) -> None:
+        self.names = list(players)
+        self.out = out
+        self.stream = stream or sys.stdout
+        self.pictures_written = 0
+        seed_source = (lambda: seed) if seed is not None else None
+        self.d = OfflineDiscord(lambda: make_bot(db, seed_source=seed_source), strict=False, loggers=("bot",))
+        self.users: dict[str, FakeUser] = {}
+        self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []
+
+    def print(self, text: str = "") -> None:
+        print(text, file=self.stream)
+
+    async def start(self) -> None:
+        await self.d.start()
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.users = {n: self.d.member(n) for n in self.names}
+        creator = self.users[self.names[0]]
+        r = await self.d.slash(creator, "alexandros new")
+        self.show_result(r, creator)
+        lobby = r.response_message
+        if lobby is None:
+            return
+        join = next((c for c in lobby.custom_ids if c.startswith("alx:join:")), None)
+        if join is None:  # the channel already had a game (an existing --db): carry on with it
+            return
+        for n in self.names[1:]:
+            self.show_result(await self.d.click(self.users[n], lobby.id, join), self.users[n])
+        start = join.replace(":join:", ":start:")
+        self.show_result(await self.d.click(creator, lobby.id, start), creator)
+
+    async def close(self) -> None:
+        await self.d.close()
+
+    # --- output -------------------------------------------------------------------------------------------
+
+    def show_message(self, msg: StoredMessage) -> None:
+        who = "public"
+        if msg.ephemeral:
+            owner = next((n for n, u in self.users.items() if u.id == msg.ephemeral_to), "?")
+            who = f"only {owner}"
+        self.print(f"--- [{who}] message {msg.id}")
+        text = msg.as_text()
+        for n, u in self.users.items():  # mentions as names, as a Discord client shows them
+            text = text.replace(f"<@{u.id}>", f"@{n}")
+        self.print(text)
+        for a in msg.attachments:
+            self.pictures_written += 1
+            path = self.out / f"{self.pictures_written:04d}-{a.filename}"
+            path.write_bytes(a.data)
+            self.print(f"    picture saved: {path}")
+        for c in msg.walk_components():
+            if c.get("custom_id") and c.get("type") in (2, 3) and not c.get("disabled"):
+                self.numbered.append((msg, c))
+                label = c.get("label") or c.get("placeholder") or c["custom_id"]
+                kind = "button" if c["type"] == 2 else "select"
+                self.print(f"    [{len(self.numbered)}] {kind}: {label}")
+
+    def show_result(self, r: Any, user: FakeUser) -> None:
+        self.numbered = []
+        for mid in r.message_ids:
+            msg = self.d.messages.get(mid)
+            if msg is not None and not msg.deleted:
+                self.show_message(msg)
+        if r.choices is not None:
+            for c in r.choices:
+                self.print(f"    {c['value']:<12} {c['name']}")
+        for problem in [*r.errors, *r.violations]:
+            self.print(f"!!! {problem}")
+
+    # --- input --------------------------------------------------------------------------------------------
+
+    def _component(self, ref: str, user: FakeUser) -> tuple[StoredMessage, dict[str, Any]]:
+        if ref.isdigit() and 1 <= int(ref) <= len(self.numbered):
+            return self.numbered[int(ref) - 1]
+        low = ref.lower()
+        for msg, c in reversed(self.numbered):
+            if (c.get("label") or "").lower() == low:
+                return msg, c
+        # A button of the public turn message, by its label, even if not shown last.
+        for msg in reversed(self.d.channel_messages(visible_to=user)):
+            for c in msg.walk_components():
+                if (c.get("label") or "").lower() == low and c.get("custom_id"):
+                    return msg, c
+        raise HarnessError(f"no button or menu {ref!r} here; type 'board' to see the turn message again")
+
+    async def line(self, text: str) -> bool:
+        """Run one input line; False when the user asked to quit."""
+        text = text.strip()
+        if not text or text.startswith("#"):
+            return True
+        if text in ("quit", "exit"):
+            return False
+        if text == "help":
+            self.print(HELP)
+            return True
+        if text == "board":
+            for msg in self.d.channel_messages()[-2:]:
+                self.numbered = []
+                self.show_message(msg)
+            return True
+        name, sep, rest = text.partition(":")
+        user = self.users.get(name.strip())
+        if not sep or user is None:
+            self.print(
+                f"Start a line with a player's name ({', '.join(self.names)}), e.g. 'alice: press Move'."
+            )
+            return True
+        rest = rest.strip()
+        try:
+            await self._act(user, rest)
+        except HarnessError as err:
+            self.print(f"!!! {err}")
+        return True
+
+    async def _act(self, user: FakeUser, rest: str) -> None:
+        d = self.d
+        if rest.startswith("/"):
+            words = rest[1:].split()
+            path = " ".join(w for w in words[:2] if ":" not in w)
+            options = parse_options(rest[1 + len(path) :].strip())
+            focused = next((k for k, v in options.items() if v == "?"), None)
+            if focused is not None:
+                others = {k: v for k, v in options.items() if k != focused}
+                await d.autocomplete(user, path, focused=focused, value="", options=others)
+                self.show_result(d.history[-1], user)
+                return
+            typed: dict[str, Any] = {}
+            for opt in d.command_options(path):
+                if opt["name"] in options:
+                    v: Any = options[opt["name"]]
+                    if opt["type"] == 4:
+                        v = int(v)
+                    elif opt["type"] == 5:
+                        v = v.lower() in ("true", "yes", "1")
+                    typed[opt["name"]] = v
+            self.show_result(await d.slash(user, path, **typed), user)
+            return
+        verb, _, arg = rest.partition(" ")
+        if verb == "press":
+            msg, c = self._component(arg.strip(), user)
+            self.show_result(await d.click(user, msg.id, c["custom_id"]), user)
+        elif verb == "select":
+            ref, _, values = arg.strip().partition(" ")
+            msg, c = self._component(ref, user)
+            options = [o["value"] for o in c.get("options") or []]
+            chosen = []
+            for v in values.replace(",", " ").split():
+                if v.startswith("#") and v[1:].isdigit() and 1 <= int(v[1:]) <= len(options):
+                    chosen.append(options[int(v[1:]) - 1])
+                else:
+                    chosen.append(v)
+            self.show_result(await d.select(user, msg.id, c["custom_id"], chosen), user)
+        else:
+            self.print("Type a /command, 'press N', 'select N value' or 'help'.")
+
+
+async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[str] | None = None) -> int:
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    if not 2 <= len(players) <= 4 or len(set(players)) != len(players):
+        print("--players needs 2 to 4 different names, e.g. --players alice,bob", file=sys.stderr)
+        return 2
+    lines = lines or sys.stdin
+    console = Console(players, args.db, Path(args.out), args.seed, out)
+    await console.start()
+    try:
+        interactive = lines.isatty()
+        while True:
+            if interactive:
+                print("> ", end="", flush=True)
+            text = await asyncio.to_thread(lines.readline)
+            if not text:
+                break
+            if not interactive:
+                console.print(f"> {text.rstrip()}")
+            if not await console.line(text):
+                break
+    finally:
+        await console.close()
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot console", description="Play Alexandros locally.")
+    parser.add_argument("--players", required=True, help="names, comma separated: alice,bob[,carol[,dave]]")
+    parser.add_argument("--db", default="console.db", help="the game database (default console.db)")
+    parser.add_argument("--out", default="console-pictures", help="folder for the pictures")
+    parser.add_argument("--seed", type=int, default=None, help="deal the cards from this seed")
+    args = parser.parse_args(list(argv))
+    return asyncio.run(run(args))
