@@ -126,9 +126,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(args: argparse.Namespace) -> None:
+async def run(args: argparse.Namespace, directory: str) -> None:
     rng = random.Random(4)
-    directory = tempfile.mkdtemp(prefix="bench_store_")
     path = Path(args.db) if args.db else Path(directory) / "bench.db"
     store = await open_store(path)
     try:
@@ -185,7 +184,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each concurrency level")
     parser.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8, 64])
     parser.add_argument("--db", help="database file (default: a new temporary file)")
-    asyncio.run(run(parser.parse_args()))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench_store_") as directory:
+        asyncio.run(run(args, directory))
 
 
 if __name__ == "__main__":
