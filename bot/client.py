@@ -6,6 +6,8 @@ so that tests and the console run the same bot deterministically.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 import time
 from typing import Any
@@ -13,7 +15,9 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from engine.game import new_game
 from engine.maps import default_map
+from engine.views import view
 from storage import GameStore, open_store
 
 from .cog import AdminCog, AlexandrosCog
@@ -54,6 +58,7 @@ class AlexandrosBot(commands.Bot):
         self.sync_guild = sync_guild
         self.service: GameService | None = None
         self.controller: Controller | None = None
+        self._warm: asyncio.Task[None] | None = None
 
     async def setup_hook(self) -> None:
         store = await open_store(self._store_spec) if isinstance(self._store_spec, str) else self._store_spec
@@ -62,6 +67,9 @@ class AlexandrosBot(commands.Bot):
         await self.add_cog(AlexandrosCog(self, self.controller))
         await self.add_cog(AdminCog(self))
         self.add_dynamic_items(GameButton, GameSelect)
+        # Parse the map and draw one board now, in a thread: the first game would otherwise pay for the
+        # map's distance tables and the renderer's cached map layer while players wait.
+        self._warm = asyncio.create_task(asyncio.to_thread(self._warm_up), name="bot-warm-up")
         if self.sync_on_start:
             # Only when asked (--sync): Discord limits how often commands may be synced.
             if self.sync_guild is not None:
@@ -70,6 +78,18 @@ class AlexandrosBot(commands.Bot):
                 await self.tree.sync(guild=guild)
             else:
                 await self.tree.sync()
+
+    async def warmed(self) -> None:
+        """Wait for the start-up warm-up (benchmarks measure a warmed bot, as players meet it)."""
+        if self._warm is not None:
+            await self._warm
+
+    def _warm_up(self) -> None:
+        try:
+            state, _ = new_game(self.map_provider(), 2, 0)
+            self.pictures.warm(view(state, None))
+        except Exception:  # a failed warm-up only means a slower first picture
+            logging.getLogger("bot").warning("warm-up failed", exc_info=True)
 
     async def close(self) -> None:
         try:

@@ -61,6 +61,12 @@ class Pictures:
             log.warning("the renderer failed to draw %s", kind, exc_info=True)
             return placeholder_png()
 
+    def warm(self, v: GameView) -> None:
+        """Draw one board, unrecorded and in the caller's thread, so the renderer's caches are built."""
+        import rendering
+
+        rendering.render_board(v, [], self.width)
+
     @staticmethod
     def _public(v: GameView) -> None:
         if v.viewer is not None:

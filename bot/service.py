@@ -174,7 +174,8 @@ class GameService:
                 snap = await self.store.load_snapshot(record.id)
                 if snap is not None:
                     version, body = snap
-                    state = serialize.load(body)
+                    # Off the loop: the first load of a game in this process parses its map (tens of ms).
+                    state = await asyncio.to_thread(serialize.load, body)
                     self._cache[record.id] = _Cached(version, state)
                     if version != record.version:  # a write slipped in between: read the record again
                         fresh = await self.store.game_by_id(record.id)
@@ -268,7 +269,8 @@ class GameService:
             if len(rec.seats) < MIN_PLAYERS:
                 raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
             seats = [(i, uid) for i, (_, uid) in enumerate(sorted(rec.seats))]
-            state, events = new_game(self.map_provider(), len(seats), self.seed_source())
+            game_map, seed = self.map_provider, self.seed_source()
+            state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
             waiting = dict(seats)[state.current]
             try:
                 record = await self.store.append(
