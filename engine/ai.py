@@ -199,8 +199,7 @@ class GreedyPlayer:
     noise: float = 0.05
     rivalry: float = 0.5  # lam with 4 players, where the best opponent is one of three to beat
     move_hope: float = 1.0
-    _facts: dict[frozenset[Space], _ProvinceFacts] = field(default_factory=dict, repr=False)
-    _map: Map | None = field(default=None, repr=False)
+    _facts: dict[Map, dict[frozenset[Space], _ProvinceFacts]] = field(default_factory=dict, repr=False)
 
     def __call__(self, state: GameState, rng: random.Random) -> Action:
         if state.phase is Phase.MOVE:
@@ -226,11 +225,13 @@ class GreedyPlayer:
     # -- provinces --------------------------------------------------------------------------------------
 
     def facts(self, state: GameState, spaces: frozenset[Space]) -> _ProvinceFacts:
-        if state.map is not self._map:
-            # The same spaces mean other symbols on another map.
-            self._facts.clear()
-            self._map = state.map
-        f = self._facts.get(spaces)
+        # One table per map: the same spaces mean other symbols on another map.
+        table = self._facts.get(state.map)
+        if table is None:
+            if len(self._facts) >= 8:
+                self._facts.clear()
+            table = self._facts.setdefault(state.map, {})
+        f = table.get(spaces)
         if f is None:
             sym = state.map.symbol
             value = 0
@@ -242,9 +243,9 @@ class GreedyPlayer:
                 else:
                     need[x.ordinal] += 1
             f = _ProvinceFacts(value, (need[0], need[1], need[2], need[3], need[4]), sum(need))
-            if len(self._facts) > 50_000:
-                self._facts.clear()
-            self._facts[spaces] = f
+            if len(table) > 50_000:
+                table.clear()
+            table[spaces] = f
         return f
 
     def occupy_gain(self, state: GameState, f: _ProvinceFacts, hand: Cards, guards: int) -> float:
