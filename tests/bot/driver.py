@@ -174,6 +174,8 @@ class Game:
         before = table.version
         if isinstance(action, Move):
             await self.move(user, st, action, guided=n % self.guided_every == 0)
+        elif isinstance(action, TakeCard | Levy | TakeBack) and n % 4 == 1:
+            await self.via_actions_menu(user, st, action)
         elif isinstance(action, TakeCard):
             value = "supply" if action.source is CardSource.SUPPLY else str((action.slot or 0) + 1)
             await self.offered(user, "alexandros take", "card", value)
@@ -198,6 +200,22 @@ class Game:
         after = await self.table()
         assert after.version > before, f"{action} was not applied"
         self.check_public()
+
+    async def via_actions_menu(self, user: FakeUser, st: GameState, action: Action) -> None:
+        """The Actions button, then the one select menu of every action open now."""
+        msg = self.turn_message()
+        r = self.private(await self.d.click(user, msg.id, f"alx:acts:{self.game_id}:{st.version}"))
+        if isinstance(action, TakeCard):
+            value = "take:" + (
+                "supply" if action.source is CardSource.SUPPLY else str((action.slot or 0) + 1)
+            )
+        elif isinstance(action, Levy):
+            value = f"levy:{action.card.value}"
+        else:
+            assert isinstance(action, TakeBack)
+            value = f"back:{ch.space_code(action.space)}"
+        await self.d.select(user, r.response_message.id, f"alxs:act:{self.game_id}:{st.version}", [value])
+        self.stats["menu"] = self.stats.get("menu", 0) + 1
 
     async def move(self, user: FakeUser, st: GameState, move: Move, guided: bool) -> None:
         card, to, path = ch.move_code(st, move)

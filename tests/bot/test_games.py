@@ -33,6 +33,7 @@ async def test_whole_game(tmp_path, players, game_map, reason):
         st = await g.state()
         assert st.result is not None and st.result.reason is reason, st.result
         assert g.stats.get("end_pings") == 1
+        assert g.stats.get("menu", 0) > 0 and g.stats["Move"] > 0  # the Actions menu and moves were used
         end = d.last_message()
         assert "is over" in end.content and end.attachments
         for u in g.users:

@@ -300,3 +300,34 @@ async def test_lobby_buttons_and_thread(tmp_path):
         assert turn.attachments and "your turn" in turn.content
         assert not d.message(lobby.id).custom_ids  # the lobby's buttons are gone
         assert isinstance(EndTurn, type) and isinstance(Levy, type)
+
+
+async def test_a_failed_post_keeps_the_game_and_board_posts_it_again(tmp_path):
+    import types
+
+    import discord
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        real = d.bot.http.request
+
+        async def down(route, **kwargs):
+            if route.path.startswith("/channels/{channel_id}/messages") and route.method in ("POST", "PATCH"):
+                raise discord.HTTPException(
+                    types.SimpleNamespace(status=503, reason="down"),
+                    {"code": 0, "message": "Discord is down"},
+                )
+            return await real(route, **kwargs)
+
+        d.bot.http.request = down
+        before = await g.state()
+        await step(g, 0)  # the move is answered privately and saved, though nothing reached the channel
+        after = await g.state()
+        assert after.version > before.version
+        d.bot.http.request = real
+        r = await d.slash(d.member("eve"), "alexandros board")
+        assert not r.ephemeral and r.files
+        assert f"alx:acts:{g.game_id}:{after.version}" in r.response_message.custom_ids
+        me, _ = await current_user(g)
+        r = await d.click(me, r.response_message.id, f"alx:acts:{g.game_id}:{after.version}")
+        assert r.ephemeral and r.response_message.custom_ids == [f"alxs:act:{g.game_id}:{after.version}"]
