@@ -149,9 +149,15 @@ def _walls(lo: int, hi: int) -> str:
 
 
 def destination_choices(
-    state: GameState, mc: rules.MoveChoice, speaker: Speaker | None = None
+    state: GameState,
+    mc: rules.MoveChoice,
+    speaker: Speaker | None = None,
+    letters: dict[Point, str] | None = None,
 ) -> list[Choice]:
-    """Every point Alexander may stop on; a point shared by two closest spaces is offered once per space."""
+    """Every point Alexander may stop on; a point shared by two closest spaces is offered once per space.
+
+    ``letters`` are the marks of the move preview picture (A, B, …), shown first so the two agree.
+    """
     dests = destinations(state, mc)
     per_point: dict[Point, int] = {}
     for d in dests:
@@ -161,14 +167,17 @@ def destination_choices(
     for d in dests:
         p, c = d.corner.point, d.corner
         label = point_label(p)
+        mark = f"{letters[p]} · " if letters and p in letters else ""
         paths = f"{c.paths} path{'s' if c.paths != 1 else ''}"
         info = f"{c.distance} sides, {paths}, {_walls(c.fewest_walls, c.most_walls)}"
         if per_point[p] > 1:
             out.append(
-                Choice(_clip(f"{label} ({sp.space(d.space)}) — {info}"), f"{label}@{d.space[0]}.{d.space[1]}")
+                Choice(
+                    _clip(f"{mark}{label} ({sp.space(d.space)}) — {info}"), f"{label}@{space_code(d.space)}"
+                )
             )
         else:
-            out.append(Choice(_clip(f"{label} — {info}"), label))
+            out.append(Choice(_clip(f"{mark}{label} — {info}"), label))
     return out
 
 

@@ -13,9 +13,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from engine import rules
 from engine.state import GameState, Phase
 
 from . import choices as ch
+from .pictures import point_letters
 from .service import Refused, Table
 
 if TYPE_CHECKING:
@@ -24,6 +26,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot")
 
 Choices = list[app_commands.Choice[str]]
+
+# What autocomplete shows when the engine offers nothing, so that the player learns why.
+NOTHING = {
+    "occupy": "(no free province you can afford now)",
+    "takeover": "(no opponent's province you can afford now)",
+    "levy": "(no levy now: once a turn, with a card matching one of your guards)",
+    "takeback": "(you have no guard on the map)",
+    "take": "(no card left to take)",
+}
 
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
@@ -62,7 +73,17 @@ class AlexandrosCog(commands.Cog):
             if need_phase is not None and state.phase is not need_phase:
                 hint = "(move Alexander first)" if need_phase is Phase.ACTIONS else "(you have already moved)"
                 return [app_commands.Choice(name=hint, value="-")]
-            return _out(make(table, state, seat), typed)
+            items = make(table, state, seat)
+            if not items:
+                return [
+                    app_commands.Choice(
+                        name=NOTHING.get(
+                            interaction.command.name if interaction.command else "", "(nothing to choose now)"
+                        ),
+                        value="-",
+                    )
+                ]
+            return _out(items, typed)
         except Refused:
             return []
         except Exception:  # an autocomplete error must not show as a failure; the command itself will say why
@@ -110,7 +131,8 @@ class AlexandrosCog(commands.Cog):
         card = interaction.namespace.card
 
         def make(t: Table, st: GameState, s: int) -> list[ch.Choice]:
-            return ch.destination_choices(st, ch.parse_card(st, card), t.speaker)
+            mc = ch.parse_card(st, card)
+            return ch.destination_choices(st, mc, t.speaker, point_letters(rules.targets(st, mc.symbol)))
 
         return await self._suggest(interaction, current, make, Phase.MOVE)
 

@@ -111,6 +111,8 @@ class Console:
             if msg is not None and not msg.deleted:
                 self.show_message(msg)
         if r.choices is not None:
+            if not r.choices:
+                self.print("    (no choices)")
             for c in r.choices:
                 self.print(f"    {c['value']:<12} {c['name']}")
         for problem in [*r.errors, *r.violations]:

@@ -22,7 +22,7 @@ from engine.views import redact, view
 from . import choices as ch
 from . import components as ui
 from . import texts
-from .pictures import Pictures
+from .pictures import Pictures, point_letters
 from .service import GameService, Outcome, Refused, Table
 from .words import RULES_SUMMARY, Speaker
 
@@ -493,8 +493,8 @@ class Controller:
             state = self._check_version(table, version)
             _, seat = self._my_turn(table, interaction.user.id)
             mc = ch.parse_card(state, card)
-            dests = ch.destination_choices(state, mc, table.speaker)
             targets = rules.targets(state, mc.symbol)
+            dests = ch.destination_choices(state, mc, table.speaker, point_letters(targets))
             picture = await self.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
             more = (
                 ""
@@ -617,7 +617,9 @@ class Controller:
             mc = ch.parse_card(state, card)
             if to is None:
                 await self.defer_private(interaction)
-                dests = ch.destination_choices(state, mc, table.speaker)
+                dests = ch.destination_choices(
+                    state, mc, table.speaker, point_letters(rules.targets(state, mc.symbol))
+                )
                 picture = await self.pictures.move_preview(
                     view(state, seat), rules.targets(state, mc.symbol), mc.symbol, table.names
                 )

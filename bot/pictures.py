@@ -123,5 +123,12 @@ class Pictures:
         )
 
 
+def point_letters(targets: Sequence[Target]) -> dict[Point, str]:
+    """The letters the move preview puts on the destination points (the renderer's own rule)."""
+    import rendering
+
+    return {p: letter for letter, p in rendering.destination_letters(targets)}
+
+
 def describe(calls: Sequence[tuple[str, Any]]) -> str:
     return ", ".join(f"{k}:{'public' if v is None else v}" for k, v in calls)
