@@ -41,7 +41,13 @@ async def run(sync: bool) -> int:
     config = load_or_exit(os.environ, Path(".env"))
     setup_logging(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    bot = make_bot(str(config.db_path), sync=sync, sync_guild=config.test_guild)
+    bot = make_bot(
+        str(config.db_path),
+        sync=sync,
+        sync_guild=config.test_guild,
+        reminders=True,
+        reminder_hours=config.reminder_hours,
+    )
     tasks: list[asyncio.Task[None]] = []
     scheduler = None
     try:

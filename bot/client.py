@@ -40,6 +40,8 @@ class AlexandrosBot(commands.Bot):
         pictures: Pictures | None = None,
         sync: bool = False,
         sync_guild: int | None = None,
+        reminders: bool = False,
+        reminder_hours: float = 24.0,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -55,6 +57,9 @@ class AlexandrosBot(commands.Bot):
         self.seed_source = seed_source or (lambda: secrets.randbits(63))
         self.pictures = pictures or Pictures()
         self.sync_on_start = sync
+        self.reminders = reminders
+        self.reminder_hours = reminder_hours
+        self._reminder_task: asyncio.Task[None] | None = None
         self.sync_guild = sync_guild
         self.service: GameService | None = None
         self.controller: Controller | None = None
@@ -62,11 +67,15 @@ class AlexandrosBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         store = await open_store(self._store_spec) if isinstance(self._store_spec, str) else self._store_spec
-        self.service = GameService(store, self.map_provider, self.clock, self.seed_source)
+        self.service = GameService(
+            store, self.map_provider, self.clock, self.seed_source, self.reminder_hours
+        )
         self.controller = Controller(self, self.service, self.pictures)
         await self.add_cog(AlexandrosCog(self, self.controller))
         await self.add_cog(AdminCog(self))
         self.add_dynamic_items(GameButton, GameSelect)
+        if self.reminders:
+            self._reminder_task = asyncio.create_task(self._remind_forever(), name="bot-reminders")
         # Parse the map and draw one board now, in a thread: the first game would otherwise pay for the
         # map's distance tables and the renderer's cached map layer while players wait.
         self._warm = asyncio.create_task(asyncio.to_thread(self._warm_up), name="bot-warm-up")
@@ -78,6 +87,16 @@ class AlexandrosBot(commands.Bot):
                 await self.tree.sync(guild=guild)
             else:
                 await self.tree.sync()
+
+    async def _remind_forever(self) -> None:
+        await self.wait_until_ready()
+        while not self.is_closed():
+            try:
+                if self.controller is not None:
+                    await self.controller.remind(self.clock())
+            except Exception:  # one bad round must not end the reminders for good
+                logging.getLogger("bot").exception("the reminder round failed")
+            await asyncio.sleep(60)
 
     async def warmed(self) -> None:
         """Wait for the start-up warm-up (benchmarks measure a warmed bot, as players meet it)."""
@@ -92,6 +111,8 @@ class AlexandrosBot(commands.Bot):
             logging.getLogger("bot").warning("warm-up failed", exc_info=True)
 
     async def close(self) -> None:
+        if self._reminder_task is not None:
+            self._reminder_task.cancel()
         try:
             await super().close()
         finally:
@@ -107,7 +128,24 @@ def make_bot(
     clock: Clock = time.time,
     seed_source: SeedSource | None = None,
     pictures: Pictures | None = None,
+    sync: bool = False,
+    sync_guild: int | None = None,
+    reminders: bool = False,
+    reminder_hours: float = 24.0,
 ) -> AlexandrosBot:
+    """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
+
+    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
+    reminder round every minute.
+    """
     return AlexandrosBot(
-        store, map_provider=map_provider, clock=clock, seed_source=seed_source, pictures=pictures
+        store,
+        map_provider=map_provider,
+        clock=clock,
+        seed_source=seed_source,
+        pictures=pictures,
+        sync=sync,
+        sync_guild=sync_guild,
+        reminders=reminders,
+        reminder_hours=reminder_hours,
     )

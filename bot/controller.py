@@ -305,6 +305,7 @@ class Controller:
         )
         await svc.set_turn_post(table.id, msg.id, since, pinged)
         await svc.set_pinged(table.id, uid)
+        await svc.schedule_reminder(table.id, uid, since, table.record.turn_started_at or svc.clock())
 
     async def act(
         self,
@@ -333,6 +334,31 @@ class Controller:
             await self.publish(outcome)
 
         await self.guarded(interaction, body)
+
+    # --- reminders ----------------------------------------------------------------------------------------
+
+    async def remind(self, now: float) -> int:
+        """Ping every player whose turn has waited past their reminder time; plan the next one."""
+        sent = 0
+        for notice, table in await self.service.due_reminders(now):
+            uid = table.current_user
+            assert uid is not None and table.state is not None
+            started = float(notice.payload.get("started") or table.record.turn_started_at or now)
+            try:
+                await self.channel(table.record.channel_id).send(
+                    f"<@{uid}>, a reminder: it is still your turn in game {table.id} "
+                    f"(turn {table.state.turn}, waiting since <t:{int(started)}:R>). {texts.can_do(table)}",
+                    allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
+                )
+            except discord.HTTPException:
+                log.warning("could not post a reminder in game %s", table.id)
+                continue
+            sent += 1
+            await self.service.set_pinged(table.id, uid)
+            await self.service.schedule_reminder(
+                table.id, uid, int(notice.payload.get("since", 0)), started, now
+            )
+        return sent
 
     # --- information --------------------------------------------------------------------------------------
 

@@ -33,10 +33,12 @@ from storage import (
     GameNotFound,
     GameRecord,
     GameStore,
+    Notice,
     SeatError,
     VersionConflict,
 )
 
+from .schedule import ReminderPrefs, next_reminder
 from .words import Speaker
 
 Clock = Callable[[], float]
@@ -46,6 +48,7 @@ MapProvider = Callable[[], Map]
 NEVER = 4_102_444_800.0  # 2100-01-01: bookkeeping notices are never due
 TURN_POST = "turn-post"
 AGREE = "agree"
+REMIND = "turn"  # the reminder of a waiting player (storage's documented example kind)
 
 
 def pinged_kind(user_id: int) -> str:
@@ -150,6 +153,7 @@ class GameService:
     map_provider: MapProvider = default_map
     clock: Clock = time.time
     seed_source: SeedSource = field(default=lambda: secrets.randbits(63))
+    reminder_hours: float = 24.0  # the table's interval; each player may set their own (bot.schedule)
     _cache: dict[int, _Cached] = field(default_factory=dict)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _turn_posts: dict[int, tuple[int, int, float | None]] = field(default_factory=dict)
@@ -445,6 +449,45 @@ class GameService:
         await self.store.cancel_notices(game_id, [kind])
         now = self.clock()
         await self.store.schedule_notice(game_id, kind, NEVER, now, user_id=user_id, payload={"at": now})
+
+    async def schedule_reminder(
+        self, game_id: int, user_id: int, since: int, turn_started_at: float, last_sent: float | None = None
+    ) -> float | None:
+        """Plan the next reminder of a waiting player (bot.schedule decides when); returns its time."""
+        try:
+            prefs = ReminderPrefs.from_settings(await self.store.get_user_settings(user_id))
+        except ValueError:  # a bad stored setting must not stop the game: use the table's interval
+            prefs = ReminderPrefs()
+        due = next_reminder(turn_started_at, self.reminder_hours, prefs, last_sent)
+        await self.store.cancel_notices(game_id, [REMIND])
+        if due is not None:
+            await self.store.schedule_notice(
+                game_id,
+                REMIND,
+                due,
+                self.clock(),
+                user_id=user_id,
+                payload={"since": since, "started": turn_started_at},
+            )
+        return due
+
+    async def due_reminders(self, now: float) -> list[tuple[Notice, Table]]:
+        """Reminders due now, each claimed once (at most once beats a double ping), still relevant."""
+        out = []
+        for n in await self.store.due_notices(now):
+            if n.kind != REMIND or n.game_id is None or not await self.store.mark_notice_sent(n.id, now):
+                continue
+            try:
+                table = await self.table_by_id(n.game_id)
+            except Refused:
+                continue
+            post = await self.turn_post(n.game_id)
+            if table.record.status != "playing" or table.current_user != n.user_id:
+                continue
+            if post is not None and post[1] != n.payload.get("since"):
+                continue  # the turn has moved on since this reminder was planned
+            out.append((n, table))
+        return out
 
     async def events_since(self, game_id: int, since_version: int) -> list[Event]:
         """Events with a version >= ``since_version`` (the whole current turn, for its message)."""

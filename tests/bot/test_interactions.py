@@ -331,3 +331,27 @@ async def test_a_failed_post_keeps_the_game_and_board_posts_it_again(tmp_path):
         me, _ = await current_user(g)
         r = await d.click(me, r.response_message.id, f"alx:acts:{g.game_id}:{after.version}")
         assert r.ephemeral and r.response_message.custom_ids == [f"alxs:act:{g.game_id}:{after.version}"]
+
+
+async def test_a_waiting_player_is_reminded_once_per_interval(tmp_path):
+    from tests.bot.driver import Clock
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await started(d)
+        me, _ = await current_user(g)
+        controller = d.bot.controller
+        assert await controller.remind(clock.now + 3600) == 0  # not yet: the table's interval is 24 h
+        mark = d.mark()
+        assert await controller.remind(clock.now + 25 * 3600) == 1
+        (sent,) = [r for r in d.requests_since(mark) if r.kind == "channel_message"]
+        assert sent.pinged_user_ids == {me.id} and "a reminder" in sent.content
+        assert await controller.remind(clock.now + 26 * 3600) == 0  # the next one comes a day later
+        # The turn message of the next turn says when this player was last reminded.
+        first_turn = (await g.state()).turn
+        n = 0
+        while (await g.state()).turn == first_turn or (await g.table()).current_user != me.id:
+            await step(g, n)
+            n += 1
+        assert "Last reminded: <t:" in g.turn_message().content
+        g.check_public()
