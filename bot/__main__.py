@@ -33,12 +33,16 @@ async def _heartbeat(data_dir: Path) -> None:
 
 
 async def run(sync: bool) -> int:
+    import aiohttp
     import discord
 
     from .client import make_bot
     from .config import load_or_exit, setup_logging
 
     config = load_or_exit(os.environ, Path(".env"))
+    # The bot never joins voice; the library's warnings about voice packages would only alarm owners.
+    discord.VoiceClient.warn_nacl = False
+    discord.VoiceClient.warn_dave = False
     setup_logging(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     bot = make_bot(
@@ -70,6 +74,19 @@ async def run(sync: bool) -> int:
                 )
                 scheduler.start()
             await bot.connect()
+    except (aiohttp.ClientError, OSError) as err:
+        print(
+            f"Could not reach Discord ({type(err).__name__}): check this machine's network connection, "
+            "then start the bot again.",
+            file=sys.stderr,
+        )
+        return 1
+    except discord.PrivilegedIntentsRequired:
+        print(
+            "Discord refused an intent the bot did not ask for: update the bot and start it again.",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         for t in tasks:
             t.cancel()
