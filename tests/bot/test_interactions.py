@@ -355,3 +355,21 @@ async def test_a_waiting_player_is_reminded_once_per_interval(tmp_path):
             n += 1
         assert "Last reminded: <t:" in g.turn_message().content
         g.check_public()
+
+
+async def test_a_button_from_an_older_turn_is_refused_as_out_of_date(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        await step(g, 0)  # the move
+        me, (other,) = await current_user(g)
+        old = await d.slash(other, "alexandros board")  # a public board with this turn's buttons
+        st = await g.state()
+        end_cid = f"alx:end:{g.game_id}:{st.version}"
+        assert end_cid in old.response_message.custom_ids
+        await d.slash(me, "alexandros end")
+        r = await d.click(me, old.response_message.id, end_cid)  # pressed after the turn ended
+        assert r.ephemeral and "out of date" in r.content
+        assert (await g.state()).turn == st.turn + 1
+        # The closed turn message has lost its buttons; the new one has them.
+        closed = d.message(g.turn_message().id)
+        assert f"alx:end:{g.game_id}:{st.version}" not in closed.custom_ids
