@@ -234,7 +234,7 @@ class AlexandrosCog(commands.Cog):
 
     @group.command(name="rules", description="A short summary of the rules")
     async def rules(self, interaction: discord.Interaction) -> None:
-        await self.c.rules(interaction)
+        await self.c.rules_summary(interaction)
 
     # --- leaving and ending ---------------------------------------------------------------------------------
 

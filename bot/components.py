@@ -205,7 +205,8 @@ class GameSelect(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         c = _controller(interaction)
-        values: list[str] = list((interaction.data or {}).get("values", []))  # type: ignore[union-attr]
+        data: dict[str, Any] = dict(interaction.data or {})  # type: ignore[arg-type]
+        values = [str(v) for v in data.get("values", [])]
         k, a = self.kind, self.args
         try:
             g, ver = int(a[0]), int(a[1])

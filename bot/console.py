@@ -193,11 +193,11 @@ class Console:
         elif verb == "select":
             ref, _, values = arg.strip().partition(" ")
             msg, c = self._component(ref, user)
-            options = [o["value"] for o in c.get("options") or []]
+            offered = [str(o["value"]) for o in c.get("options") or []]
             chosen = []
             for v in values.replace(",", " ").split():
-                if v.startswith("#") and v[1:].isdigit() and 1 <= int(v[1:]) <= len(options):
-                    chosen.append(options[int(v[1:]) - 1])
+                if v.startswith("#") and v[1:].isdigit() and 1 <= int(v[1:]) <= len(offered):
+                    chosen.append(offered[int(v[1:]) - 1])
                 else:
                     chosen.append(v)
             self.show_result(await d.select(user, msg.id, c["custom_id"], chosen), user)

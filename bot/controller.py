@@ -414,7 +414,7 @@ class Controller:
 
         await self.guarded(interaction, body)
 
-    async def rules(self, interaction: discord.Interaction) -> None:
+    async def rules_summary(self, interaction: discord.Interaction) -> None:
         await self.guarded(interaction, lambda: self.say(interaction, RULES_SUMMARY))
 
     # --- leaving and ending -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ options can only change in the lobby. See the final report for a store change th
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -179,18 +180,19 @@ class GameService:
                 if snap is not None:
                     version, body = snap
                     # Off the loop: the first load of a game in this process parses its map (tens of ms).
-                    state = await asyncio.to_thread(serialize.load, body)
-                    self._cache[record.id] = _Cached(version, state)
-                    if version != record.version:  # a write slipped in between: read the record again
-                        fresh = await self.store.game_by_id(record.id)
-                        if fresh is not None:
-                            record = fresh
+                    loaded: GameState = await asyncio.to_thread(serialize.load, body)
+                    state = loaded
+                    self._cache[record.id] = _Cached(version, loaded)
+                    if version != record.version:
+                        # A write slipped in between the two reads: the record must name the version of
+                        # the state it goes with, so that saving after it is checked against the right one.
+                        record = dataclasses.replace(record, version=version)
         return Table(record, state, self._names(record))
 
     @staticmethod
     def _names(record: GameRecord) -> tuple[str, ...]:
         names: dict[str, str] = record.options.get("names", {})
-        out = []
+        out: list[str] = []
         for _, uid in sorted(record.seats):
             out.append(names.get(str(uid), f"player {len(out) + 1}"))
         return tuple(out)
@@ -473,7 +475,7 @@ class GameService:
 
     async def due_reminders(self, now: float) -> list[tuple[Notice, Table]]:
         """Reminders due now, each claimed once (at most once beats a double ping), still relevant."""
-        out = []
+        out: list[tuple[Notice, Table]] = []
         for n in await self.store.due_notices(now):
             if n.kind != REMIND or n.game_id is None or not await self.store.mark_notice_sent(n.id, now):
                 continue
