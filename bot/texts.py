@@ -87,8 +87,8 @@ def turn_header(table: Table, last_pinged: float | None) -> str:
 def turn_text(table: Table, header: str, events: Sequence[Event], closed: bool = False) -> str:
     lines = table.speaker.event_lines([redact(e, None) for e in events])
     body = "\n".join(f"• {line}" for line in lines)
-    if closed:
-        header = header.split("\n")[0]
+    if closed:  # a finished turn keeps its title and its lines, not the invitation to play
+        header = header.split("\n")[0].split(" <@")[0] + " — turn over."
     return clip(header + ("\n" + body if body else ""))
 
 
