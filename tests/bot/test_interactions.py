@@ -373,3 +373,34 @@ async def test_a_button_from_an_older_turn_is_refused_as_out_of_date(tmp_path):
         # The closed turn message has lost its buttons; the new one has them.
         closed = d.message(g.turn_message().id)
         assert f"alx:end:{g.game_id}:{st.version}" not in closed.custom_ids
+
+
+async def test_commands_are_synced_only_when_asked(tmp_path):
+    from bot.client import make_bot
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        r = await d.slash(d.owner, "alexandros-admin sync")
+        assert r.ephemeral and "Synced" in r.content
+        assert [q for q in d.requests if q.kind == "sync_commands"]
+
+    def syncing():
+        return make_bot(str(tmp_path / "h.db"), map_provider=lambda: WALLS_MAP, sync=True, sync_guild=123)
+
+    async with harness(syncing) as d:
+        synced = [q for q in d.requests if q.kind == "sync_commands"]
+        assert len(synced) == 1 and "123" in synced[0].url
+
+
+async def test_public_pictures_need_the_public_view():
+    from bot.pictures import Pictures, PublicViewRequired
+    from engine.game import new_game
+    from engine.views import view
+
+    state, _ = new_game(WALLS_MAP, 2, 1)
+    pics = Pictures(width=480)
+    with pytest.raises(PublicViewRequired):
+        await pics.board(view(state, 0), ["a", "b"])
+    with pytest.raises(PublicViewRequired):
+        await pics.end(view(state, 1), ["a", "b"])
+    png = await pics.board(view(state, None), ["a", "b"])
+    assert png.startswith(b"\x89PNG") and pics.calls == [("board", None)] and pics.failures == 0
