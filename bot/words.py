@@ -164,7 +164,25 @@ class Speaker:
         return None
 
     def event_lines(self, events: Sequence[Any]) -> list[str]:
-        return [line for e in events if (line := self.event_line(e))]
+        out: list[str] = []
+        dealing = False  # between GameCreated and the first TurnStarted, cards are dealt, not drawn
+        for e in events:
+            if isinstance(e, ev.GameCreated):
+                dealing = True
+                out.append(f"The game began with {e.players} players.")
+                continue
+            if isinstance(e, ev.TurnStarted):
+                dealing = False
+            if dealing and isinstance(e, ev.CardTaken):
+                out.append(f"{self.seat(e.player)} was dealt a card.")
+                continue
+            if dealing and isinstance(e, ev.FirstPlayerChosen):
+                out.append(f"{self.seat(e.player)} was chosen to start.")
+                continue
+            line = self.event_line(e)
+            if line:
+                out.append(line)
+        return out
 
 
 END_REASONS: dict[EndReason | str, str] = {

@@ -164,3 +164,16 @@ def test_space_names_use_point_labels() -> None:
     assert WALLS_MAP.symbol[SPACE].value in name
     assert all(re.fullmatch(r"[A-Z]\d+", p) for p in name.split("(")[1].rstrip(")").split())
     assert rules.space_distance  # the engine names distances; the bot only formats them
+
+
+def test_the_deal_is_told_as_a_deal_and_names_no_card() -> None:
+    from engine.game import new_game
+    from engine.views import redact_all
+
+    _, events = new_game(WALLS_MAP, 3, 4)
+    lines = SPEAKER.event_lines(redact_all(events, None))
+    assert lines[0] == "The game began with 3 players."
+    assert sum("was dealt a card." in line for line in lines) == 3
+    assert any("was chosen to start" in line for line in lines)
+    for sym in Symbol:
+        assert all(f"({sym.value})" not in line for line in lines)
