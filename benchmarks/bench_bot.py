@@ -93,7 +93,10 @@ async def main(players: int, seed: int, max_actions: int) -> int:
 
             async def timed_dispatch(*args: object, **kwargs: object) -> object:
                 ticker.active = True
-                ticker.current = kind_of(argparse.Namespace(payload=args[0]))
+                data = args[0].get("data", {})  # type: ignore[attr-defined]
+                ticker.current = (
+                    f"{kind_of(argparse.Namespace(payload=args[0]))} {data.get('values', '')}".strip()
+                )
                 try:
                     return await dispatch(*args, **kwargs)  # type: ignore[arg-type]
                 finally:
