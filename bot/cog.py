@@ -93,9 +93,17 @@ class AlexandrosCog(commands.Cog):
     # --- the lobby ------------------------------------------------------------------------------------------
 
     @group.command(name="new", description="Open a table for a new game in this channel (or a new thread)")
-    @app_commands.describe(thread="Start the game in a new thread of this channel")
-    async def new(self, interaction: discord.Interaction, thread: bool = False) -> None:
-        await self.c.new(interaction, thread)
+    @app_commands.describe(
+        thread="Start the game in a new thread of this channel",
+        deadline_hours="Skip a turn not taken within this many hours (no deadline if left out)",
+    )
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        thread: bool = False,
+        deadline_hours: app_commands.Range[int, 1, 720] | None = None,
+    ) -> None:
+        await self.c.new(interaction, thread, deadline_hours)
 
     @group.command(name="join", description="Sit down at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:

@@ -140,7 +140,9 @@ class Controller:
 
     # --- the lobby ----------------------------------------------------------------------------------------
 
-    async def new(self, interaction: discord.Interaction, thread: bool) -> None:
+    async def new(
+        self, interaction: discord.Interaction, thread: bool, deadline_hours: int | None = None
+    ) -> None:
         async def body() -> None:
             user = interaction.user
             channel_id = interaction.channel_id or 0
@@ -158,7 +160,9 @@ class Controller:
                     name=f"Alexandros — {display_name(user)}", type=discord.ChannelType.public_thread
                 )
                 channel_id = made.id
-            table = await self.service.create(interaction.guild_id, channel_id, user.id, display_name(user))
+            table = await self.service.create(
+                interaction.guild_id, channel_id, user.id, display_name(user), deadline_hours
+            )
             if thread:
                 msg = await self.channel(channel_id).send(
                     texts.lobby_text(table), view=ui.lobby_view(table.id)
@@ -305,7 +309,9 @@ class Controller:
         )
         await svc.set_turn_post(table.id, msg.id, since, pinged)
         await svc.set_pinged(table.id, uid)
-        await svc.schedule_reminder(table.id, uid, since, table.record.turn_started_at or svc.clock())
+        started = table.record.turn_started_at or svc.clock()
+        await svc.schedule_reminder(table.id, uid, since, started)
+        await svc.schedule_deadline(table, since, started)
 
     async def act(
         self,
@@ -338,7 +344,18 @@ class Controller:
     # --- reminders ----------------------------------------------------------------------------------------
 
     async def remind(self, now: float) -> int:
-        """Ping every player whose turn has waited past their reminder time; plan the next one."""
+        """Skip the turns past their table's deadline, then ping every player whose turn has waited past
+        their reminder time and plan their next reminder. Returns how many reminders went out."""
+        for outcome in await self.service.skip_overdue(now):
+            hours = outcome.table.record.options.get("deadline_hours")
+            skipped = outcome.before.current_user
+            try:
+                await self.channel(outcome.table.record.channel_id).send(
+                    f"<@{skipped}>'s turn passed its {hours:g}-hour deadline and was skipped."
+                )
+            except discord.HTTPException:
+                log.warning("could not announce a skipped turn in game %s", outcome.table.id)
+            await self.publish(outcome)
         sent = 0
         for notice, table in await self.service.due_reminders(now):
             uid = table.current_user

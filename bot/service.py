@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import serialize
-from engine.actions import Action, EndByAgreement, Resign
+from engine.actions import Action, EndByAgreement, Resign, SkipTurn
 from engine.errors import IllegalAction
 from engine.events import Event, TurnEnded, TurnStarted
 from engine.game import MAX_PLAYERS, MIN_PLAYERS, apply, new_game
@@ -39,7 +39,7 @@ from storage import (
     VersionConflict,
 )
 
-from .schedule import ReminderPrefs, next_reminder
+from .schedule import ReminderPrefs, next_reminder, turn_deadline
 from .words import Speaker
 
 Clock = Callable[[], float]
@@ -50,6 +50,7 @@ NEVER = 4_102_444_800.0  # 2100-01-01: bookkeeping notices are never due
 TURN_POST = "turn-post"
 AGREE = "agree"
 REMIND = "turn"  # the reminder of a waiting player (storage's documented example kind)
+DEADLINE = "deadline"  # the end of a turn's time at a table with a deadline (P2)
 
 
 def pinged_kind(user_id: int) -> str:
@@ -211,9 +212,18 @@ class GameService:
 
     # --- the lobby --------------------------------------------------------------------------------------
 
-    async def create(self, guild_id: int | None, channel_id: int, user_id: int, name: str) -> Table:
+    async def create(
+        self,
+        guild_id: int | None,
+        channel_id: int,
+        user_id: int,
+        name: str,
+        deadline_hours: float | None = None,
+    ) -> Table:
         """A new game in the lobby with its creator seated; ChannelBusy becomes a refusal."""
-        options = {"names": {str(user_id): name}, "creator": name}
+        options: dict[str, Any] = {"names": {str(user_id): name}, "creator": name}
+        if deadline_hours:
+            options["deadline_hours"] = float(deadline_hours)
         try:
             record = await self.store.create_game(
                 guild_id, channel_id, user_id, options, self.clock(), seats=[(0, user_id)]
@@ -489,6 +499,42 @@ class GameService:
             if post is not None and post[1] != n.payload.get("since"):
                 continue  # the turn has moved on since this reminder was planned
             out.append((n, table))
+        return out
+
+    async def schedule_deadline(self, table: Table, since: int, turn_started_at: float) -> float | None:
+        """P2: at a table with a deadline, plan the skip of this turn (bot.schedule decides when)."""
+        due = turn_deadline(turn_started_at, table.record.options.get("deadline_hours"))
+        await self.store.cancel_notices(table.id, [DEADLINE])
+        if due is not None and table.state is not None:
+            await self.store.schedule_notice(
+                table.id,
+                DEADLINE,
+                due,
+                self.clock(),
+                user_id=table.current_user,
+                payload={"since": since, "turn": table.state.turn},
+            )
+        return due
+
+    async def skip_overdue(self, now: float) -> list[Outcome]:
+        """P2: skip every turn whose deadline has passed (SkipTurn: no move, no action)."""
+        out: list[Outcome] = []
+        for n in await self.store.due_notices(now):
+            if n.kind != DEADLINE or n.game_id is None or not await self.store.mark_notice_sent(n.id, now):
+                continue
+            turn = int(n.payload.get("turn", -1))
+            async with self.lock(n.game_id):
+                try:
+                    table = await self.table_by_id(n.game_id)
+                    state = self.playing(table)
+                except Refused:
+                    continue
+                if state.turn != turn or table.current_user != n.user_id:
+                    continue  # the player acted in time
+                try:
+                    out.append(await self._apply(table, state, SkipTurn(state.current), table.version))
+                except Refused:
+                    continue
         return out
 
     async def events_since(self, game_id: int, since_version: int) -> list[Event]:

@@ -48,8 +48,15 @@ def lobby_text(table: Table) -> str:
         f"**Alexandros — game {rec.id}**: a table for {MIN_PLAYERS}–{MAX_PLAYERS} players.\n"
         f"Seated ({len(seated)}/{MAX_PLAYERS}): {', '.join(seated) or 'nobody yet'}\n"
         f"Press **Join** to sit down. {table.record.options.get('creator', 'The creator')} presses **Start** "
-        f"when {MIN_PLAYERS} or more are seated."
+        f"when {MIN_PLAYERS} or more are seated." + deadline_text(table)
     )
+
+
+def deadline_text(table: Table) -> str:
+    hours = table.record.options.get("deadline_hours")
+    if not hours:
+        return ""
+    return f"\nTurn deadline: {hours:g} hours; a turn not taken by then is skipped."
 
 
 def can_do(table: Table) -> str:
@@ -80,8 +87,16 @@ def turn_header(table: Table, last_pinged: float | None) -> str:
     name = table.speaker.seat(seat)
     return (
         f"**Turn {st.turn} — {name} ({COLOURS[seat]})** <@{uid}>, it is your turn.\n"
-        f"{can_do(table)} Last reminded: {when(last_pinged)}."
+        f"{can_do(table)} Last reminded: {when(last_pinged)}.{deadline_note(table)}"
     )
+
+
+def deadline_note(table: Table) -> str:
+    hours = table.record.options.get("deadline_hours")
+    started = table.record.turn_started_at
+    if not hours or not started:
+        return ""
+    return f" The turn is skipped {when(started + float(hours) * 3600)} if not taken."
 
 
 def turn_text(table: Table, header: str, events: Sequence[Event], closed: bool = False) -> str:

@@ -404,3 +404,33 @@ async def test_public_pictures_need_the_public_view():
         await pics.end(view(state, 1), ["a", "b"])
     png = await pics.board(view(state, None), ["a", "b"])
     assert png.startswith(b"\x89PNG") and pics.calls == [("board", None)] and pics.failures == 0
+
+
+async def test_a_turn_past_the_tables_deadline_is_skipped(tmp_path):
+    from tests.bot.driver import Clock
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        r = await d.slash(alice, "alexandros new", deadline_hours=2)
+        assert "Turn deadline: 2 hours" in r.response_message.content
+        gid = int(r.response_message.custom_ids[0].split(":")[2])
+        await d.click(bob, r.response_message.id, f"alx:join:{gid}")
+        await d.click(alice, r.response_message.id, f"alx:start:{gid}")
+        g = Game(d, [alice, bob], game_id=gid)
+        before = await g.state()
+        first = (await g.table()).current_user
+        assert "skipped <t:" in g.turn_message().content
+        await d.bot.controller.remind(clock.now + 3600)  # within the deadline: nothing happens
+        assert (await g.state()).turn == before.turn
+        mark = d.mark()
+        clock.now += 2 * 3600 + 5
+        await d.bot.controller.remind(clock.now)
+        after = await g.state()
+        assert after.turn == before.turn + 1 and (await g.table()).current_user != first
+        sent = [q for q in d.requests_since(mark) if q.kind == "channel_message"]
+        assert any("deadline and was skipped" in (q.content or "") for q in sent)
+        pinged = [q for q in sent if q.pinged_user_ids]
+        assert len(pinged) == 1 and pinged[0].pinged_user_ids == {(await g.table()).current_user}
+        await d.bot.controller.remind(clock.now + 10)  # the skip happens once; the next turn has its own time
+        assert (await g.state()).turn == after.turn
