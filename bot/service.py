@@ -15,7 +15,7 @@ import asyncio
 import dataclasses
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +27,6 @@ from engine.game import MAX_PLAYERS, MIN_PLAYERS, apply, new_game
 from engine.maps import Map, default_map
 from engine.rules import active_players
 from engine.state import GameState
-from engine.views import redact
 from storage import (
     ChannelBusy,
     GameClosed,
@@ -136,9 +135,6 @@ class Outcome:
     def ping(self) -> int | None:
         """Whose turn starts now (the next player to mention), if a turn started."""
         return self.table.current_user if self.new_turn_version is not None else None
-
-    def public_events(self) -> list[Event]:
-        return [redact(e, None) for e in self.events]
 
 
 @dataclass
@@ -545,7 +541,3 @@ class GameService:
     async def last_events(self, game_id: int, limit: int) -> list[Event]:
         rows = await self.store.events(game_id, limit=limit)
         return [serialize.load(body) for _, body in rows]
-
-
-def seat_names(names: Sequence[str], count: int) -> list[str]:
-    return [names[i] if i < len(names) else f"player {i + 1}" for i in range(count)]
