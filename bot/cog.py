@@ -244,6 +244,21 @@ class AlexandrosCog(commands.Cog):
     async def rules(self, interaction: discord.Interaction) -> None:
         await self.c.rules_summary(interaction)
 
+    @group.command(name="reminders", description="Your own reminder interval, quiet hours and time zone")
+    @app_commands.describe(
+        hours="Hours between reminders while your turn waits (0: no reminders)",
+        quiet="Quiet hours in your time, like 22:00-08:00, or off",
+        time_zone="Your time zone, like Europe/Paris or America/New_York",
+    )
+    async def reminders(
+        self,
+        interaction: discord.Interaction,
+        hours: app_commands.Range[float, 0, 168] | None = None,
+        quiet: str | None = None,
+        time_zone: str | None = None,
+    ) -> None:
+        await self.c.reminder_settings(interaction, hours, quiet, time_zone)
+
     # --- leaving and ending ---------------------------------------------------------------------------------
 
     @group.command(

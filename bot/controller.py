@@ -23,6 +23,7 @@ from . import choices as ch
 from . import components as ui
 from . import texts
 from .pictures import Pictures, point_letters
+from .schedule import ReminderPrefs
 from .service import GameService, Outcome, Refused, Table
 from .words import RULES_SUMMARY, Speaker
 
@@ -376,6 +377,58 @@ class Controller:
                 table.id, uid, int(notice.payload.get("since", 0)), started, now
             )
         return sent
+
+    async def reminder_settings(
+        self, interaction: discord.Interaction, hours: float | None, quiet: str | None, time_zone: str | None
+    ) -> None:
+        """A player's own reminder interval, quiet hours and time zone (checked by bot.schedule)."""
+
+        async def body() -> None:
+            store = self.service.store
+            uid = interaction.user.id
+            current = await store.get_user_settings(uid)
+            changes: dict[str, Any] = {}
+            if hours is not None:
+                changes["reminder_hours"] = hours
+            if time_zone is not None:
+                changes["time_zone"] = time_zone.strip()
+            if quiet is not None:
+                q = quiet.strip().lower()
+                if q in ("off", "none", "-", ""):
+                    changes["quiet_start"] = changes["quiet_end"] = None
+                else:
+                    start, sep, end = q.partition("-")
+                    if not sep:
+                        await self.say(
+                            interaction, "Write quiet hours as start-end, like 22:00-08:00, or off."
+                        )
+                        return
+                    changes["quiet_start"], changes["quiet_end"] = start.strip(), end.strip()
+            merged = {**current, **changes}
+            try:
+                prefs = ReminderPrefs.from_settings({k: v for k, v in merged.items() if v is not None})
+            except ValueError as err:
+                await self.say(interaction, str(err))
+                return
+            if changes:
+                await store.update_user_settings(uid, changes, self.service.clock())
+            every = (
+                "the table's interval"
+                if prefs.interval_hours is None
+                else "never"
+                if prefs.interval_hours == 0
+                else f"every {prefs.interval_hours:g} hours"
+            )
+            quiet_text = (
+                f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else "none"
+            )
+            await self.say(
+                interaction,
+                f"{'Saved. ' if changes else ''}Your reminders: {every}; quiet hours: "
+                f"{quiet_text} ({prefs.time_zone}). They apply from your next turn.",
+            )
+
+        await self.guarded(interaction, body)
 
     # --- information --------------------------------------------------------------------------------------
 

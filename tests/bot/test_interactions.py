@@ -434,3 +434,21 @@ async def test_a_turn_past_the_tables_deadline_is_skipped(tmp_path):
         assert len(pinged) == 1 and pinged[0].pinged_user_ids == {(await g.table()).current_user}
         await d.bot.controller.remind(clock.now + 10)  # the skip happens once; the next turn has its own time
         assert (await g.state()).turn == after.turn
+
+
+async def test_players_set_their_own_reminders(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        ann = d.member("ann")
+        r = await d.slash(ann, "alexandros reminders")
+        assert r.ephemeral and "the table's interval" in r.content
+        r = await d.slash(
+            ann, "alexandros reminders", hours=12, quiet="22:00-08:00", time_zone="Europe/Paris"
+        )
+        assert r.ephemeral and "every 12 hours" in r.content and "22:00-08:00" in r.content
+        assert "Europe/Paris" in r.content
+        r = await d.slash(ann, "alexandros reminders", time_zone="Mars/Olympus")
+        assert r.ephemeral and "Mars/Olympus" in r.content and "Saved" not in r.content
+        r = await d.slash(ann, "alexandros reminders", quiet="late")
+        assert r.ephemeral and "22:00-08:00" in r.content  # an example of what is allowed
+        settings = await d.bot.service.store.get_user_settings(ann.id)
+        assert settings["reminder_hours"] == 12 and settings["time_zone"] == "Europe/Paris"
