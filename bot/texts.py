@@ -165,7 +165,8 @@ def hand_text(table: Table, seat: int) -> str:
     assert st is not None
     hand = st.players[seat].hand
     p = st.players[seat]
+    n = total(hand)
     return (
-        f"Your hand ({total(hand)} cards): {cards_text(hand)}. Guards left to place: {p.guards_in_supply}. "
+        f"Your hand ({n} card{'s' if n != 1 else ''}): {cards_text(hand)}. Guards left to place: {p.guards_in_supply}. "
         f"Score: {p.score}."
     )

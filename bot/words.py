@@ -144,7 +144,8 @@ class Speaker:
             why = {"take-over": "lost", "take-back": "took back", "resigned": "withdrew"}.get(
                 event.reason, "lost"
             )
-            return f"{who(event.player)} {why} {n} guard{'s' if n != 1 else ''}."
+            tail = " to a take-over" if event.reason == "take-over" else ""
+            return f"{who(event.player)} {why} {n} guard{'s' if n != 1 else ''}{tail}."
         if isinstance(event, ev.CardsGiven):
             return f"{who(event.giver)} gave {cards_text(event.cards)} to {who(event.receiver)}."
         if isinstance(event, ev.Scored):
