@@ -167,6 +167,6 @@ def hand_text(table: Table, seat: int) -> str:
     p = st.players[seat]
     n = total(hand)
     return (
-        f"Your hand ({n} card{'s' if n != 1 else ''}): {cards_text(hand)}. Guards left to place: {p.guards_in_supply}. "
-        f"Score: {p.score}."
+        f"Your hand ({n} card{'s' if n != 1 else ''}): {cards_text(hand)}. "
+        f"Guards left to place: {p.guards_in_supply}. Score: {p.score}."
     )
