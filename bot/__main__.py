@@ -18,6 +18,7 @@ from pathlib import Path
 
 USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
+                             [--map FILE]
        python -m bot restore BACKUP_FILE"""
 
 log = logging.getLogger("bot")

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from engine.maps import MapError, default_map, load_map
+
 from .client import make_bot
 from .offline import HarnessError, OfflineDiscord, StoredMessage
 from .offline.payloads import FakeUser
@@ -45,14 +47,25 @@ class Console:
     """One table of local players on an offline Discord."""
 
     def __init__(
-        self, players: Sequence[str], db: str, out: Path, seed: int | None, stream: IO[str] | None = None
+        self,
+        players: Sequence[str],
+        db: str,
+        out: Path,
+        seed: int | None,
+        stream: IO[str] | None = None,
+        map_path: str | None = None,
     ) -> None:
         self.names = list(players)
         self.out = out
         self.stream = stream or sys.stdout
         self.pictures_written = 0
         seed_source = (lambda: seed) if seed is not None else None
-        self.d = OfflineDiscord(lambda: make_bot(db, seed_source=seed_source), strict=False, loggers=("bot",))
+        game_map = load_map(map_path) if map_path else default_map()
+        self.d = OfflineDiscord(
+            lambda: make_bot(db, seed_source=seed_source, map_provider=lambda: game_map),
+            strict=False,
+            loggers=("bot",),
+        )
         self.users: dict[str, FakeUser] = {}
         self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []
 
@@ -211,7 +224,11 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
         print("--players needs 2 to 4 different names, e.g. --players alice,bob", file=sys.stderr)
         return 2
     lines = lines or sys.stdin
-    console = Console(players, args.db, Path(args.out), args.seed, out)
+    try:
+        console = Console(players, args.db, Path(args.out), args.seed, out, getattr(args, "map", None))
+    except (OSError, MapError) as err:
+        print(f"Cannot use that map: {err}", file=sys.stderr)
+        return 2
     await console.start()
     try:
         interactive = lines.isatty()
@@ -236,5 +253,6 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--db", default="console.db", help="the game database (default console.db)")
     parser.add_argument("--out", default="console-pictures", help="folder for the pictures")
     parser.add_argument("--seed", type=int, default=None, help="deal the cards from this seed")
+    parser.add_argument("--map", default=None, help="a .map file (MAP-FORMAT.md) instead of the default map")
     args = parser.parse_args(list(argv))
     return asyncio.run(run(args))
