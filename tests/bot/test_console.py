@@ -88,3 +88,66 @@ def test_missing_token_is_one_sentence(tmp_path) -> None:
     assert proc.returncode != 0
     assert "DISCORD_TOKEN" in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+async def test_a_whole_game_can_be_played_in_the_console(tmp_path, no_network) -> None:
+    """Typed lines only (commands and selects), decided by the computer player, until the game ends."""
+    import random
+
+    from bot import choices as ch
+    from bot.console import Console
+    from engine import ai
+    from engine.actions import CardSource, EndTurn, Levy, Move, Occupy, TakeBack, TakeCard, TakeOver
+    from engine.symbols import as_list
+    from tests.bot.driver import WALLS_MAP, find_seed
+
+    seed = find_seed(WALLS_MAP, 2, "walls")
+    map_file = tmp_path / "walls.map"
+    map_file.write_text(WALLS_MAP.text)
+    out = io.StringIO()
+    console = Console(["ann", "ben"], str(tmp_path / "w.db"), tmp_path / "pics", seed, out, str(map_file))
+    await console.start()
+    rng = random.Random(seed)
+    try:
+        for _ in range(300):
+            table = await console.d.bot.service.table_by_id(1)
+            st = table.state
+            if st.over:
+                break
+            name = table.speaker.seat(st.current)
+            a = ai.greedy_player(st, rng)
+            if isinstance(a, Move):
+                card, to, path = ch.move_code(st, a)
+                lines = [f"{name}: /alexandros move card:{card} to:{to} path:{path}"]
+            elif isinstance(a, TakeCard):
+                value = "supply" if a.source is CardSource.SUPPLY else str((a.slot or 0) + 1)
+                lines = [f"{name}: /alexandros take card:{value}"]
+            elif isinstance(a, Occupy | TakeOver):
+                verb = "occupy" if isinstance(a, Occupy) else "takeover"
+                lines = [
+                    f"{name}: /alexandros {verb} province:{a.province}",
+                    f"{name}: select 1 " + " ".join(ch.space_code(s) for s in a.guards),
+                ]
+                if isinstance(a, TakeOver) and sum(a.compensation):
+                    seen: dict[str, int] = {}
+                    picks = []
+                    for sym in as_list(a.compensation):
+                        seen[sym.letter] = seen.get(sym.letter, 0) + 1
+                        picks.append(f"{sym.letter}{seen[sym.letter]}")
+                    lines.append(f"{name}: select 1 " + " ".join(picks))
+            elif isinstance(a, Levy):
+                lines = [f"{name}: /alexandros levy card:{a.card.value}"]
+            elif isinstance(a, TakeBack):
+                lines = [f"{name}: /alexandros takeback guard:{ch.space_code(a.space)}"]
+            else:
+                assert isinstance(a, EndTurn)
+                lines = [f"{name}: press End turn"]
+            version = st.version
+            for line in lines:
+                assert await console.line(line)
+            assert (await console.d.bot.service.table_by_id(1)).version > version, out.getvalue()[-2000:]
+        final = (await console.d.bot.service.table_by_id(1)).state
+        assert final.over
+    finally:
+        await console.close()
+    assert "is over" in out.getvalue() and "!!!" not in out.getvalue()
