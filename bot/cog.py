@@ -19,6 +19,7 @@ from engine.state import GameState, Phase
 from . import choices as ch
 from .pictures import point_letters
 from .service import Refused, Table
+from .words import Speaker
 
 if TYPE_CHECKING:
     from .controller import Controller
@@ -84,8 +85,12 @@ class AlexandrosCog(commands.Cog):
                     )
                 ]
             return _out(items, typed)
-        except Refused:
-            return []
+        except Refused as refused:
+            if refused.code == "bot/no-game":
+                return []
+            # An earlier option is missing or wrong (e.g. no card yet for "to"): say so in the list itself.
+            text = Speaker().refusal(refused.code, refused.details)
+            return [app_commands.Choice(name=text if len(text) <= 100 else text[:99] + "…", value="-")]
         except Exception:  # an autocomplete error must not show as a failure; the command itself will say why
             log.exception("autocomplete failed")
             return []

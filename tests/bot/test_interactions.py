@@ -452,3 +452,13 @@ async def test_players_set_their_own_reminders(tmp_path):
         assert r.ephemeral and "22:00-08:00" in r.content  # an example of what is allowed
         settings = await d.bot.service.store.get_user_settings(ann.id)
         assert settings["reminder_hours"] == 12 and settings["time_zone"] == "Europe/Paris"
+
+
+async def test_autocomplete_explains_a_missing_earlier_option(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        me, _ = await current_user(g)
+        got = await d.autocomplete(me, "alexandros move", focused="to", value="")
+        assert [c["value"] for c in got] == ["-"] and "card" in got[0]["name"].lower()
+        r = await d.slash(me, "alexandros move", card="-", to="-")
+        assert r.ephemeral and "card" in r.content
