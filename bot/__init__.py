@@ -1,6 +1,10 @@
 """Alexandros on Discord: the bot (discord.py 2.x) that wires the engine, the renderer and the store.
 
-Modules: ``service`` (Discord-free game service), ``words`` (all wording), ``choices`` (what may be chosen,
-from the engine), ``texts`` (public message texts), ``pictures`` (the renderer adapter), ``controller``,
-``cog`` and ``components`` (the Discord adapters), ``client`` (``make_bot``), ``console`` and ``__main__``.
+Discord-free: ``service`` (load, apply, save, decide what to announce), ``words`` (all wording, refusal
+codes to sentences), ``choices`` (what may be chosen now, from the engine), ``texts`` (public message
+texts), ``pictures`` (the one door to the renderer). Discord adapters: ``controller`` (what each command and
+button does), ``cog`` (``/alexandros`` and ``/alexandros-admin``), ``components`` (restart-proof buttons
+and menus), ``client`` (``make_bot``). Tools: ``console`` (play locally), ``offline`` (the offline Discord
+the console and the tests run on), ``__main__`` (``python -m bot``). Hosting: ``config``, ``schedule``,
+``backups``, ``health``.
 """
