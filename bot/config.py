@@ -278,7 +278,9 @@ def _hours(value: str | None, name: str, default: float, *, allow_zero: bool, ze
     low = "from 0" if allow_zero else "more than 0 and"
     if not math.isfinite(hours) or hours < 0 or (hours == 0 and not allow_zero) or hours > 24 * 366:
         extra = f", and 0 {zero_means}" if allow_zero else ""
-        raise ConfigError(f"{name} must be a number of hours {low} up to 8784 (for example {default:g}){extra}.")
+        raise ConfigError(
+            f"{name} must be a number of hours {low} up to 8784 (for example {default:g}){extra}."
+        )
     return hours
 
 
