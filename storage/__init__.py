@@ -34,11 +34,13 @@ join_seat(game_id, user_id, now, seat=None) / leave_seat(game_id, user_id, now) 
 update_lobby(game_id, now, *, options=None, seats=None) / set_seats(game_id, seats, now) -> GameRecord
     raise SeatError (seat taken, user already seated, table full, game not in the lobby).
 append(game_id, expected_version, events, snapshot, now, *, status=None, waiting_on=KEEP,
-       seats=None, notices=(), cancel_kinds=()) -> GameRecord
+       seats=None, notices=(), cancel_kinds=(), meta=None) -> GameRecord
     raises VersionConflict(game_id, expected, actual), GameClosed, GameNotFound.
 abandon_game(game_id, now) -> GameRecord
 load_snapshot(game_id) -> (version, dict) | None
 game_by_id(id) / game_by_channel(channel_id) -> GameRecord | None
+latest_game_in_channel(channel_id) -> GameRecord | None   # any status: a game just ended still shows
+get_game_meta(game_id) -> dict / set_game_meta(game_id, changes, now) -> dict   # merge; None deletes a key
 games_waiting_on(user_id) / games_of_user(user_id, active_only=True) -> list[GameRecord]
 list_games(status=None, guild_id=None, limit=None) -> list[GameRecord]
 events(game_id, since_version=0, limit=None) -> list[(version, dict)]   # limit = the last N

@@ -90,7 +90,22 @@ _V2: Final[tuple[str, ...]] = (
     "CREATE INDEX notices_game ON notices (game_id, kind)",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
+# Per-game key/value data for the bot's own bookkeeping (which message is the turn message, who agreed
+# to end, when a player was nudged), which must survive restarts but is no part of the game's events.
+_V3: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE game_meta (
+        game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+        key        TEXT    NOT NULL,
+        body       TEXT    NOT NULL,
+        updated_at REAL    NOT NULL,
+        PRIMARY KEY (game_id, key)
+    ) WITHOUT ROWID
+    """,
+    "CREATE INDEX games_channel_recent ON games (channel_id, created_at)",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 

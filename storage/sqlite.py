@@ -55,7 +55,7 @@ from .migrations import LATEST_VERSION, migrate
 T = TypeVar("T")
 
 EXPORT_FORMAT: Final[str] = "alexandros-game"
-EXPORT_FORMAT_VERSION: Final[int] = 1
+EXPORT_FORMAT_VERSION: Final[int] = 2  # 2 added "meta"; version 1 exports still import
 
 _GAME_COLUMNS: Final[str] = """
     g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
@@ -367,6 +367,7 @@ class SqliteGameStore:
         seats: Sequence[tuple[int, int]] | None = None,
         notices: Sequence[NewNotice] = (),
         cancel_kinds: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """Record one action atomically: its events, the new snapshot, the version and the side changes.
 
@@ -374,7 +375,8 @@ class SqliteGameStore:
         The new version is expected_version + len(events). `waiting_on` (whose turn it is) restarts
         `turn_started_at` only when it names someone new. Finishing or abandoning the game clears
         `waiting_on` and deletes the game's unsent notices (before `notices` are added). Pending
-        notices of the kinds in `cancel_kinds` are deleted too, e.g. the last turn's reminder.
+        notices of the kinds in `cancel_kinds` are deleted too, e.g. the last turn's reminder. `meta`
+        changes are merged into the game's metadata as `set_game_meta` does, in the same transaction.
         """
         if not events:
             raise ValueError("an action needs at least one event")
@@ -390,6 +392,7 @@ class SqliteGameStore:
         set_waiting = not isinstance(waiting_on, _Keep)
         waiting = None if isinstance(waiting_on, _Keep) else waiting_on
         kinds = list(cancel_kinds)
+        meta_rows = _meta_rows(meta or {})
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             # RETURNING hands back the updated row, saving a round trip to the worker thread.
@@ -438,6 +441,7 @@ class SqliteGameStore:
                     (game_id, *kinds),
                 )
             await self._insert_notices(conn, game_id, notice_rows, now)
+            await _write_meta(conn, game_id, meta_rows, now)
             if seat_rows is not None:
                 record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
             return record
@@ -489,6 +493,37 @@ class SqliteGameStore:
             (channel_id,),
         )
         return _game_from_row(rows[0]) if rows else None
+
+    async def latest_game_in_channel(self, channel_id: int) -> GameRecord | None:
+        """The channel's newest game, whatever its status, so a game just ended can still be shown."""
+        rows = await self._read(
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ?"
+            " ORDER BY g.created_at DESC, g.id DESC LIMIT 1",
+            (channel_id,),
+        )
+        return _game_from_row(rows[0]) if rows else None
+
+    async def get_game_meta(self, game_id: int) -> JsonDict:
+        """The game's metadata: a JSON value per key ({} when there is none)."""
+        rows = await self._read("SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,))
+        return {key: json.loads(body) for key, body in rows}
+
+    async def set_game_meta(self, game_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
+        """Merge `changes` into the game's metadata (a None value removes the key). Returns the result.
+
+        Raises GameNotFound. Metadata may change in any status, finished games included.
+        """
+        rows = _meta_rows(changes)
+
+        async def body(conn: aiosqlite.Connection) -> JsonDict:
+            await self._fetch_game(conn, game_id)
+            await _write_meta(conn, game_id, rows, now)
+            found = await conn.execute_fetchall(
+                "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,)
+            )
+            return {key: json.loads(text) for key, text in found}
+
+        return await self._write(body)
 
     async def games_waiting_on(self, user_id: int) -> list[GameRecord]:
         """Games in play whose turn belongs to `user_id`, longest-waiting first."""
@@ -753,6 +788,11 @@ class SqliteGameStore:
                     f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE game_id = ? ORDER BY id", (game_id,)
                 )
             )
+            meta = list(
+                await conn.execute_fetchall(
+                    "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,)
+                )
+            )
             return {
                 "format": EXPORT_FORMAT,
                 "format_version": EXPORT_FORMAT_VERSION,
@@ -773,6 +813,7 @@ class SqliteGameStore:
                 "seats": [[seat, user] for seat, user in game.seats],
                 "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
                 "snapshot": {"version": snaps[0][0], "body": _loads(snaps[0][1])} if snaps else None,
+                "meta": {key: json.loads(text) for key, text in meta},
                 "notices": [
                     {
                         "user_id": n.user_id,
@@ -801,6 +842,7 @@ class SqliteGameStore:
         """
         try:
             game, seat_rows, event_rows, snapshot, notice_rows = _parse_export(data)
+            meta_rows = _meta_rows(dict(data.get("meta") or {}))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, InvalidGameData):
                 raise
@@ -855,6 +897,7 @@ class SqliteGameStore:
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(new_id, *n) for n in notice_rows],
             )
+            await _write_meta(conn, new_id, meta_rows, float(game["updated_at"]))
             return await self._fetch_game(conn, new_id)
 
         return await self._write(body)
@@ -920,6 +963,31 @@ def _optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def _meta_rows(changes: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """(key, JSON text or None to delete), encoded before any lock is taken."""
+    out: list[tuple[str, str | None]] = []
+    for key, value in changes.items():
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"metadata keys are non-empty strings, got {key!r}")
+        out.append((key, None if value is None else json.dumps(value, separators=(",", ":"))))
+    return out
+
+
+async def _write_meta(
+    conn: aiosqlite.Connection, game_id: int, rows: Sequence[tuple[str, str | None]], now: float
+) -> None:
+    for key, text in rows:
+        if text is None:
+            await conn.execute("DELETE FROM game_meta WHERE game_id = ? AND key = ?", (game_id, key))
+        else:
+            await conn.execute(
+                "INSERT INTO game_meta (game_id, key, body, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, key) DO UPDATE SET body = excluded.body,"
+                " updated_at = excluded.updated_at",
+                (game_id, key, text, now),
+            )
+
+
 def _parse_export(
     data: Mapping[str, Any],
 ) -> tuple[
@@ -930,7 +998,7 @@ def _parse_export(
     list[tuple[Any, ...]],
 ]:
     """Validate an export and turn it into rows. Raises InvalidGameData (or KeyError/TypeError/ValueError)."""
-    if data.get("format") != EXPORT_FORMAT or data.get("format_version") != EXPORT_FORMAT_VERSION:
+    if data.get("format") != EXPORT_FORMAT or data.get("format_version") not in (1, EXPORT_FORMAT_VERSION):
         raise InvalidGameData("not an Alexandros game export of a known format version")
     raw = data["game"]
     game: JsonDict = {

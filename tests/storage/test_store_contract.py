@@ -530,3 +530,53 @@ async def test_integrity_check_passes_on_a_used_store(store: GameStore) -> None:
     await full_game(store)
     report = await store.integrity_check()
     assert report.ok and bool(report) and str(report) == "ok"
+
+
+# ---------------------------------------------------------------- game metadata and history
+
+
+async def test_game_meta_merges_deletes_and_survives_finishing(store: GameStore) -> None:
+    game = await started_game(store)
+    assert await store.get_game_meta(game.id) == {}
+    meta = await store.set_game_meta(game.id, {"turn_message": 555, "agreed": [ALICE]}, T0 + 3)
+    assert meta == {"turn_message": 555, "agreed": [ALICE]}
+    meta = await store.set_game_meta(game.id, {"agreed": None, "nudged_at": T0 + 3}, T0 + 4)
+    assert meta == {"turn_message": 555, "nudged_at": T0 + 3}
+    await store.append(game.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 5, status="finished")
+    assert await store.get_game_meta(game.id) == meta  # history keeps its bookkeeping
+    other = await started_game(store, channel=CHANNEL + 1)
+    assert await store.get_game_meta(other.id) == {}
+    with pytest.raises(GameNotFound):
+        await store.set_game_meta(99999, {"x": 1}, T0)
+
+
+async def test_append_writes_meta_in_the_same_transaction(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.append(game.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 3, meta={"turn_message": 7})
+    assert await store.get_game_meta(game.id) == {"turn_message": 7}
+    with pytest.raises(VersionConflict):  # a refused write changes no metadata either
+        await store.append(game.id, 1, [{"n": 9}], fold([{"n": 9}]), T0 + 4, meta={"turn_message": 8})
+    assert await store.get_game_meta(game.id) == {"turn_message": 7}
+
+
+async def test_latest_game_in_channel_includes_finished_games(store: GameStore) -> None:
+    assert await store.latest_game_in_channel(CHANNEL) is None
+    first = await started_game(store)
+    assert await store.latest_game_in_channel(CHANNEL) == await store.game_by_id(first.id)
+    done = await store.append(first.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 3, status="finished")
+    assert await store.game_by_channel(CHANNEL) is None
+    assert await store.latest_game_in_channel(CHANNEL) == done
+    later = await store.create_game(GUILD, CHANNEL, BOB, {}, T0 + 10)
+    assert await store.latest_game_in_channel(CHANNEL) == later
+
+
+async def test_export_carries_meta_and_old_exports_still_import(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.set_game_meta(game.id, {"turn_message": 42}, T0 + 3)
+    data = await store.export_game(game.id)
+    assert data["meta"] == {"turn_message": 42}
+    again = await store.import_game(data, replace=True)
+    assert await store.get_game_meta(again.id) == {"turn_message": 42}
+    old = {k: v for k, v in data.items() if k != "meta"} | {"format_version": 1}
+    moved = await store.import_game(old | {"game": data["game"] | {"channel_id": CHANNEL + 5}}, keep_id=False)
+    assert await store.get_game_meta(moved.id) == {}
