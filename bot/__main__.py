@@ -1,8 +1,14 @@
 """``python -m bot``: run the bot; ``--sync`` also pushes the slash commands once; ``console`` plays
-locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped).
+locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped);
+``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.config and docs/HOSTING.md. A missing or
-bad setting prints one sentence and exits non-zero; the token is never printed or logged.
+bad setting prints one sentence and exits non-zero; the token is never printed or logged (logging goes
+through bot.config's masking handler only: discord.py is never allowed to install its own).
+
+While running: a heartbeat every minute (bot.health), backups (bot.backups, started in setup_hook), and
+SIGTERM or SIGINT shut down cleanly: the actions in flight finish, the database closes, the exit status
+is 0.
 """
 
 from __future__ import annotations
@@ -11,26 +17,54 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
+from typing import Any
 
 USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
                              [--map FILE]
-       python -m bot restore BACKUP_FILE"""
+       python -m bot restore BACKUP_FILE
+       python -m bot health"""
 
 log = logging.getLogger("bot")
 
 
 async def _heartbeat(data_dir: Path) -> None:
-    from .health import write_heartbeat
+    from .health import HEARTBEAT_EVERY, write_heartbeat
 
+    # From the event loop itself: a stuck loop stops the beats, which is what the health check detects.
     while True:
-        with contextlib.suppress(OSError):
+        try:
             write_heartbeat(data_dir, time.time())
-        await asyncio.sleep(60)
+        except OSError as err:
+            log.warning("could not write the heartbeat: %s", err)
+        await asyncio.sleep(HEARTBEAT_EVERY)
+
+
+def install_shutdown(close: Callable[[], Coroutine[Any, Any, None]]) -> list[signal.Signals]:
+    """SIGTERM (docker stop, systemd) and SIGINT (Ctrl+C) start one clean close; returns the signals
+    handled (none on platforms without loop signal handlers, where Ctrl+C stays KeyboardInterrupt)."""
+    loop = asyncio.get_running_loop()
+    closing: list[asyncio.Task[None]] = []
+
+    def on_signal(sig: signal.Signals) -> None:
+        if closing:  # a second signal while closing changes nothing: the close is already on its way
+            return
+        log.info("%s received: finishing the actions in flight, then closing", sig.name)
+        closing.append(loop.create_task(close(), name="bot-shutdown"))
+
+    done: list[signal.Signals] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+        except (NotImplementedError, RuntimeError):
+            continue
+        done.append(sig)
+    return done
 
 
 async def run(sync: bool) -> int:
@@ -38,7 +72,7 @@ async def run(sync: bool) -> int:
     import discord
 
     from .client import make_bot
-    from .config import load_or_exit, setup_logging
+    from .config import invite_url, load_or_exit, setup_logging
 
     config = load_or_exit(os.environ, Path(".env"))
     # The bot never joins voice; the library's warnings about voice packages would only alarm owners.
@@ -50,12 +84,17 @@ async def run(sync: bool) -> int:
         str(config.db_path),
         sync=sync,
         sync_guild=config.test_guild,
-        reminders=True,
+        reminders=not sync,
         reminder_hours=config.reminder_hours,
+        backup_dir=config.backup_dir if config.backups_enabled and not sync else None,
+        backup_interval_hours=config.backup_interval_hours,
+        backup_keep=config.backup_keep,
     )
     tasks: list[asyncio.Task[None]] = []
-    scheduler = None
+    install_shutdown(bot.close)
     try:
+        # Not bot.run()/bot.start(): login and connect by hand, so that discord.py installs no log handler
+        # of its own (the one of setup_logging masks the token) - the same as run(log_handler=None).
         async with bot:
             tasks.append(asyncio.create_task(_heartbeat(config.data_dir), name="bot-heartbeat"))
             try:
@@ -67,13 +106,11 @@ async def run(sync: bool) -> int:
                     file=sys.stderr,
                 )
                 return 2
-            if config.backups_enabled and bot.service is not None:
-                from .backups import BackupScheduler
-
-                scheduler = BackupScheduler(
-                    bot.service.store, config.backup_dir, config.backup_interval_hours, config.backup_keep
-                )
-                scheduler.start()
+            if bot.application_id is not None:
+                log.info("invite link (exactly the permissions it needs): %s", invite_url(bot.application_id))
+            if sync:
+                log.info("commands synced%s", f" to server {config.test_guild}" if config.test_guild else "")
+                return 0
             await bot.connect()
     except (aiohttp.ClientError, OSError) as err:
         print(
@@ -91,12 +128,11 @@ async def run(sync: bool) -> int:
     finally:
         for t in tasks:
             t.cancel()
-        if scheduler is not None:
-            await scheduler.stop()
         with contextlib.suppress(Exception):
             from .health import clear_heartbeat
 
             clear_heartbeat(config.data_dir)
+    log.info("stopped cleanly")
     return 0
 
 
@@ -126,6 +162,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return console_main(args[1:])
     if args[:1] == ["restore"]:
         return restore(args[1:])
+    if args == ["health"]:
+        from .health import main as health_main
+
+        return health_main()
     if args in ([], ["--sync"]):
         try:
             return asyncio.run(run(sync=bool(args)))

@@ -7,10 +7,12 @@ so that tests and the console run the same bot deterministically.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -21,6 +23,7 @@ from engine.maps import default_map
 from engine.views import view
 from storage import GameStore, open_store
 
+from .backups import BackupScheduler
 from .cog import AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .controller import Controller
@@ -43,6 +46,10 @@ class AlexandrosBot(commands.Bot):
         sync_guild: int | None = None,
         reminders: bool = False,
         reminder_hours: float = 24.0,
+        backup_dir: Path | None = None,
+        backup_interval_hours: float = 0.0,
+        backup_keep: int = 7,
+        drain_timeout: float = 10.0,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -65,6 +72,13 @@ class AlexandrosBot(commands.Bot):
         self.service: GameService | None = None
         self.controller: Controller | None = None
         self._warm: asyncio.Task[None] | None = None
+        self.backup_dir = backup_dir
+        self.backup_interval_hours = backup_interval_hours
+        self.backup_keep = backup_keep
+        self.backups: BackupScheduler | None = None
+        self.drain_timeout = drain_timeout
+        # Set after the first reminder round: what came due while the bot was down has been handled.
+        self.caught_up = asyncio.Event()
 
     async def setup_hook(self) -> None:
         store = await open_store(self._store_spec) if isinstance(self._store_spec, str) else self._store_spec
@@ -75,6 +89,11 @@ class AlexandrosBot(commands.Bot):
         await self.add_cog(AlexandrosCog(self, self.controller))
         await self.add_cog(AdminCog(self))
         self.add_dynamic_items(GameButton, GameSelect)
+        if self.backup_dir is not None and self.backup_interval_hours > 0:
+            self.backups = BackupScheduler(
+                store, self.backup_dir, self.backup_interval_hours, self.backup_keep
+            )
+            self.backups.start()
         if self.reminders:
             self._reminder_task = asyncio.create_task(self._remind_forever(), name="bot-reminders")
         # Parse the map and draw one board now, in a thread: the first game would otherwise pay for the
@@ -90,6 +109,8 @@ class AlexandrosBot(commands.Bot):
                 await self.tree.sync()
 
     async def _remind_forever(self) -> None:
+        # The first round runs as soon as the bot is ready, not a minute later: reminders and deadlines
+        # that came due while the bot was down are handled then, once each (they wait in the store).
         await self.wait_until_ready()
         while not self.is_closed():
             try:
@@ -97,6 +118,7 @@ class AlexandrosBot(commands.Bot):
                     await self.controller.remind(self.clock())
             except Exception:  # one bad round must not end the reminders for good
                 logging.getLogger("bot").exception("the reminder round failed")
+            self.caught_up.set()
             await asyncio.sleep(60)
 
     async def warmed(self) -> None:
@@ -120,14 +142,33 @@ class AlexandrosBot(commands.Bot):
             logging.getLogger("bot").warning("warm-up failed", exc_info=True)
 
     async def close(self) -> None:
+        """Finish the actions in flight (up to ``drain_timeout`` s), then disconnect, stop the backups and
+        close the database, in that order: an action's answer and post need the connection, a backup and
+        every write need the database."""
+        log = logging.getLogger("bot")
+        if self.service is not None and not self.service.closing:
+            left = await self.service.drain(self.drain_timeout)
+            if left:
+                log.warning(
+                    "shutting down with %d action(s) still running after %.0f s",
+                    left,
+                    self.drain_timeout,
+                )
         if self._reminder_task is not None:
             self._reminder_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._reminder_task
+            self._reminder_task = None
         try:
             await super().close()
         finally:
+            if self.backups is not None:
+                await self.backups.stop()
+                self.backups = None
             if self._owns_store and self.service is not None:
                 await self.service.store.close()
                 self.service = None
+                log.info("database closed")
 
 
 def make_bot(
@@ -141,11 +182,15 @@ def make_bot(
     sync_guild: int | None = None,
     reminders: bool = False,
     reminder_hours: float = 24.0,
+    backup_dir: Path | None = None,
+    backup_interval_hours: float = 0.0,
+    backup_keep: int = 7,
 ) -> AlexandrosBot:
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
     ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
-    reminder round every minute.
+    reminder round every minute (the first as soon as the bot is ready); ``backup_dir`` with a positive
+    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs.
     """
     return AlexandrosBot(
         store,
@@ -157,4 +202,7 @@ def make_bot(
         sync_guild=sync_guild,
         reminders=reminders,
         reminder_hours=reminder_hours,
+        backup_dir=backup_dir,
+        backup_interval_hours=backup_interval_hours,
+        backup_keep=backup_keep,
     )

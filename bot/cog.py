@@ -100,15 +100,23 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="new", description="Open a table for a new game in this channel (or a new thread)")
     @app_commands.describe(
         thread="Start the game in a new thread of this channel",
-        deadline_hours="Skip a turn not taken within this many hours (no deadline if left out)",
+        deadline_hours="Hours a player has for a turn (no deadline if left out)",
+        deadline_policy="After a deadline: skip the turn (default), or let the computer play it",
+    )
+    @app_commands.choices(
+        deadline_policy=[
+            app_commands.Choice(name="skip the turn", value="skip"),
+            app_commands.Choice(name="the computer plays it", value="autoplay"),
+        ]
     )
     async def new(
         self,
         interaction: discord.Interaction,
         thread: bool = False,
         deadline_hours: app_commands.Range[int, 1, 720] | None = None,
+        deadline_policy: str | None = None,
     ) -> None:
-        await self.c.new(interaction, thread, deadline_hours)
+        await self.c.new(interaction, thread, deadline_hours, deadline_policy)
 
     @group.command(name="join", description="Sit down at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
@@ -263,6 +271,20 @@ class AlexandrosCog(commands.Cog):
         time_zone: str | None = None,
     ) -> None:
         await self.c.reminder_settings(interaction, hours, quiet, time_zone)
+
+    # --- playing over days ---------------------------------------------------------------------------------
+
+    @group.command(name="waiting", description="Every game, on any server, waiting for your turn (only you)")
+    async def waiting(self, interaction: discord.Interaction) -> None:
+        await self.c.waiting(interaction)
+
+    @group.command(name="nudge", description="Remind the waiting player of this game (once a day per game)")
+    async def nudge(self, interaction: discord.Interaction) -> None:
+        await self.c.nudge(interaction)
+
+    @group.command(name="back", description="Take your seat back: the computer stops playing your turns")
+    async def back(self, interaction: discord.Interaction) -> None:
+        await self.c.back(interaction)
 
     # --- leaving and ending ---------------------------------------------------------------------------------
 

@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -229,13 +232,41 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
     except (OSError, MapError) as err:
         print(f"Cannot use that map: {err}", file=sys.stderr)
         return 2
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    # SIGTERM and SIGINT end the session the way the bot ends: the line being played finishes, the
+    # database closes, the exit status is 0.
+    handled: list[signal.Signals] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+            handled.append(sig)
+    queue: asyncio.Queue[str] = asyncio.Queue()
+
+    def read() -> None:
+        # A daemon thread, not asyncio.to_thread: a readline blocked on an idle pipe must not keep the
+        # process alive after a signal (the default executor is joined at exit, a daemon thread is not).
+        while True:
+            text = lines.readline()
+            loop.call_soon_threadsafe(queue.put_nowait, text)
+            if not text:
+                return
+
     await console.start()
     try:
         interactive = lines.isatty()
-        while True:
+        threading.Thread(target=read, name="console-input", daemon=True).start()
+        while not stop.is_set():
             if interactive:
                 print("> ", end="", flush=True)
-            text = await asyncio.to_thread(lines.readline)
+            getting = asyncio.ensure_future(queue.get())
+            stopping = asyncio.ensure_future(stop.wait())
+            await asyncio.wait({getting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            if not getting.done():
+                getting.cancel()
+                break
+            text = getting.result()
             if not text:
                 break
             if not interactive:
@@ -244,6 +275,10 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
                 break
     finally:
         await console.close()
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+    if stop.is_set():
+        console.print("Stopped: the game is saved.")
     return 0
 
 

@@ -16,6 +16,7 @@ import discord
 
 from engine import rules
 from engine.actions import Action
+from engine.notation import format_action
 from engine.state import GameState, Phase
 from engine.views import redact, view
 
@@ -41,6 +42,29 @@ def png(data: bytes, name: str = "board.png", description: str | None = None) ->
 
 def display_name(user: discord.abc.User) -> str:
     return getattr(user, "display_name", None) or user.name
+
+
+def interaction_kind(interaction: discord.Interaction) -> str:
+    """"command alexandros move", "component alx:end:3:41"...: what the user did, for an error's log line."""
+    if interaction.command is not None:
+        return f"command {interaction.command.qualified_name}"
+    data: Any = interaction.data or {}
+    custom_id = data.get("custom_id")
+    return f"{interaction.type.name} {custom_id}" if custom_id else interaction.type.name
+
+
+def log_outcome(outcome: Outcome, user_id: int | None, via: str) -> None:
+    """One log line per applied action, with its game, channel and user, in engine notation."""
+    rec = outcome.table.record
+    for action in outcome.actions:
+        log.info(
+            "action game=%s channel=%s user=%s via=%s: %s",
+            rec.id,
+            rec.channel_id,
+            user_id,
+            via,
+            format_action(action),
+        )
 
 
 class Controller:
@@ -113,14 +137,27 @@ class Controller:
         body: Callable[[], Awaitable[None]],
         speaker: Speaker | None = None,
     ) -> None:
-        """Run a handler; a refusal becomes an ephemeral sentence, any other error a short apology."""
+        """Run a handler; a refusal becomes an ephemeral sentence, any other error a short apology.
+
+        The handler counts as in flight (service.in_flight) until it has answered and published, so a
+        shutdown finishes it before closing the database.
+        """
         try:
-            await body()
+            async with self.service.in_flight():
+                await body()
         except Refused as refused:
             sp = speaker or interaction.extras.get("speaker") or Speaker()
             await self.say(interaction, sp.refusal(refused.code, refused.details))
         except Exception:
-            log.exception("handling interaction %s failed", interaction.id)
+            # Enough context to find the game and the person in a bug report, never the token.
+            log.exception(
+                "interaction failed: kind=%s game=%s channel=%s user=%s interaction=%s",
+                interaction_kind(interaction),
+                interaction.extras.get("game"),
+                interaction.channel_id,
+                interaction.user.id,
+                interaction.id,
+            )
             try:
                 await self.say(interaction, OOPS)
             except discord.HTTPException:
@@ -129,9 +166,11 @@ class Controller:
     async def table_here(self, interaction: discord.Interaction) -> Table:
         table = await self.service.table_in(interaction.channel_id or 0)
         interaction.extras["speaker"] = table.speaker
+        interaction.extras["game"] = table.id
         return table
 
     async def table_of(self, interaction: discord.Interaction, game_id: int) -> Table:
+        interaction.extras["game"] = game_id
         table = await self.service.table_by_id(game_id)
         interaction.extras["speaker"] = table.speaker
         return table
@@ -142,7 +181,11 @@ class Controller:
     # --- the lobby ----------------------------------------------------------------------------------------
 
     async def new(
-        self, interaction: discord.Interaction, thread: bool, deadline_hours: int | None = None
+        self,
+        interaction: discord.Interaction,
+        thread: bool,
+        deadline_hours: int | None = None,
+        deadline_policy: str | None = None,
     ) -> None:
         async def body() -> None:
             user = interaction.user
@@ -162,7 +205,16 @@ class Controller:
                 )
                 channel_id = made.id
             table = await self.service.create(
-                interaction.guild_id, channel_id, user.id, display_name(user), deadline_hours
+                interaction.guild_id, channel_id, user.id, display_name(user), deadline_hours, deadline_policy
+            )
+            interaction.extras["game"] = table.id
+            log.info(
+                "game created game=%s channel=%s user=%s deadline=%s policy=%s",
+                table.id,
+                channel_id,
+                user.id,
+                table.record.options.get("deadline_hours"),
+                table.record.options.get("deadline_policy"),
             )
             if thread:
                 msg = await self.channel(channel_id).send(
@@ -229,6 +281,13 @@ class Controller:
             # a refusal then stays a fresh ephemeral answer.
             outcome = await self.service.start(gid, interaction.user.id)
             interaction.extras["speaker"] = outcome.table.speaker
+            log.info(
+                "game started game=%s channel=%s user=%s players=%s",
+                gid,
+                outcome.table.record.channel_id,
+                interaction.user.id,
+                len(outcome.table.record.seats),
+            )
             if from_button:
                 await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
             else:
@@ -311,7 +370,7 @@ class Controller:
         await svc.set_turn_post(table.id, msg.id, since, pinged)
         await svc.set_pinged(table.id, uid)
         started = table.record.turn_started_at or svc.clock()
-        await svc.schedule_reminder(table.id, uid, since, started)
+        await svc.schedule_reminder(table.id, uid, since, started, version=table.version)
         await svc.schedule_deadline(table, since, started)
 
     async def act(
@@ -334,6 +393,7 @@ class Controller:
             if game_id is not None:
                 await self.table_of(interaction, gid)
             outcome = await self.service.act(gid, interaction.user.id, make, expected_version)
+            log_outcome(outcome, interaction.user.id, interaction_kind(interaction))
             seat = outcome.table.seat_of(interaction.user.id)
             mine = outcome.table.speaker.event_lines([redact(e, seat) for e in outcome.events])
             summary = done + ("\n" + "\n".join(f"• {x}" for x in mine[:12]) if mine else "")
@@ -345,17 +405,34 @@ class Controller:
     # --- reminders ----------------------------------------------------------------------------------------
 
     async def remind(self, now: float) -> int:
-        """Skip the turns past their table's deadline, then ping every player whose turn has waited past
-        their reminder time and plan their next reminder. Returns how many reminders went out."""
-        for outcome in await self.service.skip_overdue(now):
-            hours = outcome.table.record.options.get("deadline_hours")
-            skipped = outcome.before.current_user
+        """One round of the clock: apply each table's policy to the turns past their deadline (skip, or the
+        computer plays), then ping every player whose turn has waited past their reminder time and plan
+        their next reminder. Returns how many reminders went out.
+
+        Everything due is in the store, so the first round after a restart catches up on what came due
+        while the bot was down: each overdue turn is handled once, each waiting player reminded once.
+        """
+        try:
+            async with self.service.in_flight():
+                return await self._remind(now)
+        except Refused:  # shutting down: the next start catches up
+            return 0
+
+    async def _remind(self, now: float) -> int:
+        for outcome in await self.service.overdue(now):
+            table = outcome.table
+            hours = float(table.record.options.get("deadline_hours") or 0)
+            absent = outcome.before.current_user
+            log_outcome(outcome, absent, "computer" if outcome.by_computer else "deadline")
+            if outcome.by_computer:
+                lines = table.speaker.event_lines([redact(e, None) for e in outcome.events])
+                text = texts.autoplay_text(table, absent, lines, hours)
+            else:
+                text = texts.skipped_text(absent, hours)
             try:
-                await self.channel(outcome.table.record.channel_id).send(
-                    f"<@{skipped}>'s turn passed its {hours:g}-hour deadline and was skipped."
-                )
+                await self.channel(table.record.channel_id).send(text)
             except discord.HTTPException:
-                log.warning("could not announce a skipped turn in game %s", outcome.table.id)
+                log.warning("could not announce an overdue turn in game %s", table.id)
             await self.publish(outcome)
         sent = 0
         for notice, table in await self.service.due_reminders(now):
@@ -364,17 +441,17 @@ class Controller:
             started = float(notice.payload.get("started") or table.record.turn_started_at or now)
             try:
                 await self.channel(table.record.channel_id).send(
-                    f"<@{uid}>, a reminder: it is still your turn in game {table.id} "
-                    f"(turn {table.state.turn}, waiting since <t:{int(started)}:R>). {texts.can_do(table)}",
+                    texts.reminder_text(table, uid, started),
                     allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
                 )
             except discord.HTTPException:
                 log.warning("could not post a reminder in game %s", table.id)
                 continue
             sent += 1
+            log.info("reminder game=%s channel=%s user=%s", table.id, table.record.channel_id, uid)
             await self.service.set_pinged(table.id, uid)
             await self.service.schedule_reminder(
-                table.id, uid, int(notice.payload.get("since", 0)), started, now
+                table.id, uid, int(notice.payload.get("since", 0)), started, now, version=table.version
             )
         return sent
 
@@ -427,6 +504,61 @@ class Controller:
                 f"{'Saved. ' if changes else ''}Your reminders: {every}; quiet hours: "
                 f"{quiet_text} ({prefs.time_zone}). They apply from your next turn.",
             )
+
+        await self.guarded(interaction, body)
+
+    # --- playing over days ---------------------------------------------------------------------------------
+
+    async def waiting(self, interaction: discord.Interaction) -> None:
+        """``/alexandros waiting``: every game on any server that waits on the asking user, with links."""
+
+        async def body() -> None:
+            entries = await self.service.waiting_on(interaction.user.id)
+            deadlines: dict[int, float] = {}
+            for record, _ in entries:
+                hours = record.options.get("deadline_hours")
+                if hours and record.turn_started_at:
+                    deadlines[record.id] = record.turn_started_at + float(hours) * 3600
+            await self.say(interaction, texts.waiting_text(entries, deadlines))
+
+        await self.guarded(interaction, body)
+
+    async def nudge(self, interaction: discord.Interaction) -> None:
+        """``/alexandros nudge``: a public poke that pings only the waiting player (once a day per game)."""
+
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            table = await self.service.nudge(table.id, interaction.user.id)
+            waiting = table.current_user
+            assert waiting is not None
+            log.info(
+                "nudge game=%s channel=%s user=%s waiting=%s",
+                table.id,
+                table.record.channel_id,
+                interaction.user.id,
+                waiting,
+            )
+            await interaction.response.send_message(
+                texts.nudge_text(table, waiting, display_name(interaction.user)),
+                allowed_mentions=discord.AllowedMentions(users=[discord.Object(waiting)]),
+            )
+
+        await self.guarded(interaction, body)
+
+    async def back(self, interaction: discord.Interaction) -> None:
+        """``/alexandros back``: the player takes their seat back from the computer."""
+
+        async def body() -> None:
+            table = await self.table_here(interaction)
+            table, due = await self.service.take_seat_back(table.id, interaction.user.id)
+            log.info(
+                "back game=%s channel=%s user=%s", table.id, table.record.channel_id, interaction.user.id
+            )
+            await self.say(interaction, texts.back_text(table, due))
+            try:
+                await self.channel(table.record.channel_id).send(texts.back_public_text(interaction.user.id))
+            except discord.HTTPException:
+                log.warning("could not announce a return in game %s", table.id)
 
         await self.guarded(interaction, body)
 
@@ -494,6 +626,7 @@ class Controller:
             await self.defer_private(interaction)
             table = await self.table_here(interaction)
             outcome = await self.service.resign(table.id, interaction.user.id)
+            log_outcome(outcome, interaction.user.id, "command alexandros resign")
             await self.say(interaction, "You resigned. Your guards left the map; thanks for playing.")
             await self.channel(table.record.channel_id).send(
                 f"{table.speaker.seat(table.seat_of(interaction.user.id))} resigned."

@@ -12,15 +12,18 @@ options can only change in the lobby. See the final report for a store change th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine import serialize
 from engine.actions import Action, EndByAgreement, Resign, SkipTurn
+from engine.ai import greedy_player
 from engine.errors import IllegalAction
 from engine.events import Event, TurnEnded, TurnStarted
 from engine.game import MAX_PLAYERS, MIN_PLAYERS, apply, new_game
@@ -38,7 +41,16 @@ from storage import (
     VersionConflict,
 )
 
-from .schedule import ReminderPrefs, next_reminder, turn_deadline
+from .schedule import (
+    DeadlinePolicy,
+    ReminderPrefs,
+    next_nudge_at,
+    next_reminder,
+    nudge_allowed,
+    parse_policy,
+    quiet_until,
+    turn_deadline,
+)
 from .words import Speaker
 
 Clock = Callable[[], float]
@@ -50,6 +62,13 @@ TURN_POST = "turn-post"
 AGREE = "agree"
 REMIND = "turn"  # the reminder of a waiting player (storage's documented example kind)
 DEADLINE = "deadline"  # the end of a turn's time at a table with a deadline (P2)
+NUDGE = "nudge"  # when another player last nudged the waiting player (once per 24 hours per game)
+AUTOPLAY_CAP = 40  # a turn is a move and at most two actions; the cap only guards against a looping player
+
+
+def absent_kind(user_id: int) -> str:
+    """A player the computer played for (deadline policy autoplay), until they take their seat back."""
+    return f"absent:{user_id}"
 
 
 def pinged_kind(user_id: int) -> str:
@@ -109,6 +128,8 @@ class Outcome:
     table: Table
     events: tuple[Event, ...]
     base_version: int  # the store version before these events; event i has version base_version + i + 1
+    actions: tuple[Action, ...] = ()  # what was applied (for the log: one line per action)
+    by_computer: bool = False  # played by the computer for an absent player (deadline policy autoplay)
 
     @property
     def state(self) -> GameState:
@@ -155,6 +176,43 @@ class GameService:
     _cache: dict[int, _Cached] = field(default_factory=dict)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _turn_posts: dict[int, tuple[int, int, float | None]] = field(default_factory=dict)
+    _in_flight: dict[asyncio.Task[Any], int] = field(default_factory=dict)  # task -> nesting depth
+    closing: bool = False
+
+    # --- shutdown: finish what was started --------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def in_flight(self) -> AsyncIterator[None]:
+        """Count a user's action (or a reminder round) as running, so that shutdown waits for it.
+
+        Once shutdown began, new actions are refused: their answer would race the closing connection.
+        """
+        if self.closing:
+            raise Refused("bot/shutting-down")
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        # A handler may call another (a command that ends in an action): count the depth, so the inner
+        # one finishing does not make the outer one look done.
+        self._in_flight[task] = self._in_flight.get(task, 0) + 1
+        try:
+            yield
+        finally:
+            depth = self._in_flight.pop(task) - 1
+            if depth:
+                self._in_flight[task] = depth
+
+    async def drain(self, timeout: float = 10.0) -> int:
+        """Stop taking actions and wait (at most ``timeout`` s) for those running; returns how many were
+        still running when the time ran out (0: everything finished)."""
+        self.closing = True
+        me = asyncio.current_task()
+        pending = {t for t in self._in_flight if t is not me and not t.done()}
+        if not pending:
+            return 0
+        _, still = await asyncio.wait(pending, timeout=timeout)
+        return len(still)
 
     # --- finding games ----------------------------------------------------------------------------------
 
@@ -215,11 +273,28 @@ class GameService:
         user_id: int,
         name: str,
         deadline_hours: float | None = None,
+        deadline_policy: str | None = None,
     ) -> Table:
-        """A new game in the lobby with its creator seated; ChannelBusy becomes a refusal."""
+        """A new game in the lobby with its creator seated; ChannelBusy becomes a refusal.
+
+        The deadline policy (skip or autoplay) is chosen here, once, so every player knows it before
+        joining; without a deadline it is not stored (nothing to apply).
+        """
         options: dict[str, Any] = {"names": {str(user_id): name}, "creator": name}
         if deadline_hours:
             options["deadline_hours"] = float(deadline_hours)
+            try:
+                policy = parse_policy(deadline_policy or DeadlinePolicy.SKIP.value)
+            except ValueError:
+                raise Refused(
+                    "bot/bad-choice",
+                    what="deadline policy",
+                    value=deadline_policy,
+                    allowed="Choose skip or autoplay.",
+                ) from None
+            options["deadline_policy"] = policy.value
+        elif deadline_policy:
+            raise Refused("bot/policy-without-deadline")
         try:
             record = await self.store.create_game(
                 guild_id, channel_id, user_id, options, self.clock(), seats=[(0, user_id)]
@@ -346,6 +421,17 @@ class GameService:
             new_state, events = apply(state, action, expected_version)
         except IllegalAction as err:
             raise Refused(err.code, **err.details) from None
+        return await self._save(before, new_state, tuple(events), (action,))
+
+    async def _save(
+        self,
+        before: Table,
+        new_state: GameState,
+        events: tuple[Event, ...],
+        actions: tuple[Action, ...],
+        by_computer: bool = False,
+    ) -> Outcome:
+        """Save what the engine decided, in one store transaction (all events of the actions, or none)."""
         record = before.record
         waiting = None
         if not new_state.over:
@@ -368,7 +454,9 @@ class GameService:
         except GameNotFound:
             raise Refused("bot/unknown-game", game=record.id) from None
         self._cache[record.id] = _Cached(saved.version, new_state)
-        return Outcome(before, Table(saved, new_state, before.names), tuple(events), record.version)
+        return Outcome(
+            before, Table(saved, new_state, before.names), events, record.version, actions, by_computer
+        )
 
     async def resign(self, game_id: int, user_id: int) -> Outcome:
         return await self.act(game_id, user_id, lambda st, seat: Resign(seat))
@@ -458,32 +546,55 @@ class GameService:
         now = self.clock()
         await self.store.schedule_notice(game_id, kind, NEVER, now, user_id=user_id, payload={"at": now})
 
-    async def schedule_reminder(
-        self, game_id: int, user_id: int, since: int, turn_started_at: float, last_sent: float | None = None
-    ) -> float | None:
-        """Plan the next reminder of a waiting player (bot.schedule decides when); returns its time."""
+    async def _prefs(self, user_id: int) -> ReminderPrefs:
         try:
-            prefs = ReminderPrefs.from_settings(await self.store.get_user_settings(user_id))
+            return ReminderPrefs.from_settings(await self.store.get_user_settings(user_id))
         except ValueError:  # a bad stored setting must not stop the game: use the table's interval
-            prefs = ReminderPrefs()
+            return ReminderPrefs()
+
+    async def schedule_reminder(
+        self,
+        game_id: int,
+        user_id: int,
+        since: int,
+        turn_started_at: float,
+        last_sent: float | None = None,
+        version: int | None = None,
+    ) -> float | None:
+        """Plan the next reminder of a waiting player (bot.schedule decides when); returns its time.
+
+        The notice lives in the store, so a reminder planned before a restart is still there after it;
+        there is one per game (the previous one is cancelled), so a wait is never reminded twice at once.
+        ``version`` is the game's version the wait began at: a reminder found due at a later version
+        comes after the player acted, and is planned again from that action instead of being sent.
+        """
+        prefs = await self._prefs(user_id)
         due = next_reminder(turn_started_at, self.reminder_hours, prefs, last_sent)
         await self.store.cancel_notices(game_id, [REMIND])
         if due is not None:
+            payload: dict[str, Any] = {"since": since, "started": turn_started_at}
+            if version is not None:
+                payload["version"] = version
+            if last_sent is not None:
+                payload["last_sent"] = last_sent
             await self.store.schedule_notice(
-                game_id,
-                REMIND,
-                due,
-                self.clock(),
-                user_id=user_id,
-                payload={"since": since, "started": turn_started_at},
+                game_id, REMIND, due, self.clock(), user_id=user_id, payload=payload
             )
         return due
 
     async def due_reminders(self, now: float) -> list[tuple[Notice, Table]]:
-        """Reminders due now, each claimed once (at most once beats a double ping), still relevant."""
+        """Reminders to send now: each claimed once (at most once beats a double ping) and still relevant.
+
+        A reminder that was due while the bot was down is found here once when it is back (its notice
+        waited in the store); it is sent once, and the next is planned from then. One that falls in the
+        player's quiet hours (e.g. found after downtime) is moved to their end; one for a player who acted
+        since it was planned is planned again from that action; one for a wait that is over is dropped.
+        """
         out: list[tuple[Notice, Table]] = []
         for n in await self.store.due_notices(now):
-            if n.kind != REMIND or n.game_id is None or not await self.store.mark_notice_sent(n.id, now):
+            if n.kind != REMIND or n.game_id is None or n.user_id is None:
+                continue
+            if not await self.store.mark_notice_sent(n.id, now):
                 continue
             try:
                 table = await self.table_by_id(n.game_id)
@@ -492,28 +603,77 @@ class GameService:
             post = await self.turn_post(n.game_id)
             if table.record.status != "playing" or table.current_user != n.user_id:
                 continue
-            if post is not None and post[1] != n.payload.get("since"):
+            since = int(n.payload.get("since", 0))
+            if post is not None and post[1] != since:
                 continue  # the turn has moved on since this reminder was planned
+            if await self.is_absent(n.game_id, n.user_id):
+                continue  # the computer plays for them: a ping would only be noise
+            planned_at = n.payload.get("version")
+            if planned_at is not None and int(planned_at) != table.version:
+                # The player acted since (a move, an action): the wait starts again from that action.
+                await self.schedule_reminder(
+                    n.game_id, n.user_id, since, table.record.updated_at, None, table.version
+                )
+                continue
+            quiet_end = quiet_until(now, await self._prefs(n.user_id))
+            if quiet_end is not None:
+                await self.store.schedule_notice(
+                    n.game_id, REMIND, quiet_end, now, user_id=n.user_id, payload=n.payload
+                )
+                continue
             out.append((n, table))
         return out
 
+    # --- deadlines (P2) and the computer player -----------------------------------------------------------
+
+    @staticmethod
+    def policy(table: Table) -> DeadlinePolicy:
+        try:
+            return parse_policy(str(table.record.options.get("deadline_policy") or "skip"))
+        except ValueError:
+            return DeadlinePolicy.SKIP
+
+    async def absent_users(self, game_id: int) -> set[int]:
+        return {
+            n.user_id
+            for n in await self.store.pending_notices(game_id)
+            if n.user_id is not None and n.kind == absent_kind(n.user_id)
+        }
+
+    async def is_absent(self, game_id: int, user_id: int) -> bool:
+        return user_id in await self.absent_users(game_id)
+
     async def schedule_deadline(self, table: Table, since: int, turn_started_at: float) -> float | None:
-        """P2: at a table with a deadline, plan the skip of this turn (bot.schedule decides when)."""
+        """At a table with a deadline, plan the end of this turn's time (bot.schedule decides when).
+
+        At an autoplay table, the turn of a player marked absent is due at once: the computer plays it
+        on the next round (within a minute) instead of making the others wait a whole deadline again.
+        Not when every player still in the game is absent: then the table's deadline paces the game, so
+        a table nobody watches does not play itself to the end in minutes.
+        """
         due = turn_deadline(turn_started_at, table.record.options.get("deadline_hours"))
         await self.store.cancel_notices(table.id, [DEADLINE])
-        if due is not None and table.state is not None:
-            await self.store.schedule_notice(
-                table.id,
-                DEADLINE,
-                due,
-                self.clock(),
-                user_id=table.current_user,
-                payload={"since": since, "turn": table.state.turn},
-            )
+        uid = table.current_user
+        if due is None or table.state is None or uid is None:
+            return None
+        if self.policy(table) is DeadlinePolicy.AUTOPLAY:
+            absent = await self.absent_users(table.id)
+            playing = {table.user_of(s) for s in active_players(table.state)}
+            if uid in absent and not playing <= absent:
+                due = min(due, self.clock())
+        await self.store.schedule_notice(
+            table.id,
+            DEADLINE,
+            due,
+            self.clock(),
+            user_id=uid,
+            payload={"since": since, "turn": table.state.turn},
+        )
         return due
 
-    async def skip_overdue(self, now: float) -> list[Outcome]:
-        """P2: skip every turn whose deadline has passed (SkipTurn: no move, no action)."""
+    async def overdue(self, now: float) -> list[Outcome]:
+        """Apply the table's policy to every turn past its deadline: skip it (P2, SkipTurn: no move, no
+        action), or let the computer play it (autoplay) and mark the player absent."""
         out: list[Outcome] = []
         for n in await self.store.due_notices(now):
             if n.kind != DEADLINE or n.game_id is None or not await self.store.mark_notice_sent(n.id, now):
@@ -528,10 +688,96 @@ class GameService:
                 if state.turn != turn or table.current_user != n.user_id:
                     continue  # the player acted in time
                 try:
-                    out.append(await self._apply(table, state, SkipTurn(state.current), table.version))
+                    if self.policy(table) is DeadlinePolicy.AUTOPLAY:
+                        outcome = await self._autoplay(table, state)
+                        uid = table.current_user
+                        if uid is not None and not await self.is_absent(table.id, uid):
+                            await self.store.schedule_notice(
+                                table.id, absent_kind(uid), NEVER, now, user_id=uid, payload={"at": now}
+                            )
+                    else:
+                        outcome = await self._apply(table, state, SkipTurn(state.current), table.version)
                 except Refused:
                     continue
+                out.append(outcome)
         return out
+
+    async def _autoplay(self, table: Table, state: GameState) -> Outcome:
+        """The engine's greedy player finishes the current turn; saved as one change (all or nothing)."""
+        seat, turn = state.current, state.turn
+        # Seeded from the game and its version: the same game at the same point plays the same way.
+        rng = random.Random(table.id * 1_000_003 + state.version)
+
+        def play() -> tuple[GameState, list[Event], list[Action]] | None:
+            cur, events, actions = state, [], []
+            for _ in range(AUTOPLAY_CAP):
+                action = greedy_player(cur, rng)
+                try:
+                    cur, evs = apply(cur, action)
+                except IllegalAction:
+                    return None
+                events.extend(evs)
+                actions.append(action)
+                if cur.over or cur.turn != turn or cur.current != seat:
+                    return cur, events, actions
+            return None
+
+        played = await asyncio.to_thread(play)
+        if played is None:  # the computer player failed or looped: the deadline's plain rule instead
+            return await self._apply(table, state, SkipTurn(seat), table.version)
+        new_state, events, actions = played
+        return await self._save(table, new_state, tuple(events), tuple(actions), by_computer=True)
+
+    async def take_seat_back(self, game_id: int, user_id: int) -> tuple[Table, float | None]:
+        """Clear the player's absent flag: the computer no longer plays for them.
+
+        Back during their own turn, their deadline counts again from now (the full deadline), since the
+        turn was about to be played for them at once.
+        """
+        async with self.lock(game_id):
+            table = await self.table_by_id(game_id)
+            self.seat_for(table, user_id)
+            self.playing(table)
+            if not await self.is_absent(game_id, user_id):
+                raise Refused("bot/not-absent")
+            await self.store.cancel_notices(game_id, [absent_kind(user_id)])
+            due = None
+            if table.current_user == user_id:
+                post = await self.turn_post(game_id)
+                since = post[1] if post is not None else table.version
+                due = await self.schedule_deadline(table, since, self.clock())
+            return table, due
+
+    # --- players asking about and nudging each other ------------------------------------------------------
+
+    async def waiting_on(self, user_id: int) -> list[tuple[GameRecord, int | None]]:
+        """Every game in play, on any server, whose current turn is this user's, with its turn message id."""
+        out: list[tuple[GameRecord, int | None]] = []
+        for record in await self.store.games_waiting_on(user_id):
+            if record.status != "playing":
+                continue
+            post = await self.turn_post(record.id)
+            out.append((record, post[0] if post is not None else None))
+        out.sort(key=lambda rm: rm[0].turn_started_at or 0.0)
+        return out
+
+    async def nudge(self, game_id: int, user_id: int) -> Table:
+        """Another seated player nudges the waiting one: once per 24 hours per game (bot.schedule)."""
+        async with self.lock(game_id):
+            table = await self.table_by_id(game_id)
+            self.seat_for(table, user_id)
+            self.playing(table)
+            waiting = table.current_user
+            if waiting == user_id:
+                raise Refused("bot/nudge-self")
+            now = self.clock()
+            notices = await self.store.pending_notices(game_id)
+            last = max((float(n.payload.get("at", 0.0)) for n in notices if n.kind == NUDGE), default=None)
+            if not nudge_allowed(last, now):
+                raise Refused("bot/nudge-too-soon", at=next_nudge_at(last))
+            await self.store.cancel_notices(game_id, [NUDGE])
+            await self.store.schedule_notice(game_id, NUDGE, NEVER, now, user_id=user_id, payload={"at": now})
+            return table
 
     async def events_since(self, game_id: int, since_version: int) -> list[Event]:
         """Events with a version >= ``since_version`` (the whole current turn, for its message)."""

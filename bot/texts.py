@@ -14,7 +14,9 @@ from engine.game import MAX_PLAYERS, MIN_PLAYERS
 from engine.state import COLOURS, Phase
 from engine.symbols import total
 from engine.views import redact, view
+from storage import GameRecord
 
+from .schedule import DeadlinePolicy, format_timestamp
 from .service import Table
 from .words import END_REASONS, cards_text
 
@@ -22,7 +24,14 @@ MAX_CONTENT = 2000
 
 
 def when(ts: float | None) -> str:
-    return f"<t:{int(ts)}:R>" if ts else "never"
+    """A moment as a Discord timestamp (each reader's time zone and language; it never goes stale)."""
+    return format_timestamp(ts) if ts else "never"
+
+
+def jump_link(guild_id: int | None, channel_id: int, message_id: int | None = None) -> str:
+    """A link that opens the channel (and the message) in Discord; ``@me`` stands for direct messages."""
+    base = f"https://discord.com/channels/{guild_id if guild_id is not None else '@me'}/{channel_id}"
+    return base if message_id is None else f"{base}/{message_id}"
 
 
 def clip(text: str, limit: int = MAX_CONTENT) -> str:
@@ -52,10 +61,23 @@ def lobby_text(table: Table) -> str:
     )
 
 
+def _policy(table: Table) -> DeadlinePolicy:
+    return (
+        DeadlinePolicy.AUTOPLAY
+        if table.record.options.get("deadline_policy") == DeadlinePolicy.AUTOPLAY.value
+        else DeadlinePolicy.SKIP
+    )
+
+
 def deadline_text(table: Table) -> str:
     hours = table.record.options.get("deadline_hours")
     if not hours:
         return ""
+    if _policy(table) is DeadlinePolicy.AUTOPLAY:
+        return (
+            f"\nTurn deadline: {hours:g} hours; a turn not taken by then is played by the computer, and "
+            "so are that player's next turns until they come back with `/alexandros back`."
+        )
     return f"\nTurn deadline: {hours:g} hours; a turn not taken by then is skipped."
 
 
@@ -96,7 +118,8 @@ def deadline_note(table: Table) -> str:
     started = table.record.turn_started_at
     if not hours or not started:
         return ""
-    return f" The turn is skipped {when(started + float(hours) * 3600)} if not taken."
+    verb = "played by the computer" if _policy(table) is DeadlinePolicy.AUTOPLAY else "skipped"
+    return f" The turn is {verb} {when(started + float(hours) * 3600)} if not taken."
 
 
 def turn_text(table: Table, header: str, events: Sequence[Event], closed: bool = False) -> str:
@@ -170,3 +193,71 @@ def hand_text(table: Table, seat: int) -> str:
         f"Your hand ({n} card{'s' if n != 1 else ''}): {cards_text(hand)}. "
         f"Guards left to place: {p.guards_in_supply}. Score: {p.score}."
     )
+
+
+# --- playing over days: reminders, deadlines, nudges, "waiting on me" -------------------------------------
+
+
+def reminder_text(table: Table, user_id: int, started: float) -> str:
+    st = table.state
+    assert st is not None
+    return clip(
+        f"<@{user_id}>, a reminder: it is still your turn in game {table.id} (turn {st.turn}, waiting since "
+        f"{when(started)}). {can_do(table)}"
+    )
+
+
+def skipped_text(user_id: int | None, hours: float) -> str:
+    return f"<@{user_id}>'s turn passed its {hours:g}-hour deadline and was skipped."
+
+
+def autoplay_text(table: Table, user_id: int | None, lines: Sequence[str], hours: float) -> str:
+    """The public log of a turn the computer played for an absent player (from redacted events only)."""
+    body = "; ".join(lines) if lines else "no action"
+    return clip(
+        f"Played by the computer for <@{user_id}> (the turn passed its {hours:g}-hour deadline): {body}.\n"
+        f"The computer plays their next turns too, until they type `/alexandros back` in this channel."
+    )
+
+
+def back_text(table: Table, deadline: float | None) -> str:
+    """``/alexandros back``; ``deadline`` is set when it is the player's turn now."""
+    extra = (
+        f" It is your turn now; the computer plays it for you {when(deadline)} if you do not."
+        if deadline is not None
+        else ""
+    )
+    return f"Welcome back: the computer no longer plays for you in game {table.id}.{extra}"
+
+
+def back_public_text(user_id: int) -> str:
+    return f"<@{user_id}> is back and plays their own turns again."
+
+
+def nudge_text(table: Table, waiting: int, nudger: str) -> str:
+    st = table.state
+    assert st is not None
+    return (
+        f"<@{waiting}>, {nudger} nudges you: game {table.id} waits for your turn (turn {st.turn}, since "
+        f"{when(table.record.turn_started_at)})."
+    )
+
+
+def nudged_note() -> str:
+    return "Nudged. The next nudge in this game is possible in 24 hours."
+
+
+def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dict[int, float]) -> str:
+    """``/alexandros waiting``: every game waiting on the asking player, across servers, with links."""
+    if not entries:
+        return "No game is waiting for you. Enjoy the break!"
+    lines = [f"**{len(entries)} game{'s' if len(entries) != 1 else ''} waiting for you**"]
+    for record, message_id in entries:
+        line = (
+            f"• Game {record.id}: {jump_link(record.guild_id, record.channel_id, message_id)} — your turn "
+            f"since {when(record.turn_started_at)}"
+        )
+        if record.id in deadline:
+            line += f", deadline {when(deadline[record.id])}"
+        lines.append(line + ".")
+    return clip("\n".join(lines))

@@ -19,6 +19,8 @@ from engine.maps import Map
 from engine.state import COLOURS, EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
 
+from .schedule import format_timestamp
+
 # The full rules ship as docs/ALEXANDROS.md; a host may point the link at their copy of the repository.
 RULES_URL = os.environ.get("ALEXANDROS_RULES_URL", "")
 RULES_LINK = f"<{RULES_URL}>" if RULES_URL else "`docs/ALEXANDROS.md` in the bot's repository (README)"
@@ -383,7 +385,27 @@ _REFUSALS: dict[str, Refusal] = {
     "bot/already-voted": lambda s, d: f"You have already agreed to end the game; waiting for {d['waiting']}.",
     "bot/select-count": lambda s, d: f"Choose exactly {d['count']} cards.",
     "bot/game-over": lambda s, d: "This game is over. Start a new one with `/alexandros new`.",
+    "bot/shutting-down": lambda s, d: (
+        "The bot is restarting and takes no new actions now. Your game is saved; try again in a minute."
+    ),
+    "bot/policy-without-deadline": lambda s, d: (
+        "A deadline policy needs a deadline: add `deadline_hours`, or leave the policy out."
+    ),
+    "bot/not-absent": lambda s, d: (
+        "You already have your seat: the computer is not playing for you in this game."
+    ),
+    "bot/nudge-self": lambda s, d: "It is your own turn: nobody to nudge but you.",
+    "bot/nudge-too-soon": lambda s, d: (
+        "This game's waiting player was nudged less than 24 hours ago; you can nudge again "
+        f"{_when(d.get('at'))}."
+    ),
 }
+
+
+def _when(at: Any) -> str:
+    # A Discord timestamp: each reader sees it in their own time zone, and it never goes stale.
+    return format_timestamp(float(at)) if at is not None else "later"
+
 
 BOT_CODES: frozenset[str] = frozenset(c for c in _REFUSALS if c.startswith("bot/"))
 
@@ -412,6 +434,6 @@ RULES_SUMMARY = "\n".join(
         "**End:** at 100 points after a levy, or when the walls run out (that turn is finished first). "
         "Most points wins.",
         "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, `hand`, "
-        f"`board`, `status`, `log`. Full rules: {RULES_LINK}",
+        f"`board`, `status`, `log`, `waiting`, `nudge`, `back`, `reminders`. Full rules: {RULES_LINK}",
     ]
 )
