@@ -1,0 +1,306 @@
+"""Playing over days, through the offline Discord with a settable clock: reminders (due, sent once, never
+after a move, never twice across a restart, caught up after downtime, out of quiet hours), the deadline
+policies (skip, autoplay, taking the seat back), nudges, "waiting on me", and the action log."""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import pytest
+
+from bot.client import make_bot
+from bot.service import GameService
+from engine import ai
+from engine.game import new_game
+from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+HOUR = 3600.0
+DAY = 24 * HOUR
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+async def open_game(d, players: int = 2, **options) -> Game:
+    """A started game; ``options`` go to ``/alexandros new`` (deadline_hours, deadline_policy)."""
+    users = [d.member(n) for n in NAMES[:players]]
+    r = await d.slash(users[0], "alexandros new", **options)
+    lobby = r.response_message
+    gid = int(lobby.custom_ids[0].split(":")[2])
+    for u in users[1:]:
+        await d.click(u, lobby.id, f"alx:join:{gid}")
+    await d.click(users[0], lobby.id, f"alx:start:{gid}")
+    return Game(d, users, game_id=gid)
+
+
+async def waiting_user(g: Game):
+    table = await g.table()
+    return g.user_of_seat(table, table.state.current)
+
+
+async def one_action(g: Game, n: int = 0) -> None:
+    st = await g.state()
+    await g.play(ai.greedy_player(st, random.Random(n)), n)
+
+
+async def finish_turn(g: Game) -> None:
+    """The current player plays their whole turn, as a user would."""
+    turn = (await g.state()).turn
+    n = 0
+    while (await g.state()).turn == turn and not (await g.state()).over:
+        await one_action(g, n)
+        n += 1
+
+
+def reminders_since(d, mark: int) -> list:
+    return [q for q in d.requests_since(mark) if q.kind == "channel_message" and "a reminder" in q.content]
+
+
+# --- reminders ------------------------------------------------------------------------------------------
+
+
+async def test_a_reminder_comes_due_is_sent_once_and_never_after_a_move(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        me = await waiting_user(g)
+        started = (await g.table()).record.turn_started_at
+        c = d.bot.controller
+        assert await c.remind(started + DAY - 60) == 0  # not due yet
+        mark = d.mark()
+        assert await c.remind(started + DAY + 5) == 1
+        (sent,) = reminders_since(d, mark)
+        assert sent.pinged_user_ids == {me.id} and "<t:" in sent.content and ":R>" in sent.content
+        assert await c.remind(started + DAY + 10) == 0  # claimed once: never twice for one wait
+
+        # The player moves (still their turn): the reminder planned for a day later is not sent then,
+        # the wait counts again from the move.
+        clock.now = started + DAY + 60
+        await one_action(g)
+        moved_at = (await g.table()).record.updated_at
+        assert (await g.table()).current_user == me.id
+        mark = d.mark()
+        assert await c.remind(started + 2 * DAY + 65) == 0
+        assert await c.remind(moved_at + DAY - 60) == 0
+        assert await c.remind(moved_at + DAY + 5) == 1
+        assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{me.id}]
+
+        # After the turn ends, nothing more for this player's old wait; the next player has their own.
+        await finish_turn(g)
+        nxt = await waiting_user(g)
+        assert nxt.id != me.id
+        mark = d.mark()
+        later = (await g.table()).record.turn_started_at + DAY + 5
+        assert await c.remind(later) == 1
+        assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{nxt.id}]
+
+
+async def test_no_duplicate_reminder_across_a_restart(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        started = (await g.table()).record.turn_started_at
+        assert await d.bot.controller.remind(started + DAY + 5) == 1
+        await d.restart()
+        mark = d.mark()
+        assert await d.bot.controller.remind(started + DAY + 6) == 0
+        assert await d.bot.controller.remind(started + DAY + 3600) == 0
+        assert reminders_since(d, mark) == []
+        assert await d.bot.controller.remind(started + 2 * DAY + 10) == 1  # the next interval's, once
+
+
+async def test_reminders_missed_while_down_are_sent_once_on_start(tmp_path):
+    clock = Clock()
+    db = str(tmp_path / "g.db")
+
+    def running_bot():  # as `python -m bot` runs it: the reminder loop on, its first round at start
+        return make_bot(
+            db,
+            map_provider=lambda: WALLS_MAP,
+            clock=clock,
+            seed_source=lambda: 1,
+            reminders=True,
+        )
+
+    async with harness(running_bot) as d:
+        await d.bot.caught_up.wait()
+        g = await open_game(d)
+        me = await waiting_user(g)
+        await d._stop_bot()  # the bot goes down...
+        clock.now += 5 * DAY  # ...for five reminder intervals
+        mark = d.mark()
+        await d.restart()
+        await d.bot.caught_up.wait()
+        sent = reminders_since(d, mark)
+        assert len(sent) == 1 and sent[0].pinged_user_ids == {me.id}
+        # The next one is planned a whole interval after the catch-up, not one per missed interval.
+        assert await d.bot.controller.remind(clock.now + 60) == 0
+        assert await d.bot.controller.remind(clock.now + DAY + 60) == 1
+
+
+async def test_quiet_hours_move_a_reminder_to_their_end(tmp_path):
+    clock = Clock()  # starts 2027-01-15 08:00 UTC, 09:00 in Paris
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        for name in NAMES[:2]:  # whoever starts: quiet from 08:30 to 13:00, Paris time
+            r = await d.slash(
+                d.member(name), "alexandros reminders", quiet="08:30-13:00", time_zone="Europe/Paris"
+            )
+            assert r.ephemeral
+        g = await open_game(d)
+        me = await waiting_user(g)
+        started = (await g.table()).record.turn_started_at
+        quiet_end = 1_800_000_000 + DAY + 4 * HOUR  # the next day, 13:00 in Paris = 12:00 UTC
+        c = d.bot.controller
+        assert await c.remind(started + DAY + 5) == 0  # due at 09:00 Paris: inside the quiet hours
+        assert await c.remind(quiet_end - 60) == 0
+        mark = d.mark()
+        assert await c.remind(quiet_end + 1) == 1
+        assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{me.id}]
+        # The bot is down until the next morning's quiet hours: the reminder found due then waits for
+        # their end too, and is sent once.
+        next_morning = quiet_end + DAY - 3 * HOUR  # 10:00 in Paris
+        assert await c.remind(next_morning) == 0
+        assert await c.remind(quiet_end + DAY - 60) == 0
+        assert await c.remind(quiet_end + DAY + 1) == 1
+        assert await c.remind(quiet_end + DAY + 2) == 0
+
+
+# --- deadlines ------------------------------------------------------------------------------------------
+
+
+async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_back(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d, deadline_hours=2, deadline_policy="autoplay")
+        assert "played by the computer <t:" in g.turn_message().content
+        absent = await waiting_user(g)
+        other = next(u for u in g.users if u.id != absent.id)
+        before = await g.state()
+        c = d.bot.controller
+        await c.remind(clock.now + HOUR)  # within the deadline: nothing happens
+        assert (await g.state()).version == before.version
+
+        mark = d.mark()
+        clock.now += 2 * HOUR + 5
+        await c.remind(clock.now)
+        after = await g.state()
+        assert after.turn == before.turn + 1 and (await g.table()).current_user == other.id
+        sent = [q for q in d.requests_since(mark) if q.kind == "channel_message"]
+        (log_line,) = [q for q in sent if "Played by the computer for" in q.content]
+        assert f"<@{absent.id}>" in log_line.content and not log_line.pinged_user_ids
+        assert "/alexandros back" in log_line.content
+        assert [q.pinged_user_ids for q in sent if q.pinged_user_ids] == [{other.id}]
+        g.check_public()
+
+        # While absent, their next turn is played as soon as it starts (on the next round).
+        await finish_turn(g)
+        assert (await g.table()).current_user == absent.id
+        turn = (await g.state()).turn
+        mark = d.mark()
+        await c.remind(clock.now + 60)
+        assert (await g.state()).turn == turn + 1
+        assert any("Played by the computer" in q.content for q in d.requests_since(mark) if q.content)
+        # No reminder for an absent player either way.
+        assert reminders_since(d, mark) == []
+
+        # The other player cannot take a seat back that is not theirs to take.
+        r = await d.slash(other, "alexandros back")
+        assert r.ephemeral and "already have your seat" in r.content
+        r = await d.slash(absent, "alexandros back")
+        assert r.ephemeral and "Welcome back" in r.content
+        assert any("is back" in q.content for q in r.sent)
+        r = await d.slash(absent, "alexandros back")
+        assert r.ephemeral and "already have your seat" in r.content
+
+        # Back in their seat: their turn waits for them again, up to the table's deadline.
+        await finish_turn(g)
+        assert (await g.table()).current_user == absent.id
+        turn = (await g.state()).turn
+        await c.remind(clock.now + 60)
+        await c.remind(clock.now + HOUR)
+        assert (await g.state()).turn == turn
+        version = (await g.state()).version
+        await one_action(g)  # they play it themselves
+        assert (await g.state()).version > version and (await g.table()).current_user == absent.id
+        g.check_public()
+
+
+async def test_skip_is_the_default_policy_and_a_policy_needs_a_deadline(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        ann = d.member("alice")
+        r = await d.slash(ann, "alexandros new", deadline_policy="autoplay")
+        assert r.ephemeral and "needs a deadline" in r.content
+        r = await d.slash(ann, "alexandros new", deadline_hours=5)
+        assert "5 hours; a turn not taken by then is skipped" in r.response_message.content
+        table = await d.bot.service.table_in(d.channel_id)
+        assert table.record.options["deadline_policy"] == "skip"
+
+
+# --- nudges and "waiting on me" -------------------------------------------------------------------------
+
+
+async def test_a_nudge_pings_only_the_waiting_player_once_a_day(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d, players=3)
+        waiting = await waiting_user(g)
+        others = [u for u in g.users if u.id != waiting.id]
+        r = await d.slash(others[0], "alexandros nudge")
+        assert not r.ephemeral and r.pings == {waiting.id}
+        assert f"<@{waiting.id}>" in r.content and "nudges you" in r.content
+        first = clock.now
+        r = await d.slash(others[1], "alexandros nudge")  # once per game, whoever asks
+        assert r.ephemeral and not r.pings
+        assert f"<t:{int(first + DAY)}:R>" in r.content
+        r = await d.slash(waiting, "alexandros nudge")
+        assert r.ephemeral and "your own turn" in r.content
+        r = await d.slash(d.member("eve"), "alexandros nudge")  # a spectator
+        assert r.ephemeral and "not playing" in r.content
+        clock.now = first + DAY + 1
+        r = await d.slash(others[1], "alexandros nudge")
+        assert not r.ephemeral and r.pings == {waiting.id}
+
+
+async def test_waiting_lists_every_game_waiting_on_me_across_servers(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d)
+        me = await waiting_user(g)
+        other = next(u for u in g.users if u.id != me.id)
+        # A second game on another server (the offline Discord holds one guild: this game is made by
+        # the service, as the bot in that server would), where `me` plays first.
+        seed = next(s for s in range(1, 50) if new_game(WALLS_MAP, 2, s)[0].current == 0)
+        svc = GameService(d.bot.service.store, lambda: WALLS_MAP, Clock(), lambda: seed)
+        far = await svc.create(999, 888, me.id, "me")
+        await svc.join(far.id, other.id, "other")
+        out = await svc.start(far.id, me.id)
+        assert out.table.current_user == me.id
+
+        r = await d.slash(me, "alexandros waiting")
+        assert r.ephemeral and "2 games waiting for you" in r.content
+        turn_msg = g.turn_message()
+        assert f"https://discord.com/channels/{d.guild_id}/{d.channel_id}/{turn_msg.id}" in r.content
+        assert "https://discord.com/channels/999/888" in r.content
+        assert "<t:" in r.content
+        r = await d.slash(other, "alexandros waiting")
+        assert r.ephemeral and "No game is waiting for you" in r.content
+
+
+# --- the log --------------------------------------------------------------------------------------------
+
+
+async def test_one_log_line_per_action_with_its_ids_and_notation(tmp_path, caplog):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d)
+        me = await waiting_user(g)
+        with caplog.at_level(logging.INFO, logger="bot"):
+            await one_action(g)
+        lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("action ")]
+        assert len(lines) == 1
+        line = lines[0]
+        assert f"game={g.game_id}" in line and f"channel={d.channel_id}" in line and f"user={me.id}" in line
+        assert ": M " in line  # the move, in engine notation
