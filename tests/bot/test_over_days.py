@@ -161,13 +161,15 @@ async def test_quiet_hours_move_a_reminder_to_their_end(tmp_path):
         mark = d.mark()
         assert await c.remind(quiet_end + 1) == 1
         assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{me.id}]
-        # The bot is down until the next morning's quiet hours: the reminder found due then waits for
-        # their end too, and is sent once.
-        next_morning = quiet_end + DAY - 3 * HOUR  # 10:00 in Paris
-        assert await c.remind(next_morning) == 0
+        # The next one is due a day later, 13:00 in Paris; the bot is down from before then until 09:00
+        # the morning after, inside the quiet hours again: the reminder found due then waits for their
+        # end, and is sent once.
         assert await c.remind(quiet_end + DAY - 60) == 0
-        assert await c.remind(quiet_end + DAY + 1) == 1
-        assert await c.remind(quiet_end + DAY + 2) == 0
+        next_morning = quiet_end + 2 * DAY - 4 * HOUR  # 09:00 in Paris
+        assert await c.remind(next_morning) == 0
+        assert await c.remind(quiet_end + 2 * DAY - 60) == 0
+        assert await c.remind(quiet_end + 2 * DAY + 1) == 1
+        assert await c.remind(quiet_end + 2 * DAY + 2) == 0
 
 
 # --- deadlines ------------------------------------------------------------------------------------------
