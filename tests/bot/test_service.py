@@ -133,3 +133,53 @@ async def test_resign_agree_abandon(store):
         await svc.abandon(t2.id, 555, can_manage=False)
     assert r.value.code == "bot/no-permission"
     assert (await svc.abandon(t2.id, 555, can_manage=True)).record.status == "abandoned"
+
+
+async def test_shutdown_waits_for_actions_in_flight_then_refuses_new_ones(store):
+    import asyncio
+
+    svc = service(store)
+    done: list[str] = []
+
+    async def action(name: str, seconds: float) -> None:
+        async with svc.in_flight():
+            async with svc.in_flight():  # a command that ends in an action: nested, counted once
+                await asyncio.sleep(seconds / 2)
+            await asyncio.sleep(seconds / 2)
+            done.append(name)
+
+    tasks = [asyncio.create_task(action("quick", 0.1)), asyncio.create_task(action("slow", 5.0))]
+    await asyncio.sleep(0)
+    assert await svc.drain(timeout=0.5) == 1  # the quick one finished; the slow one ran out of time
+    assert done == ["quick"]
+    with pytest.raises(Refused) as r:
+        async with svc.in_flight():
+            pass
+    assert r.value.code == "bot/shutting-down"
+    tasks[1].cancel()
+
+
+async def test_signals_start_one_clean_close():
+    import asyncio
+    import os
+    import signal
+
+    from bot.__main__ import install_shutdown
+
+    closed: list[int] = []
+
+    async def close() -> None:
+        closed.append(1)
+
+    handled = install_shutdown(close)
+    try:
+        assert signal.SIGTERM in handled
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)  # a second signal while closing changes nothing
+        for _ in range(50):
+            await asyncio.sleep(0.01)
+        assert closed == [1]
+    finally:
+        loop = asyncio.get_running_loop()
+        for sig in handled:
+            loop.remove_signal_handler(sig)

@@ -146,6 +146,7 @@ def test_bot_codes_have_sentences(code: str) -> None:
             "point": "B2",
             "count": 3,
             "waiting": "bob",
+            "at": 1_800_000_000.0,
         },
     )
     assert code not in text and text.endswith((".", ")", "”"))
