@@ -303,10 +303,9 @@ def _move(tx: _Tx, action: Move) -> None:
     left = rules.walls_left(st)
     if len(needed) > left:
         fewest = rules.fewest_walls_of_any_move(st)
-        if fewest is not None and fewest <= left:
-            raise IllegalAction("move/too-many-walls", needed=len(needed), left=left, fewest=fewest)
-        if fewest is not None and len(needed) != fewest:
-            raise IllegalAction("move/not-fewest-walls", needed=len(needed), fewest=fewest, left=left)
+        if not rules.walls_allowed(st, len(needed), fewest):
+            code = "move/too-many-walls" if fewest is not None and fewest <= left else "move/not-fewest-walls"
+            raise IllegalAction(code, needed=len(needed), left=left, fewest=fewest)
         needed = needed[:left]  # R3.7: place as many walls as are left
         ran_out = True
     else:

@@ -222,6 +222,35 @@ def fewest_walls_of_any_move(state: GameState) -> int | None:
     return best
 
 
+def walls_allowed(state: GameState, count: int, fewest: int | None = None) -> bool:
+    """R3.7: may a move that needs ``count`` new walls be made now?
+
+    It may when the black and red walls left cover it. Otherwise only when no move at all fits, and then
+    only a move that needs the fewest walls of any. ``fewest`` may pass in a known
+    ``fewest_walls_of_any_move`` to spare the whole-board query when asking many times.
+    """
+    left = walls_left(state)
+    if count <= left:
+        return True
+    if fewest is None:
+        fewest = fewest_walls_of_any_move(state)
+    return fewest is not None and fewest > left and count == fewest
+
+
+def corner_allowed(state: GameState, corner: CornerOption, fewest: int | None = None) -> bool:
+    """R3.7 for a corner: some shortest path to it needs a number of walls the player may place."""
+    return walls_allowed(state, corner.fewest_walls, fewest)
+
+
+def legal_path_options(state: GameState, corner: Point, limit: int = 25) -> list[PathOption]:
+    """``path_options`` without the paths R3.7 forbids, fewest walls first."""
+    options = path_options(state, corner, limit=limit)
+    if all(len(o.new_walls) <= walls_left(state) for o in options):
+        return options
+    fewest = fewest_walls_of_any_move(state)
+    return [o for o in options if walls_allowed(state, len(o.new_walls), fewest)]
+
+
 def can_move(state: GameState) -> bool:
     return bool(move_choices(state))
 

@@ -307,3 +307,29 @@ def test_d2_coast_walls_option_leaves_coast_and_edge_sides_bare() -> None:
 def test_d2_coast_walls_are_placed_by_default() -> None:
     st = position(COASTAL, face_up=(A, L))
     assert st.options.coast_walls is True
+
+
+def test_r3_7_queries_offer_exactly_the_paths_apply_accepts() -> None:
+    m = WALL_POOR  # 1 black + 1 red left
+    fits = position(m, face_up=(A, L))  # the lyre fits in 2 walls, so the amphora (3) is out
+    assert rules.walls_allowed(fits, 2) and not rules.walls_allowed(fits, 3)
+    assert rules.legal_path_options(fits, pt("B6", m)) == []
+    stuck = position(m, face_up=(A, None), hands={0: NO_CARDS, 1: NO_CARDS})  # no move fits: fewest is 3
+    assert rules.walls_allowed(stuck, 3) and not rules.walls_allowed(stuck, 4)
+    b6, b8 = rules.corner_option(stuck, pt("B6", m)), rules.corner_option(stuck, pt("B8", m))
+    assert rules.corner_allowed(stuck, b6) and not rules.corner_allowed(stuck, b8)
+    for st in (fits, stuck):
+        for choice in rules.move_choices(st):
+            for target in rules.targets(st, choice.symbol):
+                for corner in target.corners:
+                    offered = rules.legal_path_options(st, corner.point)
+                    for option in rules.path_options(st, corner.point):
+                        move = Move(
+                            0, choice.way, target.space, option.points, slot=choice.slot, card=choice.card
+                        )
+                        try:
+                            apply(st, move)
+                            accepted = True
+                        except IllegalAction:
+                            accepted = False
+                        assert accepted == (option in offered), (corner.point, option)
