@@ -19,6 +19,7 @@ from engine.actions import Action
 from engine.notation import format_action
 from engine.state import GameState, Phase
 from engine.views import redact, view
+from storage import Notice
 
 from . import choices as ch
 from . import components as ui
@@ -420,40 +421,63 @@ class Controller:
 
     async def _remind(self, now: float) -> int:
         for outcome in await self.service.overdue(now):
-            table = outcome.table
-            hours = float(table.record.options.get("deadline_hours") or 0)
-            absent = outcome.before.current_user
-            log_outcome(outcome, absent, "computer" if outcome.by_computer else "deadline")
-            if outcome.by_computer:
-                lines = table.speaker.event_lines([redact(e, None) for e in outcome.events])
-                text = texts.autoplay_text(table, absent, lines, hours)
-            else:
-                text = texts.skipped_text(absent, hours)
             try:
-                await self.channel(table.record.channel_id).send(text)
-            except discord.HTTPException:
-                log.warning("could not announce an overdue turn in game %s", table.id)
-            await self.publish(outcome)
+                await self._announce_overdue(outcome)
+            except Exception:  # one game's failure must not hold up the others; the turn is saved
+                rec = outcome.table.record
+                log.exception(
+                    "announcing an overdue turn failed: game=%s channel=%s user=%s",
+                    rec.id,
+                    rec.channel_id,
+                    outcome.before.current_user,
+                )
         sent = 0
         for notice, table in await self.service.due_reminders(now):
-            uid = table.current_user
-            assert uid is not None and table.state is not None
-            started = float(notice.payload.get("started") or table.record.turn_started_at or now)
             try:
-                await self.channel(table.record.channel_id).send(
-                    texts.reminder_text(table, uid, started),
-                    allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
+                sent += await self._send_reminder(notice, table, now)
+            except Exception:
+                log.exception(
+                    "a reminder failed: game=%s channel=%s user=%s",
+                    table.id,
+                    table.record.channel_id,
+                    notice.user_id,
                 )
-            except discord.HTTPException:
-                log.warning("could not post a reminder in game %s", table.id)
-                continue
-            sent += 1
-            log.info("reminder game=%s channel=%s user=%s", table.id, table.record.channel_id, uid)
-            await self.service.set_pinged(table.id, uid)
-            await self.service.schedule_reminder(
-                table.id, uid, int(notice.payload.get("since", 0)), started, now, version=table.version
-            )
         return sent
+
+    async def _announce_overdue(self, outcome: Outcome) -> None:
+        table = outcome.table
+        hours = float(table.record.options.get("deadline_hours") or 0)
+        absent = outcome.before.current_user
+        log_outcome(outcome, absent, "computer" if outcome.by_computer else "deadline")
+        if outcome.by_computer:
+            lines = table.speaker.event_lines([redact(e, None) for e in outcome.events])
+            text = texts.autoplay_text(table, absent, lines, hours)
+        else:
+            text = texts.skipped_text(absent, hours)
+        try:
+            await self.channel(table.record.channel_id).send(text)
+        except discord.HTTPException:
+            log.warning("could not announce an overdue turn in game %s", table.id)
+        await self.publish(outcome)
+
+    async def _send_reminder(self, notice: Notice, table: Table, now: float) -> int:
+        uid = table.current_user
+        assert uid is not None and table.state is not None
+        started = float(notice.payload.get("started") or table.record.turn_started_at or now)
+        try:
+            await self.channel(table.record.channel_id).send(
+                texts.reminder_text(table, uid, started),
+                allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
+            )
+        except discord.HTTPException:
+            log.warning("could not post a reminder in game %s", table.id)
+            return 0
+        log.info("reminder game=%s channel=%s user=%s", table.id, table.record.channel_id, uid)
+        await self.service.set_pinged(table.id, uid)
+        await self.service.schedule_reminder(
+            table.id, uid, int(notice.payload.get("since", 0)), started, now, version=table.version
+        )
+        return 1
 
     async def reminder_settings(
         self, interaction: discord.Interaction, hours: float | None, quiet: str | None, time_zone: str | None

@@ -243,10 +243,6 @@ def nudge_text(table: Table, waiting: int, nudger: str) -> str:
     )
 
 
-def nudged_note() -> str:
-    return "Nudged. The next nudge in this game is possible in 24 hours."
-
-
 def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dict[int, float]) -> str:
     """``/alexandros waiting``: every game waiting on the asking player, across servers, with links."""
     if not entries:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import random
+import time
 
 import pytest
 
@@ -306,3 +307,50 @@ async def test_one_log_line_per_action_with_its_ids_and_notation(tmp_path, caplo
         line = lines[0]
         assert f"game={g.game_id}" in line and f"channel={d.channel_id}" in line and f"user={me.id}" in line
         assert ": M " in line  # the move, in engine notation
+
+
+# --- running for real: backups and heartbeat ------------------------------------------------------------
+
+
+async def test_backups_run_while_the_bot_runs_and_stop_before_the_database_closes(tmp_path):
+    import asyncio
+
+    from bot.backups import list_backups
+
+    backups = tmp_path / "backups"
+
+    def backed_up():
+        return make_bot(
+            str(tmp_path / "g.db"),
+            map_provider=lambda: WALLS_MAP,
+            backup_dir=backups,
+            backup_interval_hours=24,
+            backup_keep=3,
+        )
+
+    async with harness(backed_up) as d:
+        scheduler = d.bot.backups
+        assert scheduler is not None and scheduler.running
+        for _ in range(200):  # the first backup is due at once (there is none yet)
+            if list_backups(backups):
+                break
+            await asyncio.sleep(0.02)
+        assert len(list_backups(backups)) == 1
+        bot = d.bot
+    assert bot.backups is None and not scheduler.running and bot.service is None
+
+
+async def test_the_heartbeat_is_written_from_the_event_loop(tmp_path):
+    import asyncio
+
+    from bot.__main__ import _heartbeat
+    from bot.health import read_heartbeat
+
+    task = asyncio.create_task(_heartbeat(tmp_path))
+    for _ in range(100):
+        if read_heartbeat(tmp_path) is not None:
+            break
+        await asyncio.sleep(0.01)
+    task.cancel()
+    beat = read_heartbeat(tmp_path)
+    assert beat is not None and abs(beat - time.time()) < 60
