@@ -5,8 +5,16 @@ No Discord here. Every method takes plain ids and returns plain values (``Table`
 the engine's (``engine.apply``), persistence and "one game per channel" are the store's.
 
 Bot-side bookkeeping that must survive a restart (which message is the turn message, when a player was
-last pinged, who agreed to end) lives in the store's notices table as never-due notices, because a game's
-options can only change in the lobby. See the final report for a store change that would be cleaner.
+last pinged, who agreed to end, who is absent, when the game was last nudged) lives in the store's notices
+table as never-due notices, because a game's options can only change in the lobby. Timed work (reminders,
+turn deadlines) is a due notice too: it waits in the store while the bot is down and is claimed exactly
+once (``mark_notice_sent``) when it is back.
+
+Playing over days: a table's deadline policy (``skip`` or ``autoplay``) is chosen at creation. Under
+autoplay, an overdue turn is finished by the engine's greedy player (one store write for the whole turn)
+and the player is marked absent; an absent player's later turns are due at once (unless every player left
+is absent), until ``take_seat_back``. Shutdown: every handler runs inside ``in_flight()``; ``drain()``
+refuses new ones and waits for those running.
 """
 
 from __future__ import annotations
