@@ -129,11 +129,29 @@ def _check_status(status: str) -> Status:
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
-    # busy_timeout first, so that switching to WAL waits for another process instead of failing.
     await conn.execute("PRAGMA busy_timeout = 5000")
-    await conn.execute("PRAGMA journal_mode = WAL")
+    await _use_wal(conn)
     await conn.execute("PRAGMA synchronous = NORMAL")
     await conn.execute("PRAGMA foreign_keys = ON")
+
+
+async def _use_wal(conn: aiosqlite.Connection, attempts: int = 100, pause: float = 0.05) -> None:
+    """Switch the file to WAL. The mode persists in the file, so this is a no-op after the first open.
+
+    SQLite does not apply busy_timeout to every lock that changing the journal mode takes: two processes
+    opening a new file at once can get "database is locked" at once, so the switch is retried here.
+    """
+    for attempt in range(attempts):
+        try:
+            rows = list(await conn.execute_fetchall("PRAGMA journal_mode"))
+            if rows and str(rows[0][0]).lower() == "wal":
+                return
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(pause)
 
 
 async def connect(path: str | os.PathLike[str]) -> aiosqlite.Connection:
