@@ -114,16 +114,12 @@ class Destination:
     corner: rules.CornerOption
 
 
-def _corner_allowed(state: GameState, c: rules.CornerOption, fewest: int | None) -> bool:
-    """R3.7: offered when some path to it fits the walls left (or needs the fewest, when none fit)."""
-    left = rules.walls_left(state)
-    if fewest is None or fewest <= left:
-        return c.fewest_walls <= left
-    return c.fewest_walls == fewest
-
-
 def _fewest(state: GameState, targets: Sequence[rules.Target]) -> int | None:
-    # Only a short wall supply makes R3.7 matter; skip the whole-board query otherwise (autocomplete is hot).
+    """The ``fewest`` to pass to ``rules.corner_allowed``, or None when it cannot matter.
+
+    Only a wall supply shorter than some corner's distance makes R3.7 matter; otherwise the whole-board
+    query (``rules.fewest_walls_of_any_move``) is skipped, because autocomplete asks this on every keystroke.
+    """
     longest = max((c.distance for t in targets for c in t.corners), default=0)
     if rules.walls_left(state) >= longest:
         return None
@@ -136,7 +132,7 @@ def destinations(state: GameState, mc: rules.MoveChoice) -> list[Destination]:
     out = []
     for t in targets:
         for c in t.corners:
-            if _corner_allowed(state, c, fewest):
+            if rules.corner_allowed(state, c, fewest):
                 out.append(Destination(t.space, c))
     out.sort(key=lambda d: (d.corner.point, d.space))
     return out
@@ -219,15 +215,8 @@ def _farther(state: GameState, mc: rules.MoveChoice, point: Point) -> Destinatio
 
 
 def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:
-    """rules.path_options, without the ones R3.7 forbids (too many walls while another move fits)."""
-    options = rules.path_options(state, corner, limit=200)
-    left = rules.walls_left(state)
-    if all(len(o.new_walls) <= left for o in options):
-        return options
-    fewest = rules.fewest_walls_of_any_move(state)
-    if fewest is not None and fewest <= left:
-        return [o for o in options if len(o.new_walls) <= left]
-    return [o for o in options if len(o.new_walls) == fewest]
+    """The paths to ``corner`` a player may pick, numbered in this order (R3.7 is the engine's)."""
+    return rules.legal_path_options(state, corner, limit=200)
 
 
 def path_label(n: int, option: rules.PathOption) -> str:
