@@ -170,6 +170,13 @@ class Controller:
         interaction.extras["game"] = table.id
         return table
 
+    async def table_shown_here(self, interaction: discord.Interaction) -> Table:
+        """The channel's newest game, finished or abandoned included: for commands that only show it."""
+        table = await self.service.latest_table_in(interaction.channel_id or 0)
+        interaction.extras["speaker"] = table.speaker
+        interaction.extras["game"] = table.id
+        return table
+
     async def table_of(self, interaction: discord.Interaction, game_id: int) -> Table:
         interaction.extras["game"] = game_id
         table = await self.service.table_by_id(game_id)
@@ -606,7 +613,10 @@ class Controller:
 
     async def board(self, interaction: discord.Interaction) -> None:
         async def body() -> None:
-            table = await self.table_here(interaction)
+            table = await self.table_shown_here(interaction)
+            if table.record.status != "playing":
+                await self._board_after_the_game(interaction, table)
+                return
             state = self.service.playing(table)
             await interaction.response.defer(thinking=True)
             interaction.extras["mode"] = "public"
@@ -621,17 +631,35 @@ class Controller:
 
         await self.guarded(interaction, body)
 
+    async def _board_after_the_game(self, interaction: discord.Interaction, table: Table) -> None:
+        """The board of a game that ended (or was abandoned): its last picture, without buttons."""
+        state = table.state
+        if table.record.status == "lobby":
+            raise Refused("bot/not-started")
+        if state is None:  # a table closed in the lobby has no board; its lobby text says so
+            await self.say(interaction, texts.status_text(table))
+            return
+        await interaction.response.defer(thinking=True)
+        interaction.extras["mode"] = "public"
+        public = view(state, None)
+        picture = await (
+            self.pictures.end(public, table.names) if state.over else self.pictures.board(public, table.names)
+        )
+        await interaction.edit_original_response(
+            content=texts.status_text(table), attachments=[png(picture)], view=None
+        )
+
     async def status(self, interaction: discord.Interaction) -> None:
         async def body() -> None:
-            table = await self.table_here(interaction)
-            votes = await self.service.votes(table.id) if table.state is not None else set()
+            table = await self.table_shown_here(interaction)
+            votes = await self.service.votes(table.id) if table.record.status == "playing" else set()
             await self.say(interaction, texts.status_text(table, votes))
 
         await self.guarded(interaction, body)
 
     async def log_(self, interaction: discord.Interaction, count: int) -> None:
         async def body() -> None:
-            table = await self.table_here(interaction)
+            table = await self.table_shown_here(interaction)
             seat = table.seat_of(interaction.user.id)
             events = await self.service.last_events(table.id, max(40, count * 6))
             lines = table.speaker.event_lines([redact(e, seat) for e in events])[-count:]

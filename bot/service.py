@@ -266,6 +266,15 @@ class GameService:
             raise Refused("bot/no-game")
         return await self._table(record)
 
+    async def latest_table_in(self, channel_id: int) -> Table:
+        """The channel's newest game whatever its status, so a game that just ended can still be shown
+        (board, log, status); turn commands use ``table_in``, which knows only a game in the lobby or in play.
+        """
+        record = await self.store.latest_game_in_channel(channel_id)
+        if record is None:
+            raise Refused("bot/no-game")
+        return await self._table(record)
+
     async def table_by_id(self, game_id: int) -> Table:
         record = await self.store.game_by_id(game_id)
         if record is None:

@@ -142,13 +142,12 @@ def scores_line(table: Table) -> str:
 
 def status_text(table: Table, votes: set[int] | None = None) -> str:
     rec = table.record
-    if rec.status == "lobby":
-        return lobby_text(table)
     st = table.state
-    assert st is not None
+    if rec.status == "lobby" or st is None:  # a table closed in the lobby never had a board
+        return lobby_text(table)
     v = view(st, None)
     out = [f"**Alexandros — game {rec.id}** ({rec.status})"]
-    if not st.over:
+    if rec.status == "playing" and not st.over:  # an abandoned game has no turn waiting any more
         out.append(
             f"Turn {st.turn}: {table.speaker.seat(st.current)} ({COLOURS[st.current]}), since "
             f"{when(rec.turn_started_at)}; "

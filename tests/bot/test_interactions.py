@@ -276,6 +276,45 @@ async def test_resign_agree_and_abandon(tmp_path):
         assert not r.ephemeral
 
 
+async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d, 2)
+        await step(g, 0)
+        a, b = g.users
+        await d.slash(a, "alexandros agree")
+        await d.slash(b, "alexandros agree")
+        assert (await g.state()).over
+        # Showing commands find the game that just ended in this channel ...
+        r = await d.slash(d.member("eve"), "alexandros board")
+        assert not r.ephemeral and r.files and not r.response_message.custom_ids
+        assert f"game {g.game_id}** (finished)" in r.content
+        r = await d.slash(a, "alexandros status")
+        assert r.ephemeral and "(finished)" in r.content and "Scores" in r.content
+        assert "Turn " not in r.content
+        r = await d.slash(a, "alexandros log", count=3)
+        assert r.ephemeral and r.content.count("•") == 3
+        # ... while turn commands say there is no game in play, and how to start one.
+        for command in ("alexandros end", "alexandros hand", "alexandros agree"):
+            r = await d.slash(a, command)
+            assert r.ephemeral and "no game in this channel" in r.content and "/alexandros new" in r.content
+        # An abandoned game shows too, as abandoned; a table closed in the lobby shows its lobby text.
+        g2 = await started(d, 2)
+        await d.slash(g2.users[0], "alexandros abandon")
+        r = await d.slash(a, "alexandros status")
+        assert r.ephemeral and f"game {g2.game_id}** (abandoned)" in r.content and "Turn " not in r.content
+        r = await d.slash(a, "alexandros board")
+        assert not r.ephemeral and r.files and not r.response_message.custom_ids
+        r = await d.slash(a, "alexandros end")
+        assert r.ephemeral and "no game in this channel" in r.content
+        await d.slash(a, "alexandros new")
+        r = await d.slash(a, "alexandros board")
+        assert r.ephemeral and "not started" in r.content.lower()
+        await d.slash(a, "alexandros abandon")
+        r = await d.slash(a, "alexandros board")
+        assert r.ephemeral and "was closed" in r.content
+        g.check_public()
+
+
 async def test_lobby_buttons_and_thread(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         alice, bob = d.member("alice"), d.member("bob")
