@@ -652,7 +652,7 @@ class Controller:
     async def status(self, interaction: discord.Interaction) -> None:
         async def body() -> None:
             table = await self.table_shown_here(interaction)
-            votes = await self.service.votes(table.id) if table.record.status == "playing" else set()
+            votes = await self.service.votes(table) if table.record.status == "playing" else set()
             await self.say(interaction, texts.status_text(table, votes))
 
         await self.guarded(interaction, body)

@@ -4,11 +4,12 @@ No Discord here. Every method takes plain ids and returns plain values (``Table`
 ``Refused`` with a stable code that ``bot.words`` turns into a sentence. It holds no rules: legality is
 the engine's (``engine.apply``), persistence and "one game per channel" are the store's.
 
-Bot-side bookkeeping that must survive a restart (which message is the turn message, when a player was
-last pinged, who agreed to end, who is absent, when the game was last nudged) lives in the store's notices
-table as never-due notices, because a game's options can only change in the lobby. Timed work (reminders,
-turn deadlines) is a due notice too: it waits in the store while the bot is down and is claimed exactly
-once (``mark_notice_sent``) when it is back.
+Bot-side bookkeeping that must survive a restart lives in the store's per-game metadata (``META_*`` keys:
+which message is the turn message, when each player was last pinged, who agreed to end, who is absent,
+when the game was last nudged); a change that belongs to an action is written in the same ``append`` as
+the action. Timed work (reminders, turn deadlines) is a notice: it waits in the store while the bot is
+down and is claimed exactly once (``mark_notice_sent``) when it is back. Games saved before metadata
+existed keep that bookkeeping as notices due in 2100; ``_adopt_legacy`` moves them into metadata.
 
 Playing over days: a table's deadline policy (``skip`` or ``autoplay``) is chosen at creation. Under
 autoplay, an overdue turn is finished by the engine's greedy player (one store write for the whole turn)
@@ -65,22 +66,36 @@ Clock = Callable[[], float]
 SeedSource = Callable[[], int]
 MapProvider = Callable[[], Map]
 
-NEVER = 4_102_444_800.0  # 2100-01-01: bookkeeping notices are never due
-TURN_POST = "turn-post"
-AGREE = "agree"
 REMIND = "turn"  # the reminder of a waiting player (storage's documented example kind)
 DEADLINE = "deadline"  # the end of a turn's time at a table with a deadline (P2)
-NUDGE = "nudge"  # when another player last nudged the waiting player (once per 24 hours per game)
 AUTOPLAY_CAP = 40  # a turn is a move and at most two actions; the cap only guards against a looping player
 
+# Per-game metadata keys (JSON values).
+META_TURN_POST = "turn_post"  # {"message": id, "since": version of its TurnStarted, "pinged": ts | None}
+META_PINGED = "pinged"  # {"<user id>": when the bot last mentioned them about their turn}
+META_AGREED = "agreed"  # [user ids] who agreed to end the game now (P3)
+META_ABSENT = "absent"  # [user ids] the computer plays for (deadline policy autoplay), until they are back
+META_NUDGED_AT = "nudged_at"  # when another player last nudged the waiting one (once per 24 hours)
+# What only matters while the game is in play: cleared when it ends. The turn post stays, so that the last
+# turn's message can still be closed (and its buttons removed) after a restart.
+IN_PLAY_META = (META_PINGED, META_AGREED, META_ABSENT, META_NUDGED_AT)
 
-def absent_kind(user_id: int) -> str:
-    """A player the computer played for (deadline policy autoplay), until they take their seat back."""
-    return f"absent:{user_id}"
+# The kinds of the never-due notices that held this bookkeeping before per-game metadata (see _adopt_legacy).
+LEGACY_TURN_POST = "turn-post"
+LEGACY_AGREE = "agree"
+LEGACY_NUDGE = "nudge"
+LEGACY_PINGED = "pinged:"  # + user id
+LEGACY_ABSENT = "absent:"  # + user id
 
 
-def pinged_kind(user_id: int) -> str:
-    return f"pinged:{user_id}"
+def _is_legacy_kind(kind: str) -> bool:
+    return kind in (LEGACY_TURN_POST, LEGACY_AGREE, LEGACY_NUDGE) or kind.startswith(
+        (LEGACY_PINGED, LEGACY_ABSENT)
+    )
+
+
+def _user_ids(value: Any) -> set[int]:
+    return {int(u) for u in value} if isinstance(value, list) else set()
 
 
 class Refused(Exception):
@@ -184,6 +199,8 @@ class GameService:
     _cache: dict[int, _Cached] = field(default_factory=dict)
     _locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     _turn_posts: dict[int, tuple[int, int, float | None]] = field(default_factory=dict)
+    _meta_locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    _adopted: set[int] = field(default_factory=set)  # games whose legacy notices were looked for
     _in_flight: dict[asyncio.Task[Any], int] = field(default_factory=dict)  # task -> nesting depth
     closing: bool = False
 
@@ -392,6 +409,7 @@ class GameService:
             except GameClosed as closed:
                 raise Refused("bot/closed", status=closed.status) from None
             self._cache[game_id] = _Cached(record.version, state)
+            self._adopted.add(game_id)  # started by this version: no legacy notices to look for
             table = Table(record, state, self._names(record))
             return Outcome(before, table, tuple(events), rec.version)
 
@@ -432,13 +450,18 @@ class GameService:
             return await self._apply(before, state, action, expected_version)
 
     async def _apply(
-        self, before: Table, state: GameState, action: Action, expected_version: int | None
+        self,
+        before: Table,
+        state: GameState,
+        action: Action,
+        expected_version: int | None,
+        meta: dict[str, Any] | None = None,
     ) -> Outcome:
         try:
             new_state, events = apply(state, action, expected_version)
         except IllegalAction as err:
             raise Refused(err.code, **err.details) from None
-        return await self._save(before, new_state, tuple(events), (action,))
+        return await self._save(before, new_state, tuple(events), (action,), meta=meta)
 
     async def _save(
         self,
@@ -447,11 +470,16 @@ class GameService:
         events: tuple[Event, ...],
         actions: tuple[Action, ...],
         by_computer: bool = False,
+        meta: dict[str, Any] | None = None,
     ) -> Outcome:
-        """Save what the engine decided, in one store transaction (all events of the actions, or none)."""
+        """Save what the engine decided, in one store transaction (all events of the actions, or none),
+        with the metadata changes that go with it (``meta``; a game that ends drops its in-play keys)."""
         record = before.record
         waiting = None
-        if not new_state.over:
+        changes = dict(meta or {})
+        if new_state.over:
+            changes.update(dict.fromkeys(IN_PLAY_META))
+        else:
             waiting = before.user_of(new_state.current)
         try:
             saved = await self.store.append(
@@ -462,6 +490,7 @@ class GameService:
                 self.clock(),
                 status="finished" if new_state.over else None,
                 waiting_on=waiting,
+                meta=changes or None,
             )
         except VersionConflict:
             self._cache.pop(record.id, None)
@@ -484,7 +513,10 @@ class GameService:
             raise Refused("bot/no-permission")
         if not table.record.active:
             raise Refused("bot/closed", status=table.record.status)
+        # Move legacy notices into metadata first: abandoning deletes notices, the turn post with them.
+        await self._meta(game_id)
         record = await self.store.abandon_game(game_id, self.clock())
+        await self.store.set_game_meta(game_id, dict.fromkeys(IN_PLAY_META), self.clock())
         self._turn_posts.pop(game_id, None)
         return await self._table(record)
 
@@ -497,28 +529,96 @@ class GameService:
             table = await self.table_by_id(game_id)
             seat = self.seat_for(table, user_id)
             state = self.playing(table)
-            voted = await self.votes(game_id)
+            agreed = _user_ids((await self._meta(game_id)).get(META_AGREED))
+            voted = self._seats(table, agreed)
             if seat in voted:
                 waiting = [s for s in active_players(state) if s not in voted]
                 raise Refused("bot/already-voted", waiting=", ".join(table.speaker.seat(s) for s in waiting))
-            await self.store.schedule_notice(
-                game_id, AGREE, NEVER, self.clock(), user_id=user_id, payload={"seat": seat}
-            )
             voted.add(seat)
             waiting = [s for s in active_players(state) if s not in voted]
             if waiting:
+                votes = {META_AGREED: sorted(agreed | {user_id})}
+                await self.store.set_game_meta(game_id, votes, self.clock())
                 return table, waiting, None
+            # The last vote is not stored: the game ends with it, and ending clears the votes (_save).
             outcome = await self._apply(table, state, EndByAgreement(seat), None)
             return outcome.table, [], outcome
 
-    async def votes(self, game_id: int) -> set[int]:
-        return {
-            int(n.payload.get("seat", -1))
-            for n in await self.store.pending_notices(game_id)
-            if n.kind == AGREE
-        }
+    async def votes(self, table: Table) -> set[int]:
+        """The seats of the players who agreed to end the game (P3)."""
+        return self._seats(table, _user_ids((await self._meta(table.id)).get(META_AGREED)))
 
-    # --- bot bookkeeping kept in the store --------------------------------------------------------------
+    @staticmethod
+    def _seats(table: Table, user_ids: set[int]) -> set[int]:
+        return {s for s in (table.seat_of(u) for u in user_ids) if s is not None}
+
+    # --- bot bookkeeping kept in the store's per-game metadata -------------------------------------------
+
+    def _meta_lock(self, game_id: int) -> asyncio.Lock:
+        # Separate from the game's action lock: bookkeeping is written while an action holds that one.
+        lk = self._meta_locks.get(game_id)
+        if lk is None:
+            lk = self._meta_locks[game_id] = asyncio.Lock()
+        return lk
+
+    async def _meta(self, game_id: int) -> dict[str, Any]:
+        """The game's metadata, after moving any legacy bookkeeping notices into it (once per process)."""
+        if game_id not in self._adopted:
+            async with self._meta_lock(game_id):
+                if game_id not in self._adopted:
+                    await self._adopt_legacy(game_id)
+                    self._adopted.add(game_id)
+        return await self.store.get_game_meta(game_id)
+
+    async def _adopt_legacy(self, game_id: int) -> None:
+        """Compatibility: a database written before per-game metadata keeps the bot's bookkeeping as
+        notices due in 2100 (kinds ``turn-post``, ``pinged:<uid>``, ``agree``, ``absent:<uid>``, ``nudge``).
+
+        So that a game in play carries on after the upgrade, each one whose metadata key is missing is
+        copied into the metadata, then the old notices are deleted: a key removed later (a player back
+        from absence) must not come back from them. Remove once no such database is left.
+        """
+        old = [n for n in await self.store.pending_notices(game_id) if _is_legacy_kind(n.kind)]
+        if not old:
+            return
+        meta = await self.store.get_game_meta(game_id)
+        changes: dict[str, Any] = {}
+        pinged: dict[str, float] = {}
+        agreed: set[int] = set()
+        absent: set[int] = set()
+        nudged: list[float] = []
+        for n in old:
+            if n.kind == LEGACY_TURN_POST:
+                p = n.payload
+                changes[META_TURN_POST] = {
+                    "message": int(p["message_id"]),
+                    "since": int(p["since"]),
+                    "pinged": None if p.get("pinged") is None else float(p["pinged"]),
+                }
+            elif n.kind.startswith(LEGACY_PINGED):
+                uid = n.kind.removeprefix(LEGACY_PINGED)
+                pinged[uid] = max(pinged.get(uid, 0.0), float(n.payload["at"]))
+            elif n.kind == LEGACY_AGREE and n.user_id is not None:
+                agreed.add(n.user_id)
+            elif n.kind.startswith(LEGACY_ABSENT):
+                absent.add(int(n.kind.removeprefix(LEGACY_ABSENT)))
+            elif n.kind == LEGACY_NUDGE:
+                nudged.append(float(n.payload.get("at", 0.0)))
+        if pinged:
+            changes[META_PINGED] = pinged
+        if agreed:
+            changes[META_AGREED] = sorted(agreed)
+        if absent:
+            changes[META_ABSENT] = sorted(absent)
+        if nudged:
+            changes[META_NUDGED_AT] = max(nudged)
+        changes = {k: v for k, v in changes.items() if k not in meta}
+        try:
+            if changes:
+                await self.store.set_game_meta(game_id, changes, self.clock())
+            await self.store.cancel_notices(game_id, sorted({n.kind for n in old}))
+        except GameNotFound:
+            pass
 
     async def turn_post(self, game_id: int) -> tuple[int, int, float | None] | None:
         """(message id, version of its TurnStarted event, when its player was pinged before) of the current
@@ -526,42 +626,39 @@ class GameService:
         known = self._turn_posts.get(game_id)
         if known is not None:
             return known
-        for n in await self.store.pending_notices(game_id):
-            if n.kind == TURN_POST:
-                pinged = n.payload.get("pinged")
-                known = (
-                    int(n.payload["message_id"]),
-                    int(n.payload["since"]),
-                    None if pinged is None else float(pinged),
-                )
-        if known is not None:
-            self._turn_posts[game_id] = known
+        post = (await self._meta(game_id)).get(META_TURN_POST)
+        if not isinstance(post, dict):
+            return None
+        pinged = post.get("pinged")
+        known = (int(post["message"]), int(post["since"]), None if pinged is None else float(pinged))
+        self._turn_posts[game_id] = known
         return known
 
     async def set_turn_post(self, game_id: int, message_id: int, since: int, pinged: float | None) -> None:
         self._turn_posts[game_id] = (message_id, since, pinged)
         try:
-            await self.store.cancel_notices(game_id, [TURN_POST])
-            await self.store.schedule_notice(
+            await self._meta(game_id)  # a legacy turn-post notice must not outlive this one
+            await self.store.set_game_meta(
                 game_id,
-                TURN_POST,
-                NEVER,
+                {META_TURN_POST: {"message": message_id, "since": since, "pinged": pinged}},
                 self.clock(),
-                payload={"message_id": message_id, "since": since, "pinged": pinged},
             )
         except GameNotFound:
             pass
 
     async def last_pinged(self, game_id: int, user_id: int) -> float | None:
-        kind = pinged_kind(user_id)
-        times = [float(n.payload["at"]) for n in await self.store.pending_notices(game_id) if n.kind == kind]
-        return max(times) if times else None
+        pinged = (await self._meta(game_id)).get(META_PINGED)
+        at = pinged.get(str(user_id)) if isinstance(pinged, dict) else None
+        return None if at is None else float(at)
 
     async def set_pinged(self, game_id: int, user_id: int) -> None:
-        kind = pinged_kind(user_id)
-        await self.store.cancel_notices(game_id, [kind])
-        now = self.clock()
-        await self.store.schedule_notice(game_id, kind, NEVER, now, user_id=user_id, payload={"at": now})
+        await self._meta(game_id)
+        async with self._meta_lock(game_id):  # read, change, write: two pings at once must both count
+            pinged = (await self.store.get_game_meta(game_id)).get(META_PINGED)
+            pinged = dict(pinged) if isinstance(pinged, dict) else {}
+            now = self.clock()
+            pinged[str(user_id)] = now
+            await self.store.set_game_meta(game_id, {META_PINGED: pinged}, now)
 
     async def _prefs(self, user_id: int) -> ReminderPrefs:
         try:
@@ -651,11 +748,8 @@ class GameService:
             return DeadlinePolicy.SKIP
 
     async def absent_users(self, game_id: int) -> set[int]:
-        return {
-            n.user_id
-            for n in await self.store.pending_notices(game_id)
-            if n.user_id is not None and n.kind == absent_kind(n.user_id)
-        }
+        """The players the computer plays for (deadline policy autoplay), until they take their seat back."""
+        return _user_ids((await self._meta(game_id)).get(META_ABSENT))
 
     async def is_absent(self, game_id: int, user_id: int) -> bool:
         return user_id in await self.absent_users(game_id)
@@ -706,12 +800,11 @@ class GameService:
                     continue  # the player acted in time
                 try:
                     if self.policy(table) is DeadlinePolicy.AUTOPLAY:
-                        outcome = await self._autoplay(table, state)
+                        # The player is absent from this turn on: saved with the turn played for them.
+                        absent = await self.absent_users(table.id)
                         uid = table.current_user
-                        if uid is not None and not await self.is_absent(table.id, uid):
-                            await self.store.schedule_notice(
-                                table.id, absent_kind(uid), NEVER, now, user_id=uid, payload={"at": now}
-                            )
+                        meta = None if uid is None or uid in absent else {META_ABSENT: sorted(absent | {uid})}
+                        outcome = await self._autoplay(table, state, meta)
                     else:
                         outcome = await self._apply(table, state, SkipTurn(state.current), table.version)
                 except Refused:
@@ -719,7 +812,7 @@ class GameService:
                 out.append(outcome)
         return out
 
-    async def _autoplay(self, table: Table, state: GameState) -> Outcome:
+    async def _autoplay(self, table: Table, state: GameState, meta: dict[str, Any] | None = None) -> Outcome:
         """The engine's greedy player finishes the current turn; saved as one change (all or nothing)."""
         seat, turn = state.current, state.turn
         # Seeded from the game and its version: the same game at the same point plays the same way.
@@ -741,9 +834,9 @@ class GameService:
 
         played = await asyncio.to_thread(play)
         if played is None:  # the computer player failed or looped: the deadline's plain rule instead
-            return await self._apply(table, state, SkipTurn(seat), table.version)
+            return await self._apply(table, state, SkipTurn(seat), table.version, meta)
         new_state, events, actions = played
-        return await self._save(table, new_state, tuple(events), tuple(actions), by_computer=True)
+        return await self._save(table, new_state, tuple(events), tuple(actions), by_computer=True, meta=meta)
 
     async def take_seat_back(self, game_id: int, user_id: int) -> tuple[Table, float | None]:
         """Clear the player's absent flag: the computer no longer plays for them.
@@ -755,9 +848,10 @@ class GameService:
             table = await self.table_by_id(game_id)
             self.seat_for(table, user_id)
             self.playing(table)
-            if not await self.is_absent(game_id, user_id):
+            absent = await self.absent_users(game_id)
+            if user_id not in absent:
                 raise Refused("bot/not-absent")
-            await self.store.cancel_notices(game_id, [absent_kind(user_id)])
+            await self.store.set_game_meta(game_id, {META_ABSENT: sorted(absent - {user_id})}, self.clock())
             due = None
             if table.current_user == user_id:
                 post = await self.turn_post(game_id)
@@ -788,12 +882,11 @@ class GameService:
             if waiting == user_id:
                 raise Refused("bot/nudge-self")
             now = self.clock()
-            notices = await self.store.pending_notices(game_id)
-            last = max((float(n.payload.get("at", 0.0)) for n in notices if n.kind == NUDGE), default=None)
+            at = (await self._meta(game_id)).get(META_NUDGED_AT)
+            last = None if at is None else float(at)
             if not nudge_allowed(last, now):
                 raise Refused("bot/nudge-too-soon", at=next_nudge_at(last))
-            await self.store.cancel_notices(game_id, [NUDGE])
-            await self.store.schedule_notice(game_id, NUDGE, NEVER, now, user_id=user_id, payload={"at": now})
+            await self.store.set_game_meta(game_id, {META_NUDGED_AT: now}, now)
             return table
 
     async def events_since(self, game_id: int, since_version: int) -> list[Event]:

@@ -112,6 +112,59 @@ async def test_bookkeeping_survives_a_new_service(store):
     assert await fresh.last_pinged(out.table.id, 101) is None
 
 
+async def test_bookkeeping_is_game_metadata_not_notices(store):
+    svc = service(store)
+    out = await started(svc, 3)
+    gid = out.table.id
+    await svc.set_turn_post(gid, 4242, 9, 1.5)
+    await svc.set_pinged(gid, 100)
+    await svc.set_pinged(gid, 101)
+    await svc.agree(gid, 102)
+    meta = await store.get_game_meta(gid)
+    assert meta["turn_post"] == {"message": 4242, "since": 9, "pinged": 1.5}
+    assert set(meta["pinged"]) == {"100", "101"} and meta["agreed"] == [102]
+    assert not await store.pending_notices(gid)  # nothing bookkept as a notice any more
+    assert await service(store).votes(await svc.table_by_id(gid)) == {2}
+    # The vote that ends the game clears the in-play keys in the same write as the end; the turn post stays
+    # so that the last turn's message can still be closed.
+    await svc.agree(gid, 100)
+    await svc.agree(gid, 101)
+    meta = await store.get_game_meta(gid)
+    assert (await svc.table_by_id(gid)).record.status == "finished"
+    assert set(meta) == {"turn_post"}
+
+
+async def test_legacy_bookkeeping_notices_carry_on_after_an_upgrade(store):
+    """A database written before per-game metadata holds the bookkeeping as notices due in 2100."""
+    never = 4_102_444_800.0
+    svc = service(store)
+    out = await started(svc, 3)
+    gid = out.table.id
+    old = [
+        ("turn-post", None, {"message_id": 777, "since": 3, "pinged": 12.0}),
+        ("pinged:100", 100, {"at": 50.0}),
+        ("agree", 101, {"seat": 1}),
+        ("absent:102", 102, {"at": 60.0}),
+        ("nudge", 100, {"at": 1_800_000_000.0}),
+    ]
+    for kind, uid, payload in old:
+        await store.schedule_notice(gid, kind, never, 1.0, user_id=uid, payload=payload)
+    await store.set_game_meta(gid, {"pinged": {"100": 99.0}}, 2.0)  # metadata, where present, wins
+    fresh = service(store)
+    assert await fresh.turn_post(gid) == (777, 3, 12.0)
+    assert await fresh.last_pinged(gid, 100) == 99.0
+    table = await fresh.table_by_id(gid)
+    assert await fresh.votes(table) == {1}
+    assert await fresh.absent_users(gid) == {102}
+    with pytest.raises(Refused) as r:
+        await fresh.nudge(gid, 101 if table.current_user != 101 else 100)
+    assert r.value.code == "bot/nudge-too-soon"
+    # Moved once into metadata and deleted: a key removed later does not come back from an old notice.
+    assert not await store.pending_notices(gid)
+    await fresh.take_seat_back(gid, 102)
+    assert await service(store).absent_users(gid) == set()
+
+
 async def test_resign_agree_abandon(store):
     svc = service(store)
     out = await started(svc, 3)
