@@ -34,6 +34,7 @@ from engine.maps import LabelError
 from engine.state import GameState, Phase
 from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one, total
 
+from . import words
 from .service import Refused
 from .words import Speaker, cards_text
 
@@ -105,7 +106,7 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
     if by_symbol:
         return by_symbol[0]
     allowed = "; ".join(card_label(state, mc) for mc in options)
-    raise Refused("bot/bad-choice", what="card", value=v, allowed=f"You can play: {allowed}.")
+    raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_play(allowed))
 
 
 @dataclass(frozen=True)
@@ -310,7 +311,7 @@ def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
     if v in ("1", "2"):
         return TakeCard(seat, CardSource.FACE_UP, int(v) - 1)  # let the engine say why not
     allowed = "; ".join(c.name for c in take_choices(state)) or "nothing"
-    raise Refused("bot/bad-choice", what="card", value=v, allowed=f"You can take: {allowed}.")
+    raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_take(allowed))
 
 
 def space_code(space: Space) -> str:
@@ -322,7 +323,7 @@ def parse_space(text: str) -> Space:
         r, c = text.strip().split(".")
         return int(r), int(c)
     except ValueError:
-        raise Refused("bot/bad-choice", what="space", value=text, allowed="Pick one from the list.") from None
+        raise Refused("bot/bad-choice", what="space", value=text, allowed=words.PICK_FROM_LIST) from None
 
 
 def spaces_code(spaces: Sequence[Space]) -> str:
@@ -375,7 +376,7 @@ def parse_province(state: GameState, value: str | int | None) -> int:
             "bot/bad-choice",
             what="province",
             value=str(value),
-            allowed="Type a province number from the list offered.",
+            allowed=words.PICK_PROVINCE,
         ) from None
 
 
@@ -407,7 +408,7 @@ def parse_compensation(values: Sequence[str]) -> Cards:
     for v in values:
         sym = LETTER_SYMBOLS.get(v[:1])
         if sym is None:
-            raise Refused("bot/bad-choice", what="card", value=v, allowed="Pick cards from the list.")
+            raise Refused("bot/bad-choice", what="card", value=v, allowed=words.PICK_CARDS_FROM_LIST)
         out = add(out, one(sym))
     return out
 
@@ -445,7 +446,7 @@ def parse_symbol(value: str | None, what: str = "card") -> Symbol:
         if v in (s.value, s.letter.lower()):
             return s
     names = ", ".join(s.value for s in SYMBOLS)
-    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=f"Symbols are: {names}.")
+    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(names))
 
 
 def levy_action(state: GameState, seat: int, value: str | None) -> Levy:

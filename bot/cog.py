@@ -17,6 +17,7 @@ from engine import rules
 from engine.state import GameState, Phase
 
 from . import choices as ch
+from . import texts
 from .pictures import point_letters
 from .service import Refused, Table
 from .words import Speaker
@@ -27,15 +28,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("bot")
 
 Choices = list[app_commands.Choice[str]]
-
-# What autocomplete shows when the engine offers nothing, so that the player learns why.
-NOTHING = {
-    "occupy": "(no free province you can afford now)",
-    "takeover": "(no opponent's province you can afford now)",
-    "levy": "(no levy now: once a turn, with a card matching one of your guards)",
-    "takeback": "(you have no guard on the map)",
-    "take": "(no card left to take)",
-}
 
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
@@ -69,17 +61,17 @@ class AlexandrosCog(commands.Cog):
             if state is None or seat is None or state.over or table.record.status != "playing":
                 return []
             if state.current != seat:
-                hint = f"(it is {table.speaker.seat(state.current)}'s turn, not yours)"
+                hint = texts.not_your_turn_hint(table.speaker.seat(state.current))
                 return [app_commands.Choice(name=hint, value="-")]
             if need_phase is not None and state.phase is not need_phase:
-                hint = "(move Alexander first)" if need_phase is Phase.ACTIONS else "(you have already moved)"
+                hint = texts.MOVE_FIRST_HINT if need_phase is Phase.ACTIONS else texts.ALREADY_MOVED_HINT
                 return [app_commands.Choice(name=hint, value="-")]
             items = make(table, state, seat)
             if not items:
                 return [
                     app_commands.Choice(
-                        name=NOTHING.get(
-                            interaction.command.name if interaction.command else "", "(nothing to choose now)"
+                        name=texts.NOTHING_TO_CHOOSE.get(
+                            interaction.command.name if interaction.command else "", texts.NOTHING_NOW
                         ),
                         value="-",
                     )
@@ -170,9 +162,7 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="take", description="Action: take a face-up card or the top card of the supply")
     @app_commands.describe(card="Face-up 1, face-up 2, or the supply")
     async def take(self, interaction: discord.Interaction, card: str) -> None:
-        await self.c.act(
-            interaction, None, lambda st, s: ch.take_action(st, s, card), done="You took a card."
-        )
+        await self.c.act(interaction, None, lambda st, s: ch.take_action(st, s, card), done=texts.TOOK_CARD)
 
     @take.autocomplete("card")
     async def take_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -207,9 +197,7 @@ class AlexandrosCog(commands.Cog):
     )
     @app_commands.describe(card="A hand card matching the space under one of your guards")
     async def levy(self, interaction: discord.Interaction, card: str) -> None:
-        await self.c.act(
-            interaction, None, lambda st, s: ch.levy_action(st, s, card), done="You levied taxes."
-        )
+        await self.c.act(interaction, None, lambda st, s: ch.levy_action(st, s, card), done=texts.LEVIED)
 
     @levy.autocomplete("card")
     async def levy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -221,7 +209,7 @@ class AlexandrosCog(commands.Cog):
     @app_commands.describe(guard="One of your guards on the map")
     async def takeback(self, interaction: discord.Interaction, guard: str) -> None:
         await self.c.act(
-            interaction, None, lambda st, s: ch.takeback_action(st, s, guard), done="You took a guard back."
+            interaction, None, lambda st, s: ch.takeback_action(st, s, guard), done=texts.TOOK_GUARD_BACK
         )
 
     @takeback.autocomplete("guard")
@@ -232,7 +220,7 @@ class AlexandrosCog(commands.Cog):
 
     @group.command(name="end", description="End your turn (after moving and up to two actions)")
     async def end(self, interaction: discord.Interaction) -> None:
-        await self.c.act(interaction, None, ch.end_action, done="Your turn is over.")
+        await self.c.act(interaction, None, ch.end_action, done=texts.TURN_OVER)
 
     # --- information ----------------------------------------------------------------------------------------
 
@@ -327,4 +315,4 @@ class AdminCog(commands.Cog):
             guild = discord.Object(interaction.guild_id or 0)
             tree.copy_global_to(guild=guild)
             done = await tree.sync(guild=guild)
-        await interaction.edit_original_response(content=f"Synced {len(done)} commands.")
+        await interaction.edit_original_response(content=texts.synced(len(done)))

@@ -16,6 +16,7 @@ import discord
 
 from engine.state import Phase
 
+from . import texts
 from .choices import Choice
 
 if TYPE_CHECKING:
@@ -156,15 +157,15 @@ class GameButton(
             elif k == "end":
                 from .choices import end_action
 
-                await c.act(interaction, g, end_action, int(a[1]), done="Your turn is over.")
+                await c.act(interaction, g, end_action, int(a[1]), done=texts.TURN_OVER)
             elif k == "mgo":
                 await c.move_go(interaction, g, int(a[1]), a[2], a[3], a[4])
             elif k == "oc":
                 await c.guards_chosen(interaction, g, int(a[1]), int(a[2]), a[3])
             else:
-                await c.say(interaction, "This button is no longer in use. Look at the latest turn message.")
+                await c.say(interaction, texts.BUTTON_RETIRED)
         except (IndexError, ValueError):
-            await c.say(interaction, "This button is out of date. Look at the latest turn message.")
+            await c.say(interaction, texts.BUTTON_STALE)
 
 
 class GameSelect(
@@ -211,7 +212,7 @@ class GameSelect(
         try:
             g, ver = int(a[0]), int(a[1])
             if not values or values == ["-"]:
-                await c.say(interaction, "There was nothing to choose here.")
+                await c.say(interaction, texts.NOTHING_PICKED)
             elif k == "mc":
                 await c.move_card(interaction, g, ver, values[0])
             elif k == "mt":
@@ -225,9 +226,9 @@ class GameSelect(
             elif k == "tc":
                 await c.compensation_chosen(interaction, g, ver, int(a[2]), a[3], values)
             else:
-                await c.say(interaction, "This menu is no longer in use. Look at the latest turn message.")
+                await c.say(interaction, texts.MENU_RETIRED)
         except (IndexError, ValueError):
-            await c.say(interaction, "This menu is out of date. Look at the latest turn message.")
+            await c.say(interaction, texts.MENU_STALE)
 
 
 def _split(custom_id: str) -> tuple[str, list[str]]:

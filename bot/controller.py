@@ -34,8 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot")
 
-OOPS = "Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`."
-
 
 def png(data: bytes, name: str = "board.png", description: str | None = None) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name, description=description)
@@ -46,7 +44,7 @@ def display_name(user: discord.abc.User) -> str:
 
 
 def interaction_kind(interaction: discord.Interaction) -> str:
-    """"command alexandros move", "component alx:end:3:41"...: what the user did, for an error's log line."""
+    """What the user did, for an error's log line: "command alexandros move", "component alx:end:3:41"..."""
     if interaction.command is not None:
         return f"command {interaction.command.qualified_name}"
     data: Any = interaction.data or {}
@@ -160,7 +158,7 @@ class Controller:
                 interaction.id,
             )
             try:
-                await self.say(interaction, OOPS)
+                await self.say(interaction, texts.OOPS)
             except discord.HTTPException:
                 pass
 
@@ -206,10 +204,10 @@ class Controller:
                         "bot/bad-choice",
                         what="place",
                         value="thread",
-                        allowed="Threads can be made in text channels only; start it here instead.",
+                        allowed=texts.THREAD_NEEDS_TEXT_CHANNEL,
                     )
                 made = await parent.create_thread(
-                    name=f"Alexandros — {display_name(user)}", type=discord.ChannelType.public_thread
+                    name=texts.thread_name(display_name(user)), type=discord.ChannelType.public_thread
                 )
                 channel_id = made.id
             table = await self.service.create(
@@ -231,7 +229,7 @@ class Controller:
                 await self.service.store.update_lobby(
                     table.id, self.service.clock(), options={**table.record.options, "lobby_message": msg.id}
                 )
-                await self.say(interaction, f"Your game is open in <#{channel_id}>.")
+                await self.say(interaction, texts.opened_in(channel_id))
             else:
                 await interaction.response.send_message(texts.lobby_text(table), view=ui.lobby_view(table.id))
                 msg = await interaction.original_response()
@@ -245,7 +243,7 @@ class Controller:
         async def body() -> None:
             gid = game_id if game_id is not None else (await self.table_here(interaction)).id
             table = await self.service.join(gid, interaction.user.id, display_name(interaction.user))
-            await self._lobby_changed(interaction, table, from_button, "You joined the table.")
+            await self._lobby_changed(interaction, table, from_button, texts.JOINED)
 
         await self.guarded(interaction, body)
 
@@ -253,7 +251,7 @@ class Controller:
         async def body() -> None:
             gid = game_id if game_id is not None else (await self.table_here(interaction)).id
             table = await self.service.leave(gid, interaction.user.id)
-            await self._lobby_changed(interaction, table, from_button, "You left the table.")
+            await self._lobby_changed(interaction, table, from_button, texts.LEFT)
 
         await self.guarded(interaction, body)
 
@@ -300,7 +298,7 @@ class Controller:
                 await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
             else:
                 await self._edit_lobby(outcome.table, None)
-                await self.say(interaction, "The game has started.")
+                await self.say(interaction, texts.STARTED)
             await self.publish(outcome)
 
         await self.guarded(interaction, body)
@@ -349,7 +347,7 @@ class Controller:
             if state.over:
                 await channel.send(
                     texts.end_text(table),
-                    file=png(picture, "end.png", "the final board and scores"),
+                    file=png(picture, "end.png", texts.ALT_END),
                     allowed_mentions=discord.AllowedMentions(
                         users=[discord.Object(u) for u in table.record.user_ids]
                     ),
@@ -371,7 +369,7 @@ class Controller:
         turn_events = [e for i, e in enumerate(events) if base_version + i + 1 >= since]
         msg = await self.channel(table.record.channel_id).send(
             texts.turn_text(table, header, turn_events),
-            file=png(picture, "board.png", "the board"),
+            file=png(picture, "board.png", texts.ALT_BOARD),
             view=ui.turn_view(table),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
         )
@@ -387,7 +385,7 @@ class Controller:
         game_id: int | None,
         make: Callable[[GameState, int], Action],
         expected_version: int | None = None,
-        done: str = "Done.",
+        done: str = texts.DONE,
         update: bool = False,
     ) -> None:
         """Apply one action for the interaction's user, answer privately, and publish the outcome."""
@@ -404,8 +402,7 @@ class Controller:
             log_outcome(outcome, interaction.user.id, interaction_kind(interaction))
             seat = outcome.table.seat_of(interaction.user.id)
             mine = outcome.table.speaker.event_lines([redact(e, seat) for e in outcome.events])
-            summary = done + ("\n" + "\n".join(f"• {x}" for x in mine[:12]) if mine else "")
-            await self.show(interaction, texts.clip(summary), view=None)
+            await self.show(interaction, texts.action_summary(done, mine), view=None)
             await self.publish(outcome)
 
         await self.guarded(interaction, body)
@@ -507,9 +504,7 @@ class Controller:
                 else:
                     start, sep, end = q.partition("-")
                     if not sep:
-                        await self.say(
-                            interaction, "Write quiet hours as start-end, like 22:00-08:00, or off."
-                        )
+                        await self.say(interaction, texts.QUIET_HOURS_FORMAT)
                         return
                     changes["quiet_start"], changes["quiet_end"] = start.strip(), end.strip()
             merged = {**current, **changes}
@@ -520,21 +515,7 @@ class Controller:
                 return
             if changes:
                 await store.update_user_settings(uid, changes, self.service.clock())
-            every = (
-                "the table's interval"
-                if prefs.interval_hours is None
-                else "never"
-                if prefs.interval_hours == 0
-                else f"every {prefs.interval_hours:g} hours"
-            )
-            quiet_text = (
-                f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else "none"
-            )
-            await self.say(
-                interaction,
-                f"{'Saved. ' if changes else ''}Your reminders: {every}; quiet hours: "
-                f"{quiet_text} ({prefs.time_zone}). They apply from your next turn.",
-            )
+            await self.say(interaction, texts.reminder_settings_text(prefs, saved=bool(changes)))
 
         await self.guarded(interaction, body)
 
@@ -606,7 +587,7 @@ class Controller:
             mine = view(state, seat)
             picture = await self.pictures.hand(mine, table.speaker.seat(seat))
             await self.say(
-                interaction, texts.hand_text(table, seat), file=png(picture, "hand.png", "your hand")
+                interaction, texts.hand_text(table, seat), file=png(picture, "hand.png", texts.ALT_HAND)
             )
 
         await self.guarded(interaction, body)
@@ -663,8 +644,7 @@ class Controller:
             seat = table.seat_of(interaction.user.id)
             events = await self.service.last_events(table.id, max(40, count * 6))
             lines = table.speaker.event_lines([redact(e, seat) for e in events])[-count:]
-            text = "\n".join(f"• {x}" for x in lines) or "Nothing has happened yet."
-            await self.say(interaction, texts.clip(f"**The last {len(lines)} events**\n{text}"))
+            await self.say(interaction, texts.log_text(lines))
 
         await self.guarded(interaction, body)
 
@@ -679,9 +659,9 @@ class Controller:
             table = await self.table_here(interaction)
             outcome = await self.service.resign(table.id, interaction.user.id)
             log_outcome(outcome, interaction.user.id, "command alexandros resign")
-            await self.say(interaction, "You resigned. Your guards left the map; thanks for playing.")
+            await self.say(interaction, texts.RESIGNED)
             await self.channel(table.record.channel_id).send(
-                f"{table.speaker.seat(table.seat_of(interaction.user.id))} resigned."
+                texts.resigned_public(table.speaker.seat(table.seat_of(interaction.user.id)))
             )
             await self.publish(outcome)
 
@@ -693,10 +673,8 @@ class Controller:
             perms = getattr(interaction.user, "guild_permissions", None)
             can_manage = bool(perms and perms.manage_channels)
             await self.service.abandon(table.id, interaction.user.id, can_manage)
-            await interaction.response.send_message(
-                f"Game {table.id} was abandoned by {display_name(interaction.user)}. "
-                "The channel is free for a new game."
-            )
+            by = display_name(interaction.user)
+            await interaction.response.send_message(texts.abandoned_text(table.id, by))
             if table.record.status == "lobby":
                 await self._edit_lobby(await self.service.table_by_id(table.id), None)
             else:
@@ -718,13 +696,12 @@ class Controller:
             _, waiting, outcome = await self.service.agree(table.id, interaction.user.id)
             if outcome is None:
                 names = ", ".join(table.speaker.seat(s) for s in waiting)
-                await self.say(interaction, f"Noted: you agree to end the game. Still waiting for {names}.")
+                await self.say(interaction, texts.agree_noted(names))
                 await self.channel(table.record.channel_id).send(
-                    f"{display_name(interaction.user)} proposes to end the game now, scored as it stands. "
-                    f"The others agree with `/alexandros agree` (waiting for {names})."
+                    texts.agree_proposed(display_name(interaction.user), names)
                 )
                 return
-            await self.say(interaction, "Everyone agreed: the game ends now.")
+            await self.say(interaction, texts.ALL_AGREED)
             await self.publish(outcome)
 
         await self.guarded(interaction, body)
@@ -757,8 +734,8 @@ class Controller:
                 raise Refused("bot/no-moves")
             await self.say(
                 interaction,
-                "**Move Alexander** — step 1 of 3: pick a card.",
-                view=ui.select_view(ui.cid_select("mc", table.id, table.version), "Pick a card", cards),
+                texts.MOVE_STEP_1,
+                view=ui.select_view(ui.cid_select("mc", table.id, table.version), texts.PICK_CARD, cards),
             )
 
         await self.guarded(interaction, body)
@@ -777,17 +754,13 @@ class Controller:
             targets = rules.targets(state, mc.symbol)
             dests = ch.destination_choices(state, mc, table.speaker, point_letters(targets))
             picture = await self.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
-            more = (
-                ""
-                if len(dests) <= 25
-                else f" (the first 25 of {len(dests)}; type `/alexandros move` for all)"
-            )
             await self.show(
                 interaction,
-                f"**Move Alexander** — step 2 of 3: {ch.card_label(state, mc)}. "
-                f"Pick the point where he stops{more}.",
-                file=png(picture, "move.png", "where Alexander can go"),
-                view=ui.select_view(ui.cid_select("mt", table.id, version, card), "Pick a point", dests[:25]),
+                texts.move_step_2(ch.card_label(state, mc), ch.MAX_CHOICES, len(dests)),
+                file=png(picture, "move.png", texts.ALT_MOVE),
+                view=ui.select_view(
+                    ui.cid_select("mt", table.id, version, card), texts.PICK_POINT, dests[: ch.MAX_CHOICES]
+                ),
             )
 
         await self.guarded(interaction, body)
@@ -813,12 +786,11 @@ class Controller:
             )
             await self.show(
                 interaction,
-                f"**Move Alexander** — step 3 of 3: {len(paths)} paths to {to.split('@')[0]} differ in their "
-                "walls. Pick one.",
-                file=png(picture, "paths.png", "the paths"),
+                texts.move_step_3(len(paths), to.split("@")[0]),
+                file=png(picture, "paths.png", texts.ALT_PATHS),
                 view=ui.select_view(
                     ui.cid_select("mp", table.id, version, card, to),
-                    "Pick a path",
+                    texts.PICK_PATH,
                     ch.path_choices(state, dest.corner.point),
                 ),
             )
@@ -860,8 +832,8 @@ class Controller:
         label = ch.path_label(int(path), option)
         await self.show(
             interaction,
-            f"**Move Alexander** — {ch.card_label(state, ch.parse_card(state, card))}, to {label}. Confirm?",
-            file=png(picture, "path.png", "the chosen path"),
+            texts.move_confirm(ch.card_label(state, ch.parse_card(state, card)), label),
+            file=png(picture, "path.png", texts.ALT_PATH),
             view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
         )
 
@@ -873,7 +845,7 @@ class Controller:
             game_id,
             lambda st, seat: ch.move_action(st, seat, card, to, path),
             expected_version=version,
-            done="Alexander moved.",
+            done=texts.MOVED,
             update=True,
         )
 
@@ -891,8 +863,8 @@ class Controller:
                 cards = ch.card_choices(state)
                 await self.say(
                     interaction,
-                    "Pick a card to move with:",
-                    view=ui.select_view(ui.cid_select("mc", table.id, table.version), "Pick a card", cards),
+                    texts.PICK_MOVE_CARD,
+                    view=ui.select_view(ui.cid_select("mc", table.id, table.version), texts.PICK_CARD, cards),
                 )
                 return
             mc = ch.parse_card(state, card)
@@ -906,14 +878,12 @@ class Controller:
                 )
                 await self.say(
                     interaction,
-                    f"{ch.card_label(state, mc)}: Alexander can stop at "
-                    + ", ".join(c.value.split("@")[0] for c in dests)
-                    + ". Pick one:",
-                    file=png(picture, "move.png", "where Alexander can go"),
+                    texts.move_points(ch.card_label(state, mc), [c.value.split("@")[0] for c in dests]),
+                    file=png(picture, "move.png", texts.ALT_MOVE),
                     view=ui.select_view(
                         ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
-                        "Pick a point",
-                        dests[:25],
+                        texts.PICK_POINT,
+                        dests[: ch.MAX_CHOICES],
                     ),
                 )
                 return
@@ -927,11 +897,11 @@ class Controller:
                 )
                 await self.say(
                     interaction,
-                    f"{len(paths)} paths differ in their walls. Pick one:",
-                    file=png(picture, "paths.png", "the paths"),
+                    texts.move_paths(len(paths)),
+                    file=png(picture, "paths.png", texts.ALT_PATHS),
                     view=ui.select_view(
                         ui.cid_select("mp", table.id, table.version, ch.card_code(mc), to),
-                        "Pick a path",
+                        texts.PICK_PATH,
                         ch.path_choices(state, dest.corner.point),
                     ),
                 )
@@ -941,7 +911,7 @@ class Controller:
                 table.id,
                 lambda st, s: ch.move_action(st, s, card, to, path if (path or offered) else "1"),
                 expected_version=table.version,
-                done="Alexander moved.",
+                done=texts.MOVED,
             )
 
         await self.guarded(interaction, body)
@@ -955,8 +925,8 @@ class Controller:
             menu = ch.action_menu(state, seat, table.speaker)
             await self.say(
                 interaction,
-                f"**Actions** — {texts.can_do(table)}",
-                view=ui.select_view(ui.cid_select("act", table.id, table.version), "Pick an action", menu),
+                texts.actions_prompt(table),
+                view=ui.select_view(ui.cid_select("act", table.id, table.version), texts.PICK_ACTION, menu),
             )
 
         await self.guarded(interaction, body)
@@ -971,7 +941,7 @@ class Controller:
                 game_id,
                 lambda st, s: ch.take_action(st, s, arg),
                 version,
-                done="You took a card.",
+                done=texts.TOOK_CARD,
                 update=True,
             )
         elif kind == "levy":
@@ -980,7 +950,7 @@ class Controller:
                 game_id,
                 lambda st, s: ch.levy_action(st, s, arg),
                 version,
-                done="You levied taxes.",
+                done=texts.LEVIED,
                 update=True,
             )
         elif kind == "back":
@@ -989,15 +959,13 @@ class Controller:
                 game_id,
                 lambda st, s: ch.takeback_action(st, s, arg),
                 version,
-                done="You took a guard back.",
+                done=texts.TOOK_GUARD_BACK,
                 update=True,
             )
         elif kind == "occ":
             await self.province(interaction, game_id, int(arg), version, update=True)
         else:
-            await self.act(
-                interaction, game_id, ch.end_action, version, done="Your turn is over.", update=True
-            )
+            await self.act(interaction, game_id, ch.end_action, version, done=texts.TURN_OVER, update=True)
 
     async def province(
         self,
@@ -1048,12 +1016,12 @@ class Controller:
             picture = await self.pictures.province_preview(view(state, seat), pid, plan, table.names)
             spaces = ch.guard_space_choices(state, pid, table.speaker)
             guards_left = state.players[seat].guards_in_supply
-            verb = "Take over" if owner is not None else "Occupy"
-            sp = table.speaker
-            text = (
-                f"**{verb} province {pid}** — cheapest: guards on {sp.spaces(plan.guards) if plan else '-'}, "
-                f"paying {ch.cards_text(plan.paid) if plan else '-'}. Use it, or choose the guards' spaces "
-                f"(up to {guards_left})."
+            text = texts.province_prompt(
+                owner is not None,
+                pid,
+                table.speaker.spaces(plan.guards) if plan else "-",
+                ch.cards_text(plan.paid) if plan else "-",
+                guards_left,
             )
             gview = ui.province_view(
                 table.id,
@@ -1064,7 +1032,7 @@ class Controller:
                 ch.spaces_code(plan.guards) if plan else None,
             )
             await self.show(
-                interaction, texts.clip(text), file=png(picture, "province.png", "the province"), view=gview
+                interaction, text, file=png(picture, "province.png", texts.ALT_PROVINCE), view=gview
             )
 
         await self.guarded(interaction, body)
@@ -1095,7 +1063,7 @@ class Controller:
                     game_id,
                     lambda st, s: ch.occupy_action(st, s, pid, spaces),
                     version,
-                    done=f"Province {pid} is yours.",
+                    done=texts.province_taken(pid),
                     update=True,
                 )
                 return
@@ -1114,11 +1082,10 @@ class Controller:
             owner = rules.province_owner(state, state.province_by_id[pid])
             await self.show(
                 interaction,
-                f"**Take over province {pid}** — you pay {ch.cards_text(paid)}. Choose the {size} card"
-                f"{'s' if size != 1 else ''} {table.speaker.seat(owner)} receives.",
+                texts.compensation_prompt(pid, ch.cards_text(paid), size, table.speaker.seat(owner)),
                 view=ui.select_view(
                     ui.cid_select("tc", table.id, version, pid, ch.spaces_code(spaces)),
-                    f"Pick {size} cards",
+                    texts.pick_cards(size),
                     ch.compensation_choices(paid),
                     size,
                     size,
@@ -1142,6 +1109,6 @@ class Controller:
             game_id,
             lambda st, s: ch.occupy_action(st, s, pid, spaces, ch.parse_compensation(values)),
             version,
-            done=f"Province {pid} is yours.",
+            done=texts.province_taken(pid),
             update=True,
         )

@@ -60,7 +60,7 @@ from .schedule import (
     quiet_until,
     turn_deadline,
 )
-from .words import Speaker
+from .words import POLICY_CHOICES, Speaker
 
 Clock = Callable[[], float]
 SeedSource = Callable[[], int]
@@ -324,7 +324,7 @@ class GameService:
                     "bot/bad-choice",
                     what="deadline policy",
                     value=deadline_policy,
-                    allowed="Choose skip or autoplay.",
+                    allowed=POLICY_CHOICES,
                 ) from None
             options["deadline_policy"] = policy.value
         elif deadline_policy:

@@ -1,7 +1,10 @@
-"""The text of the bot's public messages (lobby, turn, status, end), built from a Table. Discord-free.
+"""Every sentence the bot posts or answers, built from plain values. Discord-free.
 
-Public texts are made only from public facts (views, redacted events); Discord formatting is plain
-markdown, ``<@id>`` mentions and ``<t:unix:R>`` timestamps.
+Public messages (lobby, turn, status, end, reminders) and private answers (what an action did, the steps of
+a guided move, reminder settings, autocomplete hints) live here, next to ``bot.words`` (refusals, event
+lines and names of things), so that the wording can be read and changed in one place. Public texts are
+made only from public facts (views, redacted events); Discord formatting is plain markdown, ``<@id>``
+mentions and ``<t:unix:R>`` timestamps.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from engine.symbols import total
 from engine.views import redact, view
 from storage import GameRecord
 
-from .schedule import DeadlinePolicy, format_timestamp
+from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .service import Table
 from .words import END_REASONS, cards_text
 
@@ -256,3 +259,180 @@ def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dic
             line += f", deadline {when(deadline[record.id])}"
         lines.append(line + ".")
     return clip("\n".join(lines))
+
+
+# --- private answers: the lobby, errors, leaving and ending ----------------------------------------------
+
+OOPS = "Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`."
+THREAD_NEEDS_TEXT_CHANNEL = "Threads can be made in text channels only; start it here instead."
+JOINED = "You joined the table."
+LEFT = "You left the table."
+STARTED = "The game has started."
+RESIGNED = "You resigned. Your guards left the map; thanks for playing."
+ALL_AGREED = "Everyone agreed: the game ends now."
+NOTHING_YET = "Nothing has happened yet."
+
+
+def thread_name(creator: str) -> str:
+    return f"Alexandros — {creator}"
+
+
+def opened_in(channel_id: int) -> str:
+    return f"Your game is open in <#{channel_id}>."
+
+
+def resigned_public(name: str) -> str:
+    return f"{name} resigned."
+
+
+def abandoned_text(game_id: int, by: str) -> str:
+    return f"Game {game_id} was abandoned by {by}. The channel is free for a new game."
+
+
+def agree_noted(waiting: str) -> str:
+    return f"Noted: you agree to end the game. Still waiting for {waiting}."
+
+
+def agree_proposed(by: str, waiting: str) -> str:
+    return (
+        f"{by} proposes to end the game now, scored as it stands. "
+        f"The others agree with `/alexandros agree` (waiting for {waiting})."
+    )
+
+
+def log_text(lines: Sequence[str]) -> str:
+    """``/alexandros log``: the last events, one bullet each."""
+    body = "\n".join(f"• {x}" for x in lines) or NOTHING_YET
+    return clip(f"**The last {len(lines)} events**\n{body}")
+
+
+# --- private answers: what an action did ---------------------------------------------------------------
+
+DONE = "Done."
+MOVED = "Alexander moved."
+TOOK_CARD = "You took a card."
+LEVIED = "You levied taxes."
+TOOK_GUARD_BACK = "You took a guard back."
+TURN_OVER = "Your turn is over."
+
+
+def province_taken(province: int) -> str:
+    return f"Province {province} is yours."
+
+
+def action_summary(done: str, lines: Sequence[str]) -> str:
+    """What an action did, for the one who made it: ``done`` and the first lines of its events."""
+    return clip(done + ("\n" + "\n".join(f"• {x}" for x in lines[:12]) if lines else ""))
+
+
+# --- guided flows: prompts and select placeholders -----------------------------------------------------
+
+PICK_CARD = "Pick a card"
+PICK_POINT = "Pick a point"
+PICK_PATH = "Pick a path"
+PICK_ACTION = "Pick an action"
+MOVE_STEP_1 = "**Move Alexander** — step 1 of 3: pick a card."
+PICK_MOVE_CARD = "Pick a card to move with:"
+
+
+def pick_cards(count: int) -> str:
+    return f"Pick {count} cards"
+
+
+def move_step_2(card: str, shown: int, total: int) -> str:
+    more = "" if total <= shown else f" (the first {shown} of {total}; type `/alexandros move` for all)"
+    return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}."
+
+
+def move_step_3(count: int, point: str) -> str:
+    return f"**Move Alexander** — step 3 of 3: {count} paths to {point} differ in their walls. Pick one."
+
+
+def move_confirm(card: str, path: str) -> str:
+    return f"**Move Alexander** — {card}, to {path}. Confirm?"
+
+
+def move_points(card: str, points: Sequence[str]) -> str:
+    return f"{card}: Alexander can stop at " + ", ".join(points) + ". Pick one:"
+
+
+def move_paths(count: int) -> str:
+    return f"{count} paths differ in their walls. Pick one:"
+
+
+def actions_prompt(table: Table) -> str:
+    return f"**Actions** — {can_do(table)}"
+
+
+def province_prompt(takeover: bool, province: int, guards: str, paid: str, guards_left: int) -> str:
+    """The occupy / take-over preview: the cheapest plan (``guards``, ``paid``), and the choice of spaces."""
+    verb = "Take over" if takeover else "Occupy"
+    return clip(
+        f"**{verb} province {province}** — cheapest: guards on {guards}, paying {paid}. Use it, or choose "
+        f"the guards' spaces (up to {guards_left})."
+    )
+
+
+def compensation_prompt(province: int, paid: str, size: int, owner: str) -> str:
+    return (
+        f"**Take over province {province}** — you pay {paid}. Choose the {size} card"
+        f"{'s' if size != 1 else ''} {owner} receives."
+    )
+
+
+# Pictures' descriptions (alt text), read out by screen readers.
+ALT_BOARD = "the board"
+ALT_END = "the final board and scores"
+ALT_HAND = "your hand"
+ALT_MOVE = "where Alexander can go"
+ALT_PATHS = "the paths"
+ALT_PATH = "the chosen path"
+ALT_PROVINCE = "the province"
+
+
+# --- reminder settings ---------------------------------------------------------------------------------
+
+QUIET_HOURS_FORMAT = "Write quiet hours as start-end, like 22:00-08:00, or off."
+
+
+def reminder_settings_text(prefs: ReminderPrefs, saved: bool) -> str:
+    """``/alexandros reminders``: the player's settings as they now stand."""
+    if prefs.interval_hours is None:
+        every = "the table's interval"
+    elif prefs.interval_hours == 0:
+        every = "never"
+    else:
+        every = f"every {prefs.interval_hours:g} hours"
+    quiet = f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else "none"
+    return (
+        f"{'Saved. ' if saved else ''}Your reminders: {every}; quiet hours: {quiet} ({prefs.time_zone}). "
+        "They apply from your next turn."
+    )
+
+
+# --- autocomplete hints and old components ---------------------------------------------------------------
+
+# What autocomplete shows when the engine offers nothing, so that the player learns why (by command name).
+NOTHING_TO_CHOOSE = {
+    "occupy": "(no free province you can afford now)",
+    "takeover": "(no opponent's province you can afford now)",
+    "levy": "(no levy now: once a turn, with a card matching one of your guards)",
+    "takeback": "(you have no guard on the map)",
+    "take": "(no card left to take)",
+}
+NOTHING_NOW = "(nothing to choose now)"
+MOVE_FIRST_HINT = "(move Alexander first)"
+ALREADY_MOVED_HINT = "(you have already moved)"
+BUTTON_RETIRED = "This button is no longer in use. Look at the latest turn message."
+BUTTON_STALE = "This button is out of date. Look at the latest turn message."
+MENU_RETIRED = "This menu is no longer in use. Look at the latest turn message."
+MENU_STALE = "This menu is out of date. Look at the latest turn message."
+NOTHING_PICKED = "There was nothing to choose here."
+
+
+def not_your_turn_hint(current: str) -> str:
+    return f"(it is {current}'s turn, not yours)"
+
+
+def synced(count: int) -> str:
+    return f"Synced {count} commands."

@@ -402,6 +402,25 @@ _REFUSALS: dict[str, Refusal] = {
 }
 
 
+# The ``allowed`` part of a "bot/bad-choice" refusal: what the player may type or pick instead.
+PICK_FROM_LIST = "Pick one from the list."
+PICK_CARDS_FROM_LIST = "Pick cards from the list."
+PICK_PROVINCE = "Type a province number from the list offered."
+POLICY_CHOICES = "Choose skip or autoplay."
+
+
+def can_play(labels: str) -> str:
+    return f"You can play: {labels}."
+
+
+def can_take(labels: str) -> str:
+    return f"You can take: {labels}."
+
+
+def symbols_are(names: str) -> str:
+    return f"Symbols are: {names}."
+
+
 def _when(at: Any) -> str:
     # A Discord timestamp: each reader sees it in their own time zone, and it never goes stale.
     return format_timestamp(float(at)) if at is not None else "later"

@@ -1,7 +1,10 @@
-"""Every refusal code has a sentence that uses its details; event lines never name a hidden card."""
+"""Every refusal code has a sentence that uses its details; event lines never name a hidden card; the
+wording lives in bot.texts and bot.words only."""
 
 from __future__ import annotations
 
+import ast
+import pathlib
 import re
 from typing import Any
 
@@ -178,3 +181,50 @@ def test_the_deal_is_told_as_a_deal_and_names_no_card() -> None:
     assert any("was chosen to start" in line for line in lines)
     for sym in Symbol:
         assert all(f"({sym.value})" not in line for line in lines)
+
+
+def _sentences(path: pathlib.Path) -> list[tuple[int, str]]:
+    """String literals that read like a sentence to a user (a space, and closing punctuation), outside
+    docstrings, log calls, exception messages for developers and slash-command descriptions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip: set[int] = set()
+
+    def skip_all(node: ast.AST) -> None:
+        skip.update(id(sub) for sub in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                skip.add(id(first.value))
+        if isinstance(node, ast.Raise) and node.exc is not None:
+            if not (isinstance(node.exc, ast.Call) and getattr(node.exc.func, "id", "") == "Refused"):
+                skip_all(node.exc)
+        if isinstance(node, ast.Call):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            owner = getattr(f.value, "id", "") if isinstance(f, ast.Attribute) else ""
+            if owner == "log" or name in ("describe", "command", "Group"):
+                skip_all(node)
+            for kw in node.keywords:
+                if kw.arg == "description":
+                    skip_all(kw.value)
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = node.value.strip()
+        elif isinstance(node, ast.JoinedStr):
+            text = "".join(v.value for v in node.values if isinstance(v, ast.Constant)).strip()
+        else:
+            continue
+        if " " in text and text[-1:] in ".!?:":
+            found.append((node.lineno, text))
+    return found
+
+
+@pytest.mark.parametrize("name", ["controller.py", "cog.py", "components.py", "service.py"])
+def test_no_sentence_is_written_outside_texts_and_words(name):
+    path = pathlib.Path(__file__).parents[2] / "bot" / name
+    assert _sentences(path) == [], "move these sentences into bot/texts.py or bot/words.py"
