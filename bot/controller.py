@@ -18,6 +18,7 @@ from engine import rules
 from engine.actions import Action
 from engine.notation import format_action
 from engine.state import GameState, Phase
+from engine.symbols import contains, missing
 from engine.views import redact, view
 from storage import Notice
 
@@ -1070,12 +1071,11 @@ class Controller:
             await self.defer_update(interaction)
             paid = ch.paid_cards(state, seat, pid, spaces)
             hand = state.players[seat].hand
-            if any(h < n for h, n in zip(hand, paid, strict=True)):
-                plan_missing = tuple(max(0, n - h) for h, n in zip(hand, paid, strict=True))
+            if not contains(hand, paid):
                 p = state.province_by_id[pid]
                 raise Refused(
                     "takeover/missing-cards",
-                    missing=plan_missing,
+                    missing=missing(hand, paid),
                     removal=rules.removal_cost(state, p),
                     cost=rules.occupation_cost(state, p, spaces),
                 )
