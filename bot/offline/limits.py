@@ -8,6 +8,7 @@ Discord would answer such requests with HTTP 400, or silently truncate; offline 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 CONTENT_MAX = 2000
@@ -111,7 +112,7 @@ def check_embeds(embeds: list[dict[str, Any]]) -> list[str]:
     return out
 
 
-def _walk(components: list[dict[str, Any]]):
+def _walk(components: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for c in components:
         yield c
         yield from _walk(c.get("components") or [])

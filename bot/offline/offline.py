@@ -151,7 +151,7 @@ def parse_multipart(form: Iterable[dict[str, Any]]) -> tuple[dict[str, Any] | No
         if part.get("name") == "payload_json":
             payload = json.loads(part["value"])
             continue
-        value = part.get("value")
+        value: Any = part.get("value")
         if hasattr(value, "read"):
             pos = value.tell() if hasattr(value, "tell") else None
             data = value.read()
@@ -229,11 +229,11 @@ def block_network(attempts: list[str] | None = None) -> Iterator[list[str]]:
             seen.append(f"connect {address!r}")
             raise NetworkBlocked(f"network access attempted: connect {address!r}")
 
-    def connect(sock: socket.socket, address: Any) -> Any:
+    def connect(sock: Any, address: Any) -> None:
         guard(sock, address)
-        return orig_connect(sock, address)
+        orig_connect(sock, address)
 
-    def connect_ex(sock: socket.socket, address: Any) -> Any:
+    def connect_ex(sock: Any, address: Any) -> int:
         guard(sock, address)
         return orig_connect_ex(sock, address)
 
@@ -247,8 +247,8 @@ def block_network(attempts: list[str] | None = None) -> Iterator[list[str]]:
 
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
-    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
-    socket.create_connection = create_connection  # type: ignore[assignment]
+    socket.getaddrinfo = getaddrinfo
+    socket.create_connection = create_connection
     try:
         yield seen
     finally:
@@ -578,8 +578,8 @@ class OfflineDiscord:
         bot = self.bot
         assert bot is not None
         tree = bot.tree
-        scopes: list[int | None] = [None, *tree._guild_commands.keys()]  # type: ignore[attr-defined]
-        scopes += [g for (_, g, _) in tree._context_menus if g is not None and g not in scopes]  # type: ignore
+        scopes: list[int | None] = [None, *tree._guild_commands.keys()]
+        scopes += [g for (_, g, _) in tree._context_menus if g is not None and g not in scopes]
         self.tree_payload = {}
         for scope in scopes:
             cmds = tree._get_all_commands(guild=None if scope is None else discord.Object(scope))
@@ -632,7 +632,9 @@ class OfflineDiscord:
         root, _, _, _ = self._resolve_command(path, self.channels[channel_id or self.channel_id])
         return root
 
-    def _resolve_command(self, path: str, channel: dict[str, Any]):
+    def _resolve_command(
+        self, path: str, channel: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, int]], int | None]:
         tokens = [t for t in re.split(r"[ ./]+", path.strip()) if t]
         if not tokens:
             raise HarnessError("empty command path")
@@ -1170,10 +1172,10 @@ class OfflineDiscord:
             resolved.setdefault("roles", {})[str(vid)] = self.roles[vid]
         elif vid in self.channels:
             ch = self.channels[vid]
-            resolved.setdefault("channels", {})[str(vid)] = {
-                **{k: ch[k] for k in ("id", "type", "name", "parent_id", "thread_metadata") if k in ch},
-                "permissions": str(ALL_PERMISSIONS),
+            entry: dict[str, Any] = {
+                k: ch[k] for k in ("id", "type", "name", "parent_id", "thread_metadata") if k in ch
             }
+            resolved.setdefault("channels", {})[str(vid)] = {**entry, "permissions": str(ALL_PERMISSIONS)}
         else:
             raise HarnessError(f"unknown user, role or channel {value!r}")
         return str(vid)
@@ -1415,7 +1417,7 @@ class OfflineDiscord:
         files: list[SentFile],
         existing: list[dict[str, Any]],
         blobs: dict[str, bytes],
-    ):
+    ) -> tuple[list[dict[str, Any]], dict[str, bytes]]:
         entries = data.get("attachments")
         if entries is None:
             if not files:
@@ -1474,7 +1476,8 @@ class OfflineDiscord:
 
     def _h_sync(self, req: Request, args: dict[str, str]) -> Any:
         scope = int(args["guild_id"]) if "guild_id" in args else None
-        out = [self._with_ids(c, scope) for c in req.payload or []]  # type: ignore[union-attr]
+        commands_sent: list[dict[str, Any]] = req.payload if isinstance(req.payload, list) else []
+        out = [self._with_ids(c, scope) for c in commands_sent]
         self.synced[scope] = out
         return out
 

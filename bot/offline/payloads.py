@@ -102,7 +102,7 @@ class FakeUser:
 
 def role_json(
     role_id: int, name: str, *, permissions: int = DEFAULT_MEMBER_PERMISSIONS, position: int = 0
-) -> dict:
+) -> dict[str, Any]:
     return {
         "id": str(role_id),
         "name": name,
@@ -169,10 +169,10 @@ def guild_json(
     name: str,
     *,
     owner_id: int,
-    roles: list[dict],
-    channels: list[dict],
-    threads: list[dict],
-    members: list[dict],
+    roles: list[dict[str, Any]],
+    channels: list[dict[str, Any]],
+    threads: list[dict[str, Any]],
+    members: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """A GUILD_CREATE-like payload: enough for discord.py to cache the guild with its channels."""
     return {
@@ -277,7 +277,7 @@ def message_json(
 
 def attachment_json(
     attachment_id: int, channel_id: int, filename: str, data: bytes, description: str | None
-) -> dict:
+) -> dict[str, Any]:
     url = f"https://cdn.discordapp.com/attachments/{channel_id}/{attachment_id}/{filename}"
     out: dict[str, Any] = {
         "id": str(attachment_id),

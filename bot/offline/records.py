@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,7 +223,7 @@ class StoredMessage:
             for a in self.json.get("attachments") or []
         ]
 
-    def walk_components(self):
+    def walk_components(self) -> Iterator[dict[str, Any]]:
         stack = list(self.components)
         while stack:
             c = stack.pop(0)
