@@ -10,7 +10,16 @@ import pytest
 from engine import ai, rules
 from engine.actions import EndTurn, Levy, Move
 from engine.state import Phase
-from tests.bot.driver import NAMES, POINTS_MAP, WALLS_MAP, Game, bot_factory, harness, play_whole_game
+from tests.bot.driver import (
+    CHANNEL,
+    NAMES,
+    POINTS_MAP,
+    WALLS_MAP,
+    Game,
+    bot_factory,
+    harness,
+    play_whole_game,
+)
 from tests.harness.limits import check_command_tree
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -299,7 +308,9 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
             assert r.ephemeral and "no game in this channel" in r.content and "/alexandros new" in r.content
         # An abandoned game shows too, as abandoned; a table closed in the lobby shows its lobby text.
         g2 = await started(d, 2)
+        turn = next(m for m in reversed(d.channel_messages(CHANNEL)) if m.custom_ids)
         await d.slash(g2.users[0], "alexandros abandon")
+        assert not d.message(turn.id).custom_ids  # the turn message (found in the metadata) lost its buttons
         r = await d.slash(a, "alexandros status")
         assert r.ephemeral and f"game {g2.game_id}** (abandoned)" in r.content and "Turn " not in r.content
         r = await d.slash(a, "alexandros board")

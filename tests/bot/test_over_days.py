@@ -198,6 +198,8 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         assert f"<@{absent.id}>" in log_line.content and not log_line.pinged_user_ids
         assert "/alexandros back" in log_line.content
         assert [q.pinged_user_ids for q in sent if q.pinged_user_ids] == [{other.id}]
+        # The absence is game metadata, written with the turn played for them (one store write).
+        assert (await d.bot.service.store.get_game_meta(g.game_id))["absent"] == [absent.id]
         g.check_public()
 
         # While absent, their next turn is played as soon as it starts (on the next round).
