@@ -384,13 +384,6 @@ def _take_card(tx: _Tx, action: TakeCard) -> None:
     tx.emit(CardTaken(action.player, CardSource.SUPPLY, None, symbol))
 
 
-def _province(st: GameState, pid: int) -> Province:
-    p = st.province_by_id.get(pid)
-    if p is None:
-        raise IllegalAction("province/unknown", province=pid)
-    return p
-
-
 def _check_guards(st: GameState, player: int, province: Province, guards: tuple[Space, ...]) -> None:
     """R6.1-R6.2: at least one guard, within the supply, each on its own symbol space of the province."""
     if not guards:
@@ -409,12 +402,7 @@ def _check_guards(st: GameState, player: int, province: Province, guards: tuple[
 
 def _occupy(tx: _Tx, action: Occupy) -> None:
     st = tx.state
-    province = _province(st, action.province)
-    owner = rules.province_owner(st, province)
-    if owner is not None:
-        raise IllegalAction("occupy/not-free", province=province.id, owner=owner)
-    if not rules.province_symbol_spaces(st, province):
-        raise IllegalAction("occupy/no-symbol-space", province=province.id)
+    province = rules.check_province_action(st, action.player, action.province, takeover=False)
     _check_guards(st, action.player, province, action.guards)
     cost = rules.occupation_cost(st, province, action.guards)
     hand = st.players[action.player].hand
@@ -428,16 +416,13 @@ def _occupy(tx: _Tx, action: Occupy) -> None:
 def _take_over(tx: _Tx, action: TakeOver) -> None:
     """R6.3-R6.5: remove and occupy as one action, then compensate the loser (not in 2-player games)."""
     st = tx.state
-    province = _province(st, action.province)
+    province = rules.check_province_action(st, action.player, action.province, takeover=True)
     owner = rules.province_owner(st, province)
-    if owner is None:
-        raise IllegalAction("takeover/free", province=province.id)
-    if owner == action.player:
-        raise IllegalAction("takeover/own-province", province=province.id)
+    assert owner is not None
     _check_guards(st, action.player, province, action.guards)
     removal = rules.removal_cost(st, province)
     cost = rules.occupation_cost(st, province, action.guards)
-    paid = add(removal, cost)
+    paid = rules.takeover_price(st, province, action.guards)
     hand = st.players[action.player].hand
     if not contains(hand, paid):
         raise IllegalAction(

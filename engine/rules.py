@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from engine.actions import MoveWay
+from engine.errors import IllegalAction
 from engine.geometry import Point, Side, Space, corners, side
 from engine.maps import SideKind
 from engine.state import ACTIONS_PER_TURN, GameState, Phase, Province
@@ -357,6 +358,36 @@ def compensation_size(state: GameState, paid: Cards) -> int:
     return (total(paid) + 1) // 2
 
 
+def takeover_price(state: GameState, province: Province, guards: tuple[Space, ...]) -> Cards:
+    """R6.3: every card a take-over with these guards costs: the removal and the occupation together."""
+    return add(removal_cost(state, province), occupation_cost(state, province, guards))
+
+
+def check_province_action(state: GameState, player: int, province_id: int, takeover: bool | None) -> Province:
+    """The checks of R6 that come before any guard is chosen; raise IllegalAction when one fails.
+
+    ``takeover`` False asks about occupying, True about taking over, None about whichever the owner allows.
+    """
+    if state.phase is Phase.MOVE:
+        raise IllegalAction("turn/move-first")
+    if actions_left(state) == 0:
+        raise IllegalAction("turn/no-actions-left")
+    province = state.province_by_id.get(province_id)
+    if province is None:
+        raise IllegalAction("province/unknown", province=province_id)
+    owner = province_owner(state, province)
+    if takeover is not True and owner is not None and (takeover is False or owner == player):
+        code = "occupy/not-free" if takeover is False else "takeover/own-province"
+        raise IllegalAction(code, province=province_id, owner=owner)
+    if takeover is True and owner is None:
+        raise IllegalAction("takeover/free", province=province_id)
+    if takeover is True and owner == player:
+        raise IllegalAction("takeover/own-province", province=province_id)
+    if not province_symbol_spaces(state, province):
+        raise IllegalAction("occupy/no-symbol-space", province=province_id)
+    return province
+
+
 @dataclass(frozen=True)
 class OccupyPlan:
     """The fewest guards that make occupying (or taking over) a province affordable, and its price."""
@@ -456,6 +487,21 @@ def levy_cards(state: GameState, player: int) -> list[Symbol]:
     pl = state.players[player]
     under = {state.map.symbol[s] for s in pl.guards}
     return [sym for sym in SYMBOLS if sym in under and pl.hand[sym.ordinal] > 0]
+
+
+def can_levy(state: GameState, player: int) -> bool:
+    """R7.1, R7.2: an action is left, no levy yet this turn, and a hand card matches one of the guards."""
+    return (
+        state.current == player
+        and actions_left(state) > 0
+        and not state.levied
+        and bool(levy_cards(state, player))
+    )
+
+
+def supply_can_give(state: GameState) -> bool:
+    """R5.3: a card can come from the supply (or from the discard pile, shuffled into a new supply)."""
+    return bool(state.supply) or total(state.discard) > 0
 
 
 def levy_scores(state: GameState) -> list[tuple[int, tuple[int, ...]]]:

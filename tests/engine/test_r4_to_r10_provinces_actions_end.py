@@ -358,3 +358,37 @@ def test_p3_agreed_end_scores_the_game_as_it_stands() -> None:
     after, _ = apply(replace(st, players=players), EndByAgreement(1))
     assert after.result is not None
     assert (after.result.reason, after.result.winners) == (EndReason.AGREED, (2,))
+
+
+def test_r6_queries_answer_before_guards_are_chosen() -> None:
+    st = position(STRIP, players=3, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand(T)})
+    left, right = st.province_of[(0, 0)], st.province_of[(0, 5)]
+    assert rules.check_province_action(st, 0, right, takeover=None).id == right  # free: occupy
+    assert rules.check_province_action(st, 0, left, takeover=None).id == left  # yellow's: take over
+    for pid, takeover, code in [
+        (left, False, "occupy/not-free"),
+        (right, True, "takeover/free"),
+        (99, None, "province/unknown"),
+    ]:
+        with pytest.raises(IllegalAction) as err:
+            rules.check_province_action(st, 0, pid, takeover=takeover)
+        assert err.value.code == code
+    with pytest.raises(IllegalAction) as err:
+        rules.check_province_action(st, 1, left, takeover=None)
+    assert err.value.code == "takeover/own-province"
+    with pytest.raises(IllegalAction) as err:
+        rules.check_province_action(replace(st, phase=Phase.MOVE), 0, right, takeover=None)
+    assert err.value.code == "turn/move-first"
+    province = st.province_by_id[left]
+    assert rules.takeover_price(st, province, ((0, 1),)) == hand(H, H, T, A, L, T)
+
+
+def test_r7_1_r7_2_can_levy_and_r5_3_supply_can_give() -> None:
+    st = _islands(hands={0: hand(S, T)})
+    assert rules.can_levy(st, 0) and not rules.can_levy(st, 1)  # seat 1 is not playing
+    levied, _ = apply(st, Levy(0, S))
+    assert not rules.can_levy(levied, 0)  # R7.1
+    assert not rules.can_levy(_islands(hands={0: hand(T)}), 0)  # R7.2: no matching card
+    assert rules.supply_can_give(st)
+    assert rules.supply_can_give(replace(st, supply=(), discard=hand(T)))
+    assert not rules.supply_can_give(replace(st, supply=(), discard=NO_CARDS))
