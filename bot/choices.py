@@ -32,7 +32,7 @@ from engine.actions import (
 from engine.geometry import Point, Space, point_label
 from engine.maps import LabelError
 from engine.state import GameState, Phase
-from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one, total
+from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one
 
 from . import words
 from .service import Refused
@@ -296,7 +296,7 @@ def take_choices(state: GameState) -> list[Choice]:
     for i, up in enumerate(state.face_up):
         if isinstance(up, Symbol):
             out.append(Choice(f"face-up {i + 1}: {up.value}", str(i + 1)))
-    if state.supply or total(state.discard):
+    if rules.supply_can_give(state):
         out.append(Choice("supply: the top card (face down)", "supply"))
     return out
 
@@ -391,7 +391,7 @@ def paid_cards(state: GameState, seat: int, province: int, guards: Sequence[Spac
     p = state.province_by_id.get(province)
     if p is None:
         raise Refused("province/unknown", province=province)
-    return add(rules.removal_cost(state, p), rules.occupation_cost(state, p, tuple(guards)))
+    return rules.takeover_price(state, p, tuple(guards))
 
 
 def compensation_choices(paid: Cards) -> list[Choice]:
@@ -434,7 +434,7 @@ def compensation_size(state: GameState, seat: int, province: int, guards: Sequen
 
 
 def levy_choices(state: GameState, seat: int) -> list[Choice]:
-    if state.phase is not Phase.ACTIONS or state.levied:
+    if not rules.can_levy(state, seat):
         return []
     points = rules.levy_scores(state)[seat][0]
     return [Choice(f"{s.value} — you score {points} now", s.value) for s in rules.levy_cards(state, seat)]

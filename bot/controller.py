@@ -16,6 +16,7 @@ import discord
 
 from engine import rules
 from engine.actions import Action
+from engine.errors import IllegalAction
 from engine.notation import format_action
 from engine.state import GameState, Phase
 from engine.symbols import contains, missing
@@ -990,23 +991,12 @@ class Controller:
             state, seat = self._my_turn(table, interaction.user.id)
             if version is not None:
                 self._check_version(table, version)
-            if state.phase is Phase.MOVE:
-                raise Refused("turn/move-first")
-            if rules.actions_left(state) == 0:
-                raise Refused("turn/no-actions-left")
             pid = ch.parse_province(state, province_value)
-            p = state.province_by_id.get(pid)
-            if p is None:
-                raise Refused("province/unknown", province=pid)
+            try:
+                p = rules.check_province_action(state, seat, pid, takeover)
+            except IllegalAction as refused:
+                raise Refused(refused.code, **refused.details) from refused
             owner = rules.province_owner(state, p)
-            if takeover is True and owner is None:
-                raise Refused("takeover/free", province=pid)
-            if takeover is False and owner is not None and owner != seat:
-                raise Refused("occupy/not-free", province=pid, owner=owner)
-            if owner == seat:
-                raise Refused("takeover/own-province", province=pid)
-            if not rules.province_symbol_spaces(state, p):
-                raise Refused("occupy/no-symbol-space", province=pid)
             plan = rules.plan_occupation(state, seat, p)
             if plan is not None and not plan.affordable:
                 if owner is None:

@@ -376,13 +376,12 @@ def check_province_action(state: GameState, player: int, province_id: int, takeo
     if province is None:
         raise IllegalAction("province/unknown", province=province_id)
     owner = province_owner(state, province)
-    if takeover is not True and owner is not None and (takeover is False or owner == player):
-        code = "occupy/not-free" if takeover is False else "takeover/own-province"
-        raise IllegalAction(code, province=province_id, owner=owner)
+    if owner == player:  # R6.5, and a province of one's own is not free to occupy either
+        raise IllegalAction("takeover/own-province", province=province_id)
+    if takeover is False and owner is not None:
+        raise IllegalAction("occupy/not-free", province=province_id, owner=owner)
     if takeover is True and owner is None:
         raise IllegalAction("takeover/free", province=province_id)
-    if takeover is True and owner == player:
-        raise IllegalAction("takeover/own-province", province=province_id)
     if not province_symbol_spaces(state, province):
         raise IllegalAction("occupy/no-symbol-space", province=province_id)
     return province

@@ -226,6 +226,9 @@ def test_r6_5_cannot_take_over_own_province() -> None:
     with pytest.raises(IllegalAction) as err:
         apply(st, TakeOver(0, st.province_of[(0, 0)], ((0, 0),)))
     assert err.value.code == "takeover/own-province"
+    with pytest.raises(IllegalAction) as err:  # nor can one occupy it again
+        apply(st, Occupy(0, st.province_of[(0, 0)], ((0, 0),)))
+    assert err.value.code == "takeover/own-province"
 
 
 def _islands(levier: int = 0, **kw: object) -> GameState:
