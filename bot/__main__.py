@@ -89,6 +89,7 @@ async def run(sync: bool) -> int:
         backup_dir=config.backup_dir if config.backups_enabled and not sync else None,
         backup_interval_hours=config.backup_interval_hours,
         backup_keep=config.backup_keep,
+        rules_url=config.rules_url,
     )
     tasks: list[asyncio.Task[None]] = []
     install_shutdown(bot.close)

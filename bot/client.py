@@ -49,6 +49,7 @@ class AlexandrosBot(commands.Bot):
         backup_dir: Path | None = None,
         backup_interval_hours: float = 0.0,
         backup_keep: int = 7,
+        rules_url: str = "",
         drain_timeout: float = 10.0,
         **kwargs: Any,
     ) -> None:
@@ -75,6 +76,7 @@ class AlexandrosBot(commands.Bot):
         self.backup_dir = backup_dir
         self.backup_interval_hours = backup_interval_hours
         self.backup_keep = backup_keep
+        self.rules_url = rules_url
         self.backups: BackupScheduler | None = None
         self.drain_timeout = drain_timeout
         # Set after the first reminder round: what came due while the bot was down has been handled.
@@ -85,7 +87,7 @@ class AlexandrosBot(commands.Bot):
         self.service = GameService(
             store, self.map_provider, self.clock, self.seed_source, self.reminder_hours
         )
-        self.controller = Controller(self, self.service, self.pictures)
+        self.controller = Controller(self, self.service, self.pictures, self.rules_url)
         await self.add_cog(AlexandrosCog(self, self.controller))
         await self.add_cog(AdminCog(self))
         self.add_dynamic_items(GameButton, GameSelect)
@@ -185,6 +187,7 @@ def make_bot(
     backup_dir: Path | None = None,
     backup_interval_hours: float = 0.0,
     backup_keep: int = 7,
+    rules_url: str = "",
 ) -> AlexandrosBot:
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
@@ -205,4 +208,5 @@ def make_bot(
         backup_dir=backup_dir,
         backup_interval_hours=backup_interval_hours,
         backup_keep=backup_keep,
+        rules_url=rules_url,
     )

@@ -40,6 +40,7 @@ ALEXANDROS_BACKUP_INTERVAL_HOURS  hours between backups (default 24; 0 turns bac
 ALEXANDROS_BACKUP_KEEP            how many backups to keep (default 7)
 ALEXANDROS_BACKUP_DIR             backup folder (default `<data dir>/backups`)
 ALEXANDROS_REMINDER_HOURS         default hours between turn reminders of a table (default 24)
+ALEXANDROS_RULES_URL              an http(s) link to the full rules, shown by `/alexandros rules` (optional)
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ class Config:
     backup_keep: int
     backup_dir: Path
     reminder_hours: float
+    rules_url: str = ""
 
     def __repr__(self) -> str:
         # Written by hand, not by the dataclass, so that the token can never be printed: a repr
@@ -117,7 +119,8 @@ class Config:
             f"Config(token={shown}, data_dir={str(self.data_dir)!r}, db_path={str(self.db_path)!r}, "
             f"log_level={self.log_level!r}, test_guild={self.test_guild!r}, "
             f"backup_interval_hours={self.backup_interval_hours!r}, backup_keep={self.backup_keep!r}, "
-            f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r})"
+            f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r}, "
+            f"rules_url={self.rules_url!r})"
         )
 
     __str__ = __repr__
@@ -246,7 +249,16 @@ def load_config(
             allow_zero=False,
             zero_means="",
         ),
+        rules_url=_url(get("ALEXANDROS_RULES_URL"), "ALEXANDROS_RULES_URL"),
     )
+
+
+def _url(value: str | None, name: str) -> str:
+    if value is None:
+        return ""
+    if not re.fullmatch(r"https?://\S+", value):
+        raise ConfigError(f"{name} must be a web link starting with https:// (got something else).")
+    return value
 
 
 def _token(value: str | None, required: bool) -> str:

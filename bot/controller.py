@@ -29,7 +29,7 @@ from . import texts
 from .pictures import Pictures, point_letters
 from .schedule import ReminderPrefs
 from .service import GameService, Outcome, Refused, Table
-from .words import RULES_SUMMARY, Speaker
+from .words import Speaker, rules_summary
 
 if TYPE_CHECKING:
     from discord.ext import commands
@@ -71,7 +71,10 @@ def log_outcome(outcome: Outcome, user_id: int | None, via: str) -> None:
 class Controller:
     """The bot's behaviour; one per bot object, sharing the service and the picture adapter."""
 
-    def __init__(self, bot: commands.Bot, service: GameService, pictures: Pictures) -> None:
+    def __init__(
+        self, bot: commands.Bot, service: GameService, pictures: Pictures, rules_url: str = ""
+    ) -> None:
+        self.rules_url = rules_url
         self.bot = bot
         self.service = service
         self.pictures = pictures
@@ -651,7 +654,7 @@ class Controller:
         await self.guarded(interaction, body)
 
     async def rules_summary(self, interaction: discord.Interaction) -> None:
-        await self.guarded(interaction, lambda: self.say(interaction, RULES_SUMMARY))
+        await self.guarded(interaction, lambda: self.say(interaction, rules_summary(self.rules_url)))
 
     # --- leaving and ending -------------------------------------------------------------------------------
 

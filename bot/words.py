@@ -8,7 +8,6 @@ card drawn from the supply.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,10 +19,6 @@ from engine.state import COLOURS, EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
 
 from .schedule import format_timestamp
-
-# The full rules ship as docs/ALEXANDROS.md; a host may point the link at their copy of the repository.
-RULES_URL = os.environ.get("ALEXANDROS_RULES_URL", "")
-RULES_LINK = f"<{RULES_URL}>" if RULES_URL else "`docs/ALEXANDROS.md` in the bot's repository (README)"
 
 
 def symbol_name(symbol: Symbol | str | None) -> str:
@@ -433,7 +428,14 @@ def has_words(code: str) -> bool:
     return code in _REFUSALS
 
 
-RULES_SUMMARY = "\n".join(
+def rules_summary(rules_url: str = "") -> str:
+    """The `/alexandros rules` text. The full rules ship as docs/ALEXANDROS.md; a host may link their copy
+    (ALEXANDROS_RULES_URL)."""
+    link = f"<{rules_url}>" if rules_url else "`docs/ALEXANDROS.md` in the bot's repository (README)"
+    return _RULES_SUMMARY.format(link=link)
+
+
+_RULES_SUMMARY = "\n".join(
     [
         "**Alexandros** (Leo Colovini), 2–4 players. Alexander marches over a map of triangles and leaves "
         "walls behind him; the walls cut the land into provinces, which you guard and tax.",
@@ -453,6 +455,6 @@ RULES_SUMMARY = "\n".join(
         "**End:** at 100 points after a levy, or when the walls run out (that turn is finished first). "
         "Most points wins.",
         "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, `hand`, "
-        f"`board`, `status`, `log`, `waiting`, `nudge`, `back`, `reminders`. Full rules: {RULES_LINK}",
+        "`board`, `status`, `log`, `waiting`, `nudge`, `back`, `reminders`. Full rules: {link}",
     ]
 )

@@ -252,3 +252,16 @@ def test_invite_url_has_exactly_the_needed_permissions() -> None:
     )
     with pytest.raises(ValueError):
         invite_url(0)
+
+
+def test_rules_url_is_optional_checked_and_reaches_the_rules_summary() -> None:
+    from bot.words import rules_summary
+
+    assert load_config({"DISCORD_TOKEN": TOKEN}).rules_url == ""
+    url = "https://example.org/alexandros/docs/ALEXANDROS.md"
+    assert load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RULES_URL": url}).rules_url == url
+    with pytest.raises(ConfigError) as err:
+        load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RULES_URL": "docs/rules"})
+    assert str(err.value).count(".") >= 1 and "ALEXANDROS_RULES_URL" in str(err.value)
+    assert f"<{url}>" in rules_summary(url)
+    assert "docs/ALEXANDROS.md" in rules_summary("") and "{" not in rules_summary("")
