@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from engine import rules
 from engine.events import Event
 from engine.game import MAX_PLAYERS, MIN_PLAYERS
-from engine.state import COLOURS, Phase
+from engine.state import COLOURS, GameState, Phase
 from engine.symbols import total
 from engine.views import redact, view
 from storage import GameRecord
@@ -98,10 +98,31 @@ def can_do(table: Table) -> str:
     left = rules.actions_left(st)
     if left == 0:
         return "Both actions are used: end the turn (`/alexandros end` or **End turn**)."
-    return (
-        f"{left} action{'s' if left != 1 else ''} left: take a card, occupy, take over, levy taxes, take "
-        "back a guard (**Actions**), or end the turn."
-    )
+    kinds = open_actions(st)
+    offer = f"{', '.join(kinds)} (**Actions**), or end the turn" if kinds else "end the turn"
+    return f"{left} action{'s' if left != 1 else ''} left: {offer}."
+
+
+def open_actions(st: GameState) -> list[str]:
+    """The actions the current player may have now, judged from public facts only.
+
+    A public message must not hint at a hidden hand, so whether the cards are there is not asked: a
+    levy is named when the player has a guard on the map, whatever their hand holds.
+    """
+    me = st.players[st.current]
+    provinces = rules.province_infos(st)
+    out = []
+    if any(s is not None for s in st.face_up) or rules.supply_can_give(st):
+        out.append("take a card")
+    if me.guards_in_supply and any(p.owner is None and p.symbol_spaces for p in provinces):
+        out.append("occupy")
+    if me.guards_in_supply and any(p.owner not in (None, st.current) for p in provinces):
+        out.append("take over")
+    if me.guards and not st.levied:
+        out.append("levy taxes")
+    if me.guards:
+        out.append("take back a guard")
+    return out
 
 
 def turn_header(table: Table, last_pinged: float | None) -> str:
