@@ -940,32 +940,15 @@ class Controller:
         self, interaction: discord.Interaction, game_id: int, version: int, value: str
     ) -> None:
         kind, _, arg = value.partition(":")
-        if kind == "take":
+        menu_actions: dict[str, tuple[Callable[[GameState, int, str], Action], str]] = {
+            "take": (ch.take_action, texts.TOOK_CARD),
+            "levy": (ch.levy_action, texts.LEVIED),
+            "back": (ch.takeback_action, texts.TOOK_GUARD_BACK),
+        }
+        if kind in menu_actions:
+            make, done = menu_actions[kind]
             await self.act(
-                interaction,
-                game_id,
-                lambda st, s: ch.take_action(st, s, arg),
-                version,
-                done=texts.TOOK_CARD,
-                update=True,
-            )
-        elif kind == "levy":
-            await self.act(
-                interaction,
-                game_id,
-                lambda st, s: ch.levy_action(st, s, arg),
-                version,
-                done=texts.LEVIED,
-                update=True,
-            )
-        elif kind == "back":
-            await self.act(
-                interaction,
-                game_id,
-                lambda st, s: ch.takeback_action(st, s, arg),
-                version,
-                done=texts.TOOK_GUARD_BACK,
-                update=True,
+                interaction, game_id, lambda st, s: make(st, s, arg), version, done=done, update=True
             )
         elif kind == "occ":
             await self.province(interaction, game_id, int(arg), version, update=True)
