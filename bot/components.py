@@ -206,7 +206,7 @@ class GameSelect(
 
     async def callback(self, interaction: discord.Interaction) -> None:
         c = _controller(interaction)
-        data: dict[str, Any] = dict(interaction.data or {})  # type: ignore[arg-type]
+        data: dict[str, Any] = dict(interaction.data or {})
         values = [str(v) for v in data.get("values", [])]
         k, a = self.kind, self.args
         try:

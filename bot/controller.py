@@ -29,7 +29,7 @@ from . import texts
 from .pictures import Pictures, point_letters
 from .schedule import ReminderPrefs
 from .service import GameService, Outcome, Refused, Table
-from .words import Speaker, rules_summary
+from .words import Speaker, cards_text, rules_summary
 
 if TYPE_CHECKING:
     from discord.ext import commands
@@ -997,7 +997,7 @@ class Controller:
                 owner is not None,
                 pid,
                 table.speaker.spaces(plan.guards) if plan else "-",
-                ch.cards_text(plan.paid) if plan else "-",
+                cards_text(plan.paid) if plan else "-",
                 guards_left,
             )
             gview = ui.province_view(
@@ -1058,7 +1058,7 @@ class Controller:
             owner = rules.province_owner(state, state.province_by_id[pid])
             await self.show(
                 interaction,
-                texts.compensation_prompt(pid, ch.cards_text(paid), size, table.speaker.seat(owner)),
+                texts.compensation_prompt(pid, cards_text(paid), size, table.speaker.seat(owner)),
                 view=ui.select_view(
                     ui.cid_select("tc", table.id, version, pid, ch.spaces_code(spaces)),
                     texts.pick_cards(size),
