@@ -776,13 +776,7 @@ class Controller:
         """Step 3: the numbered paths to the chosen point."""
 
         async def body() -> None:
-            await self.defer_update(interaction)
-            table = await self.table_of(interaction, game_id)
-            state = self._check_version(table, version)
-            _, seat = self._my_turn(table, interaction.user.id)
-            mc = ch.parse_card(state, card)
-            dest = ch.parse_destination(state, mc, to)
-            paths = ch.legal_paths(state, dest.corner.point)
+            table, state, seat, dest, paths = await self._move_step(interaction, game_id, version, card, to)
             if len(paths) == 1:
                 await self._confirm_move(interaction, table, state, seat, card, to, "1", paths)
                 return
@@ -806,16 +800,22 @@ class Controller:
         self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str, path: str
     ) -> None:
         async def body() -> None:
-            await self.defer_update(interaction)
-            table = await self.table_of(interaction, game_id)
-            state = self._check_version(table, version)
-            _, seat = self._my_turn(table, interaction.user.id)
-            mc = ch.parse_card(state, card)
-            dest = ch.parse_destination(state, mc, to)
-            paths = ch.legal_paths(state, dest.corner.point)
+            table, state, seat, _, paths = await self._move_step(interaction, game_id, version, card, to)
             await self._confirm_move(interaction, table, state, seat, card, to, path, paths)
 
         await self.guarded(interaction, body)
+
+    async def _move_step(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str
+    ) -> tuple[Table, GameState, int, ch.Destination, list[rules.PathOption]]:
+        """What the later steps of the guided move share: the game, the chosen card and point, the paths."""
+        await self.defer_update(interaction)
+        table = await self.table_of(interaction, game_id)
+        state = self._check_version(table, version)
+        _, seat = self._my_turn(table, interaction.user.id)
+        mc = ch.parse_card(state, card)
+        dest = ch.parse_destination(state, mc, to)
+        return table, state, seat, dest, ch.legal_paths(state, dest.corner.point)
 
     async def _confirm_move(
         self,
