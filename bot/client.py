@@ -32,7 +32,12 @@ from .service import Clock, GameService, MapProvider, SeedSource
 
 
 class AlexandrosBot(commands.Bot):
-    """The bot. ``store`` may be an open GameStore or a path to a SQLite file opened in ``setup_hook``."""
+    """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
+
+    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
+    reminder round every minute (the first as soon as the bot is ready); ``backup_dir`` with a positive
+    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs.
+    """
 
     def __init__(
         self,
@@ -173,40 +178,5 @@ class AlexandrosBot(commands.Bot):
                 log.info("database closed")
 
 
-def make_bot(
-    store: GameStore | str,
-    *,
-    map_provider: MapProvider = default_map,
-    clock: Clock = time.time,
-    seed_source: SeedSource | None = None,
-    pictures: Pictures | None = None,
-    sync: bool = False,
-    sync_guild: int | None = None,
-    reminders: bool = False,
-    reminder_hours: float = 24.0,
-    backup_dir: Path | None = None,
-    backup_interval_hours: float = 0.0,
-    backup_keep: int = 7,
-    rules_url: str = "",
-) -> AlexandrosBot:
-    """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
-
-    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
-    reminder round every minute (the first as soon as the bot is ready); ``backup_dir`` with a positive
-    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs.
-    """
-    return AlexandrosBot(
-        store,
-        map_provider=map_provider,
-        clock=clock,
-        seed_source=seed_source,
-        pictures=pictures,
-        sync=sync,
-        sync_guild=sync_guild,
-        reminders=reminders,
-        reminder_hours=reminder_hours,
-        backup_dir=backup_dir,
-        backup_interval_hours=backup_interval_hours,
-        backup_keep=backup_keep,
-        rules_url=rules_url,
-    )
+# The factory callers (entry point, console, tests) use: the bot itself, so its options are stated once.
+make_bot = AlexandrosBot
