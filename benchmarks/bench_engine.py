@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import rules, serialize  # noqa: E402
 from engine.actions import Move  # noqa: E402
 from engine.ai import greedy_player, play_game  # noqa: E402
-from engine.game import apply, apply_trusted, new_game  # noqa: E402
+from engine.game import apply, new_game  # noqa: E402
 from engine.maps import default_map  # noqa: E402
 from engine.state import GameState, Phase  # noqa: E402
 
@@ -50,7 +50,7 @@ def midgame_positions(games: int) -> list[tuple[GameState, Move]]:
             action = greedy_player(state, rng)
             if isinstance(action, Move) and state.turn >= 6:
                 out.append((state, action))
-            state, _ = apply_trusted(state, action)
+            state, _ = apply(state, action)
     return out
 
 
@@ -96,10 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     fast, checked = [], []
     for seed in range(1, args.games + 1):
         t = time.perf_counter()
-        play_game(game_map, 4, seed, ai="greedy", check=False, trusted=True)
+        play_game(game_map, 4, seed, ai="greedy", check=False)
         fast.append((time.perf_counter() - t) * 1000)
         t = time.perf_counter()
-        play_game(game_map, 4, seed, ai="greedy", check=True, trusted=False)
+        play_game(game_map, 4, seed, ai="greedy", check=True)
         checked.append((time.perf_counter() - t) * 1000)
     report("(c) whole greedy 4-player game", fast, target=1000.0)
     report("    ... with apply and every invariant after every action", checked)

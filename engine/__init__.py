@@ -23,7 +23,7 @@ from engine.actions import (
 )
 from engine.errors import ERROR_CODES, IllegalAction
 from engine.events import Event
-from engine.game import apply, apply_trusted, evolve, new_game, replay
+from engine.game import apply, evolve, new_game, replay
 from engine.geometry import Point, Side, Space, point_label
 from engine.maps import LabelError, Map, MapError, default_map, load_map, packaged_map, parse_map
 from engine.state import EndReason, GameState, Options, Phase
@@ -34,6 +34,6 @@ __all__ = [
     "ERROR_CODES", "SYMBOLS", "Action", "CardSource", "Cards", "EndByAgreement", "EndReason", "EndTurn",
     "Event", "GameState", "GameView", "IllegalAction", "LabelError", "Levy", "Map", "MapError", "Move",
     "MoveWay", "Occupy", "Options", "Phase", "Point", "Resign", "Side", "SkipTurn", "Space", "Symbol",
-    "TakeBack", "TakeCard", "TakeOver", "apply", "apply_trusted", "default_map", "evolve", "load_map",
+    "TakeBack", "TakeCard", "TakeOver", "apply", "default_map", "evolve", "load_map",
     "new_game", "packaged_map", "parse_map", "point_label", "redact", "replay", "view",
 ]

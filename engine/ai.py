@@ -30,7 +30,7 @@ from engine.actions import (
     TakeOver,
 )
 from engine.events import Event
-from engine.game import apply, apply_trusted, new_game
+from engine.game import apply, new_game
 from engine.geometry import Point, Side, Space, side
 from engine.maps import Map, SideKind
 from engine.state import GameState, Phase
@@ -473,7 +473,7 @@ class GreedyPlayer:
                 held = total(state.players[me].hand)
                 score = base + 0.9 * (self.cards_value(held + 1) - self.cards_value(held))
             else:
-                after, _ = apply_trusted(state, action)
+                after, _ = apply(state, action)
                 score = self.value(after, me)
                 if isinstance(action, TakeCard):
                     score -= 0.05  # the face-up card is replaced for the next player only at turn end
@@ -557,12 +557,11 @@ def play_game(
     seed: int,
     ai: str | Sequence[str] | Sequence[Player] = "greedy",
     check: bool = True,
-    trusted: bool = False,
 ) -> tuple[GameState, list[Event], GameStats]:
     """Play a whole game by computer players. Seat i uses ``ai[i]`` (or ``ai`` for every seat).
 
     With ``check``, every invariant of engine.invariants is checked after every action. Actions go
-    through ``apply`` (fully checked) unless ``trusted``. The AI's chance comes from its own
+    through ``apply``, fully checked. The AI's chance comes from its own
     ``random.Random(seed)``; the game's from the seed carried by the state.
     """
     from engine import invariants
@@ -575,7 +574,6 @@ def play_game(
     if check:
         violations.extend(invariants.check(state))
     actions: dict[str, int] = {}
-    step = apply_trusted if trusted else apply
     unfinished = False
     while state.phase is not Phase.OVER:
         if state.turn > MAX_TURNS:
@@ -584,7 +582,7 @@ def play_game(
         action = seats[state.current](state, rng)
         kind = _kind(action)
         actions[kind] = actions.get(kind, 0) + 1
-        after, evs = step(state, action)
+        after, evs = apply(state, action)
         events.extend(evs)
         if check:
             violations.extend(f"turn {after.turn} {kind}: {v}" for v in invariants.check_step(state, after))

@@ -104,18 +104,7 @@ def apply(
 
     ``expected_version`` is the state version the player saw: an older one is refused as stale.
     """
-    return _apply(state, action, expected_version, check=True)
-
-
-def apply_trusted(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
-    """``apply`` for actions that a rules query produced (computer players); skips only the stale check."""
-    return _apply(state, action, None, check=False)
-
-
-def _apply(
-    state: GameState, action: Action, expected_version: int | None, check: bool
-) -> tuple[GameState, list[Event]]:
-    if check and expected_version is not None and expected_version != state.version:
+    if expected_version is not None and expected_version != state.version:
         raise IllegalAction("game/stale", expected=expected_version, actual=state.version)
     if state.phase is Phase.OVER:
         raise IllegalAction("game/over")

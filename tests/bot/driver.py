@@ -259,7 +259,7 @@ def find_seed(game_map: Map, players: int, reason: str, tries: int = 60) -> int:
     """A seed whose greedy game ends for ``reason``: the bot game with that seed replays the same game
     (same deal, same decisions), so the tests stay right when the computer player changes."""
     for seed in range(1, tries + 1):
-        st, _, _ = ai.play_game(game_map, players, seed, check=False, trusted=True)
+        st, _, _ = ai.play_game(game_map, players, seed, check=False)
         if st.result is not None and st.result.reason.value == reason:
             return seed
     raise AssertionError(f"no seed in 1..{tries} ends a {players}-player game on {game_map.name} by {reason}")
