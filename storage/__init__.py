@@ -1,4 +1,4 @@
-"""Persistent storage of games: lobby, seats, event log, snapshots, notices and user settings.
+"""Persistent storage of games: lobby, seats, event log, snapshots, the outbox of duties, and user settings.
 
 Games last days, so nothing a player did may be lost to a crash, a restart or two clicks at
 once. Callers use the `GameStore` protocol; `open_store(path)` gives the SQLite backend (it runs
@@ -14,12 +14,15 @@ A game has a `version`: the number of events in its log. Every action is one cal
     try:
         game = await store.append(game_id, version, events, new_state, now,
                                   waiting_on=next_user, cancel_kinds={"turn"},
-                                  notices=[NewNotice("turn", now + 86400, next_user)])
+                                  cancel_keys={"remind"},
+                                  duties=[NewDuty("post", now, channel_id, payload={...}),
+                                          NewDuty("remind", now + 86400, channel_id, next_user,
+                                                  key="remind")])
     except VersionConflict:
         ...  # someone acted first (a double click): reload and decide again
 
 `append` writes the events (versions version+1..), the snapshot, the version, and the optional
-status / seats / waiting_on / notice changes in ONE transaction, or nothing at all. Events and
+status / seats / waiting_on / duty changes in ONE transaction, or nothing at all. Events and
 snapshots are opaque JSON-able dicts (the engine serializes them); the store never looks inside.
 Lobby changes (join_seat, leave_seat, update_lobby) do not change the version.
 
@@ -34,9 +37,9 @@ join_seat(game_id, user_id, now, seat=None) / leave_seat(game_id, user_id, now) 
 update_lobby(game_id, now, *, options=None, seats=None) / set_seats(game_id, seats, now) -> GameRecord
     raise SeatError (seat taken, user already seated, table full, game not in the lobby).
 append(game_id, expected_version, events, snapshot, now, *, status=None, waiting_on=KEEP,
-       seats=None, notices=(), cancel_kinds=(), meta=None) -> GameRecord
+       seats=None, duties=(), cancel_keys=(), meta=None) -> GameRecord
     raises VersionConflict(game_id, expected, actual), GameClosed, GameNotFound.
-abandon_game(game_id, now) -> GameRecord
+abandon_game(game_id, now, duties=()) -> GameRecord
 load_snapshot(game_id) -> (version, dict) | None
 game_by_id(id) / game_by_channel(channel_id) -> GameRecord | None
 latest_game_in_channel(channel_id) -> GameRecord | None   # any status: a game just ended still shows
@@ -44,10 +47,15 @@ get_game_meta(game_id) -> dict / set_game_meta(game_id, changes, now) -> dict   
 games_waiting_on(user_id) / games_of_user(user_id, active_only=True) -> list[GameRecord]
 list_games(status=None, guild_id=None, limit=None) -> list[GameRecord]
 events(game_id, since_version=0, limit=None) -> list[(version, dict)]   # limit = the last N
-schedule_notice(game_id, kind, due_at, now, user_id=None, payload=None) -> Notice
-due_notices(now, limit=100) / pending_notices(game_id) -> list[Notice]
-mark_notice_sent(notice_id, now) -> bool      # a conditional claim: True for exactly one caller
-cancel_notices(game_id, kinds=None) -> int / purge_sent_notices(sent_before) -> int
+The outbox (the transactional-outbox pattern): a duty is written in the same commit as the change that
+causes it, and a delivery worker claims it under a lease, sends it, and finishes it (or retries it later).
+add_duties(game_id, duties, now, *, cancel_keys=(), meta=None) -> list[Duty]  # outside an action
+claim_duties(now, owner, lease_seconds, limit=50, shards=None) -> list[Duty]
+    # due duties, in order per channel, not leased (or lease expired); shards: this process's slice
+finish_duty(duty_id, owner, now, outcome="sent") -> bool   # False: the lease is no longer owner's
+retry_duty(duty_id, owner, not_before, error) -> bool
+pending_duties(game_id) -> list[Duty] / cancel_duties(game_id, keys=None) -> int
+next_duty_at(shards=None) -> float | None / purge_done_duties(done_before) -> int
 get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
 update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
 backup(dest_path) / integrity_check() -> IntegrityReport (truthy when ok)
@@ -62,6 +70,7 @@ from .base import (
     STATUSES,
     TERMINAL_STATUSES,
     ChannelBusy,
+    Duty,
     GameClosed,
     GameExists,
     GameNotFound,
@@ -70,9 +79,9 @@ from .base import (
     IntegrityReport,
     InvalidGameData,
     JsonDict,
-    NewNotice,
-    Notice,
+    NewDuty,
     SeatError,
+    ShardSlice,
     Status,
     StoreError,
     VersionConflict,
@@ -96,10 +105,11 @@ __all__ = [
     "IntegrityReport",
     "InvalidGameData",
     "JsonDict",
-    "NewNotice",
-    "Notice",
+    "Duty",
+    "NewDuty",
     "SchemaTooNew",
     "SeatError",
+    "ShardSlice",
     "SqliteGameStore",
     "Status",
     "StoreError",

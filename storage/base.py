@@ -112,27 +112,62 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
-class NewNotice:
-    """A notice to schedule, either alone or inside `append`."""
+class NewDuty:
+    """A duty for the outbox, written in the same transaction as the change that causes it.
+
+    A duty is something the bot owes the outside world after a commit: a public post, a ping, an edit,
+    a reminder or a deadline. ``channel_id`` orders duties: a channel's due duties are handed out one at
+    a time, oldest due first (``claim_duties``). ``key`` makes a duty replaceable: a new pending duty with
+    the same game and key replaces the old one (one reminder and one deadline per game), and
+    ``cancel_keys`` removes pending ones. Finishing or abandoning a game drops its keyed pending duties
+    (timers) and keeps the unkeyed ones (posts), which are still delivered.
+    """
 
     kind: str
     due_at: float
+    channel_id: int | None = None
     user_id: int | None = None
     payload: JsonDict = field(default_factory=dict)
+    key: str | None = None
 
 
 @dataclass(frozen=True)
-class Notice:
-    """A scheduled notice (reminder, deadline warning...). `sent_at` is None until it is claimed."""
+class Duty:
+    """A duty as stored. ``lease_owner`` holds it while ``lease_until`` has not passed; ``done_at`` is set
+    once, by ``finish_duty``, with an ``outcome`` ("sent", "dropped", "failed: ...")."""
 
     id: int
     game_id: int | None
+    guild_id: int | None
+    channel_id: int | None
     user_id: int | None
     kind: str
+    key: str | None
     due_at: float
     payload: JsonDict
     created_at: float
-    sent_at: float | None
+    attempts: int = 0
+    not_before: float | None = None
+    lease_owner: str | None = None
+    lease_until: float | None = None
+    done_at: float | None = None
+    outcome: str | None = None
+    last_error: str | None = None
+
+
+@dataclass(frozen=True)
+class ShardSlice:
+    """The shards one process serves: duties of guilds on other shards are left to other processes.
+
+    Discord's rule: guild -> shard is ``(guild_id >> 22) % count``; direct messages belong to shard 0.
+    """
+
+    count: int
+    ids: tuple[int, ...]
+
+    def owns(self, guild_id: int | None) -> bool:
+        shard = 0 if guild_id is None else (guild_id >> 22) % self.count
+        return shard in self.ids
 
 
 @dataclass(frozen=True)
@@ -200,12 +235,12 @@ class GameStore(Protocol):
         status: Status | None = None,
         waiting_on: int | None | _Keep = KEEP,
         seats: Sequence[tuple[int, int]] | None = None,
-        notices: Sequence[NewNotice] = (),
-        cancel_kinds: Collection[str] = (),
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
     ) -> GameRecord: ...
 
-    async def abandon_game(self, game_id: int, now: float) -> GameRecord: ...
+    async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord: ...
 
     async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None: ...
 
@@ -234,25 +269,33 @@ class GameStore(Protocol):
         self, game_id: int, since_version: int = 0, limit: int | None = None
     ) -> list[tuple[int, JsonDict]]: ...
 
-    async def schedule_notice(
+    # --- the outbox: duties written with a commit, delivered by a worker that retries -------------------
+
+    async def add_duties(
         self,
         game_id: int | None,
-        kind: str,
-        due_at: float,
+        duties: Sequence[NewDuty],
         now: float,
-        user_id: int | None = None,
-        payload: Mapping[str, Any] | None = None,
-    ) -> Notice: ...
+        *,
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+    ) -> list[Duty]: ...
 
-    async def due_notices(self, now: float, limit: int = 100) -> list[Notice]: ...
+    async def claim_duties(
+        self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None
+    ) -> list[Duty]: ...
 
-    async def pending_notices(self, game_id: int) -> list[Notice]: ...
+    async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool: ...
 
-    async def mark_notice_sent(self, notice_id: int, now: float) -> bool: ...
+    async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool: ...
 
-    async def cancel_notices(self, game_id: int, kinds: Collection[str] | None = None) -> int: ...
+    async def pending_duties(self, game_id: int | None) -> list[Duty]: ...
 
-    async def purge_sent_notices(self, sent_before: float) -> int: ...
+    async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int: ...
+
+    async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None: ...
+
+    async def purge_done_duties(self, done_before: float) -> int: ...
 
     async def get_user_settings(self, user_id: int) -> JsonDict: ...
 

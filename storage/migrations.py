@@ -105,7 +105,55 @@ _V3: Final[tuple[str, ...]] = (
     "CREATE INDEX games_channel_recent ON games (channel_id, created_at)",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
+# The outbox. Notices become duties: every message a change causes (posts, pings, edits) and every timer
+# (reminders, deadlines) is written with the change and handed to a delivery worker under a lease.
+# Pending reminders and deadlines carry over; the never-due bookkeeping notices of an unreleased format
+# are dropped (that bookkeeping lives in game_meta since V3).
+_V4: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE duties (
+        id          INTEGER PRIMARY KEY,
+        game_id     INTEGER REFERENCES games (id) ON DELETE CASCADE,
+        guild_id    INTEGER,
+        channel_id  INTEGER,
+        user_id     INTEGER,
+        kind        TEXT    NOT NULL,
+        key         TEXT,
+        due_at      REAL    NOT NULL,
+        payload     TEXT    NOT NULL DEFAULT '{}',
+        created_at  REAL    NOT NULL,
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        not_before  REAL,
+        lease_owner TEXT,
+        lease_until REAL,
+        done_at     REAL,
+        outcome     TEXT,
+        last_error  TEXT
+    )
+    """,
+    "CREATE INDEX duties_due ON duties (due_at, id) WHERE done_at IS NULL",
+    "CREATE INDEX duties_channel ON duties (channel_id, due_at, id) WHERE done_at IS NULL",
+    "CREATE INDEX duties_game ON duties (game_id) WHERE done_at IS NULL",
+    "CREATE INDEX duties_done ON duties (done_at) WHERE done_at IS NOT NULL",
+    """
+    CREATE UNIQUE INDEX duties_one_pending_key
+        ON duties (game_id, key) WHERE done_at IS NULL AND key IS NOT NULL
+    """,
+    """
+    INSERT OR IGNORE INTO duties
+        (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)
+    SELECT n.game_id, g.guild_id, g.channel_id, n.user_id,
+           CASE n.kind WHEN 'turn' THEN 'remind' ELSE n.kind END,
+           CASE n.kind WHEN 'turn' THEN 'remind' ELSE n.kind END,
+           n.due_at, n.payload, n.created_at
+    FROM notices n JOIN games g ON g.id = n.game_id
+    WHERE n.sent_at IS NULL AND n.kind IN ('turn', 'deadline') AND g.status = 'playing'
+    ORDER BY n.due_at DESC, n.id DESC
+    """,
+    "DROP TABLE notices",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 

@@ -35,6 +35,7 @@ from .base import (
     STATUSES,
     TERMINAL_STATUSES,
     ChannelBusy,
+    Duty,
     GameClosed,
     GameExists,
     GameNotFound,
@@ -42,9 +43,9 @@ from .base import (
     IntegrityReport,
     InvalidGameData,
     JsonDict,
-    NewNotice,
-    Notice,
+    NewDuty,
     SeatError,
+    ShardSlice,
     Status,
     StoreError,
     VersionConflict,
@@ -55,7 +56,7 @@ from .migrations import LATEST_VERSION, migrate
 T = TypeVar("T")
 
 EXPORT_FORMAT: Final[str] = "alexandros-game"
-EXPORT_FORMAT_VERSION: Final[int] = 2  # 2 added "meta"; version 1 exports still import
+EXPORT_FORMAT_VERSION: Final[int] = 3  # 2 added "meta", 3 "duties" for "notices"; older exports import
 
 _GAME_COLUMNS: Final[str] = """
     g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
@@ -64,11 +65,17 @@ _GAME_COLUMNS: Final[str] = """
 """
 # RETURNING cannot use a table alias, so the same columns named by the table.
 _RETURNING_COLUMNS: Final[str] = _GAME_COLUMNS.replace("g.", "games.")
-_NOTICE_COLUMNS: Final[str] = "id, game_id, user_id, kind, due_at, payload, created_at, sent_at"
-_ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
-_INSERT_NOTICE: Final[str] = (
-    "INSERT INTO notices (game_id, user_id, kind, due_at, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)"
+_DUTY_COLUMNS: Final[str] = (
+    "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
+    " not_before, lease_owner, lease_until, done_at, outcome, last_error"
 )
+_ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
+_INSERT_DUTY: Final[str] = (
+    "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# The kinds of an export's notices (format versions 1 and 2) that carry over, as duty kinds (= keys).
+_NOTICE_KINDS: Final[dict[str, str]] = {"turn": "remind", "deadline": "deadline"}
 
 
 def _dumps(value: Mapping[str, Any]) -> str:
@@ -98,16 +105,36 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
     )
 
 
-def _notice_from_row(row: Sequence[Any]) -> Notice:
-    return Notice(
+def _duty_from_row(row: Sequence[Any]) -> Duty:
+    return Duty(
         id=row[0],
         game_id=row[1],
-        user_id=row[2],
-        kind=row[3],
-        due_at=row[4],
-        payload=_loads(row[5]),
-        created_at=row[6],
-        sent_at=row[7],
+        guild_id=row[2],
+        channel_id=row[3],
+        user_id=row[4],
+        kind=row[5],
+        key=row[6],
+        due_at=row[7],
+        payload=_loads(row[8]),
+        created_at=row[9],
+        attempts=row[10],
+        not_before=row[11],
+        lease_owner=row[12],
+        lease_until=row[13],
+        done_at=row[14],
+        outcome=row[15],
+        last_error=row[16],
+    )
+
+
+def _shard_filter(shards: ShardSlice | None, column: str = "guild_id") -> tuple[str, list[Any]]:
+    """SQL (and its parameters) keeping the rows of guilds on the given shards; DMs are shard 0."""
+    if shards is None:
+        return "", []
+    marks = ", ".join("?" * len(shards.ids))
+    return (
+        f" AND (CASE WHEN {column} IS NULL THEN 0 ELSE ({column} >> 22) % ? END) IN ({marks})",
+        [shards.count, *shards.ids],
     )
 
 
@@ -244,14 +271,63 @@ class SqliteGameStore:
         return int(rows[0][0]) if rows else None
 
     @staticmethod
-    async def _insert_notices(
-        conn: aiosqlite.Connection, game_id: int | None, notices: Sequence[tuple[NewNotice, str]], now: float
-    ) -> None:
-        if notices:
-            await conn.executemany(
-                _INSERT_NOTICE,
-                [(game_id, n.user_id, n.kind, n.due_at, payload, now) for n, payload in notices],
+    async def _insert_duties(
+        conn: aiosqlite.Connection,
+        game_id: int | None,
+        duties: Sequence[tuple[NewDuty, str]],
+        now: float,
+        created: Sequence[float] = (),
+    ) -> list[int]:
+        """Insert duties (a keyed one replaces the game's pending duty of that key); returns their ids.
+        `created` gives their creation times (an import keeps them); `now` is the default."""
+        if not duties:
+            return []
+        guild_id: int | None = None
+        if game_id is not None:
+            rows = list(await conn.execute_fetchall("SELECT guild_id FROM games WHERE id = ?", (game_id,)))
+            if not rows:
+                raise GameNotFound(game_id)
+            guild_id = rows[0][0]
+        ids: list[int] = []
+        for i, (duty, payload) in enumerate(duties):
+            if duty.key is not None:
+                await conn.execute(
+                    "DELETE FROM duties WHERE game_id IS ? AND key = ? AND done_at IS NULL",
+                    (game_id, duty.key),
+                )
+            row = await conn.execute_insert(
+                _INSERT_DUTY,
+                (
+                    game_id,
+                    guild_id,
+                    duty.channel_id,
+                    duty.user_id,
+                    duty.kind,
+                    duty.key,
+                    duty.due_at,
+                    payload,
+                    created[i] if i < len(created) else now,
+                ),
             )
+            assert row is not None
+            ids.append(int(row[0]))
+        return ids
+
+    @staticmethod
+    async def _cancel_keys(conn: aiosqlite.Connection, game_id: int, keys: Sequence[str] | None) -> int:
+        if keys is None:
+            cursor = await conn.execute(
+                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL", (game_id,)
+            )
+        elif not keys:
+            return 0
+        else:
+            marks = ", ".join("?" * len(keys))
+            cursor = await conn.execute(
+                f"DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IN ({marks})",
+                (game_id, *keys),
+            )
+        return int(cursor.rowcount)
 
     # ------------------------------------------------------------------ games: lifecycle
 
@@ -383,18 +459,19 @@ class SqliteGameStore:
         status: Status | None = None,
         waiting_on: int | None | _Keep = KEEP,
         seats: Sequence[tuple[int, int]] | None = None,
-        notices: Sequence[NewNotice] = (),
-        cancel_kinds: Collection[str] = (),
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
     ) -> GameRecord:
-        """Record one action atomically: its events, the new snapshot, the version and the side changes.
+        """Record one action atomically: its events, the new snapshot, the version, its duties (the outbox)
+        and the side changes.
 
         The game must be at `expected_version`, or VersionConflict is raised and nothing is written.
         The new version is expected_version + len(events). `waiting_on` (whose turn it is) restarts
         `turn_started_at` only when it names someone new. Finishing or abandoning the game clears
-        `waiting_on` and deletes the game's unsent notices (before `notices` are added). Pending
-        notices of the kinds in `cancel_kinds` are deleted too, e.g. the last turn's reminder. `meta`
-        changes are merged into the game's metadata as `set_game_meta` does, in the same transaction.
+        `waiting_on` and deletes the game's pending keyed duties (its timers), before `duties` are added;
+        its pending posts stay. Pending duties with a key in `cancel_keys` are deleted too, e.g. the last
+        turn's reminder. `meta` changes are merged into the game's metadata as `set_game_meta` does.
         """
         if not events:
             raise ValueError("an action needs at least one event")
@@ -404,12 +481,12 @@ class SqliteGameStore:
         new_version = expected_version + len(events)
         snapshot_json = _dumps(snapshot)
         seat_rows = None if seats is None else _check_seats(seats)
-        notice_rows = [(n, _dumps(n.payload)) for n in notices]
+        duty_rows = [(d, _dumps(d.payload)) for d in duties]
         if status in TERMINAL_STATUSES:
             waiting_on = None
         set_waiting = not isinstance(waiting_on, _Keep)
         waiting = None if isinstance(waiting_on, _Keep) else waiting_on
-        kinds = list(cancel_kinds)
+        keys = list(cancel_keys)
         meta_rows = _meta_rows(meta or {})
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
@@ -451,14 +528,12 @@ class SqliteGameStore:
                     [(game_id, s, u) for s, u in seat_rows],
                 )
             if status in TERMINAL_STATUSES:
-                await conn.execute("DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL", (game_id,))
-            elif kinds:
-                marks = ", ".join("?" * len(kinds))
                 await conn.execute(
-                    f"DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL AND kind IN ({marks})",
-                    (game_id, *kinds),
+                    "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", (game_id,)
                 )
-            await self._insert_notices(conn, game_id, notice_rows, now)
+            else:
+                await self._cancel_keys(conn, game_id, keys)
+            await self._insert_duties(conn, game_id, duty_rows, now)
             await _write_meta(conn, game_id, meta_rows, now)
             if seat_rows is not None:
                 record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
@@ -466,8 +541,10 @@ class SqliteGameStore:
 
         return await self._write(body)
 
-    async def abandon_game(self, game_id: int, now: float) -> GameRecord:
-        """Mark an unfinished game abandoned (no event, no version change). Idempotent."""
+    async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
+        """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
+        Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""
+        duty_rows = [(d, _dumps(d.payload)) for d in duties]
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             game = await self._fetch_game(conn, game_id)
@@ -478,7 +555,10 @@ class SqliteGameStore:
                 " updated_at = ? WHERE id = ?",
                 (now, game_id),
             )
-            await conn.execute("DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL", (game_id,))
+            await conn.execute(
+                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", (game_id,)
+            )
+            await self._insert_duties(conn, game_id, duty_rows, now)
             return await self._fetch_game(conn, game_id)
 
         return await self._write(body)
@@ -606,94 +686,130 @@ class SqliteGameStore:
             )
         return [(int(v), _loads(b)) for v, b in rows]
 
-    # ------------------------------------------------------------------ notices
+    # ------------------------------------------------------------------ the outbox
 
-    async def schedule_notice(
+    async def add_duties(
         self,
         game_id: int | None,
-        kind: str,
-        due_at: float,
+        duties: Sequence[NewDuty],
         now: float,
-        user_id: int | None = None,
-        payload: Mapping[str, Any] | None = None,
-    ) -> Notice:
-        payload_json = _dumps(payload or {})
+        *,
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+    ) -> list[Duty]:
+        """Write duties (and cancel keyed ones, and merge meta) in one transaction, outside an action."""
+        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        keys = list(cancel_keys)
+        meta_rows = _meta_rows(meta or {})
+        if game_id is None and (keys or meta_rows):
+            raise ValueError("cancel_keys and meta need a game")
 
-        async def body(conn: aiosqlite.Connection) -> Notice:
+        async def body(conn: aiosqlite.Connection) -> list[Duty]:
             if game_id is not None:
-                exists = list(await conn.execute_fetchall("SELECT 1 FROM games WHERE id = ?", (game_id,)))
-                if not exists:
-                    raise GameNotFound(game_id)
-            row = await conn.execute_insert(
-                _INSERT_NOTICE, (game_id, user_id, kind, due_at, payload_json, now)
+                await self._fetch_game(conn, game_id)
+                await self._cancel_keys(conn, game_id, keys)
+                await _write_meta(conn, game_id, meta_rows, now)
+            ids = await self._insert_duties(conn, game_id, duty_rows, now)
+            if not ids:
+                return []
+            marks = ", ".join("?" * len(ids))
+            rows = await conn.execute_fetchall(
+                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE id IN ({marks}) ORDER BY id", ids
             )
-            assert row is not None
-            rows = list(
-                await conn.execute_fetchall(f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE id = ?", (row[0],))
-            )
-            return _notice_from_row(rows[0])
+            return [_duty_from_row(r) for r in rows]
 
         return await self._write(body)
 
-    async def due_notices(self, now: float, limit: int = 100) -> list[Notice]:
-        """Unsent notices due at or before `now`, earliest first."""
-        rows = await self._read(
-            f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE sent_at IS NULL AND due_at <= ?"
-            " ORDER BY due_at, id LIMIT ?",
-            (now, limit),
-        )
-        return [_notice_from_row(r) for r in rows]
+    async def claim_duties(
+        self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None
+    ) -> list[Duty]:
+        """Lease up to `limit` due duties to `owner` until now + lease_seconds, earliest first.
 
-    async def pending_notices(self, game_id: int) -> list[Notice]:
-        rows = await self._read(
-            f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE game_id = ? AND sent_at IS NULL"
-            " ORDER BY due_at, id",
-            (game_id,),
-        )
-        return [_notice_from_row(r) for r in rows]
-
-    async def mark_notice_sent(self, notice_id: int, now: float) -> bool:
-        """Claim a notice for sending. True only for the one call that flipped it.
-
-        Call it BEFORE sending and send only on True: a reminder may then be lost in a crash, but
-        is never sent twice (at most once beats a duplicate ping).
+        A channel's duties go out in order: a duty is handed out only when no earlier due duty of its channel
+        (by due time, then id) is still undone, whether leased, backing off or waiting. A duty whose lease
+        ran out (its worker died) is handed out again; `attempts` counts the hand-outs.
         """
+        where, params = _shard_filter(shards, "d.guild_id")
+
+        async def body(conn: aiosqlite.Connection) -> list[Duty]:
+            rows = await conn.execute_fetchall(
+                f"UPDATE duties SET lease_owner = ?, lease_until = ?, attempts = attempts + 1"
+                f" WHERE id IN (SELECT d.id FROM duties d"
+                f"  WHERE d.done_at IS NULL AND d.due_at <= ?"
+                f"   AND (d.not_before IS NULL OR d.not_before <= ?)"
+                f"   AND (d.lease_until IS NULL OR d.lease_until <= ?){where}"
+                f"   AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
+                f"    AND e.done_at IS NULL AND e.due_at <= ? AND (e.due_at, e.id) < (d.due_at, d.id))"
+                f"  ORDER BY d.due_at, d.id LIMIT ?)"
+                f" RETURNING {_DUTY_COLUMNS}",
+                (owner, now + lease_seconds, now, now, now, *params, now, limit),
+            )
+            return sorted((_duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
+
+        return await self._write(body)
+
+    async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
+        """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
 
         async def body(conn: aiosqlite.Connection) -> bool:
             cursor = await conn.execute(
-                "UPDATE notices SET sent_at = ? WHERE id = ? AND sent_at IS NULL", (now, notice_id)
+                "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
+                " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
+                (now, outcome, duty_id, owner),
             )
             return cursor.rowcount == 1
 
         return await self._write(body)
 
-    async def cancel_notices(self, game_id: int, kinds: Collection[str] | None = None) -> int:
-        """Delete a game's unsent notices (of the given kinds, or all). Returns how many."""
-        kind_list = None if kinds is None else list(kinds)
+    async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
+        """Give a leased duty back, to be tried again from `not_before`; False when the lease was lost."""
 
-        async def body(conn: aiosqlite.Connection) -> int:
-            if kind_list is None:
-                cursor = await conn.execute(
-                    "DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL", (game_id,)
-                )
-            elif not kind_list:
-                return 0
-            else:
-                marks = ", ".join("?" * len(kind_list))
-                cursor = await conn.execute(
-                    f"DELETE FROM notices WHERE game_id = ? AND sent_at IS NULL AND kind IN ({marks})",
-                    (game_id, *kind_list),
-                )
-            return int(cursor.rowcount)
+        async def body(conn: aiosqlite.Connection) -> bool:
+            cursor = await conn.execute(
+                "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = ?, last_error = ?"
+                " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
+                (not_before, error[:500], duty_id, owner),
+            )
+            return cursor.rowcount == 1
 
         return await self._write(body)
 
-    async def purge_sent_notices(self, sent_before: float) -> int:
-        """Delete notices sent before `sent_before` (housekeeping). Unsent ones are never touched."""
+    async def pending_duties(self, game_id: int | None) -> list[Duty]:
+        """Undone duties of a game (None: of no game), in delivery order."""
+        rows = await self._read(
+            f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL ORDER BY due_at, id",
+            (game_id,),
+        )
+        return [_duty_from_row(r) for r in rows]
+
+    async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:
+        """Delete a game's pending duties with these keys (None: all of them). Returns how many."""
+        key_list = None if keys is None else list(keys)
+
+        async def body(conn: aiosqlite.Connection) -> int:
+            return await self._cancel_keys(conn, game_id, key_list)
+
+        return await self._write(body)
+
+    async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None:
+        """When a duty can next be handed out: the earliest ready time (due, back-off and lease over) of the
+        first undone duty of each channel (each DM on its own), for a worker to sleep until."""
+        where, params = _shard_filter(shards, "d.guild_id")
+        rows = await self._read(
+            "SELECT MIN(MAX(d.due_at, COALESCE(d.not_before, d.due_at), COALESCE(d.lease_until, d.due_at)))"
+            f" FROM duties d WHERE d.done_at IS NULL{where}"
+            "  AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
+            "   AND e.done_at IS NULL AND (e.due_at, e.id) < (d.due_at, d.id))",
+            params,
+        )
+        return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+    async def purge_done_duties(self, done_before: float) -> int:
+        """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
 
         async def body(conn: aiosqlite.Connection) -> int:
             cursor = await conn.execute(
-                "DELETE FROM notices WHERE sent_at IS NOT NULL AND sent_at < ?", (sent_before,)
+                "DELETE FROM duties WHERE done_at IS NOT NULL AND done_at < ?", (done_before,)
             )
             return int(cursor.rowcount)
 
@@ -786,7 +902,7 @@ class SqliteGameStore:
             await conn.close()
 
     async def export_game(self, game_id: int) -> JsonDict:
-        """One game as a JSON-able dict: game row, seats, every event, the latest snapshot, its notices."""
+        """One game as a JSON-able dict: game row, seats, events, the latest snapshot, its pending duties."""
 
         async def body(conn: aiosqlite.Connection) -> JsonDict:
             game = await self._fetch_game(conn, game_id)
@@ -801,9 +917,10 @@ class SqliteGameStore:
                     "SELECT version, body FROM snapshots WHERE game_id = ?", (game_id,)
                 )
             )
-            notices = list(
+            duties = list(
                 await conn.execute_fetchall(
-                    f"SELECT {_NOTICE_COLUMNS} FROM notices WHERE game_id = ? ORDER BY id", (game_id,)
+                    f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id = ? AND done_at IS NULL ORDER BY id",
+                    (game_id,),
                 )
             )
             meta = list(
@@ -832,16 +949,17 @@ class SqliteGameStore:
                 "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
                 "snapshot": {"version": snaps[0][0], "body": _loads(snaps[0][1])} if snaps else None,
                 "meta": {key: json.loads(text) for key, text in meta},
-                "notices": [
+                "duties": [
                     {
-                        "user_id": n.user_id,
-                        "kind": n.kind,
-                        "due_at": n.due_at,
-                        "payload": n.payload,
-                        "created_at": n.created_at,
-                        "sent_at": n.sent_at,
+                        "channel_id": d.channel_id,
+                        "user_id": d.user_id,
+                        "kind": d.kind,
+                        "key": d.key,
+                        "due_at": d.due_at,
+                        "payload": d.payload,
+                        "created_at": d.created_at,
                     }
-                    for n in map(_notice_from_row, notices)
+                    for d in map(_duty_from_row, duties)
                 ],
             }
 
@@ -854,12 +972,14 @@ class SqliteGameStore:
 
         keep_id: reuse the exported id (raises GameExists if taken, unless `replace`, which first
         deletes the stored game of that id with everything it owns). keep_id=False gives it a new id,
-        e.g. to move a game into another database. Notices get new ids. Raises ChannelBusy if the
+        e.g. to move a game into another database. Pending duties get new ids (older exports' pending
+        reminders and deadlines become duties). Raises ChannelBusy if the
         game is unfinished and its channel already has another unfinished game, InvalidGameData if
         the export does not hold together; nothing is written then.
         """
         try:
-            game, seat_rows, event_rows, snapshot, notice_rows = _parse_export(data)
+            game, seat_rows, event_rows, snapshot, duty_rows = _parse_export(data)
+            duty_created = [float(d["created_at"]) for d in data.get("duties", [])]
             meta_rows = _meta_rows(dict(data.get("meta") or {}))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, InvalidGameData):
@@ -910,11 +1030,7 @@ class SqliteGameStore:
                 await conn.execute(
                     "INSERT INTO snapshots (game_id, version, body) VALUES (?, ?, ?)", (new_id, *snapshot)
                 )
-            await conn.executemany(
-                "INSERT INTO notices (game_id, user_id, kind, due_at, payload, created_at, sent_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(new_id, *n) for n in notice_rows],
-            )
+            await self._insert_duties(conn, new_id, duty_rows, float(game["updated_at"]), duty_created)
             await _write_meta(conn, new_id, meta_rows, float(game["updated_at"]))
             return await self._fetch_game(conn, new_id)
 
@@ -1013,7 +1129,7 @@ def _parse_export(
     list[tuple[int, int]],
     list[tuple[int, str, float]],
     tuple[int, str] | None,
-    list[tuple[Any, ...]],
+    list[tuple[NewDuty, str]],
 ]:
     """Validate an export and turn it into rows. Raises InvalidGameData (or KeyError/TypeError/ValueError)."""
     if data.get("format") != EXPORT_FORMAT or data.get("format_version") not in (1, EXPORT_FORMAT_VERSION):
@@ -1047,15 +1163,27 @@ def _parse_export(
             raise InvalidGameData(f"snapshot is at version {snapshot[0]}, the game at {game['version']}")
     elif game["version"] > 0:
         raise InvalidGameData("a game with events needs a snapshot")
-    notice_rows = [
-        (
-            _optional_int(n["user_id"]),
-            str(n["kind"]),
-            float(n["due_at"]),
-            _dumps(n["payload"]),
-            float(n["created_at"]),
-            _optional_float(n["sent_at"]),
+    duty_rows: list[tuple[NewDuty, str]] = []
+    for d in data.get("duties", []):
+        duty = NewDuty(
+            kind=str(d["kind"]),
+            due_at=float(d["due_at"]),
+            channel_id=_optional_int(d["channel_id"]),
+            user_id=_optional_int(d["user_id"]),
+            payload=dict(d["payload"]),
+            key=None if d["key"] is None else str(d["key"]),
         )
-        for n in data.get("notices", [])
-    ]
-    return game, seat_rows, event_rows, snapshot, notice_rows
+        duty_rows.append((duty, _dumps(duty.payload)))
+    for n in data.get("notices", []):  # format versions 1 and 2
+        kind = _NOTICE_KINDS.get(str(n["kind"]))
+        if kind is not None and n["sent_at"] is None and game["status"] == "playing":
+            duty = NewDuty(
+                kind,
+                float(n["due_at"]),
+                game["channel_id"],
+                _optional_int(n["user_id"]),
+                dict(n["payload"]),
+                kind,
+            )
+            duty_rows.append((duty, _dumps(duty.payload)))
+    return game, seat_rows, event_rows, snapshot, duty_rows

@@ -8,7 +8,7 @@ It prints one line per committed transaction, AFTER the store call has returned,
     v <id> <version>      an append committed; the game is now at <version>
 Several children may write to one database at once; a lost race is skipped, not reported.
 Each append writes 1 to 3 events {"n": <their version>}, a snapshot that folds them, and replaces
-the game's pending "turn" notice by one whose payload names the new version, all in one call.
+the game's pending reminder duty by one whose payload names the new version, all in one call.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import random
 import sys
 from typing import Any
 
-from storage import GameClosed, NewNotice, VersionConflict, open_store
+from storage import GameClosed, NewDuty, VersionConflict, open_store
 
 PAD = "x" * 2000  # keeps each transaction a few pages long, so kills land inside the writes
 
@@ -57,8 +57,10 @@ async def main(path: str, seed: int) -> None:
                 now,
                 status="finished" if finish else "playing",
                 waiting_on=rng.randrange(1, 5),
-                cancel_kinds={"turn"},
-                notices=[] if finish else [NewNotice("turn", now + 3600, 1, {"version": ns[-1]})],
+                cancel_keys={"remind"},
+                duties=[]
+                if finish
+                else [NewDuty("remind", now + 3600, None, 1, {"version": ns[-1]}, "remind")],
             )
         except VersionConflict:
             continue  # another writer process got there first

@@ -19,8 +19,9 @@ from storage import (
     GameRecord,
     GameStore,
     InvalidGameData,
-    NewNotice,
+    NewDuty,
     SeatError,
+    ShardSlice,
     VersionConflict,
 )
 
@@ -239,7 +240,7 @@ async def test_append_writes_events_snapshot_and_version(store: GameStore) -> No
 
 async def test_stale_write_is_refused_and_writes_nothing(store: GameStore) -> None:
     game = await started_game(store)
-    notice = await store.schedule_notice(game.id, "turn", T0 + 100, T0, user_id=ALICE)
+    [duty] = await store.add_duties(game.id, [NewDuty("remind", T0 + 100, CHANNEL, ALICE, key="remind")], T0)
     game = await store.append(game.id, 1, [{"n": 2}], fold([{"n": 1}, {"n": 2}]), T0 + 3)
     with pytest.raises(VersionConflict) as info:
         await store.append(
@@ -251,13 +252,13 @@ async def test_stale_write_is_refused_and_writes_nothing(store: GameStore) -> No
             status="finished",
             waiting_on=BOB,
             seats=[(0, CAROL)],
-            notices=[NewNotice("x", T0)],
-            cancel_kinds=["turn"],
+            duties=[NewDuty("x", T0)],
+            cancel_keys=["remind"],
         )
     assert (info.value.game_id, info.value.expected, info.value.actual) == (game.id, 1, 2)
     assert await store.game_by_id(game.id) == game
     await check_log(store, game.id)
-    assert await store.pending_notices(game.id) == [notice]
+    assert await store.pending_duties(game.id) == [duty]
     with pytest.raises(VersionConflict):
         await store.append(game.id, 3, [{"n": 1}], {}, T0 + 5)
     assert await store.game_by_id(game.id) == game
@@ -334,36 +335,126 @@ async def test_listing_queries(store: GameStore) -> None:
     assert [g.id for g in await store.games_waiting_on(BOB)] == [b.id]
 
 
-# ---------------------------------------------------------------- notices
+# ---------------------------------------------------------------- the outbox (duties)
+
+W1, W2 = "worker-1", "worker-2"
+LEASE = 30.0
 
 
-async def test_notices_are_due_by_the_time_passed_in(store: GameStore) -> None:
+def post(channel: int = CHANNEL, n: int = 0, due: float = T0) -> NewDuty:
+    return NewDuty("post", due, channel, payload={"n": n})
+
+
+async def test_duties_are_claimed_when_due_and_finished_once(store: GameStore) -> None:
     game = await started_game(store)
-    late = await store.schedule_notice(game.id, "turn", T0 + 200, T0, user_id=ALICE, payload={"v": 1})
-    early = await store.schedule_notice(None, "digest", T0 + 100, T0)
-    assert late.sent_at is None and late.payload == {"v": 1} and late.created_at == T0
-    assert await store.due_notices(T0 + 99) == []
-    assert await store.due_notices(T0 + 100) == [early]
-    assert await store.due_notices(T0 + 1000) == [early, late]
-    assert await store.due_notices(T0 + 1000, limit=1) == [early]
-    assert await store.mark_notice_sent(early.id, T0 + 101) is True
-    assert await store.mark_notice_sent(early.id, T0 + 102) is False
-    assert await store.due_notices(T0 + 1000) == [late]
+    [late] = await store.add_duties(
+        game.id, [NewDuty("remind", T0 + 200, CHANNEL, ALICE, {"v": 1}, "remind")], T0
+    )
+    [early] = await store.add_duties(None, [NewDuty("dm", T0 + 100, None, BOB)], T0)
+    assert (
+        late.payload == {"v": 1} and late.created_at == T0 and late.guild_id == GUILD and late.key == "remind"
+    )
+    assert early.guild_id is None and early.done_at is None and early.attempts == 0
+    assert await store.claim_duties(T0 + 99, W1, LEASE) == []
+    claimed = await store.claim_duties(T0 + 100, W1, LEASE)
+    assert [d.id for d in claimed] == [early.id]
+    assert (
+        claimed[0].lease_owner == W1
+        and claimed[0].lease_until == T0 + 100 + LEASE
+        and claimed[0].attempts == 1
+    )
+    assert await store.claim_duties(T0 + 101, W2, LEASE) == [], "leased"
+    assert await store.finish_duty(early.id, W2, T0 + 102) is False, "not W2's lease"
+    assert await store.finish_duty(early.id, W1, T0 + 102) is True
+    assert await store.finish_duty(early.id, W1, T0 + 103) is False, "done once"
+    assert [d.id for d in await store.claim_duties(T0 + 1000, W2, LEASE)] == [late.id]
+    assert await store.pending_duties(None) == []
 
 
-async def test_a_notice_is_claimed_once_under_racing_senders(store: GameStore) -> None:
-    notice = await store.schedule_notice(None, "turn", T0, T0)
-    claims = await asyncio.gather(*(store.mark_notice_sent(notice.id, T0 + i) for i in range(10)))
-    assert sorted(claims) == [False] * 9 + [True]
-    assert await store.mark_notice_sent(424242, T0) is False
+async def test_an_expired_lease_is_handed_out_again(store: GameStore) -> None:
+    [duty] = await store.add_duties(None, [NewDuty("dm", T0, None, BOB)], T0)
+    assert [d.id for d in await store.claim_duties(T0, W1, LEASE)] == [duty.id]
+    assert await store.claim_duties(T0 + LEASE - 1, W2, LEASE) == []
+    again = await store.claim_duties(T0 + LEASE, W2, LEASE)
+    assert [(d.id, d.attempts, d.lease_owner) for d in again] == [(duty.id, 2, W2)]
+    assert await store.finish_duty(duty.id, W1, T0 + LEASE + 1) is False, "W1 lost its lease"
+    assert await store.finish_duty(duty.id, W2, T0 + LEASE + 1) is True
 
 
-async def test_append_replaces_and_finishing_drops_pending_notices(store: GameStore) -> None:
+async def test_a_retried_duty_waits_for_its_back_off_and_keeps_its_place(store: GameStore) -> None:
     game = await started_game(store)
-    await store.schedule_notice(game.id, "turn", T0 + 10, T0, user_id=ALICE)
-    keep = await store.schedule_notice(game.id, "digest", T0 + 10, T0)
-    sent = await store.schedule_notice(game.id, "turn", T0 + 5, T0)
-    assert await store.mark_notice_sent(sent.id, T0 + 5)
+    first, second = await store.add_duties(game.id, [post(n=1), post(n=2)], T0)
+    [claimed] = await store.claim_duties(T0, W1, LEASE)
+    assert claimed.id == first.id, "one at a time per channel"
+    assert await store.retry_duty(first.id, W1, T0 + 60, "503 Service Unavailable") is True
+    assert await store.claim_duties(T0 + 1, W1, LEASE) == [], "the second waits behind the first"
+    assert await store.next_duty_at() == T0 + 60
+    [again] = await store.claim_duties(T0 + 60, W1, LEASE)
+    assert (again.id, again.attempts, again.last_error) == (first.id, 2, "503 Service Unavailable")
+    assert await store.retry_duty(first.id, W2, T0 + 70, "x") is False, "not W2's lease"
+    assert await store.finish_duty(first.id, W1, T0 + 61)
+    assert [d.id for d in await store.claim_duties(T0 + 61, W1, LEASE)] == [second.id]
+
+
+async def test_channels_are_delivered_in_order_and_side_by_side(store: GameStore) -> None:
+    game = await started_game(store)
+    other = await started_game(store, channel=CHANNEL + 1, players=(CAROL, DAVE))
+    a1, a2 = await store.add_duties(game.id, [post(n=1), post(n=2)], T0)
+    b1, b2 = await store.add_duties(other.id, [post(CHANNEL + 1, 1), post(CHANNEL + 1, 2)], T0)
+    [dm1, dm2] = await store.add_duties(
+        None, [NewDuty("dm", T0, None, ALICE), NewDuty("dm", T0, None, BOB)], T0
+    )
+    first = await store.claim_duties(T0, W1, LEASE)
+    assert {d.id for d in first} == {a1.id, b1.id, dm1.id, dm2.id}, "the head of each channel; DMs unordered"
+    for d in first:
+        assert await store.finish_duty(d.id, W1, T0 + 1)
+    assert {d.id for d in await store.claim_duties(T0 + 1, W1, LEASE)} == {a2.id, b2.id}
+
+
+async def test_a_channel_orders_by_due_time_then_by_id(store: GameStore) -> None:
+    game = await started_game(store)
+    [timer] = await store.add_duties(game.id, [NewDuty("remind", T0 + 100, CHANNEL, ALICE, key="remind")], T0)
+    [later_post] = await store.add_duties(game.id, [post(due=T0 + 50)], T0 + 50)
+    assert [d.id for d in await store.claim_duties(T0 + 50, W1, LEASE)] == [later_post.id]
+    assert await store.retry_duty(later_post.id, W1, T0 + 500, "timeout")
+    # The reminder fell due after the post, so it waits until the post is delivered, back-off or not.
+    assert await store.claim_duties(T0 + 200, W1, LEASE) == []
+    assert [d.id for d in await store.claim_duties(T0 + 500, W1, LEASE)] == [later_post.id]
+    assert await store.finish_duty(later_post.id, W1, T0 + 500)
+    assert [d.id for d in await store.claim_duties(T0 + 500, W1, LEASE)] == [timer.id]
+
+
+async def test_claims_respect_the_limit_and_racing_workers_share_without_overlap(store: GameStore) -> None:
+    duties = await store.add_duties(None, [NewDuty("dm", T0 + i, None, i) for i in range(30)], T0)
+    assert [d.id for d in await store.claim_duties(T0 + 100, W1, LEASE, limit=5)] == [
+        d.id for d in duties[:5]
+    ]
+    batches = await asyncio.gather(*(store.claim_duties(T0 + 100, f"w{i}", LEASE, limit=7) for i in range(5)))
+    ids = [d.id for batch in batches for d in batch]
+    assert len(ids) == len(set(ids)) == 25
+
+
+async def test_claims_keep_to_the_shards_of_the_process(store: GameStore) -> None:
+    on_shard_1 = (1 << 22) * 5 + 1  # (id >> 22) % 4 == 1
+    on_shard_2 = (1 << 22) * 6 + 7  # (id >> 22) % 4 == 2
+    g1 = await store.create_game(on_shard_1, 501, ALICE, {}, T0)
+    g2 = await store.create_game(on_shard_2, 502, ALICE, {}, T0)
+    [d1] = await store.add_duties(g1.id, [post(501)], T0)
+    [d2] = await store.add_duties(g2.id, [post(502)], T0)
+    [dm] = await store.add_duties(None, [NewDuty("dm", T0, None, BOB)], T0)
+    assert ShardSlice(4, (1,)).owns(on_shard_1) and not ShardSlice(4, (1,)).owns(on_shard_2)
+    assert await store.next_duty_at(ShardSlice(4, (3,))) is None
+    assert [d.id for d in await store.claim_duties(T0, W1, LEASE, shards=ShardSlice(4, (1, 3)))] == [d1.id]
+    assert [d.id for d in await store.claim_duties(T0, W2, LEASE, shards=ShardSlice(4, (0, 2)))] == [
+        d2.id,
+        dm.id,
+    ]
+
+
+async def test_append_writes_duties_with_the_action_and_replaces_keyed_ones(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.add_duties(game.id, [NewDuty("remind", T0 + 10, CHANNEL, ALICE, key="remind")], T0)
+    keep = (await store.add_duties(game.id, [NewDuty("digest", T0 + 10, CHANNEL, key="digest")], T0))[0]
     game = await store.append(
         game.id,
         1,
@@ -371,49 +462,81 @@ async def test_append_replaces_and_finishing_drops_pending_notices(store: GameSt
         fold([{"n": 1}, {"n": 2}]),
         T0 + 20,
         waiting_on=BOB,
-        cancel_kinds={"turn"},
-        notices=[NewNotice("turn", T0 + 90, BOB, {"game": 1})],
+        duties=[post(n=2), NewDuty("remind", T0 + 90, CHANNEL, BOB, {"game": 1}, "remind")],
     )
-    pending = await store.pending_notices(game.id)
-    assert [(n.kind, n.user_id, n.due_at, n.payload) for n in pending] == [
+    pending = await store.pending_duties(game.id)
+    assert [(d.kind, d.user_id, d.due_at, d.payload) for d in pending] == [
+        ("post", None, T0, {"n": 2}),
         ("digest", None, T0 + 10, {}),
-        ("turn", BOB, T0 + 90, {"game": 1}),
-    ]
-    assert pending[0] == keep
+        ("remind", BOB, T0 + 90, {"game": 1}),
+    ], "in delivery order; the new reminder replaced the old one (one pending duty per key)"
+    assert pending[1] == keep
+    with pytest.raises(VersionConflict):
+        await store.append(game.id, 1, [{"n": 9}], {}, T0 + 21, duties=[post(n=9)])
+    assert len(await store.pending_duties(game.id)) == 3, "a refused action writes no duty"
+    game = await store.append(
+        game.id, 2, [{"n": 3}], fold([{"n": 1}, {"n": 2}, {"n": 3}]), T0 + 25, cancel_keys={"digest"}
+    )
+    assert [d.kind for d in await store.pending_duties(game.id)] == ["post", "remind"]
     await store.append(
         game.id,
-        2,
-        [{"n": 3}],
-        fold([{"n": 1}, {"n": 2}, {"n": 3}]),
+        3,
+        [{"n": 4}],
+        fold([{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]),
         T0 + 30,
         status="finished",
-        notices=[NewNotice("result", T0 + 30)],
+        duties=[post(n=4)],
     )
-    assert [n.kind for n in await store.pending_notices(game.id)] == ["result"]
-    assert await store.cancel_notices(game.id, ["nothing"]) == 0
-    assert await store.cancel_notices(game.id) == 1
-    assert await store.pending_notices(game.id) == []
+    assert [d.payload for d in await store.pending_duties(game.id)] == [{"n": 2}, {"n": 4}], (
+        "finishing drops the timers, keeps the posts"
+    )
+    assert await store.cancel_duties(game.id, ["nothing"]) == 0
+    assert await store.cancel_duties(game.id) == 2
+    assert await store.pending_duties(game.id) == []
 
 
-async def test_purging_sent_notices_keeps_unsent_ones(store: GameStore) -> None:
-    old = await store.schedule_notice(None, "turn", T0, T0)
-    recent = await store.schedule_notice(None, "turn", T0, T0)
-    unsent = await store.schedule_notice(None, "turn", T0 - 1000, T0)
-    assert await store.mark_notice_sent(old.id, T0 + 10)
-    assert await store.mark_notice_sent(recent.id, T0 + 100)
-    assert await store.purge_sent_notices(T0 + 50) == 1
-    assert await store.mark_notice_sent(recent.id, T0 + 200) is False, "still known as sent"
-    assert await store.due_notices(T0 + 1000) == [unsent]
-    assert await store.purge_sent_notices(T0 + 1000) == 1
-    assert await store.due_notices(T0 + 1000) == [unsent]
+async def test_add_duties_writes_meta_and_cancels_in_one_step(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.add_duties(game.id, [NewDuty("deadline", T0 + 10, CHANNEL, ALICE, key="deadline")], T0)
+    made = await store.add_duties(
+        game.id, [post()], T0 + 1, cancel_keys=["deadline"], meta={"absent": [ALICE]}
+    )
+    assert [d.kind for d in await store.pending_duties(game.id)] == ["post"] == [d.kind for d in made]
+    assert (await store.get_game_meta(game.id))["absent"] == [ALICE]
+    with pytest.raises(GameNotFound):
+        await store.add_duties(424242, [post()], T0)
 
 
-async def test_notices_survive_a_restart(backend: Backend) -> None:
+async def test_abandoning_drops_timers_and_adds_its_duties(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.add_duties(game.id, [NewDuty("remind", T0 + 10, CHANNEL, ALICE, key="remind"), post(n=1)], T0)
+    await store.abandon_game(game.id, T0 + 5, duties=[post(n=2)])
+    assert [d.payload for d in await store.pending_duties(game.id)] == [{"n": 1}, {"n": 2}]
+    await store.abandon_game(game.id, T0 + 6, duties=[post(n=3)])
+    assert len(await store.pending_duties(game.id)) == 2, "abandoning twice changes nothing"
+
+
+async def test_purging_done_duties_keeps_undone_ones(store: GameStore) -> None:
+    old, recent, undone = await store.add_duties(
+        None, [NewDuty("dm", T0, None, 1), NewDuty("dm", T0, None, 2), NewDuty("dm", T0 + 5000, None, 3)], T0
+    )
+    await store.claim_duties(T0, W1, LEASE)
+    assert await store.finish_duty(old.id, W1, T0 + 10)
+    assert await store.finish_duty(recent.id, W1, T0 + 100, outcome="failed: 403 Forbidden")
+    assert await store.purge_done_duties(T0 + 50) == 1
+    assert await store.finish_duty(recent.id, W1, T0 + 200) is False, "still known as done"
+    assert await store.purge_done_duties(T0 + 1000) == 1
+    assert [d.id for d in await store.pending_duties(None)] == [undone.id]
+
+
+async def test_duties_survive_a_restart(backend: Backend) -> None:
     store = await backend.open()
-    notice = await store.schedule_notice(None, "turn", T0 + 1, T0, user_id=ALICE)
+    [duty] = await store.add_duties(None, [NewDuty("dm", T0 + 1, None, ALICE, {"x": "é"})], T0)
+    await store.claim_duties(T0 + 1, W1, LEASE)
     await store.close()
     again = await backend.open()
-    assert await again.due_notices(T0 + 2) == [notice]
+    [back] = await again.claim_duties(T0 + 1 + LEASE, W2, LEASE)
+    assert (back.id, back.payload, back.attempts) == (duty.id, {"x": "é"}, 2)
 
 
 # ---------------------------------------------------------------- user settings
@@ -447,11 +570,11 @@ async def full_game(store: GameStore) -> GameRecord:
             fold(log),
             T0 + k,
             waiting_on=BOB,
-            notices=[NewNotice("turn", T0 + 100 + k, BOB, {"k": k})],
-            cancel_kinds={"turn"},
+            duties=[NewDuty("remind", T0 + 100 + k, CHANNEL, BOB, {"k": k}, "remind"), post(n=k)],
         )
-    sent = await store.schedule_notice(game.id, "digest", T0 + 1, T0)
-    await store.mark_notice_sent(sent.id, T0 + 2)
+    [done] = await store.add_duties(game.id, [NewDuty("digest", T0 + 1, CHANNEL)], T0)
+    await store.claim_duties(T0 + 100, W1, LEASE, limit=1)
+    await store.finish_duty(done.id, W1, T0 + 2)
     return game
 
 

@@ -68,11 +68,11 @@ async def check_game(store: GameStore, game: GameRecord) -> None:
     assert version == game.version
     ns = [v for v, _ in events]
     assert (state["sum"], state["count"], state["last"]) == (sum(ns), len(ns), ns[-1] if ns else 0)
-    pending = await store.pending_notices(game.id)
+    pending = await store.pending_duties(game.id)
     if game.status == "playing":
-        assert [(n.kind, n.payload) for n in pending] == [("turn", {"version": game.version})]
+        assert [(d.kind, d.payload) for d in pending] == [("remind", {"version": game.version})]
     else:
-        assert pending == [], f"{game.status} game {game.id} has pending notices"
+        assert pending == [], f"{game.status} game {game.id} has pending duties"
     if game.status == "lobby":
         assert game.version == 0
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 import aiosqlite
 import pytest
 
-from storage import LATEST_VERSION, GameNotFound, SchemaTooNew, open_store
+from storage import LATEST_VERSION, GameNotFound, NewDuty, SchemaTooNew, open_store
 from storage import migrations as migrations_module
 from storage.migrations import MIGRATIONS, migrate, schema_version
 from storage.sqlite import connect
@@ -63,7 +64,8 @@ async def test_fresh_database_gets_the_latest_schema_and_pragmas(tmp_path: Path)
     store = await open_store(path)
     try:
         assert user_version(path) == LATEST_VERSION
-        assert {"games", "seats", "events", "snapshots", "user_settings", "notices"} <= tables(path)
+        assert {"games", "seats", "events", "snapshots", "user_settings", "duties"} <= tables(path)
+        assert "notices" not in tables(path), "V4 turned notices into duties"
         for conn in (store._writer, store._reader):
             assert list(await conn.execute_fetchall("PRAGMA journal_mode")) == [("wal",)]
             assert list(await conn.execute_fetchall("PRAGMA foreign_keys")) == [(1,)]
@@ -98,11 +100,13 @@ async def test_a_first_schema_database_is_upgraded_on_open_with_its_data_intact(
         assert await store.load_snapshot(7) == (2, {"sum": 3, "count": 2})
         assert await store.get_user_settings(10) == {"tz": "UTC"}
         # The new table works, and the old game goes on.
-        notice = await store.schedule_notice(7, "turn", T0 + 50, T0, user_id=11)
-        assert await store.due_notices(T0 + 60) == [notice]
-        after = await store.append(7, 2, [{"n": 3}], {"sum": 6, "count": 3}, T0 + 3, cancel_kinds={"turn"})
+        [duty] = await store.add_duties(7, [NewDuty("remind", T0 + 50, 2, 11, key="remind")], T0)
+        assert await store.claim_duties(T0 + 60, "w", 30.0) == [
+            dataclasses.replace(duty, attempts=1, lease_owner="w", lease_until=T0 + 90)
+        ]
+        after = await store.append(7, 2, [{"n": 3}], {"sum": 6, "count": 3}, T0 + 3, cancel_keys={"remind"})
         assert after.version == 3
-        assert await store.pending_notices(7) == []
+        assert await store.pending_duties(7) == []
         assert await store.integrity_check()
     finally:
         await store.close()
@@ -277,7 +281,7 @@ async def test_a_failed_transaction_rolls_back_and_the_store_goes_on(tmp_path: P
         assert not store._writer.in_transaction
         assert await store.game_by_id(game.id) == game
         with pytest.raises(GameNotFound):
-            await store.schedule_notice(12345, "turn", T0, T0)
+            await store.add_duties(12345, [NewDuty("remind", T0)], T0)
         after = await store.append(game.id, 0, [{"n": 1}], {"c": 1}, T0 + 1)
         assert after.version == 1
     finally:
