@@ -12,9 +12,9 @@ import pytest
 from discord import app_commands
 from discord.ext import commands
 
+from offline.limits import check_command_tree, check_components, check_message, check_modal
+from offline.offline import parse_multipart
 from tests.harness import HarnessError, OfflineDiscord, StoredMessage
-from tests.harness.limits import check_command_tree, check_components, check_message, check_modal
-from tests.harness.offline import parse_multipart
 
 GUILD_ID = 111_111_111_111_111_111
 CHANNEL_ID = 222_222_222_222_222_222

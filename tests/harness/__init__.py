@@ -1,9 +1,9 @@
-"""Offline Discord harness for tests: a re-export of ``bot.offline`` (see its docstring for the API and an
-example), kept here so tests import ``tests.harness``; pytest fixtures live in ``tests.harness.fixtures``."""
+"""Offline Discord harness for tests: a re-export of the ``offline`` package (see its docstring for the API
+and an example); pytest fixtures live in ``tests.harness.fixtures``."""
 
-from bot.offline.offline import NetworkBlocked, OfflineDiscord, block_network, patched_webhook_adapter
-from bot.offline.payloads import FakeUser
-from bot.offline.records import (
+from offline.offline import NetworkBlocked, OfflineDiscord, block_network, patched_webhook_adapter
+from offline.payloads import FakeUser
+from offline.records import (
     HarnessError,
     InteractionResult,
     LoggedError,
@@ -11,8 +11,6 @@ from bot.offline.records import (
     SentFile,
     StoredMessage,
 )
-
-from . import limits, offline, payloads, records  # noqa: F401  (aliases of the bot.offline modules)
 
 __all__ = [
     "FakeUser",

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from .offline import BotFactory, OfflineDiscord, block_network
+from offline.offline import BotFactory, OfflineDiscord, block_network
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""Offline Discord (moved here from tests/harness so the installed console can use it).
+"""Offline Discord: a fake of Discord's HTTP API for discord.py, used by the console and the tests.
 
-Drive the real discord.py code of a ``commands.Bot`` without Discord.
+It is a package of its own, beside ``bot``: it imports discord.py (it stands in for Discord itself) and
+nothing of the game. Drive the real discord.py code of a ``commands.Bot`` without Discord.
 
 The bot under test is a real ``commands.Bot``: its CommandTree, cogs, Views, DynamicItems, selects and
 modals run unchanged. The harness replaces the seams through which discord.py talks to Discord
