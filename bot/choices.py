@@ -13,7 +13,7 @@ Values are short codes that also fit in a ``custom_id``:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine import rules
@@ -35,10 +35,12 @@ from engine.state import GameState, Phase
 from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one
 
 from . import words
-from .service import Refused
+from .tables import Refused
 from .words import Speaker, cards_text
 
 MAX_CHOICES = 25
+
+Parse = Callable[[GameState, int], Action]  # builds the seat's action from the current state
 
 
 @dataclass(frozen=True)

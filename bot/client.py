@@ -1,4 +1,5 @@
-"""Builds the bot: a ``commands.Bot`` with the store, the service, the cogs and the dynamic items.
+"""Builds the bot: a ``commands.Bot`` with the store, the action pipeline, the delivery worker, the
+handlers, the cogs and the dynamic items, wired in ``setup_hook``.
 
 Everything the bot depends on is injected (store or its path, map, clock, seed source, picture adapter),
 so that tests and the console run the same bot deterministically.
@@ -23,19 +24,26 @@ from engine.maps import default_map
 from engine.views import view
 from storage import GameStore, open_store
 
+from .answers import InFlight
 from .backups import BackupScheduler
 from .cog import AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
-from .controller import Controller
+from .context import Context
+from .deliveries import Deliveries
+from .lobby import MapProvider, SeedSource
 from .pictures import Pictures
-from .service import Clock, GameService, MapProvider, SeedSource
+from .pipeline import Clock, Pipeline
+from .router import Handlers
+from .tables import Tables
+from .timers import Timers
 
 
 class AlexandrosBot(commands.Bot):
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
     ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
-    reminder round every minute (the first as soon as the bot is ready); ``backup_dir`` with a positive
+    delivery worker's clock loop (timers and retries; the first round as soon as the bot is ready), while
+    the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
     ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs.
     """
 
@@ -56,6 +64,7 @@ class AlexandrosBot(commands.Bot):
         backup_keep: int = 7,
         rules_url: str = "",
         drain_timeout: float = 10.0,
+        cache_size: int = 2000,
         **kwargs: Any,
     ) -> None:
         super().__init__(
@@ -75,8 +84,12 @@ class AlexandrosBot(commands.Bot):
         self.reminder_hours = reminder_hours
         self._reminder_task: asyncio.Task[None] | None = None
         self.sync_guild = sync_guild
-        self.service: GameService | None = None
-        self.controller: Controller | None = None
+        self.cache_size = cache_size
+        self.store: GameStore | None = None
+        self.pipeline: Pipeline | None = None
+        self.deliveries: Deliveries | None = None
+        self.handlers: Handlers | None = None
+        self.in_flight = InFlight()
         self._warm: asyncio.Task[None] | None = None
         self.backup_dir = backup_dir
         self.backup_interval_hours = backup_interval_hours
@@ -89,11 +102,15 @@ class AlexandrosBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         store = await open_store(self._store_spec) if isinstance(self._store_spec, str) else self._store_spec
-        self.service = GameService(
-            store, self.map_provider, self.clock, self.seed_source, self.reminder_hours
+        self.store = store
+        self.deliveries = Deliveries(self, store, self.pictures, self.clock)
+        self.pipeline = Pipeline(
+            Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
         )
-        self.controller = Controller(self, self.service, self.pictures, self.rules_url)
-        await self.add_cog(AlexandrosCog(self, self.controller))
+        self.deliveries.timers = Timers(self, self.pipeline)
+        ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
+        self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
+        await self.add_cog(AlexandrosCog(self, self.handlers))
         await self.add_cog(AdminCog(self))
         self.add_dynamic_items(GameButton, GameSelect)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
@@ -102,7 +119,7 @@ class AlexandrosBot(commands.Bot):
             )
             self.backups.start()
         if self.reminders:
-            self._reminder_task = asyncio.create_task(self._remind_forever(), name="bot-reminders")
+            self._reminder_task = asyncio.create_task(self._deliver_forever(), name="bot-deliveries")
         # Parse the map and draw one board now, in a thread: the first game would otherwise pay for the
         # map's distance tables and the renderer's cached map layer while players wait.
         self._warm = asyncio.create_task(self._warm_then_freeze(), name="bot-warm-up")
@@ -115,18 +132,23 @@ class AlexandrosBot(commands.Bot):
             else:
                 await self.tree.sync()
 
-    async def _remind_forever(self) -> None:
-        # The first round runs as soon as the bot is ready, not a minute later: reminders and deadlines
-        # that came due while the bot was down are handled then, once each (they wait in the store).
+    @property
+    def router(self) -> Handlers:
+        """Where components send their clicks (bot.components)."""
+        assert self.handlers is not None
+        return self.handlers
+
+    async def _deliver_forever(self) -> None:
+        # The first round runs as soon as the bot is ready: duties that came due (or were left undelivered)
+        # while the bot was down are handled then, once each (they wait in the store).
         await self.wait_until_ready()
-        while not self.is_closed():
-            try:
-                if self.controller is not None:
-                    await self.controller.remind(self.clock())
-            except Exception:  # one bad round must not end the reminders for good
-                logging.getLogger("bot").exception("the reminder round failed")
-            self.caught_up.set()
-            await asyncio.sleep(60)
+        assert self.deliveries is not None
+        try:
+            await self.deliveries.drain()
+        except Exception:
+            logging.getLogger("bot").exception("the first delivery round failed")
+        self.caught_up.set()
+        await self.deliveries.run_forever()
 
     async def warmed(self) -> None:
         """Wait for the start-up warm-up (benchmarks measure a warmed bot, as players meet it)."""
@@ -153,14 +175,16 @@ class AlexandrosBot(commands.Bot):
         close the database, in that order: an action's answer and post need the connection, a backup and
         every write need the database."""
         log = logging.getLogger("bot")
-        if self.service is not None and not self.service.closing:
-            left = await self.service.drain(self.drain_timeout)
+        if not self.in_flight.closing:
+            left = await self.in_flight.drain(self.drain_timeout)
             if left:
                 log.warning(
                     "shutting down with %d action(s) still running after %.0f s",
                     left,
                     self.drain_timeout,
                 )
+        if self.deliveries is not None:
+            await self.deliveries.close()
         if self._reminder_task is not None:
             self._reminder_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -172,9 +196,9 @@ class AlexandrosBot(commands.Bot):
             if self.backups is not None:
                 await self.backups.stop()
                 self.backups = None
-            if self._owns_store and self.service is not None:
-                await self.service.store.close()
-                self.service = None
+            if self._owns_store and self.store is not None:
+                await self.store.close()
+                self.store = None
                 log.info("database closed")
 
 

@@ -19,15 +19,19 @@ from engine.state import GameState, Phase
 from . import choices as ch
 from . import texts
 from .pictures import point_letters
-from .service import Refused, Table
+from .tables import Refused, Table, names_of
 from .words import Speaker
 
 if TYPE_CHECKING:
-    from .controller import Controller
+    from .router import Handlers
 
 log = logging.getLogger("bot")
 
 Choices = list[app_commands.Choice[str]]
+
+
+# Autocomplete stays empty for these: nothing the asker could pick, and nothing to explain in a list.
+_SILENT = {"bot/no-game", "bot/game-over", "bot/not-a-player", "bot/not-started", "bot/closed"}
 
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
@@ -41,9 +45,9 @@ class AlexandrosCog(commands.Cog):
         name="alexandros", description="Play Alexandros in this channel", guild_only=True
     )
 
-    def __init__(self, bot: commands.Bot, controller: Controller) -> None:
+    def __init__(self, bot: commands.Bot, handlers: Handlers) -> None:
         self.bot = bot
-        self.c = controller
+        self.h = handlers
 
     # --- autocomplete helpers -------------------------------------------------------------------------------
 
@@ -55,14 +59,15 @@ class AlexandrosCog(commands.Cog):
         need_phase: Phase | None,
     ) -> Choices:
         try:
-            table = await self.c.service.table_in(interaction.channel_id or 0)
-            state = table.state
-            seat = table.seat_of(interaction.user.id)
-            if state is None or seat is None or state.over or table.record.status != "playing":
-                return []
-            if state.current != seat:
-                hint = texts.not_your_turn_hint(table.speaker.seat(state.current))
+            # Seat and turn from the game's record first: nobody but the player on turn sees the options.
+            ask = self.h.ctx.ask(interaction, turn=False)
+            record, seat = await self.h.ctx.pipeline.authorise(ask)
+            if record.waiting_on != interaction.user.id:
+                current = record.seat_of(record.waiting_on) if record.waiting_on is not None else None
+                hint = texts.not_your_turn_hint(Speaker(names_of(record)).seat(current))
                 return [app_commands.Choice(name=hint, value="-")]
+            table = await self.h.ctx.tables.load(record)
+            state = table.playing()
             if need_phase is not None and state.phase is not need_phase:
                 hint = texts.MOVE_FIRST_HINT if need_phase is Phase.ACTIONS else texts.ALREADY_MOVED_HINT
                 return [app_commands.Choice(name=hint, value="-")]
@@ -78,7 +83,7 @@ class AlexandrosCog(commands.Cog):
                 ]
             return _out(items, typed)
         except Refused as refused:
-            if refused.code == "bot/no-game":
+            if refused.code in _SILENT:
                 return []
             # An earlier option is missing or wrong (e.g. no card yet for "to"): say so in the list itself.
             text = Speaker().refusal(refused.code, refused.details)
@@ -108,19 +113,19 @@ class AlexandrosCog(commands.Cog):
         deadline_hours: app_commands.Range[int, 1, 720] | None = None,
         deadline_policy: str | None = None,
     ) -> None:
-        await self.c.new(interaction, thread, deadline_hours, deadline_policy)
+        await self.h.lobby.new(interaction, thread, deadline_hours, deadline_policy)
 
     @group.command(name="join", description="Sit down at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
-        await self.c.join(interaction, None, from_button=False)
+        await self.h.lobby.join(interaction, None, from_button=False)
 
     @group.command(name="leave", description="Leave this channel's table before the game starts")
     async def leave(self, interaction: discord.Interaction) -> None:
-        await self.c.leave(interaction, None, from_button=False)
+        await self.h.lobby.leave(interaction, None, from_button=False)
 
     @group.command(name="start", description="Start the game (the creator, with 2 to 4 players seated)")
     async def start(self, interaction: discord.Interaction) -> None:
-        await self.c.start(interaction, None, from_button=False)
+        await self.h.lobby.start(interaction, None, from_button=False)
 
     # --- the turn -------------------------------------------------------------------------------------------
 
@@ -133,7 +138,7 @@ class AlexandrosCog(commands.Cog):
     async def move(
         self, interaction: discord.Interaction, card: str, to: str | None = None, path: str | None = None
     ) -> None:
-        await self.c.move_command(interaction, card, to, path)
+        await self.h.guided.command(interaction, card, to, path)
 
     @move.autocomplete("card")
     async def move_card_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -162,7 +167,7 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="take", description="Action: take a face-up card or the top card of the supply")
     @app_commands.describe(card="Face-up 1, face-up 2, or the supply")
     async def take(self, interaction: discord.Interaction, card: str) -> None:
-        await self.c.act(interaction, None, lambda st, s: ch.take_action(st, s, card), done=texts.TOOK_CARD)
+        await self.h.turns.take(interaction, card)
 
     @take.autocomplete("card")
     async def take_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -171,7 +176,7 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="occupy", description="Action: occupy a free province (then choose the guards)")
     @app_commands.describe(province="A free province you can afford, with its value and cost")
     async def occupy(self, interaction: discord.Interaction, province: str) -> None:
-        await self.c.province(interaction, None, province, None, takeover=False)
+        await self.h.provinces.province(interaction, None, province, None, takeover=False)
 
     @occupy.autocomplete("province")
     async def occupy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -184,7 +189,7 @@ class AlexandrosCog(commands.Cog):
     )
     @app_commands.describe(province="An opponent's province you can afford, with its value and cost")
     async def takeover(self, interaction: discord.Interaction, province: str) -> None:
-        await self.c.province(interaction, None, province, None, takeover=True)
+        await self.h.provinces.province(interaction, None, province, None, takeover=True)
 
     @takeover.autocomplete("province")
     async def takeover_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -197,7 +202,7 @@ class AlexandrosCog(commands.Cog):
     )
     @app_commands.describe(card="A hand card matching the space under one of your guards")
     async def levy(self, interaction: discord.Interaction, card: str) -> None:
-        await self.c.act(interaction, None, lambda st, s: ch.levy_action(st, s, card), done=texts.LEVIED)
+        await self.h.turns.levy(interaction, card)
 
     @levy.autocomplete("card")
     async def levy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -208,9 +213,7 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="takeback", description="Action: take one of your guards back into your supply")
     @app_commands.describe(guard="One of your guards on the map")
     async def takeback(self, interaction: discord.Interaction, guard: str) -> None:
-        await self.c.act(
-            interaction, None, lambda st, s: ch.takeback_action(st, s, guard), done=texts.TOOK_GUARD_BACK
-        )
+        await self.h.turns.takeback(interaction, guard)
 
     @takeback.autocomplete("guard")
     async def takeback_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -220,30 +223,30 @@ class AlexandrosCog(commands.Cog):
 
     @group.command(name="end", description="End your turn (after moving and up to two actions)")
     async def end(self, interaction: discord.Interaction) -> None:
-        await self.c.act(interaction, None, ch.end_action, done=texts.TURN_OVER)
+        await self.h.turns.end(interaction)
 
     # --- information ----------------------------------------------------------------------------------------
 
     @group.command(name="hand", description="See your hand (only you)")
     async def hand(self, interaction: discord.Interaction) -> None:
-        await self.c.hand(interaction, None)
+        await self.h.info.hand(interaction, None)
 
     @group.command(name="board", description="Post the current board picture again")
     async def board(self, interaction: discord.Interaction) -> None:
-        await self.c.board(interaction)
+        await self.h.info.board(interaction)
 
     @group.command(name="status", description="Whose turn, actions and walls left, scores")
     async def status(self, interaction: discord.Interaction) -> None:
-        await self.c.status(interaction)
+        await self.h.info.status(interaction)
 
     @group.command(name="log", description="The last events of this game")
     @app_commands.describe(count="How many events (1-30)")
     async def log(self, interaction: discord.Interaction, count: app_commands.Range[int, 1, 30] = 10) -> None:
-        await self.c.log_(interaction, count)
+        await self.h.info.log(interaction, count)
 
     @group.command(name="rules", description="A short summary of the rules")
     async def rules(self, interaction: discord.Interaction) -> None:
-        await self.c.rules_summary(interaction)
+        await self.h.info.rules(interaction)
 
     @group.command(name="reminders", description="Your own reminder interval, quiet hours and time zone")
     @app_commands.describe(
@@ -258,21 +261,21 @@ class AlexandrosCog(commands.Cog):
         quiet: str | None = None,
         time_zone: str | None = None,
     ) -> None:
-        await self.c.reminder_settings(interaction, hours, quiet, time_zone)
+        await self.h.over_days.reminder_settings(interaction, hours, quiet, time_zone)
 
     # --- playing over days ---------------------------------------------------------------------------------
 
     @group.command(name="waiting", description="Every game, on any server, waiting for your turn (only you)")
     async def waiting(self, interaction: discord.Interaction) -> None:
-        await self.c.waiting(interaction)
+        await self.h.over_days.waiting(interaction)
 
     @group.command(name="nudge", description="Remind the waiting player of this game (once a day per game)")
     async def nudge(self, interaction: discord.Interaction) -> None:
-        await self.c.nudge(interaction)
+        await self.h.over_days.nudge(interaction)
 
     @group.command(name="back", description="Take your seat back: the computer stops playing your turns")
     async def back(self, interaction: discord.Interaction) -> None:
-        await self.c.back(interaction)
+        await self.h.over_days.back(interaction)
 
     # --- leaving and ending ---------------------------------------------------------------------------------
 
@@ -280,15 +283,15 @@ class AlexandrosCog(commands.Cog):
         name="resign", description="Leave the game: your guards leave the map, your seat is skipped"
     )
     async def resign(self, interaction: discord.Interaction) -> None:
-        await self.c.resign(interaction)
+        await self.h.turns.resign(interaction)
 
     @group.command(name="abandon", description="Close this channel's game (creator or Manage Channels)")
     async def abandon(self, interaction: discord.Interaction) -> None:
-        await self.c.abandon(interaction)
+        await self.h.lobby.abandon(interaction)
 
     @group.command(name="agree", description="Agree to end the game now, scored as it stands")
     async def agree(self, interaction: discord.Interaction) -> None:
-        await self.c.agree(interaction)
+        await self.h.turns.agree(interaction)
 
 
 class AdminCog(commands.Cog):

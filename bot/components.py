@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import discord
 
-from engine.state import Phase
-
 from . import texts
+from .answers import say
 from .choices import Choice
-
-if TYPE_CHECKING:
-    from .controller import Controller
-    from .service import Table
 
 MAX_ID = 100
 
@@ -52,15 +47,10 @@ def lobby_view(game_id: int) -> discord.ui.View:
     return v
 
 
-def turn_view(table: Table) -> discord.ui.View:
+def turn_view(g: int, ver: int, moving: bool) -> discord.ui.View:
     """The active turn's buttons: My hand, Move, Actions, End turn (the last three carry the version)."""
-    st = table.state
-    g, ver = table.id, table.version
     v = discord.ui.View(timeout=None)
     v.add_item(GameButton(cid_button("hand", g), "My hand", discord.ButtonStyle.secondary, emoji="🂠"))
-    if st is None or st.over:
-        return v
-    moving = st.phase is Phase.MOVE
     v.add_item(
         GameButton(cid_button("move", g, ver), "Move", discord.ButtonStyle.primary, disabled=not moving)
     )
@@ -110,8 +100,18 @@ def province_view(
 # --- the two dynamic items ------------------------------------------------------------------------------
 
 
-def _controller(interaction: discord.Interaction) -> Controller:
-    return interaction.client.controller  # type: ignore[attr-defined,no-any-return]
+class Router(Protocol):
+    """Where a component's click goes (bot.router): components know the kinds, not the handlers."""
+
+    async def button(self, interaction: discord.Interaction, kind: str, args: list[str]) -> bool: ...
+
+    async def select(
+        self, interaction: discord.Interaction, kind: str, args: list[str], values: list[str]
+    ) -> bool: ...
+
+
+def _router(interaction: discord.Interaction) -> Router:
+    return interaction.client.router  # type: ignore[attr-defined,no-any-return]
 
 
 class GameButton(
@@ -138,34 +138,13 @@ class GameButton(
         return cls(match.group(0), getattr(button, "label", None) or "…")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        c = _controller(interaction)
-        k, a = self.kind, self.args
         try:
-            g = int(a[0])
-            if k == "join":
-                await c.join(interaction, g, from_button=True)
-            elif k == "leave":
-                await c.leave(interaction, g, from_button=True)
-            elif k == "start":
-                await c.start(interaction, g, from_button=True)
-            elif k == "hand":
-                await c.hand(interaction, g)
-            elif k == "move":
-                await c.move_start(interaction, g, int(a[1]))
-            elif k == "acts":
-                await c.actions_menu(interaction, g, int(a[1]))
-            elif k == "end":
-                from .choices import end_action
-
-                await c.act(interaction, g, end_action, int(a[1]), done=texts.TURN_OVER)
-            elif k == "mgo":
-                await c.move_go(interaction, g, int(a[1]), a[2], a[3], a[4])
-            elif k == "oc":
-                await c.guards_chosen(interaction, g, int(a[1]), int(a[2]), a[3])
-            else:
-                await c.say(interaction, texts.BUTTON_RETIRED)
+            handled = await _router(interaction).button(interaction, self.kind, self.args)
         except (IndexError, ValueError):
-            await c.say(interaction, texts.BUTTON_STALE)
+            await say(interaction, texts.BUTTON_STALE)
+            return
+        if not handled:
+            await say(interaction, texts.BUTTON_RETIRED)
 
 
 class GameSelect(
@@ -205,30 +184,18 @@ class GameSelect(
         return me
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        c = _controller(interaction)
         data: dict[str, Any] = dict(interaction.data or {})
         values = [str(v) for v in data.get("values", [])]
-        k, a = self.kind, self.args
+        if not values or values == ["-"]:
+            await say(interaction, texts.NOTHING_PICKED)
+            return
         try:
-            g, ver = int(a[0]), int(a[1])
-            if not values or values == ["-"]:
-                await c.say(interaction, texts.NOTHING_PICKED)
-            elif k == "mc":
-                await c.move_card(interaction, g, ver, values[0])
-            elif k == "mt":
-                await c.move_point(interaction, g, ver, a[2], values[0])
-            elif k == "mp":
-                await c.move_path(interaction, g, ver, a[2], a[3], values[0])
-            elif k == "act":
-                await c.action_picked(interaction, g, ver, values[0])
-            elif k == "og":
-                await c.guards_chosen(interaction, g, ver, int(a[2]), values)
-            elif k == "tc":
-                await c.compensation_chosen(interaction, g, ver, int(a[2]), a[3], values)
-            else:
-                await c.say(interaction, texts.MENU_RETIRED)
+            handled = await _router(interaction).select(interaction, self.kind, self.args, values)
         except (IndexError, ValueError):
-            await c.say(interaction, texts.MENU_STALE)
+            await say(interaction, texts.MENU_STALE)
+            return
+        if not handled:
+            await say(interaction, texts.MENU_RETIRED)
 
 
 def _split(custom_id: str) -> tuple[str, list[str]]:

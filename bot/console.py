@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from engine.maps import MapError, default_map, load_map
+from offline import HarnessError, OfflineDiscord, StoredMessage
+from offline.payloads import FakeUser
 
 from .client import make_bot
-from .offline import HarnessError, OfflineDiscord, StoredMessage
-from .offline.payloads import FakeUser
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 _OPTION = re.compile(r"([a-z][a-z_]*):")
@@ -68,6 +68,7 @@ class Console:
             lambda: make_bot(db, seed_source=seed_source, map_provider=lambda: game_map),
             strict=False,
             loggers=("bot",),
+            watched_tasks=("alx-",),
         )
         self.users: dict[str, FakeUser] = {}
         self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []

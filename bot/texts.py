@@ -20,7 +20,7 @@ from engine.views import redact, view
 from storage import GameRecord
 
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
-from .service import Table
+from .tables import Table
 from .words import END_REASONS, cards_text
 
 MAX_CONTENT = 2000
@@ -125,7 +125,7 @@ def open_actions(st: GameState) -> list[str]:
     return out
 
 
-def turn_header(table: Table, last_pinged: float | None) -> str:
+def turn_header(table: Table) -> str:
     st = table.state
     assert st is not None
     seat = st.current
@@ -133,7 +133,7 @@ def turn_header(table: Table, last_pinged: float | None) -> str:
     name = table.speaker.seat(seat)
     return (
         f"**Turn {st.turn} — {name} ({COLOURS[seat]})** <@{uid}>, it is your turn.\n"
-        f"{can_do(table)} Last reminded: {when(last_pinged)}.{deadline_note(table)}"
+        f"{can_do(table)}{deadline_note(table)}"
     )
 
 

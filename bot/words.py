@@ -336,6 +336,10 @@ _REFUSALS: dict[str, Refusal] = {
     ),
     # --- bot codes --------------------------------------------------------------------------------------
     "bot/no-game": lambda s, d: "There is no game in this channel. Start one with `/alexandros new`.",
+    "bot/game-over": lambda s, d: (
+        f"The game in this channel is {d['status']}: `/alexandros status` shows how it ended and "
+        "`/alexandros board` its last board. Start a new one with `/alexandros new`."
+    ),
     "bot/unknown-game": lambda s, d: (
         f"Game {d['game']} does not exist (any more). Use `/alexandros status` to see this channel's game."
     ),
@@ -379,7 +383,6 @@ _REFUSALS: dict[str, Refusal] = {
     ),
     "bot/already-voted": lambda s, d: f"You have already agreed to end the game; waiting for {d['waiting']}.",
     "bot/select-count": lambda s, d: f"Choose exactly {d['count']} cards.",
-    "bot/game-over": lambda s, d: "This game is over. Start a new one with `/alexandros new`.",
     "bot/shutting-down": lambda s, d: (
         "The bot is restarting and takes no new actions now. Your game is saved; try again in a minute."
     ),

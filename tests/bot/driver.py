@@ -74,7 +74,9 @@ def bot_factory(
 
 
 def harness(factory: Callable[[], Any]) -> OfflineDiscord:
-    return OfflineDiscord(factory, guild_id=GUILD, channel_id=CHANNEL, loggers=("bot",))
+    return OfflineDiscord(
+        factory, guild_id=GUILD, channel_id=CHANNEL, loggers=("bot",), watched_tasks=("alx-",)
+    )
 
 
 @dataclass
@@ -93,12 +95,12 @@ class Game:
         return self.d.bot
 
     async def state(self) -> GameState:
-        table = await self.bot.service.table_by_id(self.game_id)
+        table = await self.bot.pipeline.tables.by_id(self.game_id)
         assert table.state is not None
         return table.state
 
     async def table(self) -> Any:
-        return await self.bot.service.table_by_id(self.game_id)
+        return await self.bot.pipeline.tables.by_id(self.game_id)
 
     def user_of_seat(self, table: Any, seat: int) -> FakeUser:
         uid = table.user_of(seat)

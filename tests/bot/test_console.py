@@ -110,7 +110,7 @@ async def test_a_whole_game_can_be_played_in_the_console(tmp_path, no_network) -
     rng = random.Random(seed)
     try:
         for _ in range(300):
-            table = await console.d.bot.service.table_by_id(1)
+            table = await console.d.bot.pipeline.tables.by_id(1)
             st = table.state
             if st.over:
                 break
@@ -145,8 +145,8 @@ async def test_a_whole_game_can_be_played_in_the_console(tmp_path, no_network) -
             version = st.version
             for line in lines:
                 assert await console.line(line)
-            assert (await console.d.bot.service.table_by_id(1)).version > version, out.getvalue()[-2000:]
-        final = (await console.d.bot.service.table_by_id(1)).state
+            assert (await console.d.bot.pipeline.tables.by_id(1)).version > version, out.getvalue()[-2000:]
+        final = (await console.d.bot.pipeline.tables.by_id(1)).state
         assert final.over
     finally:
         await console.close()

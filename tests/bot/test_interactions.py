@@ -10,6 +10,7 @@ import pytest
 from engine import ai, rules
 from engine.actions import EndTurn, Levy, Move
 from engine.state import Phase
+from offline.limits import check_command_tree
 from tests.bot.driver import (
     CHANNEL,
     NAMES,
@@ -20,7 +21,6 @@ from tests.bot.driver import (
     harness,
     play_whole_game,
 )
-from tests.harness.limits import check_command_tree
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -302,10 +302,11 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
         assert "Turn " not in r.content
         r = await d.slash(a, "alexandros log", count=3)
         assert r.ephemeral and r.content.count("•") == 3
-        # ... while turn commands say there is no game in play, and how to start one.
+        # ... while turn commands say the game ended, where to see how, and how to start another.
         for command in ("alexandros end", "alexandros hand", "alexandros agree"):
             r = await d.slash(a, command)
-            assert r.ephemeral and "no game in this channel" in r.content and "/alexandros new" in r.content
+            assert r.ephemeral and "is finished" in r.content and "/alexandros status" in r.content
+            assert "/alexandros new" in r.content
         # An abandoned game shows too, as abandoned; a table closed in the lobby shows its lobby text.
         g2 = await started(d, 2)
         turn = next(m for m in reversed(d.channel_messages(CHANNEL)) if m.custom_ids)
@@ -316,7 +317,7 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
         r = await d.slash(a, "alexandros board")
         assert not r.ephemeral and r.files and not r.response_message.custom_ids
         r = await d.slash(a, "alexandros end")
-        assert r.ephemeral and "no game in this channel" in r.content
+        assert r.ephemeral and "is abandoned" in r.content and "/alexandros new" in r.content
         await d.slash(a, "alexandros new")
         r = await d.slash(a, "alexandros board")
         assert r.ephemeral and "not started" in r.content.lower()
@@ -390,20 +391,18 @@ async def test_a_waiting_player_is_reminded_once_per_interval(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         g = await started(d)
         me, _ = await current_user(g)
-        controller = d.bot.controller
-        assert await controller.remind(clock.now + 3600) == 0  # not yet: the table's interval is 24 h
-        mark = d.mark()
-        assert await controller.remind(clock.now + 25 * 3600) == 1
-        (sent,) = [r for r in d.requests_since(mark) if r.kind == "channel_message"]
+
+        async def reminders(now: float) -> list:
+            mark = d.mark()
+            await d.bot.deliveries.drain(now)
+            return [r for r in d.requests_since(mark) if r.kind == "channel_message"]
+
+        assert await reminders(clock.now + 3600) == []  # not yet: the table's interval is 24 h
+        (sent,) = await reminders(clock.now + 25 * 3600)
         assert sent.pinged_user_ids == {me.id} and "a reminder" in sent.content
-        assert await controller.remind(clock.now + 26 * 3600) == 0  # the next one comes a day later
-        # The turn message of the next turn says when this player was last reminded.
-        first_turn = (await g.state()).turn
-        n = 0
-        while (await g.state()).turn == first_turn or (await g.table()).current_user != me.id:
-            await step(g, n)
-            n += 1
-        assert "Last reminded: <t:" in g.turn_message().content
+        assert await reminders(clock.now + 26 * 3600) == []  # the next one comes a day later
+        (again,) = await reminders(clock.now + 50 * 3600)
+        assert again.pinged_user_ids == {me.id} and "a reminder" in again.content
         g.check_public()
 
 
@@ -471,18 +470,18 @@ async def test_a_turn_past_the_tables_deadline_is_skipped(tmp_path):
         before = await g.state()
         first = (await g.table()).current_user
         assert "skipped <t:" in g.turn_message().content
-        await d.bot.controller.remind(clock.now + 3600)  # within the deadline: nothing happens
+        await d.bot.deliveries.drain(clock.now + 3600)  # within the deadline: nothing happens
         assert (await g.state()).turn == before.turn
         mark = d.mark()
         clock.now += 2 * 3600 + 5
-        await d.bot.controller.remind(clock.now)
+        await d.bot.deliveries.drain(clock.now)
         after = await g.state()
         assert after.turn == before.turn + 1 and (await g.table()).current_user != first
         sent = [q for q in d.requests_since(mark) if q.kind == "channel_message"]
         assert any("deadline and was skipped" in (q.content or "") for q in sent)
         pinged = [q for q in sent if q.pinged_user_ids]
         assert len(pinged) == 1 and pinged[0].pinged_user_ids == {(await g.table()).current_user}
-        await d.bot.controller.remind(clock.now + 10)  # the skip happens once; the next turn has its own time
+        await d.bot.deliveries.drain(clock.now + 10)  # the skip happens once; the next turn has its own time
         assert (await g.state()).turn == after.turn
 
 
@@ -500,7 +499,7 @@ async def test_players_set_their_own_reminders(tmp_path):
         assert r.ephemeral and "Mars/Olympus" in r.content and "Saved" not in r.content
         r = await d.slash(ann, "alexandros reminders", quiet="late")
         assert r.ephemeral and "22:00-08:00" in r.content  # an example of what is allowed
-        settings = await d.bot.service.store.get_user_settings(ann.id)
+        settings = await d.bot.store.get_user_settings(ann.id)
         assert settings["reminder_hours"] == 12 and settings["time_zone"] == "Europe/Paris"
 
 

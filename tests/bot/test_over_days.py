@@ -11,7 +11,7 @@ import time
 import pytest
 
 from bot.client import make_bot
-from bot.service import GameService
+from bot.tables import Table, names_of
 from engine import ai
 from engine.game import new_game
 from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
@@ -62,6 +62,13 @@ def reminders_since(d, mark: int) -> list:
     return [q for q in d.requests_since(mark) if q.kind == "channel_message" and "a reminder" in q.content]
 
 
+async def remind(d, now: float) -> int:
+    """One round of the delivery worker at ``now``; returns how many reminders it sent."""
+    mark = d.mark()
+    await d.bot.deliveries.drain(now)
+    return len(reminders_since(d, mark))
+
+
 # --- reminders ------------------------------------------------------------------------------------------
 
 
@@ -71,13 +78,12 @@ async def test_a_reminder_comes_due_is_sent_once_and_never_after_a_move(tmp_path
         g = await open_game(d)
         me = await waiting_user(g)
         started = (await g.table()).record.turn_started_at
-        c = d.bot.controller
-        assert await c.remind(started + DAY - 60) == 0  # not due yet
+        assert await remind(d, started + DAY - 60) == 0  # not due yet
         mark = d.mark()
-        assert await c.remind(started + DAY + 5) == 1
+        assert await remind(d, started + DAY + 5) == 1
         (sent,) = reminders_since(d, mark)
         assert sent.pinged_user_ids == {me.id} and "<t:" in sent.content and ":R>" in sent.content
-        assert await c.remind(started + DAY + 10) == 0  # claimed once: never twice for one wait
+        assert await remind(d, started + DAY + 10) == 0  # claimed once: never twice for one wait
 
         # The player moves (still their turn): the reminder planned for a day later is not sent then,
         # the wait counts again from the move.
@@ -86,9 +92,9 @@ async def test_a_reminder_comes_due_is_sent_once_and_never_after_a_move(tmp_path
         moved_at = (await g.table()).record.updated_at
         assert (await g.table()).current_user == me.id
         mark = d.mark()
-        assert await c.remind(started + 2 * DAY + 65) == 0
-        assert await c.remind(moved_at + DAY - 60) == 0
-        assert await c.remind(moved_at + DAY + 5) == 1
+        assert await remind(d, started + 2 * DAY + 30) == 0  # the old plan's time: planned again instead
+        assert await remind(d, moved_at + DAY - 60) == 0
+        assert await remind(d, moved_at + DAY + 5) == 1
         assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{me.id}]
 
         # After the turn ends, nothing more for this player's old wait; the next player has their own.
@@ -97,7 +103,7 @@ async def test_a_reminder_comes_due_is_sent_once_and_never_after_a_move(tmp_path
         assert nxt.id != me.id
         mark = d.mark()
         later = (await g.table()).record.turn_started_at + DAY + 5
-        assert await c.remind(later) == 1
+        assert await remind(d, later) == 1
         assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{nxt.id}]
 
 
@@ -106,13 +112,13 @@ async def test_no_duplicate_reminder_across_a_restart(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         g = await open_game(d)
         started = (await g.table()).record.turn_started_at
-        assert await d.bot.controller.remind(started + DAY + 5) == 1
+        assert await remind(d, started + DAY + 5) == 1
         await d.restart()
         mark = d.mark()
-        assert await d.bot.controller.remind(started + DAY + 6) == 0
-        assert await d.bot.controller.remind(started + DAY + 3600) == 0
+        assert await remind(d, started + DAY + 6) == 0
+        assert await remind(d, started + DAY + 3600) == 0
         assert reminders_since(d, mark) == []
-        assert await d.bot.controller.remind(started + 2 * DAY + 10) == 1  # the next interval's, once
+        assert await remind(d, started + 2 * DAY + 10) == 1  # the next interval's, once
 
 
 async def test_reminders_missed_while_down_are_sent_once_on_start(tmp_path):
@@ -140,8 +146,8 @@ async def test_reminders_missed_while_down_are_sent_once_on_start(tmp_path):
         sent = reminders_since(d, mark)
         assert len(sent) == 1 and sent[0].pinged_user_ids == {me.id}
         # The next one is planned a whole interval after the catch-up, not one per missed interval.
-        assert await d.bot.controller.remind(clock.now + 60) == 0
-        assert await d.bot.controller.remind(clock.now + DAY + 60) == 1
+        assert await remind(d, clock.now + 60) == 0
+        assert await remind(d, clock.now + DAY + 60) == 1
 
 
 async def test_quiet_hours_move_a_reminder_to_their_end(tmp_path):
@@ -156,21 +162,20 @@ async def test_quiet_hours_move_a_reminder_to_their_end(tmp_path):
         me = await waiting_user(g)
         started = (await g.table()).record.turn_started_at
         quiet_end = 1_800_000_000 + DAY + 4 * HOUR  # the next day, 13:00 in Paris = 12:00 UTC
-        c = d.bot.controller
-        assert await c.remind(started + DAY + 5) == 0  # due at 09:00 Paris: inside the quiet hours
-        assert await c.remind(quiet_end - 60) == 0
+        assert await remind(d, started + DAY + 5) == 0  # due at 09:00 Paris: inside the quiet hours
+        assert await remind(d, quiet_end - 60) == 0
         mark = d.mark()
-        assert await c.remind(quiet_end + 1) == 1
+        assert await remind(d, quiet_end + 1) == 1
         assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{me.id}]
         # The next one is due a day later, 13:00 in Paris; the bot is down from before then until 09:00
         # the morning after, inside the quiet hours again: the reminder found due then waits for their
         # end, and is sent once.
-        assert await c.remind(quiet_end + DAY - 60) == 0
+        assert await remind(d, quiet_end + DAY - 60) == 0
         next_morning = quiet_end + 2 * DAY - 4 * HOUR  # 09:00 in Paris
-        assert await c.remind(next_morning) == 0
-        assert await c.remind(quiet_end + 2 * DAY - 60) == 0
-        assert await c.remind(quiet_end + 2 * DAY + 1) == 1
-        assert await c.remind(quiet_end + 2 * DAY + 2) == 0
+        assert await remind(d, next_morning) == 0
+        assert await remind(d, quiet_end + 2 * DAY - 60) == 0
+        assert await remind(d, quiet_end + 2 * DAY + 1) == 1
+        assert await remind(d, quiet_end + 2 * DAY + 2) == 0
 
 
 # --- deadlines ------------------------------------------------------------------------------------------
@@ -184,13 +189,12 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         absent = await waiting_user(g)
         other = next(u for u in g.users if u.id != absent.id)
         before = await g.state()
-        c = d.bot.controller
-        await c.remind(clock.now + HOUR)  # within the deadline: nothing happens
+        await remind(d, clock.now + HOUR)  # within the deadline: nothing happens
         assert (await g.state()).version == before.version
 
         mark = d.mark()
         clock.now += 2 * HOUR + 5
-        await c.remind(clock.now)
+        await remind(d, clock.now)
         after = await g.state()
         assert after.turn == before.turn + 1 and (await g.table()).current_user == other.id
         sent = [q for q in d.requests_since(mark) if q.kind == "channel_message"]
@@ -199,18 +203,18 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         assert "/alexandros back" in log_line.content
         assert [q.pinged_user_ids for q in sent if q.pinged_user_ids] == [{other.id}]
         # The absence is game metadata, written with the turn played for them (one store write).
-        assert (await d.bot.service.store.get_game_meta(g.game_id))["absent"] == [absent.id]
+        assert (await d.bot.store.get_game_meta(g.game_id))["absent"] == [absent.id]
         g.check_public()
 
-        # While absent, their next turn is played as soon as it starts (on the next round).
-        await finish_turn(g)
-        assert (await g.table()).current_user == absent.id
+        # While absent, their next turn is played as soon as it starts: its deadline is due at once, and the
+        # delivery worker, woken by the commit that started it, plays it.
         turn = (await g.state()).turn
         mark = d.mark()
-        await c.remind(clock.now + 60)
-        assert (await g.state()).turn == turn + 1
+        await finish_turn(g)
+        assert (await g.state()).turn == turn + 2 and (await g.table()).current_user == other.id
         assert any("Played by the computer" in q.content for q in d.requests_since(mark) if q.content)
         # No reminder for an absent player either way.
+        await remind(d, clock.now + 60)
         assert reminders_since(d, mark) == []
 
         # The other player cannot take a seat back that is not theirs to take.
@@ -226,8 +230,8 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         await finish_turn(g)
         assert (await g.table()).current_user == absent.id
         turn = (await g.state()).turn
-        await c.remind(clock.now + 60)
-        await c.remind(clock.now + HOUR)
+        await remind(d, clock.now + 60)
+        await remind(d, clock.now + HOUR)
         assert (await g.state()).turn == turn
         version = (await g.state()).version
         await one_action(g)  # they play it themselves
@@ -242,7 +246,7 @@ async def test_skip_is_the_default_policy_and_a_policy_needs_a_deadline(tmp_path
         assert r.ephemeral and "needs a deadline" in r.content
         r = await d.slash(ann, "alexandros new", deadline_hours=5)
         assert "5 hours; a turn not taken by then is skipped" in r.response_message.content
-        table = await d.bot.service.table_in(d.channel_id)
+        table = await d.bot.pipeline.tables.latest_in(d.channel_id)
         assert table.record.options["deadline_policy"] == "skip"
 
 
@@ -279,10 +283,14 @@ async def test_waiting_lists_every_game_waiting_on_me_across_servers(tmp_path):
         # A second game on another server (the offline Discord holds one guild: this game is made by
         # the service, as the bot in that server would), where `me` plays first.
         seed = next(s for s in range(1, 50) if new_game(WALLS_MAP, 2, s)[0].current == 0)
-        svc = GameService(d.bot.service.store, lambda: WALLS_MAP, Clock(), lambda: seed)
-        far = await svc.create(999, 888, me.id, "me")
-        await svc.join(far.id, other.id, "other")
-        out = await svc.start(far.id, me.id)
+        store, pipeline = d.bot.store, d.bot.pipeline
+        names = {"names": {str(me.id): "me", str(other.id): "other"}}
+        far = await store.create_game(999, 888, me.id, names, 1.0)
+        far = await store.join_seat(far.id, me.id, 1.0)
+        far = await store.join_seat(far.id, other.id, 1.0)
+        state, events = new_game(WALLS_MAP, 2, seed)
+        seats = [(0, me.id), (1, other.id)]
+        out = await pipeline.commit(Table(far, None, names_of(far)), state, tuple(events), seats=seats)
         assert out.table.current_user == me.id
 
         r = await d.slash(me, "alexandros waiting")
@@ -339,7 +347,7 @@ async def test_backups_run_while_the_bot_runs_and_stop_before_the_database_close
             await asyncio.sleep(0.02)
         assert len(list_backups(backups)) == 1
         bot = d.bot
-    assert bot.backups is None and not scheduler.running and bot.service is None
+    assert bot.backups is None and not scheduler.running and bot.store is None
 
 
 async def test_the_heartbeat_is_written_from_the_event_loop(tmp_path):

@@ -224,7 +224,17 @@ def _sentences(path: pathlib.Path) -> list[tuple[int, str]]:
     return found
 
 
-@pytest.mark.parametrize("name", ["controller.py", "cog.py", "components.py", "service.py"])
+# The words of the game live in texts.py and words.py; these modules speak to the host, not to players.
+_HOST_FACING = {"texts.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py", "console.py"}
+# Not covered yet (they were not before the bot layer was split): a few labels in choices.py and the
+# sentences of schedule.py's ValueErrors. The message catalogs of issue 16 are where they will move.
+_HOST_FACING |= {"choices.py", "schedule.py"}
+_PLAYER_FACING = sorted(
+    p.name for p in (pathlib.Path(__file__).parents[2] / "bot").glob("*.py") if p.name not in _HOST_FACING
+)
+
+
+@pytest.mark.parametrize("name", _PLAYER_FACING)
 def test_no_sentence_is_written_outside_texts_and_words(name):
     path = pathlib.Path(__file__).parents[2] / "bot" / name
     assert _sentences(path) == [], "move these sentences into bot/texts.py or bot/words.py"

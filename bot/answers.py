@@ -1,0 +1,153 @@
+"""Answering an interaction: private sentences, deferring, and turning refusals into words.
+
+Every handler runs inside ``guarded``: a ``Refused`` becomes an ephemeral sentence (bot.words), any other
+error a short apology and a log line with the game, channel and user. The answer helpers work whatever
+state the interaction is in (fresh, deferred, or deferred as an update of an ephemeral flow message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import discord
+
+from . import texts
+from .tables import Refused
+from .words import Speaker
+
+log = logging.getLogger("bot")
+
+
+def png(data: bytes, name: str = "board.png", description: str | None = None) -> discord.File:
+    return discord.File(io.BytesIO(data), filename=name, description=description)
+
+
+def display_name(user: discord.abc.User) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+def interaction_kind(interaction: discord.Interaction) -> str:
+    """What the user did, for an error's log line: "command alexandros move", "component alx:end:3:41"..."""
+    if interaction.command is not None:
+        return f"command {interaction.command.qualified_name}"
+    data: Any = interaction.data or {}
+    custom_id = data.get("custom_id")
+    return f"{interaction.type.name} {custom_id}" if custom_id else interaction.type.name
+
+
+async def say(
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    file: discord.File | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
+    """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update)."""
+    mode = interaction.extras.get("mode")
+    kwargs: dict[str, Any] = {}
+    if view is not None:
+        kwargs["view"] = view
+    if not interaction.response.is_done():
+        if file is not None:
+            kwargs["file"] = file
+        await interaction.response.send_message(text, ephemeral=True, **kwargs)
+    elif mode == "thinking":
+        await interaction.edit_original_response(
+            content=text, attachments=[file] if file is not None else [], **kwargs
+        )
+    else:
+        if file is not None:
+            kwargs["file"] = file
+        await interaction.followup.send(text, ephemeral=True, **kwargs)
+
+
+async def show(
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    file: discord.File | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
+    """Replace the ephemeral flow message a component lives on (after ``defer_update``)."""
+    if interaction.extras.get("mode") == "update":
+        await interaction.edit_original_response(
+            content=text, attachments=[file] if file is not None else [], view=view
+        )
+    else:
+        await say(interaction, text, file=file, view=view)
+
+
+async def defer_private(interaction: discord.Interaction) -> None:
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        interaction.extras["mode"] = "thinking"
+
+
+async def defer_update(interaction: discord.Interaction) -> None:
+    if not interaction.response.is_done():
+        await interaction.response.defer()
+        interaction.extras["mode"] = "update"
+
+
+class InFlight:
+    """Counts the handlers running, so that shutdown finishes them before closing the database."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[asyncio.Task[Any], int] = {}
+        self.closing = False
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        if self.closing:
+            raise Refused("bot/shutting-down")
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        # A handler may call another: count the depth, so the inner one finishing does not look like all.
+        self._tasks[task] = self._tasks.get(task, 0) + 1
+        try:
+            yield
+        finally:
+            depth = self._tasks.pop(task) - 1
+            if depth:
+                self._tasks[task] = depth
+
+    async def drain(self, timeout: float = 10.0) -> int:
+        """Refuse new handlers; wait (at most ``timeout`` s) for those running; return how many are left."""
+        self.closing = True
+        me = asyncio.current_task()
+        pending = {t for t in self._tasks if t is not me and not t.done()}
+        if not pending:
+            return 0
+        _, still = await asyncio.wait(pending, timeout=timeout)
+        return len(still)
+
+
+async def guarded(
+    interaction: discord.Interaction, in_flight: InFlight, body: Callable[[], Awaitable[None]]
+) -> None:
+    """Run a handler; a refusal becomes an ephemeral sentence, any other error a short apology."""
+    try:
+        async with in_flight.running():
+            await body()
+    except Refused as refused:
+        speaker: Speaker = refused.speaker or interaction.extras.get("speaker") or Speaker()
+        await say(interaction, speaker.refusal(refused.code, refused.details))
+    except Exception:
+        # Enough context to find the game and the person in a bug report, never the token.
+        log.exception(
+            "interaction failed: kind=%s game=%s channel=%s user=%s interaction=%s",
+            interaction_kind(interaction),
+            interaction.extras.get("game"),
+            interaction.channel_id,
+            interaction.user.id,
+            interaction.id,
+        )
+        with contextlib.suppress(discord.HTTPException):
+            await say(interaction, texts.OOPS)

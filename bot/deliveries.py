@@ -1,0 +1,320 @@
+"""The delivery worker: sends the outbox's duties to Discord, in order per channel, until each is done.
+
+Duties are written by the commit that causes them (bot.pipeline, bot.duties). The worker claims due ones
+under a lease (storage ``claim_duties``: a channel's duties one at a time, oldest first, only for this
+process's shards), sends each, and marks it done. What can go wrong, and what happens then:
+
+- Discord 5xx, a timeout, a dropped connection, or a bug of ours: tried again with exponential back-off
+  (1 s, 2 s, 4 s … at most 5 minutes), up to ``max_attempts`` times, then given up and logged.
+- 429 Too Many Requests: tried again after its Retry-After. (discord.py paces the per-route buckets and
+  the global limit of 50 requests per second by itself; this catches what it gives up on.)
+- 403 or 404 (channel deleted, permission missing): given up at once, logged with its game. The game
+  goes on: its reminders and deadlines are duties of their own and still fall due.
+- The process dies mid-send: the lease runs out and the duty is sent again. A new message carries a
+  nonce made from the duty's id, which Discord enforces (``enforce_nonce``), so the retry returns the
+  message the first attempt made instead of posting it twice; edits are the same edit again.
+
+Timers (reminders, deadlines) are handed to bot.timers, which decides whether they still apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import aiohttp
+import discord
+
+from engine import serialize
+from engine.views import GameView
+from storage import Duty, GameStore, ShardSlice
+
+from . import duties as dt
+from . import texts
+from .components import lobby_view, turn_view
+from .pictures import Pictures
+from .pipeline import META_TURN_POST
+
+log = logging.getLogger("bot.deliveries")
+
+Clock = Callable[[], float]
+
+BACKOFF_CAP = 300.0  # seconds
+
+
+class Retry(Exception):
+    """Send again later (``after`` seconds from now)."""
+
+    def __init__(self, after: float, why: str) -> None:
+        super().__init__(why)
+        self.after = after
+
+
+class GiveUp(Exception):
+    """This duty cannot be delivered; log it and move on."""
+
+
+class TimerHandler(Protocol):
+    async def handle(self, duty: Duty, now: float) -> str: ...
+
+
+def classify(error: BaseException, attempts: int) -> Retry | GiveUp:
+    """What a failed send means: try again after a while, or give up."""
+    backoff = min(BACKOFF_CAP, 2.0 ** max(0, attempts - 1))
+    if isinstance(error, discord.RateLimited):
+        return Retry(max(error.retry_after, 0.5), f"rate limited for {error.retry_after:.1f} s")
+    if isinstance(error, discord.HTTPException):
+        if error.status == 429:
+            after = _retry_after(error) or backoff
+            return Retry(after, f"429 Too Many Requests (retry after {after:.1f} s)")
+        if error.status >= 500:
+            return Retry(backoff, f"{error.status} {error.text or 'server error'}")
+        return GiveUp(f"{error.status} {error.text or type(error).__name__} (code {error.code})")
+    if isinstance(error, asyncio.TimeoutError | aiohttp.ClientError | ConnectionError | socket.gaierror):
+        return Retry(backoff, f"{type(error).__name__}: {error}")
+    return Retry(backoff, f"{type(error).__name__}: {error}")
+
+
+def _retry_after(error: discord.HTTPException) -> float | None:
+    headers = getattr(error.response, "headers", None) or {}
+    try:
+        return float(str(headers.get("Retry-After")))
+    except ValueError:
+        return None
+
+
+def png(data: bytes, name: str, description: str | None = None) -> discord.File:
+    return discord.File(io.BytesIO(data), filename=name, description=description)
+
+
+class Deliveries:
+    """Claims and sends duties. ``wake()`` after a commit; ``run_forever()`` for timers and retries."""
+
+    def __init__(
+        self,
+        client: discord.Client,
+        store: GameStore,
+        pictures: Pictures,
+        clock: Clock,
+        *,
+        shards: ShardSlice | None = None,
+        lease: float = 60.0,
+        batch: int = 50,
+        max_attempts: int = 12,
+        keep_done_days: float = 30.0,
+        owner: str | None = None,
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.pictures = pictures
+        self.clock = clock
+        self.shards = shards
+        self.lease = lease
+        self.batch = batch
+        self.max_attempts = max_attempts
+        self.keep_done_days = keep_done_days
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
+        self.timers: TimerHandler | None = None
+        self._wake = asyncio.Event()
+        self._drain: asyncio.Task[int] | None = None
+        self._again = False
+        self.closing = False
+        self.delivered = 0
+        self.failed = 0
+
+    # --- scheduling ------------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """A commit wrote duties: deliver them now (in a task of its own, named for the test harness)."""
+        self._wake.set()
+        if self.closing:
+            return
+        if self._drain is not None and not self._drain.done():
+            self._again = True
+            return
+        self._drain = asyncio.get_running_loop().create_task(self._drain_loop(), name="alx-deliver")
+
+    async def _drain_loop(self) -> int:
+        total = 0
+        while True:
+            self._again = False
+            total += await self.drain()
+            if not self._again or self.closing:
+                return total
+
+    async def drain(self, now: float | None = None, rounds: int = 10_000) -> int:
+        """Deliver every duty due by ``now`` (or by the clock, if later); returns how many were handled.
+
+        A drain started by ``wake`` that is still running is waited for too, so that when this returns,
+        everything due has been handled (tests and the first round after a start rely on it).
+        """
+        handled = 0
+        for _ in range(rounds):
+            at = self.clock() if now is None else max(now, self.clock())
+            claimed = await self.store.claim_duties(at, self.owner, self.lease, self.batch, self.shards)
+            if not claimed:
+                break
+            await asyncio.gather(*(self._deliver(d, at) for d in claimed))
+            handled += len(claimed)
+        running = self._drain
+        if running is not None and not running.done() and running is not asyncio.current_task():
+            handled += await asyncio.shield(running)
+        return handled
+
+    async def run_forever(self, poll: float = 60.0) -> None:
+        """Deliver as duties fall due: timers, retries after back-off, duties other processes left."""
+        purged_at = 0.0
+        while not self.closing:
+            try:
+                await self.drain()
+                now = self.clock()
+                if now - purged_at > 3600:
+                    purged_at = now
+                    await self.store.purge_done_duties(now - self.keep_done_days * 86400)
+                nxt = await self.store.next_duty_at(self.shards)
+                wait = poll if nxt is None else min(poll, max(0.05, nxt - self.clock()))
+            except Exception:  # the worker must outlive any one failure
+                log.exception("the delivery round failed")
+                wait = poll
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), wait)
+            except TimeoutError:
+                pass
+
+    async def close(self) -> None:
+        self.closing = True
+        if self._drain is not None and not self._drain.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._drain), 10)
+            except (TimeoutError, Exception):
+                log.warning("closing with deliveries still running", exc_info=True)
+
+    # --- one duty -------------------------------------------------------------------------------------------
+
+    async def _deliver(self, duty: Duty, now: float) -> None:
+        try:
+            outcome = await asyncio.wait_for(self._send(duty, now), timeout=self.lease / 2)
+        except Exception as error:  # noqa: BLE001 - every failure is classified, none may stop the worker
+            verdict = error if isinstance(error, Retry | GiveUp) else classify(error, duty.attempts)
+            if isinstance(verdict, Retry) and duty.attempts < self.max_attempts:
+                log.warning(
+                    "duty %s (%s) of game %s in channel %s failed (attempt %d), retrying in %.1f s: %s",
+                    duty.id, duty.kind, duty.game_id, duty.channel_id, duty.attempts, verdict.after, verdict,
+                )  # fmt: skip
+                await self.store.retry_duty(duty.id, self.owner, now + verdict.after, str(verdict))
+                return
+            self.failed += 1
+            # A warning, not an error: Discord said no for good (a deleted channel, a missing permission),
+            # or kept failing past every retry; the game goes on, and its timers still fall due.
+            log.warning(
+                "duty %s (%s) of game %s in channel %s given up after %d attempt(s): %s",
+                duty.id, duty.kind, duty.game_id, duty.channel_id, duty.attempts, verdict,
+            )  # fmt: skip
+            await self.store.finish_duty(duty.id, self.owner, self.clock(), f"failed: {verdict}"[:500])
+            return
+        self.delivered += 1
+        await self.store.finish_duty(duty.id, self.owner, self.clock(), outcome)
+
+    async def _send(self, duty: Duty, now: float) -> str:
+        handlers: dict[str, Callable[[Duty, float], Awaitable[str]]] = {
+            dt.POST: self._post,
+            dt.EDIT: self._edit_turn,
+            dt.LOBBY: self._edit_lobby,
+        }
+        handler = handlers.get(duty.kind)
+        if handler is not None:
+            return await handler(duty, now)
+        if self.timers is not None and duty.kind in (dt.REMIND, dt.DEADLINE):
+            return await self.timers.handle(duty, now)
+        raise GiveUp(f"no handler for duty kind {duty.kind!r}")
+
+    async def _picture(self, p: dict[str, Any]) -> discord.File | None:
+        kind = p.get("picture")
+        if kind is None:
+            return None
+        v = serialize.load(p["view"])
+        assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
+        names = list(p.get("names", []))
+        if kind == "end":
+            return png(await self.pictures.end(v, names), "end.png", texts.ALT_END)
+        return png(await self.pictures.board(v, names), "board.png", texts.ALT_BOARD)
+
+    def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
+        b = p.get("buttons")
+        if not b:
+            return None
+        return turn_view(int(b["game"]), int(b["version"]), bool(b["moving"]))
+
+    async def _post(self, duty: Duty, now: float, nonce: str | None = None) -> str:
+        p = duty.payload
+        assert duty.channel_id is not None
+        kwargs: dict[str, Any] = {}
+        file = await self._picture(p)
+        if file is not None:
+            kwargs["file"] = file
+        view = self._view(p)
+        if view is not None:
+            kwargs["view"] = view
+        ping = [discord.Object(int(u)) for u in p.get("ping", [])]
+        msg = await self.client.get_partial_messageable(duty.channel_id).send(
+            p["text"],
+            allowed_mentions=discord.AllowedMentions(users=ping) if ping else discord.AllowedMentions.none(),
+            nonce=nonce or f"alx-{duty.id}",
+            **kwargs,
+        )
+        since = p.get("turn_post")
+        if since is not None and duty.game_id is not None:
+            await self.store.set_game_meta(
+                duty.game_id, {META_TURN_POST: {"message": msg.id, "since": int(since)}}, self.clock()
+            )
+        return f"sent {msg.id}"
+
+    async def _edit_turn(self, duty: Duty, now: float) -> str:
+        p = duty.payload
+        assert duty.channel_id is not None and duty.game_id is not None
+        live = bool(p.get("buttons"))
+        post = (await self.store.get_game_meta(duty.game_id)).get(META_TURN_POST)
+        if not isinstance(post, dict) or int(post.get("since", -1)) != int(p["since"]):
+            if live:  # the turn's post never made it: this one takes its place
+                return await self._repost(duty, now)
+            return "dropped: the turn has no post"
+        message = self.client.get_partial_messageable(duty.channel_id).get_partial_message(
+            int(post["message"])
+        )
+        file = await self._picture(p)
+        try:
+            await message.edit(
+                content=p.get("text", discord.utils.MISSING),
+                attachments=[file] if file is not None else discord.utils.MISSING,
+                view=self._view(p),
+            )
+        except (discord.NotFound, discord.Forbidden) as error:
+            if live:
+                return await self._repost(duty, now)
+            return f"dropped: {error.status} {error.text}"
+        except discord.HTTPException as error:
+            if error.status < 500 and error.status != 429 and live:  # e.g. the edit cap of old messages
+                return await self._repost(duty, now)
+            raise
+        return f"edited {post['message']}"
+
+    async def _repost(self, duty: Duty, now: float) -> str:
+        payload = {**duty.payload, "turn_post": duty.payload["since"]}
+        return await self._post(Duty(**{**duty.__dict__, "payload": payload}), now, nonce=f"alx-{duty.id}-r")
+
+    async def _edit_lobby(self, duty: Duty, now: float) -> str:
+        p = duty.payload
+        assert duty.channel_id is not None
+        game = duty.game_id or 0
+        message = self.client.get_partial_messageable(duty.channel_id).get_partial_message(int(p["message"]))
+        try:
+            await message.edit(content=p["text"], view=lobby_view(game) if p.get("open") else None)
+        except (discord.NotFound, discord.Forbidden) as error:
+            return f"dropped: {error.status} {error.text}"
+        return f"edited {p['message']}"

@@ -1,0 +1,140 @@
+"""What the bot owes the channel after a change: the outbox duties, built as plain values (no I/O).
+
+The pipeline writes these in the same commit as the change (storage ``append``), and bot.deliveries sends
+them later, in order per channel, retrying until Discord takes them. Everything a duty shows is decided
+here, at commit time, from public facts only: texts are worded from redacted events and the picture is
+drawn from the public view (stored in the duty), so the outbox never holds a hidden card.
+
+Duty kinds and payloads:
+- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn from ``view`` (a public view)
+  with ``names``; ``buttons`` (``{"game", "version", "moving"}``) for a live turn; ``ping``: user ids
+  mentioned (and notified); ``turn_post``: when set, the message becomes the turn post of that turn (the
+  version of its TurnStarted event).
+- ``edit``: edit the turn post of turn ``since`` (the same fields as a post). A live turn whose post
+  cannot be found or edited is posted afresh instead; a closed one is left as it is.
+- ``lobby``: edit the lobby message (``message``) to ``text``, with the lobby buttons while ``open``.
+- ``remind`` and ``deadline``: timers (keyed, one per game) handled by bot.timers when they fall due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine import serialize
+from engine.events import Event
+from engine.state import GameState, Phase
+from engine.views import view
+from storage import NewDuty
+
+from . import texts
+from .tables import Outcome, Table
+
+POST = "post"
+EDIT = "edit"
+LOBBY = "lobby"
+REMIND = "remind"
+DEADLINE = "deadline"
+
+
+def buttons(table: Table) -> dict[str, Any] | None:
+    """The turn post's button facts (game, version, move phase), or None when the game is over."""
+    st = table.state
+    if st is None or st.over or table.record.status != "playing":
+        return None
+    return {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
+
+
+def _picture(state: GameState, table: Table) -> dict[str, Any]:
+    return {
+        "picture": "end" if state.over else "board",
+        "view": serialize.dump(view(state, None)),
+        "names": list(table.names),
+    }
+
+
+def post(channel_id: int, text: str, *, ping: Sequence[int] = (), **fields: Any) -> NewDuty:
+    return NewDuty(POST, 0.0, channel_id, payload={"text": text, "ping": list(ping), **fields})
+
+
+def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:
+    """A plain public message (an announcement), due at once."""
+    return NewDuty(POST, now, channel_id, payload={"text": text, "ping": list(ping)})
+
+
+def lobby_edit(table: Table, now: float) -> list[NewDuty]:
+    message = table.record.options.get("lobby_message")
+    if not message:
+        return []
+    payload = {
+        "message": int(message),
+        "text": texts.lobby_text(table),
+        "open": table.record.status == "lobby",
+    }
+    return [NewDuty(LOBBY, now, table.record.channel_id, payload=payload)]
+
+
+def after_change(
+    outcome: Outcome, since: int | None, turn_events: Sequence[Event], now: float
+) -> list[NewDuty]:
+    """The posts and edits one committed change causes.
+
+    ``since`` is the version of the TurnStarted event of the turn that was on before the change (None
+    when there was none, e.g. at the start), and ``turn_events`` that turn's events before the change.
+    """
+    table, before = outcome.table, outcome.before
+    state = outcome.state
+    channel = table.record.channel_id
+    new_turn = outcome.new_turn_version
+    out: list[NewDuty] = []
+    split = len(outcome.events) if new_turn is None else new_turn - outcome.base_version - 1
+    old_turn = [*turn_events, *outcome.events[:split]]
+    if since is not None:
+        closing = new_turn is not None or state.over
+        shown = before if closing else table
+        fields: dict[str, Any] = {"since": since}
+        if not closing:
+            fields.update(_picture(state, table), buttons=buttons(table))
+        text = texts.turn_text(shown, texts.turn_header(shown), old_turn, closed=closing)
+        out.append(NewDuty(EDIT, now, channel, payload={"text": text, **fields}))
+    if state.over:
+        out.append(
+            NewDuty(
+                POST,
+                now,
+                channel,
+                payload={
+                    "text": texts.end_text(table),
+                    "ping": list(table.record.user_ids),
+                    **_picture(state, table),
+                },
+            )
+        )
+    elif new_turn is not None:
+        uid = table.current_user
+        text = texts.turn_text(table, texts.turn_header(table), outcome.events[split:])
+        payload = {
+            "text": text,
+            "ping": [uid] if uid is not None else [],
+            "buttons": buttons(table),
+            "turn_post": new_turn,
+            **_picture(state, table),
+        }
+        out.append(NewDuty(POST, now, channel, payload=payload))
+    return out
+
+
+def reminder(table: Table, since: int, started: float, due: float, last_sent: float | None = None) -> NewDuty:
+    """The next reminder of the waiting player (one pending per game: keyed)."""
+    payload: dict[str, Any] = {"since": since, "started": started, "version": table.version}
+    if last_sent is not None:
+        payload["last_sent"] = last_sent
+    return NewDuty(REMIND, due, table.record.channel_id, table.current_user, payload, key=REMIND)
+
+
+def deadline(table: Table, since: int, due: float) -> NewDuty:
+    """The end of the turn's time at a table with a deadline (P2), keyed: one pending per game."""
+    st = table.state
+    assert st is not None
+    payload = {"since": since, "turn": st.turn}
+    return NewDuty(DEADLINE, due, table.record.channel_id, table.current_user, payload, key=DEADLINE)

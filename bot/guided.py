@@ -1,0 +1,209 @@
+"""Moving Alexander (R3), guided or typed.
+
+The guided move is four ephemeral steps re-opened from the turn post's Move button: a card, a lettered
+point on a preview picture, a numbered path when several differ in walls, and Confirm. Every step is a
+component that names the game and the version it was made at, so each one goes through the pipeline's
+checks (seat, version, turn) before the state is read; only Confirm changes the game.
+``/alexandros move`` takes the same values typed, and shows the next step for any it lacks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import discord
+
+from engine import rules
+from engine.state import GameState, Phase
+from engine.views import view
+
+from . import choices as ch
+from . import components as ui
+from . import texts
+from .answers import defer_private, defer_update, png, say, show
+from .context import Context
+from .pictures import point_letters
+from .tables import Refused, Table
+
+
+class GuidedMove:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def _look(
+        self, interaction: discord.Interaction, game_id: int | None, version: int | None
+    ) -> tuple[Table, GameState, int]:
+        table, state, seat = await self.ctx.pipeline.look(self.ctx.ask(interaction, game_id, version))
+        interaction.extras["speaker"] = table.speaker
+        return table, state, seat
+
+    async def start(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
+        """The Move button: pick a card (step 1)."""
+
+        async def body() -> None:
+            table, state, _ = await self._look(interaction, game_id, version)
+            await say(interaction, texts.MOVE_STEP_1, view=self._cards(table, state))
+
+        await self.ctx.guard(interaction, body)
+
+    @staticmethod
+    def _cards(table: Table, state: GameState) -> discord.ui.View:
+        if state.phase is not Phase.MOVE:
+            raise Refused("turn/already-moved")
+        cards = ch.card_choices(state)
+        if not cards:
+            raise Refused("bot/no-moves")
+        return ui.select_view(ui.cid_select("mc", table.id, table.version), texts.PICK_CARD, cards)
+
+    async def card(self, interaction: discord.Interaction, game_id: int, version: int, card: str) -> None:
+        """Step 2: the lettered points for the chosen card, on a preview picture."""
+
+        async def body() -> None:
+            await defer_update(interaction)
+            table, state, seat = await self._look(interaction, game_id, version)
+            await self._points(interaction, table, state, seat, card)
+
+        await self.ctx.guard(interaction, body)
+
+    async def _points(
+        self, interaction: discord.Interaction, table: Table, state: GameState, seat: int, card: str
+    ) -> None:
+        mc = ch.parse_card(state, card)
+        targets = rules.targets(state, mc.symbol)
+        dests = ch.destination_choices(state, mc, table.speaker, point_letters(targets))
+        picture = await self.ctx.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
+        await show(
+            interaction,
+            texts.move_step_2(ch.card_label(state, mc), ch.MAX_CHOICES, len(dests)),
+            file=png(picture, "move.png", texts.ALT_MOVE),
+            view=ui.select_view(
+                ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
+                texts.PICK_POINT,
+                dests[: ch.MAX_CHOICES],
+            ),
+        )
+
+    async def point(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str
+    ) -> None:
+        """Step 3: the numbered paths to the chosen point (straight to Confirm when there is one)."""
+
+        async def body() -> None:
+            await defer_update(interaction)
+            table, state, seat = await self._look(interaction, game_id, version)
+            dest = ch.parse_destination(state, ch.parse_card(state, card), to)
+            paths = ch.legal_paths(state, dest.corner.point)
+            if len(paths) == 1:
+                await self._confirm(interaction, table, state, seat, card, to, "1")
+                return
+            await self._paths(interaction, table, state, seat, card, to, paths)
+
+        await self.ctx.guard(interaction, body)
+
+    async def _paths(
+        self,
+        interaction: discord.Interaction,
+        table: Table,
+        state: GameState,
+        seat: int,
+        card: str,
+        to: str,
+        paths: Sequence[rules.PathOption],
+    ) -> None:
+        corner = paths[0].points[-1]
+        picture = await self.ctx.pictures.path_preview(view(state, seat), corner, paths, table.names)
+        await show(
+            interaction,
+            texts.move_step_3(len(paths), to.split("@")[0]),
+            file=png(picture, "paths.png", texts.ALT_PATHS),
+            view=ui.select_view(
+                ui.cid_select("mp", table.id, table.version, card, to),
+                texts.PICK_PATH,
+                ch.path_choices(state, corner),
+            ),
+        )
+
+    async def path(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str, path: str
+    ) -> None:
+        """Step 4: the chosen path on a picture, and Confirm."""
+
+        async def body() -> None:
+            await defer_update(interaction)
+            table, state, seat = await self._look(interaction, game_id, version)
+            await self._confirm(interaction, table, state, seat, card, to, path)
+
+        await self.ctx.guard(interaction, body)
+
+    async def _confirm(
+        self,
+        interaction: discord.Interaction,
+        table: Table,
+        state: GameState,
+        seat: int,
+        card: str,
+        to: str,
+        path: str,
+    ) -> None:
+        mc = ch.parse_card(state, card)
+        option = ch.parse_path(state, ch.parse_destination(state, mc, to).corner.point, path)
+        picture = await self.ctx.pictures.path_preview(
+            view(state, seat), option.points[-1], [option], table.names
+        )
+        await show(
+            interaction,
+            texts.move_confirm(ch.card_label(state, mc), ch.path_label(int(path), option)),
+            file=png(picture, "path.png", texts.ALT_PATH),
+            view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
+        )
+
+    async def go(
+        self, interaction: discord.Interaction, game_id: int, version: int, card: str, to: str, path: str
+    ) -> None:
+        """Confirm: the move, through the pipeline (a Confirm from an earlier state is out of date)."""
+        ctx = self.ctx
+
+        async def body() -> None:
+            ask = ctx.ask(interaction, game_id, version)
+            await ctx.act(
+                interaction,
+                ask,
+                lambda st, s: ch.move_action(st, s, card, to, path),
+                texts.MOVED,
+                update=True,
+            )
+
+        await ctx.guard(interaction, body)
+
+    async def command(
+        self, interaction: discord.Interaction, card: str | None, to: str | None, path: str | None
+    ) -> None:
+        """``/alexandros move``: with every value, move at once; with some missing, show what is allowed."""
+        ctx = self.ctx
+
+        async def body() -> None:
+            table, state, seat = await self._look(interaction, None, None)
+            if card is None:
+                await say(interaction, texts.PICK_MOVE_CARD, view=self._cards(table, state))
+                return
+            if state.phase is not Phase.MOVE:
+                raise Refused("turn/already-moved")
+            mc = ch.parse_card(state, card)
+            if to is None:
+                await defer_private(interaction)
+                await self._points(interaction, table, state, seat, card)
+                return
+            dest = ch.parse_destination(state, mc, to)
+            paths = ch.legal_paths(state, dest.corner.point)
+            offered = any(d.corner.point == dest.corner.point for d in ch.destinations(state, mc))
+            if path is None and len(paths) > 1 and offered:
+                await defer_private(interaction)
+                await self._paths(interaction, table, state, seat, ch.card_code(mc), to, paths)
+                return
+            ask = ctx.ask(interaction, table.id, table.version)
+            chosen = path if (path or offered) else "1"
+            await ctx.act(
+                interaction, ask, lambda st, s: ch.move_action(st, s, card, to, chosen), texts.MOVED
+            )
+
+        await ctx.guard(interaction, body)

@@ -1,0 +1,254 @@
+"""The table before the game: open it, join, leave, start; and closing a game (abandon).
+
+Lobby changes are not game actions (no event, no version), so they go to the store directly; starting
+deals the cards with the engine and is the game's first commit, through the pipeline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+import discord
+
+from engine.game import MAX_PLAYERS, MIN_PLAYERS, new_game
+from engine.maps import Map
+from storage import ChannelBusy, NewDuty, SeatError, Status
+
+from . import components as ui
+from . import duties as dt
+from . import texts
+from .answers import defer_private, display_name, say
+from .context import Context
+from .pipeline import IN_PLAY_META, META_TURN_POST
+from .schedule import DeadlinePolicy, parse_policy
+from .tables import Refused, Table, names_of
+from .words import POLICY_CHOICES
+
+log = logging.getLogger("bot")
+
+MapProvider = Callable[[], Map]
+SeedSource = Callable[[], int]
+
+
+class Lobby:
+    def __init__(
+        self, ctx: Context, map_provider: MapProvider, seed_source: SeedSource | None = None
+    ) -> None:
+        self.ctx = ctx
+        self.map_provider = map_provider
+        self.seed_source = seed_source or (lambda: secrets.randbits(63))
+
+    async def _lobby_table(self, interaction: discord.Interaction, game_id: int | None) -> Table:
+        tables = self.ctx.tables
+        record = await (
+            tables.record_of(game_id)
+            if game_id is not None
+            else tables.record_in(interaction.channel_id or 0)
+        )
+        interaction.extras["game"] = record.id
+        table = Table(record, None, names_of(record))
+        interaction.extras["speaker"] = table.speaker
+        if record.status != "lobby":
+            raise Refused("bot/not-in-lobby")
+        return table
+
+    # --- opening a table -----------------------------------------------------------------------------------
+
+    async def new(
+        self,
+        interaction: discord.Interaction,
+        thread: bool,
+        deadline_hours: int | None = None,
+        deadline_policy: str | None = None,
+    ) -> None:
+        async def body() -> None:
+            user = interaction.user
+            options = self._options(user.id, display_name(user), deadline_hours, deadline_policy)
+            channel_id = interaction.channel_id or 0
+            if thread:
+                await defer_private(interaction)
+                parent = interaction.channel
+                if not isinstance(parent, discord.TextChannel):
+                    raise Refused(
+                        "bot/bad-choice",
+                        what="place",
+                        value="thread",
+                        allowed=texts.THREAD_NEEDS_TEXT_CHANNEL,
+                    )
+                made = await parent.create_thread(
+                    name=texts.thread_name(display_name(user)), type=discord.ChannelType.public_thread
+                )
+                channel_id = made.id
+            store, now = self.ctx.store, self.ctx.clock()
+            try:
+                record = await store.create_game(
+                    interaction.guild_id, channel_id, user.id, options, now, seats=[(0, user.id)]
+                )
+            except ChannelBusy as busy:
+                raise Refused("bot/channel-busy", game=busy.game_id) from None
+            table = Table(record, None, names_of(record))
+            interaction.extras["game"] = table.id
+            log.info(
+                "game created game=%s channel=%s user=%s deadline=%s policy=%s",
+                table.id, channel_id, user.id, options.get("deadline_hours"), options.get("deadline_policy"),
+            )  # fmt: skip
+            if thread:
+                msg = await self.ctx.channel(channel_id).send(
+                    texts.lobby_text(table), view=ui.lobby_view(table.id)
+                )
+                await say(interaction, texts.opened_in(channel_id))
+            else:
+                await interaction.response.send_message(texts.lobby_text(table), view=ui.lobby_view(table.id))
+                msg = await interaction.original_response()
+            await store.update_lobby(table.id, self.ctx.clock(), options={**options, "lobby_message": msg.id})
+
+        await self.ctx.guard(interaction, body)
+
+    @staticmethod
+    def _options(
+        user_id: int, name: str, deadline_hours: float | None, deadline_policy: str | None
+    ) -> dict[str, Any]:
+        """The table's options. The deadline policy is chosen here, once, so every player knows it before
+        joining; without a deadline it is not stored (nothing to apply)."""
+        options: dict[str, Any] = {"names": {str(user_id): name}, "creator": name}
+        if deadline_hours:
+            options["deadline_hours"] = float(deadline_hours)
+            try:
+                policy = parse_policy(deadline_policy or DeadlinePolicy.SKIP.value)
+            except ValueError:
+                raise Refused(
+                    "bot/bad-choice", what="deadline policy", value=deadline_policy, allowed=POLICY_CHOICES
+                ) from None
+            options["deadline_policy"] = policy.value
+        elif deadline_policy:
+            raise Refused("bot/policy-without-deadline")
+        return options
+
+    # --- joining and leaving -------------------------------------------------------------------------------
+
+    async def join(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
+        async def body() -> None:
+            table = await self._lobby_table(interaction, game_id)
+            rec, uid = table.record, interaction.user.id
+            if rec.seat_of(uid) is not None:
+                raise Refused("bot/already-seated")
+            if len(rec.seats) >= MAX_PLAYERS:
+                raise Refused("bot/table-full", max=MAX_PLAYERS)
+            store, now = self.ctx.store, self.ctx.clock()
+            try:
+                await store.join_seat(rec.id, uid, now)
+                names = {**rec.options.get("names", {}), str(uid): display_name(interaction.user)}
+                record = await store.update_lobby(rec.id, now, options={**rec.options, "names": names})
+            except SeatError:
+                raise Refused("bot/table-full", max=MAX_PLAYERS) from None
+            await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.JOINED)
+
+        await self.ctx.guard(interaction, body)
+
+    async def leave(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
+        async def body() -> None:
+            table = await self._lobby_table(interaction, game_id)
+            rec, uid = table.record, interaction.user.id
+            if rec.seat_of(uid) is None:
+                raise Refused("bot/not-seated")
+            store, now = self.ctx.store, self.ctx.clock()
+            if rec.created_by == uid and len(rec.seats) == 1:
+                # The creator leaving an empty table closes it, so the channel is free again.
+                record = await store.abandon_game(rec.id, now)
+            else:
+                try:
+                    record = await store.leave_seat(rec.id, uid, now)
+                except SeatError:
+                    raise Refused("bot/not-seated") from None
+            await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.LEFT)
+
+        await self.ctx.guard(interaction, body)
+
+    async def _changed(
+        self, interaction: discord.Interaction, table: Table, from_button: bool, note: str
+    ) -> None:
+        lobby_view = ui.lobby_view(table.id) if table.record.status == "lobby" else None
+        if from_button:
+            await interaction.response.edit_message(content=texts.lobby_text(table), view=lobby_view)
+            return
+        await say(interaction, note)
+        await self.ctx.store.add_duties(table.id, dt.lobby_edit(table, self.ctx.clock()), self.ctx.clock())
+        self.ctx.pipeline.wake()
+
+    # --- starting ------------------------------------------------------------------------------------------
+
+    async def start(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
+        async def body() -> None:
+            if not from_button:
+                await defer_private(interaction)
+            table = await self._lobby_table(interaction, game_id)
+            rec, uid = table.record, interaction.user.id
+            if rec.created_by != uid or rec.seat_of(uid) is None:
+                # A creator who left her table no longer runs it (membership at the moment of the action).
+                raise Refused(
+                    "bot/not-creator",
+                    creator=rec.options.get("creator", "the creator"),
+                    what="start the game",
+                )
+            if len(rec.seats) < MIN_PLAYERS:
+                raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
+            seats = [(i, u) for i, (_, u) in enumerate(sorted(rec.seats))]
+            game_map, seed = self.map_provider, self.seed_source()
+            # Starting only deals and saves (fast), so a button can answer by editing the lobby at once.
+            state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
+            async with self.ctx.tables.locks.hold(rec.id):
+                started = Table(rec, None, table.names)
+                extra = [] if from_button else dt.lobby_edit(_closed(table, "playing"), self.ctx.clock())
+                outcome = await self.ctx.pipeline.commit(
+                    started, state, tuple(events), seats=seats, extra=extra
+                )
+            log.info(
+                "game started game=%s channel=%s user=%s players=%s", rec.id, rec.channel_id, uid, len(seats)
+            )
+            interaction.extras["speaker"] = outcome.table.speaker
+            if from_button:
+                await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
+            else:
+                await say(interaction, texts.STARTED)
+
+        await self.ctx.guard(interaction, body)
+
+    # --- closing -------------------------------------------------------------------------------------------
+
+    async def abandon(self, interaction: discord.Interaction) -> None:
+        async def body() -> None:
+            record = await self.ctx.tables.record_in(interaction.channel_id or 0)
+            interaction.extras["game"] = record.id
+            perms = interaction.permissions
+            if record.created_by != interaction.user.id and not perms.manage_channels:
+                raise Refused("bot/no-permission")
+            store, now = self.ctx.store, self.ctx.clock()
+            table = Table(record, None, names_of(record))
+            if record.status == "lobby":
+                closing = dt.lobby_edit(_closed(table, "abandoned"), now)
+            else:
+                post = (await store.get_game_meta(record.id)).get(META_TURN_POST)
+                closing = []
+                if isinstance(post, dict):
+                    payload = {"since": int(post["since"]), "buttons": None}
+                    closing = [NewDuty(dt.EDIT, now, record.channel_id, payload=payload)]
+            await store.abandon_game(record.id, now, duties=closing)
+            await store.set_game_meta(record.id, dict.fromkeys(IN_PLAY_META), now)
+            self.ctx.tables.cache.drop(record.id)
+            self.ctx.pipeline.wake()
+            await interaction.response.send_message(
+                texts.abandoned_text(record.id, display_name(interaction.user))
+            )
+
+        await self.ctx.guard(interaction, body)
+
+
+def _closed(table: Table, status: Status) -> Table:
+    """The lobby as it reads once closed (started or abandoned): no buttons."""
+    record = dataclasses.replace(table.record, status=status)
+    return Table(record, None, names_of(record))

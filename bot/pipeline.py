@@ -1,0 +1,298 @@
+"""The one path every action takes: find the game -> seat and version -> parse -> apply -> one commit.
+
+Every slash command, button, select and timer that changes a game goes through ``Pipeline.act`` (or
+``Pipeline.commit`` for a change the bot itself decided, such as a deadline). The order is the point:
+
+1. **Find** the game's record (its row: status, seats, version, whose turn). No state is read yet.
+2. **Authorise** from the record alone: the presser must hold a seat; a component made at an older
+   version is refused as out of date; someone not on turn is refused as such. Nothing about the current
+   state (its cards, its options) is read for someone who may not act on it, so no refusal can leak it.
+3. **Parse** the input against the current state, for the seat on turn only.
+4. **Apply** it with the engine (``engine.apply``: legal, or ``IllegalAction`` with a stable code).
+5. **Commit** once: events, snapshot, version, metadata and every duty the change causes (posts, pings,
+   edits, the next reminder and deadline; bot.duties) in one store transaction. A writer that lost a
+   race (another process) is refused as out of date.
+6. **Deliver**: the worker (bot.deliveries) is woken; the interaction's own answer is the caller's.
+
+Reminders and deadlines hang on the commit, never on whether a post succeeded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import serialize
+from engine.actions import Action
+from engine.errors import IllegalAction
+from engine.events import Event, TurnStarted
+from engine.game import apply
+from engine.notation import format_action
+from engine.rules import active_players
+from engine.state import GameState
+from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, VersionConflict
+
+from . import duties as dt
+from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy, turn_deadline
+from .tables import Outcome, Refused, Table, Tables, names_of
+from .words import Speaker
+
+log = logging.getLogger("bot")
+
+Clock = Callable[[], float]
+
+# Per-game metadata keys (JSON values) the bot keeps beside a game's events.
+META_TURN_POST = "turn_post"  # {"message": id, "since": version of its TurnStarted}
+META_AGREED = "agreed"  # [user ids] who agreed to end the game now (P3)
+META_ABSENT = "absent"  # [user ids] the computer plays for (deadline policy autoplay), until they are back
+META_NUDGED_AT = "nudged_at"  # when another player last nudged the waiting one (once per 24 hours)
+# What only matters while the game is in play: cleared when it ends.
+IN_PLAY_META = (META_AGREED, META_ABSENT, META_NUDGED_AT, "pinged")
+
+
+def user_ids(value: Any) -> set[int]:
+    return {int(u) for u in value} if isinstance(value, list) else set()
+
+
+def policy_of(record: GameRecord) -> DeadlinePolicy:
+    try:
+        return parse_policy(str(record.options.get("deadline_policy") or "skip"))
+    except ValueError:
+        return DeadlinePolicy.SKIP
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Who asks to act, on which game, against which version.
+
+    A component names its game and the version it was made at; a typed command names its channel and acts
+    on the current version. ``turn``: only the player on turn may do this (False: any seated player).
+    """
+
+    user_id: int
+    channel_id: int | None = None
+    game_id: int | None = None
+    version: int | None = None
+    turn: bool = True
+    via: str = ""  # what the user did, for the log: "command alexandros move", "component alx:end:3:41"
+
+
+class PrefsCache:
+    """Users' reminder settings, read once and kept a while (the bot writes them through ``forget``)."""
+
+    def __init__(self, store: GameStore, size: int = 5000, ttl: float = 300.0) -> None:
+        self.store, self.size, self.ttl = store, size, ttl
+        self._items: dict[int, tuple[float, ReminderPrefs]] = {}
+
+    async def get(self, user_id: int) -> ReminderPrefs:
+        now = time.monotonic()
+        hit = self._items.get(user_id)
+        if hit is not None and now - hit[0] < self.ttl:
+            return hit[1]
+        try:
+            prefs = ReminderPrefs.from_settings(await self.store.get_user_settings(user_id))
+        except ValueError:  # a bad stored setting must not stop the game: use the table's interval
+            prefs = ReminderPrefs()
+        if len(self._items) >= self.size:
+            self._items.clear()
+        self._items[user_id] = (now, prefs)
+        return prefs
+
+    def forget(self, user_id: int) -> None:
+        self._items.pop(user_id, None)
+
+
+class Pipeline:
+    """Checks, applies and commits actions; see the module docstring for the order of the steps."""
+
+    def __init__(
+        self,
+        tables: Tables,
+        clock: Clock,
+        reminder_hours: float,
+        wake: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.tables = tables
+        self.store = tables.store
+        self.clock = clock
+        self.reminder_hours = reminder_hours
+        self.prefs = PrefsCache(tables.store)
+        self.wake = wake
+
+    # --- steps 1 and 2: find and authorise, from the record alone -------------------------------------
+
+    async def authorise(self, ask: Ask) -> tuple[GameRecord, int]:
+        if ask.game_id is not None:
+            record = await self.tables.record_of(ask.game_id)
+        else:
+            record = await self.tables.record_in(ask.channel_id or 0)
+        if record.status == "lobby":
+            raise Refused("bot/not-started")
+        if record.status != "playing":
+            raise Refused("bot/closed", status=record.status)
+        seat = record.seat_of(ask.user_id)
+        if seat is None:
+            raise Refused("bot/not-a-player")
+        if ask.version is not None and ask.version != record.version:
+            raise Refused("game/stale", expected=ask.version, actual=record.version)
+        if ask.turn and record.waiting_on != ask.user_id:
+            current = record.seat_of(record.waiting_on) if record.waiting_on is not None else None
+            raise Refused("game/not-your-turn", Speaker(names_of(record)), player=seat, current=current)
+        return record, seat
+
+    async def look(self, ask: Ask) -> tuple[Table, GameState, int]:
+        """Authorise, then load the state: for menus and previews that show the asker's own options."""
+        record, seat = await self.authorise(ask)
+        table = await self.tables.load(record)
+        if table.version != record.version:
+            raise Refused("game/stale", expected=record.version, actual=table.version)
+        return table, table.playing(), seat
+
+    # --- steps 3 to 6 ------------------------------------------------------------------------------------
+
+    async def act(self, ask: Ask, parse: Callable[[GameState, int], Action]) -> Outcome:
+        """One action for the asker's seat: authorise, parse, apply, commit (under the game's lock)."""
+        game_id = (
+            ask.game_id if ask.game_id is not None else (await self.tables.record_in(ask.channel_id or 0)).id
+        )
+        async with self.tables.locks.hold(game_id):
+            table, state, seat = await self.look(dataclasses.replace(ask, game_id=game_id))
+            action = parse(state, seat)
+            try:
+                new_state, events = apply(state, action)
+            except IllegalAction as err:
+                raise Refused(err.code, **err.details) from None
+            return await self.commit(
+                table, new_state, tuple(events), (action,), user_id=ask.user_id, via=ask.via
+            )
+
+    async def commit(
+        self,
+        before: Table,
+        new_state: GameState,
+        events: tuple[Event, ...],
+        actions: tuple[Action, ...] = (),
+        *,
+        by_computer: bool = False,
+        meta: dict[str, Any] | None = None,
+        extra: Sequence[NewDuty] = (),
+        seats: Sequence[tuple[int, int]] | None = None,
+        user_id: int | None = None,
+        via: str = "bot",
+    ) -> Outcome:
+        """Save what the engine decided in one transaction: events, snapshot, metadata and every duty."""
+        rec = before.record
+        now = self.clock()
+        changes = dict(meta or {})
+        after_seats = tuple(sorted(seats)) if seats is not None else rec.seats
+        waiting: int | None = None
+        if new_state.over:
+            changes.update(dict.fromkeys(IN_PLAY_META))
+        else:
+            waiting = dict(after_seats).get(new_state.current)
+        expected = dataclasses.replace(
+            rec,
+            status="finished" if new_state.over else "playing",
+            version=rec.version + len(events),
+            updated_at=now,
+            waiting_on=waiting,
+            turn_started_at=(rec.turn_started_at if waiting == rec.waiting_on else now) if waiting else None,
+            seats=after_seats,
+        )
+        outcome = Outcome(
+            before, Table(expected, new_state, names_of(expected)), events, rec.version, actions, by_computer
+        )
+        since, turn_events = await self.current_turn(before)
+        duties = [*extra, *dt.after_change(outcome, since, turn_events, now)]
+        duties += await self.timers_for(outcome, changes)
+        try:
+            saved = await self.store.append(
+                rec.id,
+                rec.version,
+                [serialize.dump(e) for e in events],
+                serialize.dump(new_state),
+                now,
+                status="finished" if new_state.over else ("playing" if rec.status == "lobby" else None),
+                waiting_on=waiting,
+                seats=seats,
+                duties=duties,
+                meta=changes or None,
+            )
+        except VersionConflict as conflict:
+            self.tables.cache.drop(rec.id)
+            raise Refused("game/stale", expected=conflict.expected, actual=conflict.actual) from None
+        except GameClosed as closed:
+            raise Refused("bot/closed", status=closed.status) from None
+        except GameNotFound:
+            raise Refused("bot/unknown-game", game=rec.id) from None
+        self.tables.cache.put(rec.id, saved.version, new_state)
+        for action in actions:  # one log line per action, with its ids, in engine notation
+            log.info(
+                "action game=%s channel=%s user=%s via=%s: %s",
+                rec.id,
+                rec.channel_id,
+                user_id,
+                via,
+                format_action(action),
+            )
+        self.wake()
+        return dataclasses.replace(outcome, table=Table(saved, new_state, names_of(saved)))
+
+    async def current_turn(self, table: Table) -> tuple[int | None, list[Event]]:
+        """The version of the current turn's TurnStarted event and the turn's events (one read)."""
+        if table.state is None or table.version == 0:
+            return None, []
+        for limit in (40, None):
+            rows = await self.store.events(table.id, limit=limit)
+            for i in range(len(rows) - 1, -1, -1):
+                event = serialize.load(rows[i][1])
+                if isinstance(event, TurnStarted):
+                    return rows[i][0], [event, *(serialize.load(b) for _, b in rows[i + 1 :])]
+        return None, []
+
+    # --- the timers a new turn needs ----------------------------------------------------------------------
+
+    async def timers_for(self, outcome: Outcome, meta_changes: dict[str, Any]) -> list[NewDuty]:
+        """The reminder and the deadline of a turn that starts with this change (none when it goes on)."""
+        table = outcome.table
+        since = outcome.new_turn_version
+        uid = table.current_user
+        if since is None or uid is None or table.state is None:
+            return []
+        started = table.record.turn_started_at or self.clock()
+        out: list[NewDuty] = []
+        due = next_reminder(started, self.reminder_hours, await self.prefs.get(uid), None)
+        if due is not None:
+            out.append(dt.reminder(table, since, started, due))
+        deadline = await self.deadline_for(table, since, started, meta_changes)
+        if deadline is not None:
+            out.append(deadline)
+        return out
+
+    async def deadline_for(
+        self, table: Table, since: int, started: float, meta_changes: dict[str, Any] | None = None
+    ) -> NewDuty | None:
+        """At a table with a deadline, the end of this turn's time.
+
+        At an autoplay table, the turn of a player marked absent is due at once: the computer plays it
+        on the next round instead of making the others wait a whole deadline again. Not when every player
+        still in the game is absent: then the table's deadline paces the game, so a table nobody watches
+        does not play itself to the end in minutes.
+        """
+        due = turn_deadline(started, table.record.options.get("deadline_hours"))
+        uid = table.current_user
+        if due is None or table.state is None or uid is None:
+            return None
+        if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:
+            if meta_changes is not None and META_ABSENT in meta_changes:
+                absent = user_ids(meta_changes[META_ABSENT])
+            else:
+                absent = user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT))
+            playing = {table.user_of(s) for s in active_players(table.state)}
+            if uid in absent and not playing <= absent:
+                due = min(due, self.clock())
+        return dt.deadline(table, since, due)

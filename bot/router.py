@@ -1,0 +1,75 @@
+"""Routes a component's click to its handler: the kind in the custom_id names the step, the arguments
+carry the game, the version it was made at, and the choices made so far (bot.components)."""
+
+from __future__ import annotations
+
+import discord
+
+from .context import Context
+from .guided import GuidedMove
+from .info import Info
+from .lobby import Lobby, MapProvider, SeedSource
+from .over_days import OverDays
+from .provinces import ProvinceActions
+from .turns import TurnActions
+
+
+class Handlers:
+    """Every interaction handler, by kind of work; slash commands (bot.cog) and components call these."""
+
+    def __init__(
+        self, ctx: Context, map_provider: MapProvider, seed_source: SeedSource | None = None
+    ) -> None:
+        self.ctx = ctx
+        self.lobby = Lobby(ctx, map_provider, seed_source)
+        self.turns = TurnActions(ctx)
+        self.guided = GuidedMove(ctx)
+        self.provinces = ProvinceActions(ctx)
+        self.info = Info(ctx)
+        self.over_days = OverDays(ctx)
+
+    async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
+        """Handle a button; False when the kind is unknown (retired by an upgrade)."""
+        g = int(a[0])
+        if kind == "join":
+            await self.lobby.join(interaction, g, from_button=True)
+        elif kind == "leave":
+            await self.lobby.leave(interaction, g, from_button=True)
+        elif kind == "start":
+            await self.lobby.start(interaction, g, from_button=True)
+        elif kind == "hand":
+            await self.info.hand(interaction, g)
+        elif kind == "move":
+            await self.guided.start(interaction, g, int(a[1]))
+        elif kind == "acts":
+            await self.provinces.menu(interaction, g, int(a[1]))
+        elif kind == "end":
+            await self.turns.end(interaction, g, int(a[1]))
+        elif kind == "mgo":
+            await self.guided.go(interaction, g, int(a[1]), a[2], a[3], a[4])
+        elif kind == "oc":
+            await self.provinces.guards(interaction, g, int(a[1]), int(a[2]), a[3])
+        else:
+            return False
+        return True
+
+    async def select(
+        self, interaction: discord.Interaction, kind: str, a: list[str], values: list[str]
+    ) -> bool:
+        """Handle a select menu; False when the kind is unknown."""
+        g, ver = int(a[0]), int(a[1])
+        if kind == "mc":
+            await self.guided.card(interaction, g, ver, values[0])
+        elif kind == "mt":
+            await self.guided.point(interaction, g, ver, a[2], values[0])
+        elif kind == "mp":
+            await self.guided.path(interaction, g, ver, a[2], a[3], values[0])
+        elif kind == "act":
+            await self.provinces.picked(interaction, g, ver, values[0])
+        elif kind == "og":
+            await self.provinces.guards(interaction, g, ver, int(a[2]), values)
+        elif kind == "tc":
+            await self.provinces.compensation(interaction, g, ver, int(a[2]), a[3], values)
+        else:
+            return False
+        return True

@@ -1,0 +1,225 @@
+"""A game as the bot sees it (``Table``), how it is found and loaded, and the values actions return.
+
+No Discord here. ``Tables`` finds a game's record (by channel or id) without touching its state, so the
+pipeline can check the seat and the version first, and loads the state only for someone allowed to act.
+States live in a bounded cache (least recently used out), and the per-game locks are dropped as soon as
+nobody holds or waits for them: memory does not grow with the number of games ever touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine import serialize
+from engine.actions import Action
+from engine.events import Event, TurnEnded, TurnStarted
+from engine.state import GameState
+from storage import GameRecord, GameStore
+
+from .words import Speaker
+
+
+class Refused(Exception):
+    """An action or request the bot turns down; ``code`` is an engine or ``bot/`` code of bot.words.
+
+    ``speaker`` words it with the game's names, when the refusal is raised before anything else is known.
+    """
+
+    def __init__(self, code: str, speaker: Speaker | None = None, **details: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.details = details
+        self.speaker = speaker
+
+
+@dataclass(frozen=True)
+class Table:
+    """One game as the bot sees it: its record, its state (None in the lobby) and its players' names."""
+
+    record: GameRecord
+    state: GameState | None
+    names: tuple[str, ...]
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def version(self) -> int:
+        return self.record.version
+
+    @property
+    def speaker(self) -> Speaker:
+        return Speaker(self.names, self.state.map if self.state is not None else None)
+
+    def seat_of(self, user_id: int) -> int | None:
+        return self.record.seat_of(user_id)
+
+    def user_of(self, seat: int) -> int | None:
+        for s, uid in self.record.seats:
+            if s == seat:
+                return uid
+        return None
+
+    @property
+    def current_user(self) -> int | None:
+        if self.state is None or self.state.over:
+            return None
+        return self.user_of(self.state.current)
+
+    def playing(self) -> GameState:
+        """The state of a game in play, or the refusal that says why there is none."""
+        status = self.record.status
+        if status == "lobby":
+            raise Refused("bot/not-started")
+        if status != "playing" or self.state is None:
+            raise Refused("bot/closed", status=status)
+        return self.state
+
+
+def names_of(record: GameRecord) -> tuple[str, ...]:
+    names: dict[str, str] = record.options.get("names", {})
+    out: list[str] = []
+    for _, uid in sorted(record.seats):
+        out.append(names.get(str(uid), f"player {len(out) + 1}"))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one committed change did: the table before and after, and the events between."""
+
+    before: Table
+    table: Table
+    events: tuple[Event, ...]
+    base_version: int  # the version before these events; event i has version base_version + i + 1
+    actions: tuple[Action, ...] = ()
+    by_computer: bool = False
+
+    @property
+    def state(self) -> GameState:
+        assert self.table.state is not None
+        return self.table.state
+
+    @property
+    def turn_ended(self) -> bool:
+        return any(isinstance(e, TurnEnded) for e in self.events)
+
+    @property
+    def new_turn_version(self) -> int | None:
+        """The version of the TurnStarted event of a turn that began with this change, if any."""
+        for i, e in enumerate(self.events):
+            if isinstance(e, TurnStarted):
+                return self.base_version + i + 1
+        return None
+
+
+class StateCache:
+    """The last ``size`` game states used, by game id and version (least recently used out)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = max(1, size)
+        self._items: OrderedDict[int, tuple[int, GameState]] = OrderedDict()
+
+    def get(self, game_id: int, version: int) -> GameState | None:
+        item = self._items.get(game_id)
+        if item is None or item[0] != version:
+            return None
+        self._items.move_to_end(game_id)
+        return item[1]
+
+    def put(self, game_id: int, version: int, state: GameState) -> None:
+        self._items[game_id] = (version, state)
+        self._items.move_to_end(game_id)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def drop(self, game_id: int) -> None:
+        self._items.pop(game_id, None)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class GameLocks:
+    """One asyncio lock per game, kept only while someone holds it or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, game_id: int) -> AsyncIterator[None]:
+        lock, users = self._locks.get(game_id, (asyncio.Lock(), 0))
+        self._locks[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[game_id]
+            if users == 1:
+                del self._locks[game_id]
+            else:
+                self._locks[game_id] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+
+class Tables:
+    """Finds games and loads their states through the store."""
+
+    def __init__(self, store: GameStore, cache_size: int = 2000) -> None:
+        self.store = store
+        self.cache = StateCache(cache_size)
+        self.locks = GameLocks()
+
+    async def record_in(self, channel_id: int) -> GameRecord:
+        """The channel's game in the lobby or in play, or the refusal that says there is none."""
+        record = await self.store.game_by_channel(channel_id)
+        if record is None:
+            latest = await self.store.latest_game_in_channel(channel_id)
+            if latest is not None:
+                raise Refused("bot/game-over", status=latest.status, game=latest.id)
+            raise Refused("bot/no-game")
+        return record
+
+    async def record_of(self, game_id: int) -> GameRecord:
+        record = await self.store.game_by_id(game_id)
+        if record is None:
+            raise Refused("bot/unknown-game", game=game_id)
+        return record
+
+    async def latest_in(self, channel_id: int) -> Table:
+        """The channel's newest game whatever its status, so a game that just ended can still be shown."""
+        record = await self.store.latest_game_in_channel(channel_id)
+        if record is None:
+            raise Refused("bot/no-game")
+        return await self.load(record)
+
+    async def by_id(self, game_id: int) -> Table:
+        return await self.load(await self.record_of(game_id))
+
+    async def load(self, record: GameRecord) -> Table:
+        """The record with its state. Only call this for someone entitled to what it holds."""
+        state: GameState | None = None
+        if record.status != "lobby":
+            state = self.cache.get(record.id, record.version)
+            if state is None:
+                snap = await self.store.load_snapshot(record.id)
+                if snap is not None:
+                    version, body = snap
+                    loaded: GameState = await asyncio.to_thread(serialize.load, body)
+                    state = loaded
+                    self.cache.put(record.id, version, loaded)
+                    if version != record.version:
+                        # A write slipped in between the two reads: the record must name the version of
+                        # the state it goes with, so that saving after it is checked against the right one.
+                        record = await self.record_of(record.id)
+                        if record.version != version:
+                            raise Refused("game/stale", expected=version, actual=record.version)
+        return Table(record, state, names_of(record))

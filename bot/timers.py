@@ -1,0 +1,180 @@
+"""Reminders and turn deadlines, as they fall due: does the timer still apply, and what happens then.
+
+A timer is an outbox duty (bot.duties ``remind`` / ``deadline``) written with the commit that started
+the turn, so it waits in the store while the bot is down and is handled once when it is back.
+
+- A **reminder** pings the waiting player once, and plans the next one (bot.schedule decides when). It is
+  dropped when the turn moved on or the player is absent (the computer plays for them); planned again from
+  the player's last action when they acted since; moved to the end of their quiet hours when it falls in
+  them.
+- A **deadline** applies the table's policy to a turn still waiting (P2): skip it (``SkipTurn``), or let
+  the computer finish it and mark the player absent (autoplay). The announcement is written in the same
+  commit as the turn it describes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any
+
+import discord
+
+from engine.actions import Action, SkipTurn
+from engine.ai import greedy_player
+from engine.errors import IllegalAction
+from engine.events import Event
+from engine.game import apply
+from engine.state import GameState
+from engine.views import redact
+from storage import Duty, NewDuty
+
+from . import duties as dt
+from . import texts
+from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
+from .schedule import DeadlinePolicy, next_reminder, quiet_until
+from .tables import Refused, Table
+
+log = logging.getLogger("bot")
+
+AUTOPLAY_CAP = 40  # a turn is a move and at most two actions; the cap only guards against a looping player
+
+
+class Timers:
+    """Handles the ``remind`` and ``deadline`` duties for the delivery worker."""
+
+    def __init__(self, client: discord.Client, pipeline: Pipeline) -> None:
+        self.client = client
+        self.pipeline = pipeline
+        self.store = pipeline.store
+
+    async def handle(self, duty: Duty, now: float) -> str:
+        if duty.kind == dt.REMIND:
+            return await self.remind(duty, now)
+        return await self.deadline(duty, now)
+
+    # --- reminders ---------------------------------------------------------------------------------------
+
+    async def remind(self, duty: Duty, now: float) -> str:
+        assert duty.game_id is not None and duty.user_id is not None
+        try:
+            table = await self.pipeline.tables.by_id(duty.game_id)
+        except Refused:
+            return "dropped: no such game"
+        uid = duty.user_id
+        since = int(duty.payload.get("since", 0))
+        if table.record.status != "playing" or table.current_user != uid:
+            return "dropped: the turn moved on"
+        current, _ = await self.pipeline.current_turn(table)
+        if current is not None and current != since:
+            return "dropped: the turn moved on"
+        if uid in user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT)):
+            return "dropped: the computer plays for them"
+        planned_at = duty.payload.get("version")
+        if planned_at is not None and int(planned_at) != table.version:
+            # The player acted since (a move, an action): the wait starts again from that action.
+            await self._plan(table, since, table.record.updated_at, None, now)
+            return "replanned: the player acted since"
+        prefs = await self.pipeline.prefs.get(uid)
+        quiet_end = quiet_until(now, prefs)
+        if quiet_end is not None:
+            await self.store.add_duties(table.id, [NewDuty(**{**_fields(duty), "due_at": quiet_end})], now)
+            return "moved to the end of the quiet hours"
+        started = float(duty.payload.get("started") or table.record.turn_started_at or now)
+        msg = await self.client.get_partial_messageable(table.record.channel_id).send(
+            texts.reminder_text(table, uid, started),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
+            nonce=f"alx-{duty.id}",
+        )
+        log.info("reminder game=%s channel=%s user=%s", table.id, table.record.channel_id, uid)
+        await self._plan(table, since, started, now, now)
+        return f"sent {msg.id}"
+
+    async def _plan(
+        self, table: Table, since: int, started: float, last_sent: float | None, now: float
+    ) -> None:
+        """The next reminder of this wait; it replaces the one being handled (same key)."""
+        uid = table.current_user
+        assert uid is not None
+        due = next_reminder(
+            started, self.pipeline.reminder_hours, await self.pipeline.prefs.get(uid), last_sent
+        )
+        if due is None:
+            await self.store.cancel_duties(table.id, [dt.REMIND])
+        else:
+            await self.store.add_duties(table.id, [dt.reminder(table, since, started, due, last_sent)], now)
+
+    # --- deadlines (P2) ------------------------------------------------------------------------------------
+
+    async def deadline(self, duty: Duty, now: float) -> str:
+        assert duty.game_id is not None
+        turn = int(duty.payload.get("turn", -1))
+        pipeline = self.pipeline
+        async with pipeline.tables.locks.hold(duty.game_id):
+            try:
+                table = await pipeline.tables.by_id(duty.game_id)
+                state = table.playing()
+            except Refused:
+                return "dropped: the game is over"
+            if state.turn != turn or table.current_user != duty.user_id:
+                return "dropped: the player acted in time"
+            hours = float(table.record.options.get("deadline_hours") or 0)
+            uid = table.current_user
+            if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:
+                absent = user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT))
+                meta = None if uid is None or uid in absent else {META_ABSENT: sorted(absent | {uid})}
+                played = await asyncio.to_thread(
+                    _autoplay, state, random.Random(table.id * 1_000_003 + state.version)
+                )
+                if played is not None:
+                    new_state, events, actions = played
+                    lines = table.speaker.event_lines([redact(e, None) for e in events])
+                    note = dt.say(
+                        table.record.channel_id, texts.autoplay_text(table, uid, lines, hours), now=now
+                    )
+                    await pipeline.commit(
+                        table, new_state, events, actions, by_computer=True, meta=meta, extra=[note]
+                    )
+                    return "played by the computer"
+            else:
+                meta = None
+            note = dt.say(table.record.channel_id, texts.skipped_text(uid, hours), now=now)
+            try:
+                new_state, evs = apply(state, SkipTurn(state.current))
+            except IllegalAction as err:
+                return f"dropped: {err.code}"
+            await pipeline.commit(
+                table, new_state, tuple(evs), (SkipTurn(state.current),), meta=meta, extra=[note]
+            )
+            return "skipped"
+
+
+def _fields(duty: Duty) -> dict[str, Any]:
+    return {
+        "kind": duty.kind,
+        "due_at": duty.due_at,
+        "channel_id": duty.channel_id,
+        "user_id": duty.user_id,
+        "payload": duty.payload,
+        "key": duty.key,
+    }
+
+
+def _autoplay(
+    state: GameState, rng: random.Random
+) -> tuple[GameState, tuple[Event, ...], tuple[Action, ...]] | None:
+    """The engine's greedy player finishes the current turn (None: it failed or looped)."""
+    seat, turn = state.current, state.turn
+    cur, events, actions = state, [], []
+    for _ in range(AUTOPLAY_CAP):
+        action = greedy_player(cur, rng)
+        try:
+            cur, evs = apply(cur, action)
+        except IllegalAction:
+            return None
+        events.extend(evs)
+        actions.append(action)
+        if cur.over or cur.turn != turn or cur.current != seat:
+            return cur, tuple(events), tuple(actions)
+    return None

@@ -1,0 +1,118 @@
+"""The simple turn actions, typed or pressed: take a card, levy, take back a guard, end the turn; and
+leaving the game early: resign, agree to end it (P1, P3). Each one is a single pipeline action.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from engine.actions import Action, EndByAgreement, Resign
+from engine.events import Event
+from engine.game import apply
+from engine.rules import active_players
+from engine.state import GameState
+
+from . import choices as ch
+from . import duties as dt
+from . import texts
+from .answers import defer_private, display_name, say
+from .context import Context
+from .pipeline import META_AGREED, user_ids
+from .tables import Refused
+
+
+class TurnActions:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def take(self, interaction: discord.Interaction, value: str) -> None:
+        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), texts.TOOK_CARD)
+
+    async def levy(self, interaction: discord.Interaction, value: str) -> None:
+        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), texts.LEVIED)
+
+    async def takeback(self, interaction: discord.Interaction, value: str) -> None:
+        await self._simple(interaction, lambda st, s: ch.takeback_action(st, s, value), texts.TOOK_GUARD_BACK)
+
+    async def end(
+        self, interaction: discord.Interaction, game_id: int | None = None, version: int | None = None
+    ) -> None:
+        """``/alexandros end`` or the End turn button (which names its game and version)."""
+        ctx = self.ctx
+
+        async def body() -> None:
+            await ctx.act(interaction, ctx.ask(interaction, game_id, version), ch.end_action, texts.TURN_OVER)
+
+        await ctx.guard(interaction, body)
+
+    async def _simple(self, interaction: discord.Interaction, parse: ch.Parse, done: str) -> None:
+        ctx = self.ctx
+
+        async def body() -> None:
+            await ctx.act(interaction, ctx.ask(interaction), parse, done)
+
+        await ctx.guard(interaction, body)
+
+    # --- leaving and ending early --------------------------------------------------------------------------
+
+    async def resign(self, interaction: discord.Interaction) -> None:
+        ctx = self.ctx
+
+        async def body() -> None:
+            await defer_private(interaction)
+            ask = ctx.ask(interaction, turn=False)
+            outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat))
+            await say(interaction, texts.RESIGNED)
+            table = outcome.table
+            seat = table.seat_of(interaction.user.id)
+            note = dt.say(
+                table.record.channel_id, texts.resigned_public(table.speaker.seat(seat)), now=ctx.clock()
+            )
+            await ctx.store.add_duties(table.id, [note], ctx.clock())
+            ctx.pipeline.wake()
+
+        await ctx.guard(interaction, body)
+
+    async def agree(self, interaction: discord.Interaction) -> None:
+        """Record the user's vote to end the game; when every active player agreed, end it (P3)."""
+        ctx = self.ctx
+
+        async def body() -> None:
+            await defer_private(interaction)
+            ask = ctx.ask(interaction, turn=False)
+            record, seat = await ctx.pipeline.authorise(ask)
+            async with ctx.tables.locks.hold(record.id):
+                table, state, seat = await ctx.pipeline.look(ask)
+                interaction.extras["speaker"] = table.speaker
+                agreed = user_ids((await ctx.store.get_game_meta(table.id)).get(META_AGREED))
+                voted = {s for s in (table.seat_of(u) for u in agreed) if s is not None}
+                waiting = [s for s in active_players(state) if s not in voted | {seat}]
+                names = ", ".join(table.speaker.seat(s) for s in waiting)
+                if seat in voted:
+                    raise Refused("bot/already-voted", waiting=names)
+                if waiting:
+                    note = dt.say(
+                        table.record.channel_id,
+                        texts.agree_proposed(display_name(interaction.user), names),
+                        now=ctx.clock(),
+                    )
+                    await ctx.store.add_duties(
+                        table.id,
+                        [note],
+                        ctx.clock(),
+                        meta={META_AGREED: sorted(agreed | {interaction.user.id})},
+                    )
+                    ctx.pipeline.wake()
+                    await say(interaction, texts.agree_noted(names))
+                    return
+                # The last vote is not stored: the game ends with it, and ending clears the votes.
+                await ctx.pipeline.commit(table, *_end_by_agreement(state, seat))
+            await say(interaction, texts.ALL_AGREED)
+
+        await ctx.guard(interaction, body)
+
+
+def _end_by_agreement(state: GameState, seat: int) -> tuple[GameState, tuple[Event, ...], tuple[Action, ...]]:
+    action = EndByAgreement(seat)
+    new_state, events = apply(state, action)
+    return new_state, tuple(events), (action,)
