@@ -27,10 +27,11 @@ import shlex
 import socket
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+import aiohttp
 import discord
 from discord.ext import commands
 from discord.webhook.async_ import AsyncWebhookAdapter
@@ -118,14 +119,56 @@ def _fake_response(status: int, reason: str) -> Any:
 
 
 def _http_error(status: int, code: int, message: str) -> discord.HTTPException:
-    reasons = {400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
+    reasons = {400: "Bad Request", 403: "Forbidden", 404: "Not Found", 500: "Internal Server Error",
+               502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}  # fmt: skip
     response = _fake_response(status, reasons.get(status, "Error"))
     payload = {"code": code, "message": message}
     if status == 404:
         return discord.NotFound(response, payload)
     if status == 403:
         return discord.Forbidden(response, payload)
+    if status >= 500:
+        return discord.DiscordServerError(response, payload)
     return discord.HTTPException(response, payload)
+
+
+FAULTS = ("500", "502", "503", "504", "429", "403", "404", "timeout", "disconnect")
+
+
+@dataclass
+class Fault:
+    """A failure to inject at the HTTP seam (``OfflineDiscord.fail``), as discord.py would raise it.
+
+    ``kind`` is a request kind (``channel_message``, ``edit_message``, …, or ``*``); ``when`` narrows it
+    further. ``lost_reply``: Discord did the work, but the answer never came back (a timeout or dropped
+    connection after the request arrived), so a retry meets what the first attempt made.
+    """
+
+    kind: str
+    error: str
+    times: int = 1
+    retry_after: float = 1.0
+    lost_reply: bool = False
+    when: Callable[[Request], bool] | None = None
+    hits: list[Request] = field(default_factory=list)
+
+    def matches(self, req: Request) -> bool:
+        return (
+            len(self.hits) < self.times
+            and self.kind in ("*", req.kind)
+            and (self.when is None or self.when(req))
+        )
+
+    def exception(self) -> BaseException:
+        if self.error == "timeout":
+            return TimeoutError()
+        if self.error == "disconnect":
+            return aiohttp.ServerDisconnectedError()
+        if self.error == "429":
+            # What discord.py raises when a rate limit outlasts its own patience (max_ratelimit_timeout).
+            return discord.RateLimited(self.retry_after)
+        status = int(self.error)
+        return _http_error(status, 0, f"injected {status}")
 
 
 _ROUTE_RE_CACHE: dict[str, re.Pattern[str]] = {}
@@ -350,6 +393,8 @@ class OfflineDiscord:
         self._seq = 0
         self._stack: contextlib.ExitStack | None = None
         self.bot: commands.Bot | None = None
+        self.faults: list[Fault] = []
+        self._nonces: dict[tuple[int, str], int] = {}  # (channel, enforced nonce) -> message id
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -1311,6 +1356,33 @@ class OfflineDiscord:
         elif self._interactions[req.interaction_id].done:  # the interaction already returned: report globally
             self.violations += [f"#{req.seq} {req.kind}: {v}" for v in req.violations]
 
+    # ------------------------------------------------------------------ faults
+
+    def fail(
+        self,
+        kind: str,
+        error: str,
+        times: int = 1,
+        *,
+        retry_after: float = 1.0,
+        lost_reply: bool = False,
+        when: Callable[[Request], bool] | None = None,
+    ) -> Fault:
+        """Make the next ``times`` HTTP requests of ``kind`` fail with ``error`` (one of ``FAULTS``)."""
+        if error not in FAULTS:
+            raise ValueError(f"unknown fault {error!r}; one of {FAULTS}")
+        fault = Fault(kind, error, times, retry_after, lost_reply, when)
+        self.faults.append(fault)
+        return fault
+
+    def _fault_for(self, req: Request) -> Fault | None:
+        for fault in self.faults:
+            if fault.matches(req):
+                fault.hits.append(req)
+                req.fault = fault.error
+                return fault
+        return None
+
     async def _http_request(self, route: Any, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
         payload = kwargs.get("json")
         sent: list[SentFile] = []
@@ -1321,6 +1393,10 @@ class OfflineDiscord:
         kind, handler = _HTTP_ROUTES.get((route.method, route.path), ("other", None))
         req = self._record("http", route, kind, payload, sent, params, _current.get())
         await asyncio.sleep(self.network_delay)
+        fault = self._fault_for(req)
+        if fault is not None and not fault.lost_reply:
+            self._finish(req)
+            raise fault.exception()
         try:
             if handler is None:
                 self.unhandled.append(req)
@@ -1330,6 +1406,8 @@ class OfflineDiscord:
             req.response = copy.deepcopy(response)
         finally:
             self._finish(req)
+        if fault is not None:
+            raise fault.exception()
         return copy.deepcopy(response)
 
     async def _get_from_cdn(self, url: str) -> bytes:
@@ -1491,7 +1569,17 @@ class OfflineDiscord:
         if channel is None:
             raise _http_error(404, 10003, "Unknown Channel")
         data = req.data
+        nonce = data.get("nonce")
+        if nonce is not None and data.get("enforce_nonce"):
+            # Discord: "if another message was created by the same author with the same nonce, that message
+            # will be returned and no new message will be created" (for a few minutes; here, always).
+            earlier = self._nonces.get((cid, str(nonce)))
+            if earlier is not None and earlier in self.messages:
+                req.message_id, req.channel_id, req.deduplicated = earlier, cid, True
+                return self.messages[earlier].json
         msg = self._new_message(cid, data, req.files)
+        if nonce is not None and data.get("enforce_nonce"):
+            self._nonces[(cid, str(nonce))] = msg.id
         req.message_id, req.channel_id = msg.id, cid
         req.pinged_user_ids = pinged_users(data, is_new_message=True)
         return msg.json

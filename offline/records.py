@@ -87,6 +87,8 @@ class Request:
     message_id: int | None = None
     channel_id: int | None = None
     pinged_user_ids: set[int] = field(default_factory=set)
+    fault: str | None = None  # the fault injected into this request (OfflineDiscord.fail), if any
+    deduplicated: bool = False  # a message create whose enforced nonce matched an earlier message
 
     @property
     def callback_type(self) -> int | None:

@@ -165,7 +165,12 @@ class Game:
         assert value in values, f"/{command} {focused}: {value!r} not offered in {values}"
 
     def turn_message(self) -> StoredMessage:
-        return self.d.find_message(f"alx:hand:{self.game_id}")
+        """The newest turn post (a board posted again with /alexandros board has buttons too)."""
+        cid = f"alx:hand:{self.game_id}"
+        for msg in reversed(self.d.channel_messages(CHANNEL)):
+            if cid in msg.custom_ids and msg.content.startswith("**Turn "):
+                return msg
+        return self.d.find_message(cid)
 
     async def play(self, action: Action, n: int) -> None:
         table = await self.table()

@@ -36,17 +36,26 @@ H.S.T.L.A.~~H.S.T.
 )
 
 
-@pytest.mark.parametrize(("ai", "players", "seed"), [
-    ("greedy", 2, 11), ("greedy", 3, 12), ("greedy", 4, 13),
-    ("random", 2, 21), ("random", 3, 22), ("random", 4, 23),
-])
+@pytest.mark.parametrize(
+    ("ai", "players", "seed"),
+    [
+        ("greedy", 2, 11),
+        ("greedy", 3, 12),
+        ("greedy", 4, 13),
+        ("random", 2, 21),
+        ("random", 3, 22),
+        ("random", 4, 23),
+    ],
+)
 def test_whole_games_on_the_empire_map_end_with_no_violation(ai: str, players: int, seed: int) -> None:
     # play_game sends every action through apply, which raises on anything illegal.
     state, events, stats = play_game(EMPIRE, players, seed, ai=ai, check=True)
     assert state.phase is Phase.OVER and not stats.unfinished
     assert stats.violations == []
     assert state.result is not None and state.result.reason in (
-        EndReason.WALLS, EndReason.NO_SPACE, EndReason.POINTS
+        EndReason.WALLS,
+        EndReason.NO_SPACE,
+        EndReason.POINTS,
     )
     assert stats.actions["move"] >= stats.turns - 2  # a turn without a move only when none is possible
 
@@ -110,8 +119,13 @@ def test_r6_4_compensation_keeps_the_cards_that_would_let_the_loser_levy() -> No
 def test_r6_3_greedy_take_over_is_legal_when_it_chooses_one() -> None:
     # Seat 1 holds a small province cut off by walls; seat 0 can pay for it (R6.3) and compensate (R6.4).
     m = parse_map("name: t\nstart: A1\nwalls: 65 black, 10 red\ngrid:\nT.A~~~~\nH.L.S.T\n")
-    st = position(m, players=3, phase=Phase.ACTIONS, guards={1: ((0, 0),)},
-                  hands={0: hand(T, T, A, H, L, S, T), 1: hand(), 2: hand()})
+    st = position(
+        m,
+        players=3,
+        phase=Phase.ACTIONS,
+        guards={1: ((0, 0),)},
+        hands={0: hand(T, T, A, H, L, S, T), 1: hand(), 2: hand()},
+    )
     takeovers = [a for a in legal_actions(st) if isinstance(a, TakeOver)]
     assert takeovers
     for a in takeovers:

@@ -188,8 +188,14 @@ def test_r6_2_guards_only_on_symbol_spaces_one_per_space() -> None:
 
 
 def test_r6_3_take_over_is_all_or_nothing() -> None:
-    st = position(STRIP, players=3, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)},
-                  hands={0: hand(H, H, T, A, L)})  # HH removes the guard; its horse space needs a third H
+    st = position(
+        STRIP,
+        players=3,
+        phase=Phase.ACTIONS,
+        walls=CUT,
+        guards={1: ((0, 1),)},
+        hands={0: hand(H, H, T, A, L)},
+    )  # HH removes the guard; its horse space needs a third H
     pid = st.province_of[(0, 0)]
     with pytest.raises(IllegalAction) as err:
         apply(st, TakeOver(0, pid, ((0, 0),), compensation=hand(H, H, T)))
@@ -199,8 +205,14 @@ def test_r6_3_take_over_is_all_or_nothing() -> None:
 
 
 def test_r6_3_removed_guards_spaces_count_for_the_new_occupation() -> None:
-    st = position(STRIP, players=2, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)},
-                  hands={0: hand(H, H, T, A, L, T)})
+    st = position(
+        STRIP,
+        players=2,
+        phase=Phase.ACTIONS,
+        walls=CUT,
+        guards={1: ((0, 1),)},
+        hands={0: hand(H, H, T, A, L, T)},
+    )
     pid = st.province_of[(0, 0)]
     # The taker's guard goes on the horse space the removed guard left; T, A, L, T pay the rest.
     after, _ = apply(st, TakeOver(0, pid, ((0, 1),)))
@@ -209,8 +221,14 @@ def test_r6_3_removed_guards_spaces_count_for_the_new_occupation() -> None:
 
 
 def test_r6_4_compensation_must_be_half_rounded_up_of_paid_cards() -> None:
-    st = position(STRIP, players=3, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)},
-                  hands={0: hand(H, H, T, A, L, T)})
+    st = position(
+        STRIP,
+        players=3,
+        phase=Phase.ACTIONS,
+        walls=CUT,
+        guards={1: ((0, 1),)},
+        hands={0: hand(H, H, T, A, L, T)},
+    )
     pid = st.province_of[(0, 0)]
     for bad in (hand(H, H), hand(S, S, S), hand(H, H, T, A)):
         with pytest.raises(IllegalAction) as err:

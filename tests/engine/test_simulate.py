@@ -40,9 +40,27 @@ def test_json_last_line_has_the_figures(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_python_m_engine_simulate_runs_as_a_command() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "engine", "simulate", "--games", "1", "--players", "2", "--seed", "3",
-         "--ai", "random", "--json", "--quiet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        [
+            sys.executable,
+            "-m",
+            "engine",
+            "simulate",
+            "--games",
+            "1",
+            "--players",
+            "2",
+            "--seed",
+            "3",
+            "--ai",
+            "random",
+            "--json",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     figures = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -63,8 +81,16 @@ def test_seeds_are_deterministic_across_runs() -> None:
 
 def test_aggregate_percentiles_and_shares() -> None:
     games = [
-        simulate.GameSummary(seed=i, players=4, turns=t, reason=r, scores=[s, 0, 0, 0], winners=[0],
-                             actions={"move": t}, ms=10.0 * i)
+        simulate.GameSummary(
+            seed=i,
+            players=4,
+            turns=t,
+            reason=r,
+            scores=[s, 0, 0, 0],
+            winners=[0],
+            actions={"move": t},
+            ms=10.0 * i,
+        )
         for i, (t, r, s) in enumerate([(20, "walls", 50), (30, "points", 100), (40, "walls", 70)])
     ]
     fig = simulate.aggregate(games)
@@ -150,6 +176,12 @@ def test_the_default_map_keeps_its_design() -> None:
 
 
 def test_the_map_file_is_what_its_generator_makes() -> None:
-    proc = subprocess.run([sys.executable, "tools/design_map.py", "--check"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60, check=False)
+    proc = subprocess.run(
+        [sys.executable, "tools/design_map.py", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

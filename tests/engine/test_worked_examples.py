@@ -202,7 +202,11 @@ def _levy_position(levier: int) -> GameState:
         (levier + 3) % 4: ((4, 11),),
     }
     return position(
-        EXAMPLE_7, players=4, current=levier, phase=Phase.ACTIONS, guards=guards,
+        EXAMPLE_7,
+        players=4,
+        current=levier,
+        phase=Phase.ACTIONS,
+        guards=guards,
         hands={levier: hand(S)},
     )
 
