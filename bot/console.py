@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import re
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
@@ -29,10 +30,26 @@ from typing import IO, Any
 from engine.maps import MapError, default_map, load_map
 from offline import HarnessError, OfflineDiscord, StoredMessage
 from offline.payloads import FakeUser
+from storage import StoreError
 
 from .client import make_bot
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
+_PICTURE = re.compile(r"^(\d{4,})-")
+
+
+class ConsoleError(Exception):
+    """The console cannot start: one sentence that says why and what to do."""
+
+
+def _last_picture_number(out: Path) -> int:
+    """Pictures go on from the highest number already in the folder, so none is overwritten."""
+    if not out.is_dir():
+        return 0
+    numbers = [int(m.group(1)) for p in out.iterdir() if (m := _PICTURE.match(p.name))]
+    return max(numbers, default=0)
+
+
 _OPTION = re.compile(r"([a-z][a-z_]*):")
 
 
@@ -61,7 +78,7 @@ class Console:
         self.names = list(players)
         self.out = out
         self.stream = stream or sys.stdout
-        self.pictures_written = 0
+        self.pictures_written = _last_picture_number(out)
         seed_source = (lambda: seed) if seed is not None else None
         game_map = load_map(map_path) if map_path else default_map()
         self.d = OfflineDiscord(
@@ -77,9 +94,31 @@ class Console:
         print(text, file=self.stream)
 
     async def start(self) -> None:
-        await self.d.start()
+        """Open the table and start the game; with an existing --db, carry on with its game instead: its
+        turn post is posted again (the offline Discord's messages live only as long as the console)."""
+        if self.out.exists() and not self.out.is_dir():
+            raise ConsoleError(f"--out {self.out} is a file; name a folder for the pictures.")
         self.out.mkdir(parents=True, exist_ok=True)
+        await self.d.start()
         self.users = {n: self.d.member(n) for n in self.names}
+        bot: Any = self.d.bot
+        record = await bot.store.game_by_channel(self.d.channel_id)
+        if record is not None:
+            seated = [uid for _, uid in sorted(record.seats)]
+            if record.status == "playing" and seated != [self.users[n].id for n in self.names]:
+                names = ", ".join(record.options.get("names", {}).get(str(u), "?") for u in seated)
+                raise ConsoleError(
+                    f"This database holds a game of {names}: start the console with "
+                    f"--players {names.replace(', ', ',')}, or use another --db."
+                )
+            mark = self.d.mark()
+            if await bot.pipeline.repost_turn(record.id):
+                await bot.deliveries.drain()
+                self.print("Carrying on with the game saved in this database.")
+                for req in self.d.requests_since(mark):
+                    if req.message_id is not None and req.kind == "channel_message":
+                        self.show_message(self.d.message(req.message_id))
+                return
         creator = self.users[self.names[0]]
         r = await self.d.slash(creator, "alexandros new")
         self.show_result(r, creator)
@@ -87,7 +126,7 @@ class Console:
         if lobby is None:
             return
         join = next((c for c in lobby.custom_ids if c.startswith("alx:join:")), None)
-        if join is None:  # the channel already had a game (an existing --db): carry on with it
+        if join is None:
             return
         for n in self.names[1:]:
             self.show_result(await self.d.click(self.users[n], lobby.id, join), self.users[n])
@@ -253,7 +292,13 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
             if not text:
                 return
 
-    await console.start()
+    try:
+        await asyncio.wait_for(console.start(), timeout=60)
+    except Exception as err:  # noqa: BLE001 - whatever stops the start, the user gets one sentence
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(console.close(), timeout=10)
+        print(_sentence(err), file=sys.stderr)
+        return 2
     try:
         interactive = lines.isatty()
         threading.Thread(target=read, name="console-input", daemon=True).start()
@@ -281,6 +326,16 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
     if stop.is_set():
         console.print("Stopped: the game is saved.")
     return 0
+
+
+def _sentence(err: BaseException) -> str:
+    if isinstance(err, ConsoleError):
+        return str(err)
+    if isinstance(err, TimeoutError):
+        return "The console did not start within a minute; try again, or use another --db."
+    if isinstance(err, StoreError | OSError | sqlite3.Error):
+        return f"Cannot open the game database ({err}): use another --db, or restore a backup."
+    return f"The console could not start: {err}"
 
 
 def main(argv: Sequence[str]) -> int:

@@ -53,10 +53,6 @@ def _picture(state: GameState, table: Table) -> dict[str, Any]:
     }
 
 
-def post(channel_id: int, text: str, *, ping: Sequence[int] = (), **fields: Any) -> NewDuty:
-    return NewDuty(POST, 0.0, channel_id, payload={"text": text, "ping": list(ping), **fields})
-
-
 def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:
     """A plain public message (an announcement), due at once."""
     return NewDuty(POST, now, channel_id, payload={"text": text, "ping": list(ping)})
@@ -122,6 +118,22 @@ def after_change(
         }
         out.append(NewDuty(POST, now, channel, payload=payload))
     return out
+
+
+def turn_post(table: Table, since: int, turn_events: Sequence[Event], now: float) -> NewDuty:
+    """The current turn's post again, as a new message that becomes the turn post (after its messages were
+    lost, e.g. a console started again on the same database)."""
+    state = table.state
+    assert state is not None
+    uid = table.current_user
+    payload = {
+        "text": texts.turn_text(table, texts.turn_header(table), turn_events),
+        "ping": [uid] if uid is not None else [],
+        "buttons": buttons(table),
+        "turn_post": since,
+        **_picture(state, table),
+    }
+    return NewDuty(POST, now, table.record.channel_id, payload=payload)
 
 
 def reminder(table: Table, since: int, started: float, due: float, last_sent: float | None = None) -> NewDuty:

@@ -242,6 +242,20 @@ class Pipeline:
         self.wake()
         return dataclasses.replace(outcome, table=Table(saved, new_state, names_of(saved)))
 
+    async def repost_turn(self, game_id: int) -> bool:
+        """Post the current turn again as its turn post (its message was lost); False if none is in play."""
+        async with self.tables.locks.hold(game_id):
+            table = await self.tables.by_id(game_id)
+            if table.record.status != "playing" or table.state is None or table.state.over:
+                return False
+            since, turn_events = await self.current_turn(table)
+            now = self.clock()
+            await self.store.add_duties(
+                game_id, [dt.turn_post(table, since or table.version, turn_events, now)], now
+            )
+        self.wake()
+        return True
+
     async def current_turn(self, table: Table) -> tuple[int | None, list[Event]]:
         """The version of the current turn's TurnStarted event and the turn's events (one read)."""
         if table.state is None or table.version == 0:

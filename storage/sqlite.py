@@ -183,7 +183,16 @@ async def _use_wal(conn: aiosqlite.Connection, attempts: int = 100, pause: float
 
 async def connect(path: str | os.PathLike[str]) -> aiosqlite.Connection:
     """An autocommit connection with the project's pragmas. No migrations are run."""
-    conn = await aiosqlite.connect(os.fspath(path), isolation_level=None)
+    conn = aiosqlite.connect(os.fspath(path), isolation_level=None)
+    try:
+        await conn
+    except BaseException:
+        # aiosqlite stops its worker thread without waiting for it: wait here, so that the thread's last
+        # callback does not meet an event loop that has closed meanwhile (a traceback at exit).
+        thread = getattr(conn, "_thread", None)
+        if thread is not None and thread.is_alive():
+            await asyncio.to_thread(thread.join, 5)
+        raise
     try:
         await _configure(conn)
     except BaseException:

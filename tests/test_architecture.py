@@ -1,5 +1,6 @@
 """The dependency rule: bot -> (rendering, storage) -> engine, engine on the standard library only,
-and discord imported by bot alone."""
+discord imported by bot alone among the game's packages; the offline Discord (``offline``) is a fake of
+Discord itself: it imports discord.py and nothing of the game, and only the bot's console uses it."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OURS = {"engine", "rendering", "storage", "bot"}
+OURS = {"engine", "rendering", "storage", "bot", "offline"}
 ALLOWED = {
     "engine": {"engine"},
     "rendering": {"engine", "rendering"},
     "storage": {"engine", "storage"},
     "bot": OURS,
+    "offline": {"offline"},
 }
 
 
@@ -64,3 +66,27 @@ def test_engine_has_no_clock_no_io_and_no_global_random() -> None:
                         assert node.attr == "Random", f"{path} uses random.{node.attr}"
                 if isinstance(node, ast.ImportFrom) and node.module == "random":
                     assert [a.name for a in node.names] == ["Random"], path
+
+
+def test_only_the_console_uses_the_offline_discord() -> None:
+    for path, names in _imports("bot").items():
+        if "offline" in names:
+            assert path.endswith("console.py"), f"{path} imports the offline Discord"
+    for path, _ in _imports("bot").items():
+        source = (ROOT / path).read_text(encoding="utf-8")
+        if not path.endswith("console.py"):
+            assert "from .offline" not in source and "import offline" not in source, path
+
+
+def test_no_import_cycles() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import house_figures
+    finally:
+        sys.path.pop(0)
+    files = {house_figures.module_name(p): p for pkg in OURS for p in (ROOT / pkg).rglob("*.py")}
+    graph = {
+        n: {m for m in house_figures.imports_of(p, n, set(files)) if m in files and m != n}
+        for n, p in files.items()
+    }
+    assert house_figures.cycles(graph) == []

@@ -151,3 +151,53 @@ async def test_a_whole_game_can_be_played_in_the_console(tmp_path, no_network) -
     finally:
         await console.close()
     assert "is over" in out.getvalue() and "!!!" not in out.getvalue()
+
+
+def _args(tmp_path, players: str = "alice,bob", out: str = "pics") -> argparse.Namespace:
+    return argparse.Namespace(players=players, db=str(tmp_path / "c.db"), out=str(tmp_path / out), seed=3)
+
+
+async def test_the_console_resumes_its_game_buttons_and_picture_numbers(tmp_path, no_network) -> None:
+    first = io.StringIO()
+    assert await run(_args(tmp_path), io.StringIO("alice: press My hand\nquit\n"), first) == 0
+    numbers = sorted(int(p.name[:4]) for p in (tmp_path / "pics").glob("*.png"))
+    assert numbers == list(range(1, len(numbers) + 1)) and numbers
+    # Again on the same database: the current turn is posted again, its buttons work.
+    again = io.StringIO()
+    lines = io.StringIO("board\nalice: press Move\nbob: press Move\nquit\n")
+    assert await run(_args(tmp_path), lines, again) == 0
+    text = again.getvalue()
+    assert "Carrying on with the game saved in this database." in text
+    assert "[public]" in text and "it is your turn" in text
+    assert "Choose the card" in text or "step 1 of 3" in text, text[-1500:]
+    assert "not your turn" in text.lower()
+    later = sorted(int(p.name[:4]) for p in (tmp_path / "pics").glob("*.png"))
+    assert later[: len(numbers)] == numbers and len(later) > len(numbers), "no picture overwritten"
+    assert later == list(range(1, len(later) + 1))
+
+
+async def test_other_players_on_a_running_game_get_one_sentence(tmp_path, no_network, capsys) -> None:
+    assert await run(_args(tmp_path), io.StringIO("quit\n"), io.StringIO()) == 0
+    assert await run(_args(tmp_path, players="carol,dave"), io.StringIO("quit\n"), io.StringIO()) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--players alice,bob" in err[0], err
+
+
+def test_a_start_up_failure_exits_within_seconds_with_one_sentence(tmp_path) -> None:
+    (tmp_path / "afile").write_text("not a folder")
+    cases = [
+        ["--out", str(tmp_path / "afile")],
+        ["--db", str(tmp_path)],  # a folder, not a database file
+    ]
+    for extra in cases:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot", "console", "--players", "ann,ben", *extra],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            input="quit\n",
+            timeout=30,
+        )
+        assert proc.returncode != 0, proc.stdout[-500:]
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
