@@ -105,14 +105,14 @@ _V3: Final[tuple[str, ...]] = (
     "CREATE INDEX games_channel_recent ON games (channel_id, created_at)",
 )
 
-# The outbox. Notices become duties: every message a change causes (posts, pings, edits) and every timer
+# The outbox. Notices become duties (ids never reused: a duty's id makes the nonce of its message): every message a change causes (posts, pings, edits) and every timer
 # (reminders, deadlines) is written with the change and handed to a delivery worker under a lease.
 # Pending reminders and deadlines carry over; the never-due bookkeeping notices of an unreleased format
 # are dropped (that bookkeeping lives in game_meta since V3).
 _V4: Final[tuple[str, ...]] = (
     """
     CREATE TABLE duties (
-        id          INTEGER PRIMARY KEY,
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a duty's id is its Discord nonce
         game_id     INTEGER REFERENCES games (id) ON DELETE CASCADE,
         guild_id    INTEGER,
         channel_id  INTEGER,

@@ -529,6 +529,17 @@ async def test_purging_done_duties_keeps_undone_ones(store: GameStore) -> None:
     assert [d.id for d in await store.pending_duties(None)] == [undone.id]
 
 
+async def test_a_duty_id_is_never_used_again(store: GameStore) -> None:
+    """A duty's id is the nonce of its message: a new duty must never take the id of one deleted."""
+    game = await started_game(store)
+    [first] = await store.add_duties(game.id, [NewDuty("remind", T0, CHANNEL, ALICE, key="remind")], T0)
+    [second] = await store.add_duties(game.id, [NewDuty("remind", T0, CHANNEL, ALICE, key="remind")], T0)
+    assert second.id > first.id and [d.id for d in await store.pending_duties(game.id)] == [second.id]
+    await store.cancel_duties(game.id)
+    [third] = await store.add_duties(game.id, [post()], T0)
+    assert third.id > second.id
+
+
 async def test_duties_survive_a_restart(backend: Backend) -> None:
     store = await backend.open()
     [duty] = await store.add_duties(None, [NewDuty("dm", T0 + 1, None, ALICE, {"x": "é"})], T0)
