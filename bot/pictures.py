@@ -14,7 +14,6 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.geometry import Point
 from engine.rules import OccupyPlan, PathOption, Target
@@ -129,6 +128,3 @@ def point_letters(targets: Sequence[Target]) -> dict[Point, str]:
 
     return {p: letter for letter, p in rendering.destination_letters(targets)}
 
-
-def describe(calls: Sequence[tuple[str, Any]]) -> str:
-    return ", ".join(f"{k}:{'public' if v is None else v}" for k, v in calls)

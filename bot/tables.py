@@ -17,7 +17,7 @@ from typing import Any
 
 from engine import serialize
 from engine.actions import Action
-from engine.events import Event, TurnEnded, TurnStarted
+from engine.events import Event, TurnStarted
 from engine.state import GameState
 from storage import GameRecord, GameStore
 
@@ -105,10 +105,6 @@ class Outcome:
     def state(self) -> GameState:
         assert self.table.state is not None
         return self.table.state
-
-    @property
-    def turn_ended(self) -> bool:
-        return any(isinstance(e, TurnEnded) for e in self.events)
 
     @property
     def new_turn_version(self) -> int | None:

@@ -373,14 +373,6 @@ def move_confirm(card: str, path: str) -> str:
     return f"**Move Alexander** — {card}, to {path}. Confirm?"
 
 
-def move_points(card: str, points: Sequence[str]) -> str:
-    return f"{card}: Alexander can stop at " + ", ".join(points) + ". Pick one:"
-
-
-def move_paths(count: int) -> str:
-    return f"{count} paths differ in their walls. Pick one:"
-
-
 def actions_prompt(table: Table) -> str:
     return f"**Actions** — {can_do(table)}"
 

@@ -15,7 +15,7 @@ from typing import Any
 from engine import events as ev
 from engine.geometry import Point, Space, corners, point_label
 from engine.maps import Map
-from engine.state import COLOURS, EndReason
+from engine.state import EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
 
 from .schedule import format_timestamp
@@ -62,9 +62,6 @@ class Speaker:
         if 0 <= seat < len(self.names):
             return self.names[seat]
         return f"player {seat + 1}"
-
-    def seat_colour(self, seat: int) -> str:
-        return f"{self.seat(seat)} ({COLOURS[seat]})" if 0 <= seat < len(COLOURS) else self.seat(seat)
 
     def space(self, space: Space | Sequence[int] | None) -> str:
         """A space named by its symbol and its three corners, e.g. "horse space (C6 D5 D7)"."""
