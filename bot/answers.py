@@ -16,7 +16,7 @@ from typing import Any
 
 import discord
 
-from . import texts
+from . import limits, texts
 from .tables import Refused
 from .words import Speaker
 
@@ -48,6 +48,7 @@ async def say(
     view: discord.ui.View | None = None,
 ) -> None:
     """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update)."""
+    text = limits.content(text)
     mode = interaction.extras.get("mode")
     kwargs: dict[str, Any] = {}
     if view is not None:
@@ -74,6 +75,7 @@ async def show(
     view: discord.ui.View | None = None,
 ) -> None:
     """Replace the ephemeral flow message a component lives on (after ``defer_update``)."""
+    text = limits.content(text)
     if interaction.extras.get("mode") == "update":
         await interaction.edit_original_response(
             content=text, attachments=[file] if file is not None else [], view=view

@@ -34,7 +34,7 @@ from engine.maps import LabelError
 from engine.state import GameState, Phase
 from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one
 
-from . import words
+from . import limits, words
 from .tables import Refused
 from .words import Speaker, cards_text
 
@@ -47,10 +47,6 @@ Parse = Callable[[GameState, int], Action]  # builds the seat's action from the 
 class Choice:
     name: str
     value: str
-
-
-def _clip(text: str, n: int = 100) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def filtered(choices: Sequence[Choice], typed: str, limit: int = MAX_CHOICES) -> list[Choice]:
@@ -172,11 +168,12 @@ def destination_choices(
         if per_point[p] > 1:
             out.append(
                 Choice(
-                    _clip(f"{mark}{label} ({sp.space(d.space)}) — {info}"), f"{label}@{space_code(d.space)}"
+                    limits.label(f"{mark}{label} ({sp.space(d.space)}) — {info}"),
+                    f"{label}@{space_code(d.space)}",
                 )
             )
         else:
-            out.append(Choice(_clip(f"{mark}{label} — {info}"), label))
+            out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
     return out
 
 
@@ -227,7 +224,7 @@ def path_label(n: int, option: rules.PathOption) -> str:
     via = [point_label(p) for p in option.points[1:-1]]
     end = point_label(option.points[-1])
     route = f"{end} via {' '.join(via)}" if via else f"{end} directly"
-    return _clip(f"{n} — {w} new wall{'s' if w != 1 else ''} ({route})")
+    return limits.label(f"{n} — {w} new wall{'s' if w != 1 else ''} ({route})")
 
 
 def path_choices(state: GameState, corner: Point) -> list[Choice]:
@@ -357,7 +354,7 @@ def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> st
     info = next(i for i in rules.province_infos(state) if i.id == plan.province)
     g = len(plan.guards)
     owner = f", held by {speaker.seat(info.owner)}" if info.owner is not None else ""
-    return _clip(
+    return limits.label(
         f"Province {plan.province} — value {info.value}, {len(info.symbol_spaces)} symbol spaces{owner}; "
         f"{g} guard{'s' if g != 1 else ''} + pay {cards_text(plan.paid)}"
     )
@@ -386,7 +383,9 @@ def guard_space_choices(state: GameState, province: int, speaker: Speaker) -> li
     p = state.province_by_id.get(province)
     if p is None:
         raise Refused("province/unknown", province=province)
-    return [Choice(_clip(speaker.space(s)), space_code(s)) for s in rules.province_symbol_spaces(state, p)]
+    return [
+        Choice(limits.label(speaker.space(s)), space_code(s)) for s in rules.province_symbol_spaces(state, p)
+    ]
 
 
 def paid_cards(state: GameState, seat: int, province: int, guards: Sequence[Space]) -> Cards:
@@ -459,7 +458,7 @@ def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]
     out = []
     for g in sorted(state.players[seat].guards):
         pid = state.province_of.get(g)
-        out.append(Choice(_clip(f"{speaker.space(g)} in province {pid}"), space_code(g)))
+        out.append(Choice(limits.label(f"{speaker.space(g)} in province {pid}"), space_code(g)))
     return out
 
 
@@ -483,11 +482,15 @@ def action_menu(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
         out += [Choice(f"Take {c.name}", f"take:{c.value}") for c in take_choices(state)]
         out += [Choice(f"Levy with {c.name}", f"levy:{c.value}") for c in levy_choices(state, seat)]
         for plan in province_plans(state, seat, takeover=False)[:6]:
-            out.append(Choice(_clip("Occupy " + plan_label(state, plan, speaker)), f"occ:{plan.province}"))
+            out.append(
+                Choice(limits.label("Occupy " + plan_label(state, plan, speaker)), f"occ:{plan.province}")
+            )
         for plan in province_plans(state, seat, takeover=True)[:4]:
-            out.append(Choice(_clip("Take over " + plan_label(state, plan, speaker)), f"occ:{plan.province}"))
+            out.append(
+                Choice(limits.label("Take over " + plan_label(state, plan, speaker)), f"occ:{plan.province}")
+            )
         out += [
-            Choice(_clip(f"Take back the guard on the {c.name}"), f"back:{c.value}")
+            Choice(limits.label(f"Take back the guard on the {c.name}"), f"back:{c.value}")
             for c in guard_choices(state, seat, speaker)
         ]
     return out[: MAX_CHOICES - 1] + [Choice("End the turn", "end")]

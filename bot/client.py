@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from engine.game import new_game
@@ -71,6 +72,12 @@ class AlexandrosBot(commands.Bot):
             command_prefix=commands.when_mentioned,
             intents=discord.Intents.default(),
             allowed_mentions=discord.AllowedMentions.none(),  # a ping is always an explicit choice
+            # Installed in servers only, used in server channels only: a game needs a channel to post in,
+            # so a user install or a DM would make games that can never post.
+            allowed_contexts=app_commands.AppCommandContext(
+                guild=True, dm_channel=False, private_channel=False
+            ),
+            allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
             **kwargs,
         )
         self._store_spec = store
@@ -111,7 +118,7 @@ class AlexandrosBot(commands.Bot):
         ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         await self.add_cog(AlexandrosCog(self, self.handlers))
-        await self.add_cog(AdminCog(self))
+        await self.add_cog(AdminCog(self, self.sync_guild))
         self.add_dynamic_items(GameButton, GameSelect)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(

@@ -17,8 +17,9 @@ from engine import rules
 from engine.state import GameState, Phase
 
 from . import choices as ch
-from . import texts
+from . import limits, texts
 from .pictures import point_letters
+from .schedule import time_zones
 from .tables import Refused, Table, names_of
 from .words import Speaker
 
@@ -35,7 +36,9 @@ _SILENT = {"bot/no-game", "bot/game-over", "bot/not-a-player", "bot/not-started"
 
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
-    return [app_commands.Choice(name=c.name[:100], value=c.value[:100]) for c in ch.filtered(items, typed)]
+    return [
+        app_commands.Choice(name=limits.label(c.name), value=c.value[:100]) for c in ch.filtered(items, typed)
+    ]
 
 
 class AlexandrosCog(commands.Cog):
@@ -87,7 +90,7 @@ class AlexandrosCog(commands.Cog):
                 return []
             # An earlier option is missing or wrong (e.g. no card yet for "to"): say so in the list itself.
             text = Speaker().refusal(refused.code, refused.details)
-            return [app_commands.Choice(name=text if len(text) <= 100 else text[:99] + "…", value="-")]
+            return [app_commands.Choice(name=limits.label(text), value="-")]
         except Exception:  # an autocomplete error must not show as a failure; the command itself will say why
             log.exception("autocomplete failed")
             return []
@@ -263,6 +266,14 @@ class AlexandrosCog(commands.Cog):
     ) -> None:
         await self.h.over_days.reminder_settings(interaction, hours, quiet, time_zone)
 
+    @reminders.autocomplete("time_zone")
+    async def time_zone_ac(self, interaction: discord.Interaction, current: str) -> Choices:
+        """Autocomplete cannot be deferred: the zone list is read once and filtered in memory."""
+        typed = current.strip().lower().replace(" ", "_")
+        zones = sorted(z for z in time_zones() if typed in z.lower())
+        zones.sort(key=lambda z: (not z.lower().startswith(typed), len(z)))
+        return [app_commands.Choice(name=z, value=z) for z in limits.options(zones)]
+
     # --- playing over days ---------------------------------------------------------------------------------
 
     @group.command(name="waiting", description="Every game, on any server, waiting for your turn (only you)")
@@ -295,7 +306,13 @@ class AlexandrosCog(commands.Cog):
 
 
 class AdminCog(commands.Cog):
-    """``/alexandros-admin sync``: push the command list to Discord (never done on every start)."""
+    """``/alexandros-admin sync``: push the command list to Discord (never done on every start).
+
+    Global commands are the application's, rate-limited per application: only its owner (or a member of
+    its team) may sync them. A server's sync replaces that server's own copies: none normally (the global
+    commands show there already; a copy would show every command twice), or the global commands in the
+    bot's test server (``ALEXANDROS_TEST_GUILD``), where a copy is the point.
+    """
 
     admin = app_commands.Group(
         name="alexandros-admin",
@@ -304,18 +321,30 @@ class AdminCog(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: commands.Bot) -> None:
+    def __init__(self, bot: commands.Bot, test_guild: int | None = None) -> None:
         self.bot = bot
+        self.test_guild = test_guild
 
-    @admin.command(name="sync", description="Sync the slash commands (here only, or everywhere)")
-    @app_commands.describe(everywhere="Sync globally instead of to this server only")
+    @admin.command(
+        name="sync", description="Sync the slash commands (this server, or everywhere: owner only)"
+    )
+    @app_commands.describe(everywhere="Sync the global commands (the bot's owner only)")
     async def sync(self, interaction: discord.Interaction, everywhere: bool = False) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         tree = self.bot.tree
         if everywhere:
+            if not await self.bot.is_owner(interaction.user):
+                await interaction.edit_original_response(content=texts.SYNC_OWNER_ONLY)
+                return
             done = await tree.sync()
-        else:
-            guild = discord.Object(interaction.guild_id or 0)
+            await interaction.edit_original_response(content=texts.synced(len(done), everywhere=True))
+            return
+        guild = discord.Object(interaction.guild_id or 0)
+        tree.clear_commands(guild=guild)
+        if guild.id == self.test_guild:
             tree.copy_global_to(guild=guild)
+        try:
             done = await tree.sync(guild=guild)
-        await interaction.edit_original_response(content=texts.synced(len(done)))
+        finally:
+            tree.clear_commands(guild=guild)  # the copies live in Discord, not in this process's tree
+        await interaction.edit_original_response(content=texts.synced(len(done), everywhere=False))

@@ -14,11 +14,11 @@ from typing import Any, Protocol
 
 import discord
 
-from . import texts
+from . import limits, texts
 from .answers import say
 from .choices import Choice
 
-MAX_ID = 100
+MAX_ID = limits.MAX_CUSTOM_ID
 
 
 def _cid(prefix: str, kind: str, args: Sequence[Any]) -> str:
@@ -65,7 +65,9 @@ def select_view(
     custom_id: str, placeholder: str, options: Sequence[Choice], min_values: int = 1, max_values: int = 1
 ) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
-    opts = [discord.SelectOption(label=c.name[:100], value=c.value[:100]) for c in options[:25]]
+    opts = [
+        discord.SelectOption(label=limits.label(c.name), value=c.value[:100]) for c in limits.options(options)
+    ]
     if not opts:
         opts = [discord.SelectOption(label="(nothing to choose)", value="-")]
     v.add_item(

@@ -35,7 +35,7 @@ from engine.views import GameView
 from storage import Duty, GameStore, ShardSlice
 
 from . import duties as dt
-from . import texts
+from . import limits, texts
 from .components import lobby_view, turn_view
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
@@ -263,7 +263,7 @@ class Deliveries:
             kwargs["view"] = view
         ping = [discord.Object(int(u)) for u in p.get("ping", [])]
         msg = await self.client.get_partial_messageable(duty.channel_id).send(
-            p["text"],
+            limits.content(p["text"]),
             allowed_mentions=discord.AllowedMentions(users=ping) if ping else discord.AllowedMentions.none(),
             nonce=nonce or f"alx-{duty.id}",
             **kwargs,
@@ -290,7 +290,7 @@ class Deliveries:
         file = await self._picture(p)
         try:
             await message.edit(
-                content=p.get("text", discord.utils.MISSING),
+                content=limits.content(p["text"]) if "text" in p else discord.utils.MISSING,
                 attachments=[file] if file is not None else discord.utils.MISSING,
                 view=self._view(p),
             )

@@ -188,13 +188,12 @@ class Lobby:
                 await defer_private(interaction)
             table = await self._lobby_table(interaction, game_id)
             rec, uid = table.record, interaction.user.id
-            if rec.created_by != uid or rec.seat_of(uid) is None:
+            if rec.created_by != uid:
+                creator = rec.options.get("creator", "the creator")
+                raise Refused("bot/not-creator", creator=creator, what="start the game")
+            if rec.seat_of(uid) is None:
                 # A creator who left her table no longer runs it (membership at the moment of the action).
-                raise Refused(
-                    "bot/not-creator",
-                    creator=rec.options.get("creator", "the creator"),
-                    what="start the game",
-                )
+                raise Refused("bot/creator-left")
             if len(rec.seats) < MIN_PLAYERS:
                 raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
             seats = [(i, u) for i, (_, u) in enumerate(sorted(rec.seats))]

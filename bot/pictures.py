@@ -127,4 +127,3 @@ def point_letters(targets: Sequence[Target]) -> dict[Point, str]:
     import rendering
 
     return {p: letter for letter, p in rendering.destination_letters(targets)}
-

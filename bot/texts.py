@@ -19,11 +19,10 @@ from engine.symbols import total
 from engine.views import redact, view
 from storage import GameRecord
 
+from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .tables import Table
 from .words import END_REASONS, cards_text
-
-MAX_CONTENT = 2000
 
 
 def when(ts: float | None) -> str:
@@ -35,18 +34,6 @@ def jump_link(guild_id: int | None, channel_id: int, message_id: int | None = No
     """A link that opens the channel (and the message) in Discord; ``@me`` stands for direct messages."""
     base = f"https://discord.com/channels/{guild_id if guild_id is not None else '@me'}/{channel_id}"
     return base if message_id is None else f"{base}/{message_id}"
-
-
-def clip(text: str, limit: int = MAX_CONTENT) -> str:
-    """Keep a message within Discord's limit, dropping whole lines from the middle if needed."""
-    if len(text) <= limit:
-        return text
-    lines = text.split("\n")
-    head, tail = lines[:2], lines[2:]
-    while tail and len("\n".join(head + ["…"] + tail)) > limit:
-        tail.pop(0)
-    out = "\n".join(head + ["…"] + tail)
-    return out[:limit]
 
 
 def lobby_text(table: Table) -> str:
@@ -447,5 +434,15 @@ def not_your_turn_hint(current: str) -> str:
     return f"(it is {current}'s turn, not yours)"
 
 
-def synced(count: int) -> str:
-    return f"Synced {count} commands."
+SYNC_OWNER_ONLY = (
+    "Only the bot's owner (or its team) can sync the commands everywhere: Discord limits how often an "
+    "application may do it. `/alexandros-admin sync` without `everywhere` refreshes this server."
+)
+
+
+def synced(count: int, everywhere: bool) -> str:
+    if everywhere:
+        return f"Synced {count} commands everywhere; Discord may take up to an hour to show them."
+    if count:
+        return f"Synced {count} commands to this server."
+    return "This server has no copies of the commands left: it shows the global ones, each once."

@@ -18,6 +18,7 @@ from engine.maps import Map
 from engine.state import EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
 
+from . import limits
 from .schedule import format_timestamp
 
 
@@ -80,6 +81,8 @@ class Speaker:
     def refusal(self, code: str, details: Mapping[str, Any] | None = None) -> str:
         """The sentence for an engine or bot refusal: why, and what is allowed instead."""
         d = dict(details or {})
+        if "value" in d:  # what the user typed, quoted back: one short line, whatever they sent
+            d["value"] = limits.echo(d["value"])
         make = _REFUSALS.get(code)
         if make is None:
             return f"That is not allowed here ({code})."
@@ -333,6 +336,10 @@ _REFUSALS: dict[str, Refusal] = {
     ),
     # --- bot codes --------------------------------------------------------------------------------------
     "bot/no-game": lambda s, d: "There is no game in this channel. Start one with `/alexandros new`.",
+    "bot/creator-left": lambda s, d: (
+        "You left this table, so it cannot start with you as its host: press Join to sit down again, "
+        "then Start."
+    ),
     "bot/game-over": lambda s, d: (
         f"The game in this channel is {d['status']}: `/alexandros status` shows how it ended and "
         "`/alexandros board` its last board. Start a new one with `/alexandros new`."

@@ -1,0 +1,51 @@
+"""Discord's limits, in one place: everything the bot sends is fitted here, because discord.py checks none
+of them (a 2,001-character message fails as "This interaction failed" for the user).
+
+- message content: 2,000 characters (``content``: whole lines dropped from the middle, then cut);
+- a label (button, select option, autocomplete choice): 100 characters (``label``);
+- a select or an autocomplete list: 25 options (``options``);
+- a value the user typed and the bot repeats back (``echo``): one line of at most 60 characters, so that a
+  refusal quoting a 300-character value still fits and still reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+MAX_CONTENT = 2000
+MAX_LABEL = 100
+MAX_OPTIONS = 25
+MAX_CUSTOM_ID = 100
+MAX_ECHO = 60
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, ending in "…" when cut."""
+    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def content(text: str, limit: int = MAX_CONTENT) -> str:
+    """A message within Discord's limit, dropping whole lines from the middle if needed."""
+    if len(text) <= limit:
+        return text
+    lines = text.split("\n")
+    head, tail = lines[:2], lines[2:]
+    while tail and len("\n".join(head + ["…"] + tail)) > limit:
+        tail.pop(0)
+    return shorten("\n".join(head + ["…"] + tail), limit)
+
+
+def label(text: str) -> str:
+    return shorten(" ".join(text.split()), MAX_LABEL)
+
+
+def echo(value: object) -> str:
+    """A value the user gave, as the bot quotes it back: one line, shortened."""
+    return shorten(" ".join(str(value).split()), MAX_ECHO)
+
+
+def options(items: Sequence[T]) -> list[T]:
+    return list(items[:MAX_OPTIONS])

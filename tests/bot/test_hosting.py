@@ -1,0 +1,136 @@
+"""Safe to host: commands declared for servers only, syncs that follow Discord's rules (global sync for the
+application's owner only, a server sync that never duplicates), permissions read from the channel, and
+every answer within Discord's limits however long the values users send."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import limits
+from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+MANAGE_CHANNELS = 1 << 4
+ADMINISTRATOR = 1 << 3
+MANAGE_GUILD = 1 << 5
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+async def test_commands_are_for_server_channels_of_a_server_install_only(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        for scope, payload in d.tree_payload.items():
+            for command in payload:
+                assert command["contexts"] == [0], (scope, command["name"])  # guild channels only
+                assert command["integration_types"] == [0], (scope, command["name"])  # server install
+                assert command["dm_permission"] is False
+
+
+async def test_global_sync_is_for_the_owner_and_a_server_sync_never_duplicates(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        admin = d.member("admin", permissions=MANAGE_GUILD | ADMINISTRATOR)
+        r = await d.slash(admin, "alexandros-admin sync", everywhere=True)
+        assert r.ephemeral and "Only the bot's owner" in r.content
+        assert None not in d.synced, "nothing was synced globally"
+        r = await d.slash(admin, "alexandros-admin sync")
+        assert r.ephemeral and d.synced.get(d.guild_id) == [], "a server's copies are removed, none added"
+        r = await d.slash(d.owner, "alexandros-admin sync", everywhere=True)
+        assert r.ephemeral and "everywhere" in r.content
+        names = [c["name"] for c in d.synced[None]]
+        assert sorted(names) == sorted(set(names)) and "alexandros" in names, "each command once"
+        for scope, commands in d.synced.items():
+            others = [c["name"] for s, cs in d.synced.items() if s != scope for c in cs]
+            assert not {c["name"] for c in commands} & set(others), f"a command in two scopes: {scope}"
+
+
+async def test_the_test_server_gets_its_copies(tmp_path):
+    from bot.client import make_bot
+
+    db = str(tmp_path / "g.db")
+    async with harness(lambda: make_bot(db, map_provider=lambda: WALLS_MAP)) as d:
+        d.bot.get_cog("AdminCog").test_guild = d.guild_id
+        admin = d.member("admin", permissions=MANAGE_GUILD)
+        await d.slash(admin, "alexandros-admin sync")
+        names = [c["name"] for c in d.synced[d.guild_id]]
+        assert sorted(names) == sorted(set(names)) and "alexandros" in names
+        guild = d.bot.get_guild(d.guild_id) or __import__("discord").Object(d.guild_id)
+        assert "alexandros" not in [c.name for c in d.bot.tree.get_commands(guild=guild)]
+
+
+async def test_abandon_reads_the_permissions_of_the_channel(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = Game(d, [d.member("alice"), d.member("bob")])
+        await g.open()
+        # A moderator role that grants Manage Channels in the server, overridden in this channel: the
+        # interaction's permissions (resolved for the channel) say no.
+        role = d.add_role("mods", permissions=MANAGE_CHANNELS)
+        mod = d.member("mod", roles=[role], permissions=0)
+        r = await d.slash(mod, "alexandros abandon")
+        assert r.ephemeral and "Manage Channels" in r.content
+        assert (await g.table()).record.status == "playing"
+        helper = d.member("helper", permissions=MANAGE_CHANNELS)
+        r = await d.slash(helper, "alexandros abandon")
+        assert not r.ephemeral and (await g.table()).record.status == "abandoned"
+
+
+async def test_a_creator_who_left_cannot_start(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        ann, bob, cat = d.member("ann"), d.member("bob"), d.member("cat")
+        r = await d.slash(ann, "alexandros new")
+        lobby = r.response_message
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        for u in (bob, cat):
+            await d.click(u, lobby.id, f"alx:join:{gid}")
+        await d.click(ann, lobby.id, f"alx:leave:{gid}")
+        r = await d.click(ann, lobby.id, f"alx:start:{gid}")
+        assert r.ephemeral and "You left this table" in r.content
+        r = await d.slash(ann, "alexandros start")
+        assert r.ephemeral and "You left this table" in r.content
+        r = await d.slash(bob, "alexandros start")
+        assert r.ephemeral and "Only ann" in r.content
+        assert "Turn " not in d.message(lobby.id).content
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        ("alexandros take", {"card": "x" * 300}),
+        ("alexandros levy", {"card": "ἀ" * 300}),
+        ("alexandros occupy", {"province": "9" * 300}),
+        ("alexandros takeover", {"province": "P" + "1" * 299}),
+        ("alexandros takeback", {"guard": "A1" * 150}),
+        ("alexandros move", {"card": "n1" * 150}),
+        ("alexandros move", {"card": "n1", "to": "Z" * 300}),
+        ("alexandros move", {"card": "n1", "to": "B2", "path": "9" * 300}),
+        ("alexandros reminders", {"quiet": "2" * 300}),
+        ("alexandros reminders", {"time_zone": "Europe/" + "x" * 290}),
+    ],
+)
+async def test_long_values_get_a_short_sentence(tmp_path, command, options):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = Game(d, [d.member("alice"), d.member("bob")])
+        await g.open()
+        table = await g.table()
+        me = g.user_of_seat(table, table.state.current)
+        r = await d.slash(me, command, **options)
+        assert r.ephemeral and 0 < len(r.content) <= limits.MAX_CONTENT
+        assert "Something went wrong" not in r.content
+        assert max(map(len, r.content.split())) <= limits.MAX_ECHO + 4, "a long value is shortened (quotes aside)"
+
+
+async def test_time_zones_are_offered_and_a_folder_of_the_zone_database_is_refused(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        ann = d.member("ann")
+        got = await d.autocomplete(ann, "alexandros reminders", focused="time_zone", value="paris")
+        assert [c["value"] for c in got] == ["Europe/Paris"]
+        got = await d.autocomplete(ann, "alexandros reminders", focused="time_zone", value="")
+        assert len(got) == 25
+        for value in ("Europe", "../../etc/passwd", "Mars/Olympus", "x" * 300):
+            r = await d.slash(ann, "alexandros reminders", time_zone=value)
+            assert r.ephemeral and "is not a time zone name" in r.content and len(r.content) < 300
+        r = await d.slash(ann, "alexandros reminders", time_zone="Europe/Paris")
+        assert "Europe/Paris" in r.content and "Saved" in r.content
