@@ -2,7 +2,8 @@
 
 Every function takes an engine view (never the full state), the display names by seat and plain
 rules-query values, and returns PNG bytes. Each has an ``*_async`` twin that renders in a worker thread,
-so that the bot's event loop never waits on Pillow.
+so that the bot's event loop never waits on Pillow. For a process pool, ``render_request`` takes one
+picklable ``RenderRequest`` and ``warm_worker`` is the pool's initializer (see rendering.worker).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from rendering.pictures import (
     render_province_preview,
 )
 from rendering.theme import DEFAULT_THEME, PLAYER_MARKS, Theme
+from rendering.worker import RenderRequest, render_request, warm_worker
 
 __all__ = [
     "DEFAULT_THEME",
     "PLAYER_MARKS",
+    "RenderRequest",
     "Theme",
     "destination_letters",
     "render_board",
@@ -42,6 +45,8 @@ __all__ = [
     "render_path_preview_async",
     "render_province_preview",
     "render_province_preview_async",
+    "render_request",
+    "warm_worker",
 ]
 
 
@@ -81,8 +86,15 @@ async def render_path_preview_async(
     names: Sequence[str] | None = None,
     width: int = 1600,
     theme: Theme = DEFAULT_THEME,
+    *,
+    confirm: bool = False,
+    ends_game: bool = False,
 ) -> bytes:
-    return await asyncio.to_thread(render_path_preview, v, corner, paths, names, width, theme)
+    return await asyncio.to_thread(
+        lambda: render_path_preview(
+            v, corner, paths, names, width, theme, confirm=confirm, ends_game=ends_game
+        )
+    )
 
 
 async def render_province_preview_async(
