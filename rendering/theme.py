@@ -52,10 +52,12 @@ class Palette:
     target: RGB = (255, 255, 255)
     warning: RGB = (190, 30, 30)
     good: RGB = (0, 120, 80)
-    players: tuple[RGB, ...] = ((213, 94, 0), (240, 200, 40), (0, 114, 178), (0, 158, 115))
+    players: tuple[RGB, ...] = ((213, 94, 0), (240, 200, 40), (0, 96, 180), (0, 158, 115))
     player_names: tuple[str, ...] = ("Red", "Yellow", "Blue", "Green")
-    # How far an occupied province's land moves towards its owner's colour.
-    tint: float = 0.42
+    # The land of an occupied province, by owner. Chosen (not mixed) so that the tints stay apart from each
+    # other, from free and dead land and from the sea under deuteranopia, protanopia and tritanopia as well
+    # (tests/rendering/test_colour_blind.py states the distances).
+    tints: tuple[RGB, ...] = ((214, 157, 71), (255, 202, 122), (108, 170, 245), (147, 178, 131))
     # Symbol fills in SYMBOLS order: temple, amphora, horse, lyre, soldier.
     symbols: tuple[RGB, ...] = (
         (250, 250, 246),
@@ -82,7 +84,7 @@ class Palette:
         return self.symbols[symbol.ordinal]
 
     def tinted_land(self, seat: int) -> RGB:
-        return mix(self.land, self.player(seat), self.tint)
+        return self.tints[seat % len(self.tints)]
 
     def all_colours(self) -> list[RGB]:
         """Every colour the pictures use, for the fixed PNG palette."""
