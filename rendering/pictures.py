@@ -381,7 +381,7 @@ def render_path_preview(
     head.text(f"{who}: choose a path", bold=True)
     head.text(f"from Alexander at {point_label(v.alexander)}", colour=pal.muted)
     if ends_game:
-        head.text("A move here ends the game.", bold=True, colour=pal.warning)
+        head.text("It ends the game.", bold=True, colour=pal.warning)
     if not paths:
         head.text("No path to this point.", colour=pal.warning)
     fb = font(band.size, True, condensed=True)
