@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine import view  # noqa: E402
 from engine.state import Phase  # noqa: E402
 from rendering import RenderRequest, render_board, render_request, warm_worker  # noqa: E402
+from rendering.layout import BOARD_WIDTH  # noqa: E402
 from rendering.pictures import board_picture, encode, encode_rgb  # noqa: E402
 from rendering.samples import play, sample_map  # noqa: E402
 
@@ -48,7 +49,7 @@ def cpu_ms(f: Callable[[], bytes], runs: int) -> tuple[float, bytes]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=40)
-    parser.add_argument("--width", type=int, default=1600)
+    parser.add_argument("--width", type=int, default=BOARD_WIDTH)
     args = parser.parse_args()
     m = sample_map()
     game = play(m, players=4, seed=11)

@@ -15,6 +15,7 @@ from engine.geometry import Point
 from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
 from engine.views import GameView
+from rendering.layout import BOARD_WIDTH
 from rendering.pictures import (
     destination_letters,
     render_board,
@@ -28,6 +29,7 @@ from rendering.theme import DEFAULT_THEME, PLAYER_MARKS, Theme
 from rendering.worker import RenderRequest, render_request, warm_worker
 
 __all__ = [
+    "BOARD_WIDTH",
     "DEFAULT_THEME",
     "PLAYER_MARKS",
     "RenderRequest",
@@ -51,13 +53,13 @@ __all__ = [
 
 
 async def render_board_async(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     return await asyncio.to_thread(render_board, v, names, width, theme)
 
 
 async def render_end_async(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     return await asyncio.to_thread(render_end, v, names, width, theme)
 
@@ -73,7 +75,7 @@ async def render_move_preview_async(
     targets: Sequence[Target],
     symbol: Symbol | None = None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
     return await asyncio.to_thread(render_move_preview, v, targets, symbol, names, width, theme)
@@ -84,7 +86,7 @@ async def render_path_preview_async(
     corner: Point | CornerOption,
     paths: Sequence[PathOption],
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
     *,
     confirm: bool = False,
@@ -102,7 +104,7 @@ async def render_province_preview_async(
     province_id: int,
     plan: OccupyPlan | None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
     return await asyncio.to_thread(render_province_preview, v, province_id, plan, names, width, theme)

@@ -22,7 +22,7 @@ from engine.geometry import Space
 from engine.maps import Map
 from engine.views import GameView, ProvinceView
 from rendering.fonts import font
-from rendering.layout import SQRT3_2, XY, Layout, layout
+from rendering.layout import BOARD_WIDTH, SQRT3_2, XY, Layout, layout
 from rendering.theme import DEFAULT_THEME, Theme
 
 Box = tuple[float, float, float, float]
@@ -235,22 +235,30 @@ def _badge_candidates(
 
 
 def _anywhere(pl: _Placer, p: ProvinceView, w: float, h: float) -> tuple[Box, XY] | None:
-    """The last resort: the clear spot of the whole map nearest the province, on a half-side grid."""
+    """The last resort: a clear spot of the whole map near the province, searched ring by ring on a
+    half-side grid around its middle (the first clear ring wins, nearest spot first)."""
     lay = pl.lay
     centres = [_centres(pl.v.map, lay)[s] for s in p.spaces]
     cx, cy = _centroid(centres)
     f = pl.frame
-    step = lay.side / 4
-    spots = [
-        (f[0] + w / 2 + i * step, f[1] + h / 2 + j * step)
-        for i in range(int((f[2] - f[0] - w) / step) + 1)
-        for j in range(int((f[3] - f[1] - h) / step) + 1)
-    ]
-    spots.sort(key=lambda q: (q[0] - cx) ** 2 + (q[1] - cy) ** 2)
-    for x, y in spots:
-        box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-        if pl.free(box):
-            return box, min(centres, key=lambda c: math.dist(c, (x, y)))
+    step = lay.side / 2
+    # The grid of centres that keep the box inside the frame, and the province's middle on it.
+    nx = max(0, int((f[2] - f[0] - w) / step)) + 1
+    ny = max(0, int((f[3] - f[1] - h) / step)) + 1
+    ci = min(max(round((cx - f[0] - w / 2) / step), 0), nx - 1)
+    cj = min(max(round((cy - f[1] - h / 2) / step), 0), ny - 1)
+    for ring in range(max(nx, ny)):
+        spots = [
+            (f[0] + w / 2 + i * step, f[1] + h / 2 + j * step)
+            for i in range(max(ci - ring, 0), min(ci + ring, nx - 1) + 1)
+            for j in range(max(cj - ring, 0), min(cj + ring, ny - 1) + 1)
+            if max(abs(i - ci), abs(j - cj)) == ring
+        ]
+        spots.sort(key=lambda q: ((q[0] - cx) ** 2 + (q[1] - cy) ** 2, q))
+        for x, y in spots:
+            box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+            if pl.free(box):
+                return box, min(centres, key=lambda c: math.dist(c, (x, y)))
     return None
 
 
@@ -324,7 +332,7 @@ def board_labels(
     return tuple(pl.labels)
 
 
-def label_boxes(v: GameView, width: int = 1600, theme: Theme = DEFAULT_THEME) -> tuple[Label, ...]:
+def label_boxes(v: GameView, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME) -> tuple[Label, ...]:
     """The labels of ``v``'s board picture ``width`` pixels wide (for tests)."""
     return board_labels(v, layout(v.map, width, theme), theme)
 

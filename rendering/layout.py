@@ -22,6 +22,12 @@ PHONE_WIDTH = 400
 PHONE_TEXT = 11
 
 
+# The width pictures are drawn at unless the caller says otherwise. Every size scales with the width, so
+# text is as readable on a phone at any width; 1280 keeps a mid-game board under 150 KB and 30 ms of CPU
+# (benchmarks/bench_render.py), and is still sharp when Discord opens the picture full size.
+BOARD_WIDTH = 1280
+
+
 def min_text_px(width: int) -> int:
     """The smallest font pixel size that is still ``PHONE_TEXT`` px high when shown ``PHONE_WIDTH`` wide."""
     return math.ceil(PHONE_TEXT * width / PHONE_WIDTH - 1e-9)

@@ -135,8 +135,11 @@ class Column:
                 continue
             text = f"×{n}"
             if x + icon + fb.getlength(text) > self.x1:
-                b.d.text((x, self.y), "…", font=fb, fill=ink)
-                break
+                if self.free_rows < 2:
+                    b.d.text((x, self.y), "…", font=fb, fill=ink)
+                    break
+                self.y += b.line  # on to the next line, indented under the first symbol
+                x = self.x0 + b.k(20)
             ic = symbol_icon(sym, icon, b.theme)
             b.im.paste(ic, (round(x), round(self.y + b.size * 0.6 - icon / 2)), ic)
             x += icon + b.k(2)
@@ -319,7 +322,7 @@ def face_up_cards(b: Band, x0: float, x1: float, v: GameView) -> None:
     """The two face-up cards (R2.4), as large as the band allows."""
     gap = b.k(16)
     h = b.bottom - b.top
-    w = min(round((x1 - x0 - gap) / 2), round(h * 0.85))
+    w = min(round((x1 - x0 - gap) / 2), h)
     for i, sym in enumerate(v.face_up[:2]):
         draw_card(b.im, x1 - (2 - i) * w - (1 - i) * gap, b.top, sym, w, h, b.theme, b.size)
 

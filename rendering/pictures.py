@@ -22,7 +22,7 @@ from engine.views import GameView
 from rendering import board as b
 from rendering.fonts import drawable, ellipsize, font
 from rendering.labels import Box, marker_box, marker_radius, overlap, square
-from rendering.layout import XY, Layout, layout, min_text_px
+from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import Band, board_panel, count, draw_card, end_panel, player_names
 from rendering.theme import DEFAULT_THEME, RGB, Theme
 
@@ -62,7 +62,7 @@ def encode_rgb(im: Image.Image, compress_level: int = 6) -> bytes:
 
 
 def board_picture(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> Image.Image:
     im, lay = b.board_image(v, width, theme)
     board_panel(im, v, lay, player_names(v, names, theme), theme)
@@ -70,14 +70,14 @@ def board_picture(
 
 
 def render_board(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     """The whole board with the side panel, after any change (use the public view)."""
     return encode(board_picture(v, names, width, theme), theme)
 
 
 def render_end(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     """The final board with the final scores and the winner(s)."""
     im, lay = b.board_image(v, width, theme)
@@ -164,13 +164,13 @@ def _marker(
     size = lay.text(theme.sizes.point_font)
     f = font(size, True, condensed=True)
     x0, y0, x1, y1 = marker_box(at, text, lay, theme)
-    d.rounded_rectangle(
-        (x0, y0, x1, y1),
-        radius=(y1 - y0) / 2,
-        fill=fill,
-        outline=theme.palette.ink,
-        width=max(2, lay.size(2)),
-    )
+    line = max(2, lay.size(2))
+    if x1 - x0 <= y1 - y0 + 1:
+        d.ellipse((x0, y0, x1, y1), fill=fill, outline=theme.palette.ink, width=line)
+    else:
+        # Rounded a hair less than a half circle: Pillow trips over exact half circles in floats.
+        r = (y1 - y0) / 2 - 0.5
+        d.rounded_rectangle((x0, y0, x1, y1), radius=r, fill=fill, outline=theme.palette.ink, width=line)
     d.text(at, text, font=f, fill=ink or b.readable_on(fill, theme), anchor="mm")
 
 
@@ -215,7 +215,7 @@ def render_move_preview(
     targets: Sequence[Target],
     symbol: Symbol | None = None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
     """Every legal destination point for a target symbol (R3.2, R3.4), labelled A, B, C… (see
@@ -305,7 +305,7 @@ def render_path_preview(
     corner: Point | CornerOption,
     paths: Sequence[PathOption],
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
     *,
     confirm: bool = False,
@@ -385,7 +385,7 @@ def render_path_preview(
     if not paths:
         head.text("No path to this point.", colour=pal.warning)
     fb = font(band.size, True, condensed=True)
-    cells, cw = _grid(band, rest.x0, rest.x1, n, band.size * 6.5)
+    cells, cw = _grid(band, rest.x0, rest.x1, n, band.size * 7.2)
     shown = len(cells) if len(cells) >= n else len(cells) - 1
     for (x, y), i in zip(cells[:shown], range(n), strict=False):
         opt = paths[i]
@@ -420,12 +420,14 @@ def _confirm_caption(
     pal = band.pal
     head, walls, end = band.split(0.36, 0.32, 0.32)
     head.text("Confirm the move", bold=True, title=True)
-    head.text(who, bold=True)
-    head.text(f"Alexander: {point_label(v.alexander)} → {point_label(point)}")
+    head.text(f"Alexander to {point_label(point)}", bold=True)
+    head.text(f"from {point_label(v.alexander)}, by {who}")
     black, red = wall_split(len(path.new_walls), v.black_left)
     if not path.new_walls:
         walls.text("Places no wall", bold=True)
         walls.text("(it runs along walls)", colour=pal.muted)
+    elif not black:
+        walls.text(f"Places {_count(red, 'red wall')}", bold=True, colour=pal.warning)
     else:
         walls.text(f"Places {_count(black, 'black wall')}", bold=True)
         if red:
@@ -434,7 +436,7 @@ def _confirm_caption(
     if ends_game:
         end.text("This move ends", bold=True, colour=pal.warning)
         end.text("the game.", bold=True, colour=pal.warning)
-        end.text("You still take your actions;")
+        end.text("Your actions follow,")
         end.text("then nobody plays on.")
     else:
         end.text("The game goes on.", colour=pal.muted)
@@ -467,7 +469,7 @@ def render_province_preview(
     province_id: int,
     plan: OccupyPlan | None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
     """A province outlined, with the guards and cards that occupying (R6.1–R6.2) or taking it over (R6.3–R6.4)

@@ -29,6 +29,7 @@ from engine.rules import OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
 from engine.views import GameView, view
 from rendering.board import map_layer
+from rendering.layout import BOARD_WIDTH
 from rendering.theme import DEFAULT_THEME
 
 Kind = Literal["board", "end", "hand", "move", "path", "province"]
@@ -56,7 +57,7 @@ class RenderRequest:
     kind: Kind
     view: GameView
     names: tuple[str, ...] = ()
-    width: int = 1600
+    width: int = BOARD_WIDTH
     name: str = ""  # the hand's owner
     targets: tuple[Target, ...] = ()
     symbol: Symbol | None = None
@@ -73,11 +74,11 @@ class RenderRequest:
         return (_rebuild_request, (self.view.map.text, _view_fields(self.view), others))
 
     @classmethod
-    def board(cls, v: GameView, names: Sequence[str] = (), width: int = 1600) -> RenderRequest:
+    def board(cls, v: GameView, names: Sequence[str] = (), width: int = BOARD_WIDTH) -> RenderRequest:
         return cls("board", v, tuple(names), width)
 
     @classmethod
-    def end(cls, v: GameView, names: Sequence[str] = (), width: int = 1600) -> RenderRequest:
+    def end(cls, v: GameView, names: Sequence[str] = (), width: int = BOARD_WIDTH) -> RenderRequest:
         return cls("end", v, tuple(names), width)
 
     @classmethod
@@ -91,7 +92,7 @@ class RenderRequest:
         targets: Sequence[Target],
         symbol: Symbol | None = None,
         names: Sequence[str] = (),
-        width: int = 1600,
+        width: int = BOARD_WIDTH,
     ) -> RenderRequest:
         return cls("move", v, tuple(names), width, targets=tuple(targets), symbol=symbol)
 
@@ -102,7 +103,7 @@ class RenderRequest:
         point: Point,
         paths: Sequence[PathOption],
         names: Sequence[str] = (),
-        width: int = 1600,
+        width: int = BOARD_WIDTH,
         *,
         confirm: bool = False,
         ends_game: bool = False,
@@ -125,7 +126,7 @@ class RenderRequest:
         province: int,
         plan: OccupyPlan | None,
         names: Sequence[str] = (),
-        width: int = 1600,
+        width: int = BOARD_WIDTH,
     ) -> RenderRequest:
         return cls("province", v, tuple(names), width, province=province, plan=plan)
 
@@ -158,7 +159,7 @@ def render_request(req: RenderRequest) -> bytes:
     raise ValueError(f"no picture of kind {req.kind!r}")
 
 
-def warm_worker(map_texts: Sequence[str] = (), width: int = 1600, players: int = 4) -> None:
+def warm_worker(map_texts: Sequence[str] = (), width: int = BOARD_WIDTH, players: int = 4) -> None:
     """The pool's initializer: parse the maps (the default map if none is given) and draw their static layers,
     plain and in every seat's tint, at ``width``; load the fonts. A warm worker's first board costs no more
     than its hundredth."""

@@ -144,6 +144,11 @@ def test_the_confirm_form_counts_red_walls_when_black_ones_run_short(monkeypatch
         monkeypatch, lambda: render_path_preview(short, corner.point, [path], NAMES, confirm=True)
     )
     assert f"Places {walls - 1} black wall" in text and "and 1 red wall" in text
+    none_left = replace(short, black_left=0)
+    text = _caption(
+        monkeypatch, lambda: render_path_preview(none_left, corner.point, [path], NAMES, confirm=True)
+    )
+    assert f"Places {walls} red walls" in text and "black wall" not in text
 
 
 def test_the_confirm_form_shows_one_path_only() -> None:
