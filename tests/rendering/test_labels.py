@@ -17,7 +17,17 @@ from engine import GameState, apply, default_map, new_game, view
 from engine.ai import PLAYERS
 from engine.state import Phase
 from engine.views import GameView
-from rendering.labels import BADGE, GUARD, REGION, Label, label_boxes, overlap, shows_value
+from rendering.labels import (
+    BADGE,
+    GUARD,
+    REGION,
+    Label,
+    board_labels,
+    label_boxes,
+    marker_box,
+    overlap,
+    shows_value,
+)
 from rendering.layout import layout, min_text_px
 from rendering.theme import DEFAULT_THEME
 
@@ -118,3 +128,24 @@ def test_the_clash_check_sees_a_clash() -> None:
     b = Label(REGION, (9, 9, 20, 20), "X", 44)
     c = Label(GUARD, (10, 0, 20, 9))
     assert clashes((a, b, c)) == [(a, b)]
+
+
+@pytest.mark.parametrize("width", [1280, 900])
+def test_no_overlap_at_other_widths(width: int) -> None:
+    for v, _ in boards()[::10]:
+        labels = label_boxes(v, width)
+        bad = clashes(labels)
+        assert not bad, f"{width} px, turn {v.turn}: {bad[0][0]} overlaps {bad[0][1]}"
+        assert {lab.province for lab in labels if lab.kind == BADGE} == {p.id for p in v.provinces}
+
+
+def test_labels_keep_clear_of_a_previews_markers() -> None:
+    lay = layout(default_map(), WIDTH, DEFAULT_THEME)
+    rng = random.Random(4)
+    for v, _ in boards()[::25]:
+        points = rng.sample(sorted(v.map.points), 8)
+        markers = [marker_box(lay.px(p), "A", lay, DEFAULT_THEME) for p in points]
+        labels = board_labels(v, lay, DEFAULT_THEME, avoid=markers)
+        for lab in labels:
+            if lab.kind in (BADGE, REGION):
+                assert not any(overlap(lab.box, m) for m in markers), lab
