@@ -1,8 +1,10 @@
 """The board: a static map layer cached per map and size, and the pieces of one view drawn over it.
 
-The map layer holds sea, land, symbol icons, region names and the rulers; it never changes during a game,
-so it is drawn once and copied. Occupied provinces take their land from a second cached layer drawn in
-the owner's tint, pasted through a mask of the province's triangles: icons, grid and names stay crisp.
+The map layer holds sea, free land, symbol icons and the rulers; it never changes during a game, so it is
+drawn once and copied. Occupied provinces take their land from another cached layer drawn in the owner's
+tint, and provinces nobody can occupy from one in dead land, pasted through a mask of the province's
+triangles: icons and grid stay crisp. Labels (badges, region names) go where ``rendering.labels`` puts
+them.
 """
 
 from __future__ import annotations

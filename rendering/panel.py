@@ -195,10 +195,10 @@ def draw_card(
         icon = icon.copy()
         icon.putalpha(icon.getchannel("A").point(lambda a: a // 4))
     im.paste(icon, (round(x + (w - size) / 2), round(y + (h - name_h) / 2 - size / 2 + line)), icon)
-    f = font(name_size, bold=True, condensed=True)
+    f = font(name_size, condensed=True)
     d.text(
         (x + w / 2, y + h - name_h / 2 - line),
-        ellipsize(symbol.value, name_size, w - 2 * line, True, condensed=True),
+        ellipsize(symbol.value, name_size, w - 2 * line, condensed=True),
         font=f,
         fill=pal.muted if faded else pal.ink,
         anchor="mm",
@@ -222,15 +222,20 @@ def draw_card(
         d.text((cx, cy), text, font=cf, fill=pal.white, anchor="mm")
 
 
-def status(v: GameView, names: list[str]) -> str:
-    """Whose turn it is and what is left to do."""
+def status(v: GameView) -> str:
+    """What the player on turn (marked ▶ among the players) must or may do now, and which actions they
+    have used (R3, R5–R8; levy at most once, R7.1)."""
     if v.over:
         return "Game over"
-    who = names[v.current]
     if v.phase is Phase.MOVE:
-        return f"{who}: move Alexander"
+        return "Move Alexander first"
     left = ACTIONS_PER_TURN - len(v.actions_taken)
-    return f"{who}: {count(left, 'action')} left"
+    if not v.actions_taken:
+        return f"{count(left, 'action')} left"
+    if left <= 0:
+        return "No action left"
+    used = ", ".join(ACTION_NAMES.get(a, str(a)) for a in v.actions_taken)
+    return f"{left} left · used {used}"
 
 
 def players_column(c: Column, v: GameView, names: list[str]) -> None:
@@ -240,10 +245,10 @@ def players_column(c: Column, v: GameView, names: list[str]) -> None:
     winners = set(v.result.winners) if v.result else set()
     fb = c.font(bold=True)
     f = c.font()
-    gr = b.size * 0.27
+    gr = b.size * 0.22
     guards_w = 4 * (2 * gr + b.k(5))
     hand_w = f.getlength("99") + b.size * 0.7
-    score_w = fb.getlength("100")
+    score_w = max(fb.getlength(str(pl.score)) for pl in v.players)
     row = min(b.line, (b.bottom - b.top) // max(len(v.players), 1))
     for pl in v.players:
         top = c.y
@@ -330,18 +335,13 @@ def face_up_cards(b: Band, x0: float, x1: float, v: GameView) -> None:
 def board_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:
     """The board's band: the players; the turn, the walls and the cards; the face-up cards."""
     b = Band(im, lay, theme)
-    players, turn, cards = b.split(0.38, 0.32, 0.3)
+    players, turn, cards = b.split(0.38, 0.35, 0.27)
     players_column(players, v, names)
     turn.text(f"Turn {v.turn}", bold=True, title=True)
-    turn.text(status(v, names), bold=True)
+    turn.text(status(v), bold=True)
     walls_line(turn, v)
     turn.text(f"Supply {v.supply_size} · discard {sum(v.discard)}")
     face_up_cards(b, cards.x0, cards.x1, v)
-
-
-def colour_chip(c: Column, seat: int) -> float:
-    """A player's mark inline with text; returns where the text goes on."""
-    return c.mark(seat)
 
 
 def end_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:

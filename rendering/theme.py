@@ -1,9 +1,10 @@
 """The look of every picture as data: one palette and one table of sizes.
 
-Colours are RGB tuples. Player colours follow the rules (red, yellow, blue, green) but use the Okabe-Ito
-shades, which stay apart for the common colour-vision deficiencies; every player also has a shape
-(``PLAYER_MARKS``) so that guards can be told apart without colour. Sizes are given for a 1600-px-wide
-board and scaled with the picture; sizes named ``*_s`` are fractions of a triangle's side.
+Colours are RGB tuples. Player colours follow the rules (red, yellow, blue, green) in shades after
+Okabe-Ito, which stay apart for the common colour-vision deficiencies (tests/rendering/test_colour_blind.py
+measures them); every player also has a shape (``PLAYER_MARKS``) so that guards can be told apart without
+colour. Sizes are given for a 1600-px-wide picture and scaled with it; sizes named ``*_s`` are fractions of
+a triangle's side.
 """
 
 from __future__ import annotations
