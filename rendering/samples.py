@@ -17,8 +17,6 @@ from engine import (
     GameState,
     Levy,
     Map,
-    Move,
-    MoveWay,
     Occupy,
     TakeCard,
     apply,
@@ -28,6 +26,7 @@ from engine import (
     view,
 )
 from engine.actions import Action
+from engine.ai import move_action
 from engine.geometry import Point
 from engine.rules import PathOption
 from engine.state import Phase
@@ -77,15 +76,8 @@ def greedy_action(state: GameState, rng: random.Random) -> Action:
         corner = rng.choice(t.corners)
         paths = rules.path_options(state, corner.point)
         path = paths[0] if rng.random() < 0.7 else rng.choice(paths)
-        return Move(
-            me,
-            c.way,
-            t.space,
-            path.points,
-            slot=c.slot,
-            card=c.card,
-            named=c.symbol if c.way is MoveWay.JOKER else None,
-        )
+        # engine.ai builds the Move, so that this player follows the engine's Move as it changes.
+        return move_action(state, c, t.space, path.points)
     if len(state.actions_taken) >= 2:
         return EndTurn(me)
     best = None
