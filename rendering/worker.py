@@ -11,8 +11,8 @@ the plain rules-query values a preview needs. A request pickles its map as the m
 ``Map`` with its distance table (about 230 KB for the default map): a worker parses each map once
 (``engine.maps.parse_map`` caches by text) and its cached map layers are keyed by the same text, so they stay
 warm from one request to the next. ``warm_worker`` is the pool's initializer: it parses the given maps and
-draws their static layers (plain and every player's tint) at the given width, so the first real request
-pays for neither.
+draws their static layers (free land, dead land and every player's tint) at the given width, so the first
+real request pays for neither. Start the pool with the width the bot draws at: the layers are per width.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from engine.geometry import Point
 from engine.maps import Map, default_map, parse_map
 from engine.rules import OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
-from engine.views import GameView, view
-from rendering.board import map_layer
+from engine.views import GameView
+from engine.views import view as view_of
+from rendering.board import DEAD, map_layer
 from rendering.layout import BOARD_WIDTH
 from rendering.theme import DEFAULT_THEME
 
@@ -160,14 +161,14 @@ def render_request(req: RenderRequest) -> bytes:
 
 
 def warm_worker(map_texts: Sequence[str] = (), width: int = BOARD_WIDTH, players: int = 4) -> None:
-    """The pool's initializer: parse the maps (the default map if none is given) and draw their static layers,
-    plain and in every seat's tint, at ``width``; load the fonts. A warm worker's first board costs no more
-    than its hundredth."""
+    """The pool's initializer: parse the maps (the default map if none is given) and draw their static
+    layers, free land, dead land and every seat's tint, at ``width``; load the fonts. A warm worker's first
+    board costs about what its hundredth does."""
     maps: list[Map] = [parse_map(t, _MAP_SOURCE) for t in map_texts] or [default_map()]
     from rendering.pictures import render_board
 
     for m in maps:
-        for seat in range(players):
-            map_layer(m, width, DEFAULT_THEME, seat)
-        # One start board: the plain layer, the layout and the fonts a board uses.
-        render_board(view(new_game(m, players, 0)[0]), (), width)
+        for tint in (DEAD, *range(players)):
+            map_layer(m, width, DEFAULT_THEME, tint)
+        # One start board: the free-land layer, the layout and the fonts a board uses.
+        render_board(view_of(new_game(m, players, 0)[0]), (), width)
