@@ -138,3 +138,11 @@ def test_names_the_font_cannot_draw_fall_back_to_the_colour() -> None:
     v = view(_play(1, 2, 0))
     assert player_names(v, ("李小龍", "Zoë 🙂 Ж"), DEFAULT_THEME) == ["Red", "Zoë Ж"]
     assert player_names(v, None, DEFAULT_THEME) == ["Red", "Yellow"]
+
+
+def test_the_default_maps_board_is_landscape_at_the_default_width() -> None:
+    from engine import default_map, new_game
+    from rendering import BOARD_WIDTH
+
+    w, h = _size(render_board(view(new_game(default_map(), 4, 1)[0])))
+    assert w == BOARD_WIDTH and w >= h * 1.3  # Discord on Android crops square pictures
