@@ -262,7 +262,9 @@ def _anywhere(pl: _Placer, p: ProvinceView, w: float, h: float) -> tuple[Box, XY
     return None
 
 
-def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle) -> None:
+def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle, inside_only: bool) -> bool:
+    """Put the province's badge on its best clear spot; with ``inside_only``, only inside the province.
+    Returns whether it was placed."""
     text = f"P{p.id}"
     value = str(p.value) if shows_value(p) else ""
     w = badge_width(text, value, st)
@@ -271,18 +273,22 @@ def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle) -> None:
     for (x, y), anchor, penalty in _badge_candidates(pl.v, p, pl.lay):
         if best is not None and penalty >= best[0]:
             break  # candidates come in increasing penalty; nothing later can win
+        if inside_only and anchor is not None:
+            break
         box = pl.clamp((x - w / 2, y - h / 2, x + w / 2, y + h / 2))
         if not pl.free(box):
             continue
         cost = penalty + pl.soft(box)
         if best is None or cost < best[0]:
             best = (cost, box, anchor)
-    if best is None:
+    if best is None and not inside_only:
         found = _anywhere(pl, p, w, h)
-        if found is None:
-            return  # no clear spot on the whole map: better no badge than a badge over another label
-        best = (0.0, found[0], found[1])
+        if found is not None:
+            best = (0.0, found[0], found[1])
+    if best is None:
+        return False  # better no badge than a badge over another label
     pl.put(Label(BADGE, best[1], text, st.size, province=p.id, value=value, anchor=best[2]))
+    return True
 
 
 def _region_offsets() -> list[tuple[float, float]]:
@@ -326,8 +332,11 @@ def board_labels(
     st = badge_style(lay, theme)
     # Provinces whose value matters first; among them, the most cramped first.
     order = sorted(v.provinces, key=lambda p: (not shows_value(p), len(p.spaces), p.id))
-    for p in order:
-        _place_badge(pl, p, st)
+    # Every badge that fits inside its province goes there first, so that no badge placed outside takes
+    # the room another province needed; then the others, nearby with a leader line.
+    left = [p for p in order if not _place_badge(pl, p, st, inside_only=True)]
+    for p in left:
+        _place_badge(pl, p, st, inside_only=False)
     _place_regions(pl)
     return tuple(pl.labels)
 
