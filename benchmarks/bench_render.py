@@ -1,30 +1,55 @@
-"""How long a mid-game board takes to render and encode, and how big its PNG is.
+"""CPU time and PNG size of a mid-game board, with the older encodings measured in the same run.
 
 Run: ``python benchmarks/bench_render.py [--runs N] [--width PX]``. Uses the default map (the demo map of
-``rendering.samples`` if the default map is missing), a seeded greedy game, and the public view of a
-state in the middle of it. The first render (which builds the cached map layers) is reported apart.
+``rendering.samples`` if the default map is missing), a seeded greedy game, and the public view of a state
+two thirds into it. Every figure is the median CPU time of this process (``time.process_time``), which
+stays meaningful when other jobs load the machine. Target (issue 12): a mid-game board costs ≤ 30 ms of
+CPU and ≤ 150 KB.
+
+Rows:
+- "now": ``render_board`` as the bot calls it (draw, fixed palette, zlib level 3);
+- "palette, level 6": the same picture at zlib's default level (the encoding before issue 12);
+- "RGB, level 6": the same picture as a plain RGB PNG (the encoding a naive renderer uses);
+- "pool request": ``render_request`` on a request that went through pickle, as a pool worker runs it.
+The first render (which builds the cached map layers) and a warm worker's first render are reported apart.
 """
 
 from __future__ import annotations
 
 import argparse
+import pickle
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import view  # noqa: E402
 from engine.state import Phase  # noqa: E402
-from rendering import render_board  # noqa: E402
+from rendering import RenderRequest, render_board, render_request, warm_worker  # noqa: E402
+from rendering.layout import BOARD_WIDTH  # noqa: E402
+from rendering.pictures import board_picture, encode, encode_rgb  # noqa: E402
 from rendering.samples import play, sample_map  # noqa: E402
+
+
+def cpu_ms(f: Callable[[], bytes], runs: int) -> tuple[float, bytes]:
+    out = b""
+    times = []
+    for _ in range(runs):
+        c0 = time.process_time()
+        out = f()
+        times.append((time.process_time() - c0) * 1000)
+    return statistics.median(times), out
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--width", type=int, default=1600)
+    parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--width", type=int, default=BOARD_WIDTH)
     args = parser.parse_args()
     m = sample_map()
     game = play(m, players=4, seed=11)
@@ -32,29 +57,60 @@ def main() -> int:
     state = states[len(states) * 2 // 3] if states else game.states[len(game.states) // 2]
     v = view(state)
     names = ("Alexandra", "Björn", "Chloé", "Dmitri")
-    t0 = time.perf_counter()
-    png = render_board(v, names, args.width)
-    first = (time.perf_counter() - t0) * 1000
-    times, cpu = [], []
-    for _ in range(args.runs):
-        t0, c0 = time.perf_counter(), time.process_time()
-        png = render_board(v, names, args.width)
-        times.append((time.perf_counter() - t0) * 1000)
-        cpu.append((time.process_time() - c0) * 1000)
+    w = args.width
+    c0 = time.process_time()
+    render_board(v, names, w)
+    first = (time.process_time() - c0) * 1000
     walls = len(v.walls)
     guards = sum(len(p.guards) for p in v.players)
     print(
         f"map: {m.name} ({len(m.spaces)} land spaces), turn {v.turn}, {walls} walls, {guards} guards, "
-        f"{len(v.provinces)} provinces"
+        f"{len(v.provinces)} provinces; {w} px wide; median of {args.runs} runs"
     )
-    print(f"first render (builds the map layer): {first:.1f} ms")
+    print(f"first render (builds the map layers): {first:.1f} ms CPU")
+    draw_ms, _ = cpu_ms(lambda: (board_picture(v, names, w), b"")[1], args.runs)
+    im = board_picture(v, names, w)
+    rows = [
+        ("RGB, level 6 (baseline)", lambda: encode_rgb(board_picture(v, names, w))),
+        ("palette, level 6", lambda: encode(board_picture(v, names, w), compress_level=6)),
+        ("now: palette, level 3", lambda: render_board(v, names, w)),
+    ]
+    results = [(label, *cpu_ms(f, args.runs)) for label, f in rows]
+    base_ms, base_png = results[0][1], results[0][2]
+    print(f"drawing alone: {draw_ms:.1f} ms CPU")
+    print(f"{'encoding':<26} {'CPU ms':>8} {'KB':>8} {'CPU ratio':>10} {'size ratio':>11}")
+    for label, ms, png in results:
+        print(
+            f"{label:<26} {ms:>8.1f} {len(png) / 1000:>8.1f} {ms / base_ms:>10.2f} "
+            f"{len(png) / len(base_png):>11.2f}"
+        )
+    enc_ms, _ = cpu_ms(lambda: encode(im), args.runs)
+    enc6_ms, _ = cpu_ms(lambda: encode(im, compress_level=6), args.runs)
+    rgb_ms, _ = cpu_ms(lambda: encode_rgb(im), args.runs)
     print(
-        f"median render+encode at {args.width} px over {args.runs} runs: {statistics.median(times):.1f} ms "
-        f"(min {min(times):.1f}, max {max(times):.1f})"
+        f"encoding alone: RGB level 6 {rgb_ms:.1f} ms, palette level 6 {enc6_ms:.1f} ms, now {enc_ms:.1f} ms"
     )
-    # CPU time of this process: the same figure when other processes load the machine.
-    print(f"median CPU time per render: {statistics.median(cpu):.1f} ms")
-    print(f"PNG size: {len(png)} bytes")
+    req = RenderRequest.board(v, names, w)
+    wire = pickle.dumps(req)
+    pool_ms, png = cpu_ms(lambda: render_request(pickle.loads(pickle.dumps(req))), args.runs)
+    print(
+        f"pool request: {len(wire) / 1000:.1f} KB pickled (the map goes as text; the parsed map would be "
+        f"{len(pickle.dumps(m)) / 1000:.0f} KB), {pool_ms:.1f} ms CPU with pickling, "
+        f"{len(png) / 1000:.1f} KB PNG"
+    )
+    for warm in (False, True):
+        init = (warm_worker, ([m.text], w)) if warm else (None, ())
+        # spawn, not fork: a forked worker would inherit this process's warm caches.
+        ctx = get_context("spawn")
+        with ProcessPoolExecutor(1, mp_context=ctx, initializer=init[0], initargs=init[1]) as pool:
+            pool.submit(int).result()  # the worker has started (and, if warm, run its initializer)
+            t0 = time.perf_counter()
+            pool.submit(render_request, req).result()
+            first_ms = (time.perf_counter() - t0) * 1000
+        label = "warm worker (warm_worker initializer)" if warm else "cold worker"
+        print(f"{label}: first request {first_ms:.1f} ms wall")
+    ok = results[-1][1] <= 30 and len(results[-1][2]) <= 150_000
+    print(f"target ≤ 30 ms CPU and ≤ 150 KB: {'met' if ok else 'NOT met'}")
     return 0
 
 

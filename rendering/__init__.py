@@ -2,7 +2,8 @@
 
 Every function takes an engine view (never the full state), the display names by seat and plain
 rules-query values, and returns PNG bytes. Each has an ``*_async`` twin that renders in a worker thread,
-so that the bot's event loop never waits on Pillow.
+so that the bot's event loop never waits on Pillow. For a process pool, ``render_request`` takes one
+picklable ``RenderRequest`` and ``warm_worker`` is the pool's initializer (see rendering.worker).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from engine.geometry import Point
 from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
 from engine.views import GameView
+from rendering.layout import BOARD_WIDTH
 from rendering.pictures import (
     destination_letters,
     render_board,
@@ -24,10 +26,13 @@ from rendering.pictures import (
     render_province_preview,
 )
 from rendering.theme import DEFAULT_THEME, PLAYER_MARKS, Theme
+from rendering.worker import RenderRequest, render_request, warm_worker
 
 __all__ = [
+    "BOARD_WIDTH",
     "DEFAULT_THEME",
     "PLAYER_MARKS",
+    "RenderRequest",
     "Theme",
     "destination_letters",
     "render_board",
@@ -42,17 +47,19 @@ __all__ = [
     "render_path_preview_async",
     "render_province_preview",
     "render_province_preview_async",
+    "render_request",
+    "warm_worker",
 ]
 
 
 async def render_board_async(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     return await asyncio.to_thread(render_board, v, names, width, theme)
 
 
 async def render_end_async(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     return await asyncio.to_thread(render_end, v, names, width, theme)
 
@@ -68,7 +75,7 @@ async def render_move_preview_async(
     targets: Sequence[Target],
     symbol: Symbol | None = None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
     return await asyncio.to_thread(render_move_preview, v, targets, symbol, names, width, theme)
@@ -79,10 +86,17 @@ async def render_path_preview_async(
     corner: Point | CornerOption,
     paths: Sequence[PathOption],
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
+    *,
+    confirm: bool = False,
+    ends_game: bool = False,
 ) -> bytes:
-    return await asyncio.to_thread(render_path_preview, v, corner, paths, names, width, theme)
+    return await asyncio.to_thread(
+        lambda: render_path_preview(
+            v, corner, paths, names, width, theme, confirm=confirm, ends_game=ends_game
+        )
+    )
 
 
 async def render_province_preview_async(
@@ -90,7 +104,7 @@ async def render_province_preview_async(
     province_id: int,
     plan: OccupyPlan | None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
     return await asyncio.to_thread(render_province_preview, v, province_id, plan, names, width, theme)

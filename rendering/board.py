@@ -1,23 +1,26 @@
 """The board: a static map layer cached per map and size, and the pieces of one view drawn over it.
 
-The map layer holds sea, land, symbol icons, region names and the rulers; it never changes during a game,
-so it is drawn once and copied. Occupied provinces take their land from a second cached layer drawn in
-the owner's tint, pasted through a mask of the province's triangles: icons, grid and names stay crisp.
+The map layer holds sea, free land, symbol icons and the rulers; it never changes during a game, so it is
+drawn once and copied. Occupied provinces take their land from another cached layer drawn in the owner's
+tint, and provinces nobody can occupy from one in dead land, pasted through a mask of the province's
+triangles: icons and grid stay crisp. Labels (badges, region names) go where ``rendering.labels`` puts
+them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
 
-from engine.geometry import Point, Space, corners
+from engine.geometry import Point, Space
 from engine.maps import SEA, Map, SideKind
-from engine.views import GameView, ProvinceView
-from rendering.fonts import font, text_width
+from engine.views import GameView
+from rendering.fonts import font
 from rendering.icons import alexander_icon, guard_icon, mark_points, symbol_icon
+from rendering.labels import BADGE, REGION, Box, Label, alexander_size, board_labels, guard_size
 from rendering.layout import XY, Layout, layout
 from rendering.theme import PLAYER_MARKS, RGB, Theme, mix
 
@@ -28,17 +31,22 @@ def _sea_spaces(m: Map) -> list[Space]:
     return [(r, c) for r, row in enumerate(m.rows) for c, ch in enumerate(row) if ch == SEA]
 
 
-# Each entry is a whole picture (4 MB at 1600 px): a map needs five (plain and four tints).
-@lru_cache(maxsize=10)
+# The land of a province nobody can occupy (R4.5: it has no symbol space), for ``map_layer``'s tint.
+DEAD = -1
+
+
+# Each entry is a whole picture (4 MB at 1600 px): a map needs six (free land, dead land, four tints).
+@lru_cache(maxsize=12)
 def map_layer(m: Map, width: int, theme: Theme, tint: int | None = None) -> Image.Image:
-    """The map without pieces; with ``tint`` a seat, the land takes that player's tint."""
+    """The map without pieces. The land is free land (``tint`` None), dead land (``DEAD``) or, with
+    ``tint`` a seat, that player's tint."""
     lay = layout(m, width, theme)
     pal = theme.palette
-    land = pal.land if tint is None else pal.tinted_land(tint)
+    land = pal.land if tint is None else pal.dead_land if tint == DEAD else pal.tinted_land(tint)
     im = Image.new("RGB", (lay.width, lay.height), pal.background)
     d = ImageDraw.Draw(im)
-    d.rectangle((lay.board_w, 0, lay.width, lay.height), fill=pal.panel)
-    d.line([(lay.board_w, 0), (lay.board_w, lay.height)], fill=pal.panel_line, width=lay.size(2))
+    d.rectangle((0, lay.panel_top, lay.width, lay.height), fill=pal.panel)
+    d.line([(0, lay.panel_top), (lay.width, lay.panel_top)], fill=pal.panel_line, width=lay.size(2))
     for s in _sea_spaces(m):
         d.polygon(lay.tri(s), fill=pal.sea, outline=pal.sea)
     for s in m.spaces:
@@ -56,68 +64,59 @@ def map_layer(m: Map, width: int, theme: Theme, tint: int | None = None) -> Imag
         cx, cy = lay.centre(s)
         ic = symbol_icon(sym, icon, theme)
         im.paste(ic, (round(cx - icon / 2), round(cy - icon / 2)), ic)
-    _region_names(d, m, lay, theme)
     _rulers(d, lay, theme)
     return im
 
 
-def _region_names(d: ImageDraw.ImageDraw, m: Map, lay: Layout, theme: Theme) -> None:
-    size = lay.size(theme.sizes.region_font)
-    f = font(size, bold=True)
-    for name, at in m.labels:
-        x, y = lay.px(at)
-        text = name.upper()
-        d.text(
-            (x, y),
-            text,
-            font=f,
-            fill=theme.palette.region,
-            anchor="mm",
-            stroke_width=max(2, size // 8),
-            stroke_fill=mix(theme.palette.land, theme.palette.white, 0.5),
-        )
-
-
-def region_boxes(m: Map, lay: Layout, theme: Theme) -> list[tuple[float, float, float, float]]:
-    """The boxes the region names cover, which province badges keep off where they can."""
-    size = lay.size(theme.sizes.region_font)
-    out = []
-    for name, at in m.labels:
-        x, y = lay.px(at)
-        w = text_width(name.upper(), size, bold=True) / 2
-        out.append((x - w, y - size * 0.6, x + w, y + size * 0.6))
-    return out
+@lru_cache(maxsize=64)
+def region_sprite(text: str, size: int, theme: Theme) -> Image.Image:
+    """A region's name on a transparent canvas with a pale halo, drawn once and pasted on every board
+    (a halo is a stroke, too slow to draw on every picture)."""
+    f = font(size, condensed=True)
+    stroke = max(2, size // 10)
+    w = round(f.getlength(text)) + 2 * stroke + 2
+    h = round(size * 1.3) + 2 * stroke
+    im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+    ImageDraw.Draw(im).text(
+        (w / 2, h / 2),
+        text,
+        font=f,
+        fill=theme.palette.region,
+        anchor="mm",
+        stroke_width=stroke,
+        stroke_fill=mix(theme.palette.land, theme.palette.white, 0.55),
+    )
+    return im
 
 
 def _rulers(d: ImageDraw.ImageDraw, lay: Layout, theme: Theme) -> None:
-    """Letters for lines down both sides, numbers for x along top and bottom (MAP-FORMAT.md)."""
+    """Letters for lines down the left, numbers for x along the top (MAP-FORMAT.md). At a readable size a
+    number is wider than the step between two x, so numbers stand every second (or fourth) x, with a tick
+    at every x; the numbers shown alternate in shade, so "10 12" never reads as one number."""
     pal = theme.palette
     left, top, right, bottom = lay.map_box
     d.rectangle(lay.map_box, outline=pal.panel_line, width=lay.size(2))
+    size = lay.text(theme.sizes.ruler_font)
+    letters = font(size, bold=True, condensed=True)
+    f = font(size, condensed=True)
     step = lay.side / 2
-    size = lay.size(theme.sizes.ruler_font)
-    letters = font(size, bold=True)
-    widest = text_width(str(lay.x_max), size)
-    if widest > step * 0.85:
-        size = max(10, round(size * step * 0.85 / widest))
-    f = font(size)
-    # Neighbouring numbers alternate in shade, so that "10 11 12" never reads as one long number.
+    widest = f.getlength(str(lay.x_max))
+    every = next((k for k in (1, 2, 4, 8) if k * step >= widest * 1.15), 16)
     shades = (pal.ruler, mix(pal.ruler, pal.highlight, 0.55))
     half = lay.ruler / 2
     for i in range(lay.lines):
         _, y = lay.px((i, 0))
-        letter = chr(ord("A") + i)
-        d.text((left - half, y), letter, font=letters, fill=pal.ruler, anchor="mm")
-        d.text((right + half, y), letter, font=letters, fill=pal.ruler, anchor="mm")
-        d.line([(left, y), (left + lay.size(6), y)], fill=pal.ruler, width=1)
-        d.line([(right - lay.size(6), y), (right, y)], fill=pal.ruler, width=1)
+        d.text((left - half, y), chr(ord("A") + i), font=letters, fill=pal.ruler, anchor="mm")
+        d.line([(left, y), (left + lay.size(8), y)], fill=pal.ruler, width=max(1, lay.size(2)))
+    first = lay.x_min + (-lay.x_min) % every
     for x in range(lay.x_min, lay.x_max + 1):
         px, _ = lay.px((0, x))
-        shade = shades[x % 2]
-        d.text((px, top - half), str(x), font=f, fill=shade, anchor="mm")
-        d.text((px, bottom + half), str(x), font=f, fill=shade, anchor="mm")
-        d.line([(px, top), (px, top + lay.size(5))], fill=pal.ruler, width=1)
-        d.line([(px, bottom - lay.size(5)), (px, bottom)], fill=pal.ruler, width=1)
+        shown = (x - first) % every == 0 and x >= first
+        tick = lay.size(10 if shown else 6)
+        d.line([(px, top), (px, top + tick)], fill=pal.ruler, width=max(1, lay.size(2)))
+        if shown:
+            shade = shades[((x - first) // every) % 2]
+            d.text((px, top - half), str(x), font=f, fill=shade, anchor="mm")
 
 
 # --- Drawing helpers ------------------------------------------------------------------------------
@@ -165,10 +164,14 @@ def paste_centred(im: Image.Image, icon: Image.Image, at: XY) -> None:
 
 
 def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
+    """Occupied provinces in their owner's tint, provinces nobody can occupy in dead land; free provinces
+    keep the free land of the base layer (R4.4, R4.5)."""
     by_owner: dict[int, list[Space]] = {}
     for p in v.provinces:
         if p.owner is not None:
             by_owner.setdefault(p.owner, []).extend(p.spaces)
+        elif not p.can_be_occupied:
+            by_owner.setdefault(DEAD, []).extend(p.spaces)
     for owner, spaces in sorted(by_owner.items()):
         tris = [lay.tri(s) for s in spaces]
         # A mask only as large as the provinces (a whole-picture mask costs more than the drawing).
@@ -257,7 +260,7 @@ def draw_new_wall_marks(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme:
 
 
 def draw_guards(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
-    size = lay.of_side(theme.sizes.guard_s * 2)
+    size = guard_size(lay, theme)
     small = max(8, round(size * 0.5))
     for pl in v.players:
         icon = guard_icon(pl.seat, size, theme)
@@ -284,84 +287,57 @@ def ghost_guard(d: ImageDraw.ImageDraw, seat: int, at: XY, lay: Layout, theme: T
 
 
 def draw_alexander(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
-    size = max(lay.size(26), lay.of_side(theme.sizes.alexander_s * 2))
+    size = alexander_size(lay, theme)
     paste_centred(im, alexander_icon(size, theme), lay.px(v.alexander))
 
 
-def badge_spaces(v: GameView, p: ProvinceView, avoid: Iterable[Space] = (), limit: int = 24) -> list[Space]:
-    """Where a province's badge may go, best first: open spaces nearest the middle of the province, then
-    (for a province of symbol spaces only) any of its spaces."""
-    avoid_set = set(avoid)
-    open_spaces = [s for s in p.spaces if v.map.symbol.get(s) is None]
-    pool = [s for s in open_spaces if s not in avoid_set] or open_spaces or sorted(p.spaces)
-
-    pos = {s: _space_xy(s) for s in p.spaces}
-    cx = sum(x for x, _ in pos.values()) / len(pos)
-    cy = sum(y for _, y in pos.values()) / len(pos)
-    return sorted(pool, key=lambda s: ((pos[s][0] - cx) ** 2 + (pos[s][1] - cy) ** 2, s))[:limit]
-
-
-def _space_xy(s: Space) -> tuple[float, float]:
-    """A space's centre in side units (for comparing distances only)."""
-    pts = corners(s)
-    return sum(q[1] for q in pts) / 6, sum(q[0] for q in pts) / 3 * 0.866
+def draw_leaders(d: ImageDraw.ImageDraw, labels: Sequence[Label], lay: Layout, theme: Theme) -> None:
+    """A line from each badge placed outside its province to the province, ending in a dot."""
+    w = max(2, lay.size(3))
+    for lab in labels:
+        if lab.kind != BADGE or lab.anchor is None:
+            continue
+        b = lab.box
+        ax, ay = lab.anchor
+        # From the point of the badge's box nearest the anchor.
+        sx, sy = min(max(ax, b[0]), b[2]), min(max(ay, b[1]), b[3])
+        thick_line(d, (sx, sy), (ax, ay), theme.palette.white, w + lay.size(4))
+        thick_line(d, (sx, sy), (ax, ay), theme.palette.ink, w)
+        r = w * 1.6
+        d.ellipse((ax - r, ay - r, ax + r, ay + r), fill=theme.palette.ink, outline=theme.palette.white)
 
 
-Box = tuple[float, float, float, float]
-
-
-def _overlap(a: Box, b: Box) -> float:
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    return w * h if w > 0 and h > 0 else 0.0
-
-
-def draw_province_badges(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
-    """Every province's id ("P7") over its value, the value shown when the province is occupied (in the
-    owner's colour) or can be occupied (white). Stacked, so a badge covers about one triangle; each takes
-    the best space whose badge overlaps the badges placed before it least (small provinces choose first)."""
+def draw_badge(d: ImageDraw.ImageDraw, lab: Label, v: GameView, theme: Theme) -> None:
+    """A province's id on ink and, beside it, its value: in the owner's colour when occupied, white when
+    free (R4.4)."""
     pal = theme.palette
-    base = lay.size(theme.sizes.badge_font)
-    size = max(base, min(lay.of_side(0.22), round(base * 1.4)))
-    f = font(size, bold=True)
-    near = set(v.map.point_spaces.get(v.alexander, ()))
-    row = round(size * 1.12)
-    pad = max(2, round(size * 0.22))
-    outline = max(1, size // 10)
-    ax, ay = lay.px(v.alexander)
-    half = lay.of_side(0.2)
-    placed: list[Box] = [(ax - half, ay - half, ax + half, ay + half)] + region_boxes(v.map, lay, theme)
-    for p in sorted(v.provinces, key=lambda q: (len(q.spaces), q.id)):
-        ident = f"P{p.id}"
-        value = str(p.value)
-        show_value = p.owner is not None or p.can_be_occupied
-        w = max(f.getlength(ident), f.getlength(value) if show_value else 0) + 2 * pad
-        h = row * (2 if show_value else 1)
-        best: tuple[float, Box] | None = None
-        for s in badge_spaces(v, p, near):
-            cx, cy = lay.centre(s)
-            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-            clash = sum(_overlap(box, q) for q in placed if q[0] < box[2] and box[0] < q[2])
-            if best is None or clash < best[0]:
-                best = (clash, box)
-            if clash == 0:
-                break
-        assert best is not None
-        box = best[1]
-        placed.append(box)
-        x0, y0 = box[0], box[1]
-        cx = x0 + w / 2
-        radius = size * 0.35
-        if show_value:
-            fill = pal.player(p.owner) if p.owner is not None else pal.white
-            d.rounded_rectangle(box, radius=radius, fill=fill, outline=pal.ink, width=outline)
-            d.rounded_rectangle(
-                (x0, y0, x0 + w, y0 + row), radius=radius, fill=pal.ink, corners=(True, True, False, False)
-            )
-            d.text((cx, y0 + row * 1.5), value, font=f, fill=readable_on(fill, theme), anchor="mm")
-        else:
-            d.rounded_rectangle(box, radius=radius, fill=pal.ink)
-        d.text((cx, y0 + row * 0.5), ident, font=f, fill=pal.white, anchor="mm")
+    f = font(lab.size, bold=True, condensed=True)
+    x0, y0, x1, y1 = lab.box
+    radius = (y1 - y0) * 0.3
+    outline = max(1, lab.size // 14)
+    cy = (y0 + y1) / 2
+    if not lab.value:
+        d.rounded_rectangle(lab.box, radius=radius, fill=pal.ink)
+        d.text(((x0 + x1) / 2, cy), lab.text, font=f, fill=pal.white, anchor="mm")
+        return
+    prov = next(p for p in v.provinces if p.id == lab.province)
+    fill = pal.player(prov.owner) if prov.owner is not None else pal.white
+    split = x0 + f.getlength(lab.text) + 2 * (x1 - x0 - f.getlength(lab.text) - f.getlength(lab.value)) / 4
+    d.rounded_rectangle(lab.box, radius=radius, fill=fill, outline=pal.ink, width=outline)
+    d.rounded_rectangle((x0, y0, split, y1), radius=radius, fill=pal.ink, corners=(True, False, False, True))
+    d.text(((x0 + split) / 2, cy), lab.text, font=f, fill=pal.white, anchor="mm")
+    d.text(((split + x1) / 2, cy), lab.value, font=f, fill=readable_on(fill, theme), anchor="mm")
+
+
+def draw_labels(im: Image.Image, v: GameView, labels: Sequence[Label], lay: Layout, theme: Theme) -> None:
+    d = ImageDraw.Draw(im)
+    draw_leaders(d, labels, lay, theme)
+    for lab in labels:
+        if lab.kind == BADGE:
+            draw_badge(d, lab, v, theme)
+        elif lab.kind == REGION:
+            sprite = region_sprite(lab.text, lab.size, theme)
+            paste_centred(im, sprite, ((lab.box[0] + lab.box[2]) / 2, (lab.box[1] + lab.box[3]) / 2))
 
 
 def board_image(
@@ -370,11 +346,13 @@ def board_image(
     theme: Theme,
     last_move: bool = True,
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
+    avoid: Sequence[Box] = (),
 ) -> tuple[Image.Image, Layout]:
     """The board of a view with every piece, on an image whose panel area is still empty.
 
-    Previews leave out the last move (their own marks must stand out) and draw their outlines through
-    ``under_walls``, beneath the walls, so that walls stay on top of every highlight."""
+    Previews leave out the last move (their own marks must stand out), draw their outlines through
+    ``under_walls``, beneath the walls, so that walls stay on top of every highlight, and pass the boxes
+    of their markers as ``avoid``, so that no label goes under a marker."""
     lay = layout(v.map, width, theme)
     im = map_layer(v.map, width, theme).copy()
     tint_provinces(im, v, lay, theme)
@@ -387,6 +365,6 @@ def board_image(
     if last_move:
         draw_new_wall_marks(d, v, lay, theme)
     draw_guards(im, v, lay, theme)
-    draw_province_badges(d, v, lay, theme)
+    draw_labels(im, v, board_labels(v, lay, theme, avoid), lay, theme)
     draw_alexander(im, v, lay, theme)
     return im, lay

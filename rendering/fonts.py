@@ -10,26 +10,34 @@ from importlib import resources
 
 from PIL import ImageFont
 
-_FILES = {False: "DejaVuSans.ttf", True: "DejaVuSans-Bold.ttf"}
+_FILES = {
+    (False, False): "DejaVuSans.ttf",
+    (True, False): "DejaVuSans-Bold.ttf",
+    (False, True): "DejaVuSansCondensed.ttf",
+    (True, True): "DejaVuSansCondensed-Bold.ttf",
+}
 # One set of font objects per thread: the async wrappers render in worker threads, and a FreeType face
 # is not meant to be used by two threads at once.
 _local = threading.local()
 
 
-@lru_cache(maxsize=2)
-def _data(bold: bool) -> bytes:
-    return resources.files("rendering").joinpath("fonts", _FILES[bold]).read_bytes()
+@lru_cache(maxsize=4)
+def _data(bold: bool, condensed: bool) -> bytes:
+    return resources.files("rendering").joinpath("fonts", _FILES[bold, condensed]).read_bytes()
 
 
-def font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    cache: dict[tuple[int, bool], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
+def font(size: int, bold: bool = False, condensed: bool = False) -> ImageFont.FreeTypeFont:
+    """DejaVu Sans at ``size`` pixels (the em size, the "font pixel height" of the readability rule);
+    the condensed cut is for labels on the board, where width is scarce."""
+    cache: dict[tuple[int, bool, bool], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
     if cache is None:
         cache = _local.fonts = {}
-    key = (max(6, size), bold)
+    key = (max(6, size), bold, condensed)
     found = cache.get(key)
     if found is None:
         # BASIC layout: no shaping library, the same result everywhere, and faster for short labels.
-        found = ImageFont.truetype(io.BytesIO(_data(bold)), key[0], layout_engine=ImageFont.Layout.BASIC)
+        data = io.BytesIO(_data(bold, condensed))
+        found = ImageFont.truetype(data, key[0], layout_engine=ImageFont.Layout.BASIC)
         cache[key] = found
     return found
 
@@ -54,14 +62,14 @@ def drawable(text: str) -> str:
     return " ".join("".join(c for c in text if has_glyph(c)).split())
 
 
-def text_width(text: str, size: int, bold: bool = False) -> int:
-    return int(font(size, bold).getlength(text) + 0.999)
+def text_width(text: str, size: int, bold: bool = False, condensed: bool = False) -> int:
+    return int(font(size, bold, condensed).getlength(text) + 0.999)
 
 
-def ellipsize(text: str, size: int, width: int, bold: bool = False) -> str:
+def ellipsize(text: str, size: int, width: int, bold: bool = False, condensed: bool = False) -> str:
     """``text`` cut with an ellipsis so that it fits in ``width`` pixels (long player names)."""
-    if text_width(text, size, bold) <= width:
+    if text_width(text, size, bold, condensed) <= width:
         return text
-    while text and text_width(text + "…", size, bold) > width:
+    while text and text_width(text + "…", size, bold, condensed) > width:
         text = text[:-1]
     return text + "…"

@@ -16,13 +16,31 @@ from rendering.theme import Theme
 
 SQRT3_2 = math.sqrt(3) / 2
 XY = tuple[float, float]
+# Readable on a phone: Discord shows a picture about 400 px wide there, and text must then be at least
+# 11 px high. So every font's pixel size is at least 11/400 of the picture's width (44 px at 1600).
+PHONE_WIDTH = 400
+PHONE_TEXT = 11
+
+
+# The width pictures are drawn at unless the caller says otherwise. Every size scales with the width, so
+# text is as readable on a phone at any width; 1280 keeps a mid-game board under 150 KB and 30 ms of CPU
+# (benchmarks/bench_render.py), and is still sharp when Discord opens the picture full size.
+BOARD_WIDTH = 1280
+
+
+def min_text_px(width: int) -> int:
+    """The smallest font pixel size that is still ``PHONE_TEXT`` px high when shown ``PHONE_WIDTH`` wide."""
+    return math.ceil(PHONE_TEXT * width / PHONE_WIDTH - 1e-9)
 
 
 @dataclass(frozen=True)
 class Layout:
+    """The board fills the top of the picture; the panel is a band under it (``panel_top`` to ``height``).
+    The rulers run along the top (x) and the left (lines)."""
+
     width: int
     height: int
-    board_w: int  # the panel starts here
+    panel_top: int  # the panel band starts here
     scale: float  # picture width / 1600: multiplies every size of the theme
     side: float  # a triangle's side in pixels
     ox: float  # pixel position of lattice x = 0
@@ -51,6 +69,10 @@ class Layout:
     def size(self, px_at_1600: float) -> int:
         return max(1, round(px_at_1600 * self.scale))
 
+    def text(self, px_at_1600: float) -> int:
+        """A font's pixel size: the theme's size scaled, but never below the phone-readable minimum."""
+        return max(min_text_px(self.width), round(px_at_1600 * self.scale))
+
     def of_side(self, fraction: float) -> int:
         return max(1, round(fraction * self.side))
 
@@ -68,38 +90,35 @@ def _extent(m: Map) -> tuple[int, int]:
 
 @lru_cache(maxsize=32)
 def layout(m: Map, width: int, theme: Theme) -> Layout:
-    """The layout of ``m`` in a landscape picture ``width`` pixels wide (height from the theme's ratio)."""
+    """The layout of ``m`` in a landscape picture ``width`` pixels wide: the map as large as fits the width
+    and the theme's largest height, the panel band under it."""
     sz = theme.sizes
     scale = width / sz.width
-    height = round(sz.height * scale)
     x_min, x_max = _extent(m)
     rows = len(m.rows)
-    frame = 2 * round(sz.ruler * scale) + 2 * round(sz.pad * scale)
-    board_w0 = width - round(sz.panel_width * scale)
-    side0 = min((board_w0 - frame) / ((x_max - x_min) / 2), sz.max_side * scale)
-    # A wide map leaves the picture lower rather than framed by empty bands above and below.
-    height = max(round(sz.min_height * scale), min(height, round(rows * SQRT3_2 * side0 + frame)))
-    panel = round(sz.panel_width * scale)
-    board_w = width - panel
     ruler = round(sz.ruler * scale)
     pad = round(sz.pad * scale)
-    avail_w = board_w - 2 * ruler - 2 * pad
-    avail_h = height - 2 * ruler - 2 * pad
-    side = min(avail_w / ((x_max - x_min) / 2), avail_h / (rows * SQRT3_2), sz.max_side * scale)
-    map_w = (x_max - x_min) / 2 * side
+    panel = round(sz.panel_height * scale)
+    avail_w = width - ruler - 3 * pad
+    avail_h = round(sz.height * scale) - panel - ruler - 4 * pad
+    cols = max(x_max - x_min, 1) / 2
+    side = min(avail_w / cols, avail_h / max(rows * SQRT3_2, 1e-9), sz.max_side * scale)
+    map_w = cols * side
     map_h = rows * SQRT3_2 * side
-    ox = (board_w - map_w) / 2 - x_min * side / 2
-    oy = (height - map_h) / 2
+    left = ruler + pad
+    ox = left + (avail_w - map_w) / 2 + pad - x_min * side / 2
+    oy = ruler + 2 * pad
+    panel_top = max(round(oy + map_h + 2 * pad), round(sz.min_height * scale) - panel)
     box = (
-        round((board_w - map_w) / 2 - pad),
+        round(ox + x_min * side / 2 - pad),
         round(oy - pad),
-        round((board_w + map_w) / 2 + pad),
+        round(ox + x_max * side / 2 + pad),
         round(oy + map_h + pad),
     )
     return Layout(
         width=width,
-        height=height,
-        board_w=board_w,
+        height=panel_top + panel,
+        panel_top=panel_top,
         scale=scale,
         side=side,
         ox=ox,

@@ -1,19 +1,23 @@
-"""The side panel beside the board: cards, counts, walls left, the players, and preview legends."""
+"""The panel band under the board: the players, the turn, the walls and cards, and the previews' captions.
+
+The band is laid out in columns, each a flow of lines. Every line is one line of text at the phone-readable
+size (``Layout.text``), cut with an ellipsis if it is too long: nothing in the band is smaller.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from engine.state import ACTIONS_PER_TURN, WINNING_SCORE, ActionKind, Phase
 from engine.symbols import SYMBOLS, Cards, Symbol
 from engine.views import GameView
 from rendering.board import thick_line
-from rendering.fonts import drawable, ellipsize, font, text_width
+from rendering.fonts import drawable, ellipsize, font
 from rendering.icons import draw_mark, symbol_icon
 from rendering.layout import Layout
-from rendering.theme import Theme, mix
+from rendering.theme import RGB, Theme, mix
 
 ACTION_NAMES = {
     ActionKind.TAKE_CARD: "take card",
@@ -35,22 +39,13 @@ def player_names(v: GameView, names: Sequence[str] | None, theme: Theme) -> list
     return out
 
 
-def wrap(text: str, size: int, width: int, bold: bool = False, lines: int = 1) -> list[str]:
-    """``text`` broken at spaces into at most ``lines`` lines of at most ``width`` pixels."""
-    out: list[str] = []
-    words = text.split(" ")
-    while words and len(out) < lines - 1:
-        line = words.pop(0)
-        while words and text_width(f"{line} {words[0]}", size, bold) <= width:
-            line += " " + words.pop(0)
-        out.append(line)
-    if words:
-        out.append(ellipsize(" ".join(words), size, width, bold))
-    return out
+def count(n: int, word: str) -> str:
+    """``n`` and ``word``, plural when ``n`` is not 1: "1 wall", "3 walls"."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-class Panel:
-    """A vertical flow of panel content from the top of the panel area."""
+class Band:
+    """The panel band: its box, its text size and line height, and columns across it."""
 
     def __init__(self, im: Image.Image, lay: Layout, theme: Theme) -> None:
         self.im = im
@@ -59,42 +54,98 @@ class Panel:
         self.theme = theme
         self.pal = theme.palette
         self.k = lay.size
-        self.x0 = lay.board_w + self.k(18)
-        self.x1 = lay.width - self.k(18)
-        self.y = self.k(16)
+        self.size = lay.text(theme.sizes.text_font)
+        self.title = lay.text(theme.sizes.title_font)
+        self.line = round(self.size * 1.18)
+        self.top = lay.panel_top + self.k(12)
+        self.bottom = lay.height - self.k(10)
+        self.left = self.k(24)
+        self.right = lay.width - self.k(24)
+
+    def rows(self) -> int:
+        return max(1, (self.bottom - self.top) // self.line)
+
+    def column(self, x0: float, x1: float) -> Column:
+        return Column(self, x0, x1)
+
+    def split(self, *fractions: float) -> list[Column]:
+        """Columns across the band, ``fractions`` of its width each, with a gap between them."""
+        gap = self.k(28)
+        width = self.right - self.left - gap * (len(fractions) - 1)
+        out, x = [], float(self.left)
+        for f in fractions:
+            out.append(self.column(x, x + width * f))
+            x += width * f + gap
+        return out
+
+
+class Column:
+    """A flow of one-line texts from the top of the band."""
+
+    def __init__(self, band: Band, x0: float, x1: float) -> None:
+        self.b = band
+        self.x0 = x0
+        self.x1 = x1
+        self.y = float(band.top)
 
     @property
-    def w(self) -> int:
-        return self.x1 - self.x0
+    def free_rows(self) -> int:
+        return max(0, int((self.b.bottom - self.y) // self.b.line))
+
+    def font(self, bold: bool = False, title: bool = False) -> ImageFont.FreeTypeFont:
+        return font(self.b.title if title else self.b.size, bold, condensed=True)
 
     def text(
         self,
         text: str,
-        size: int,
         bold: bool = False,
-        colour: tuple[int, int, int] | None = None,
+        colour: RGB | None = None,
         x: float | None = None,
-        gap: int = 6,
-        lines: int = 1,
+        title: bool = False,
     ) -> None:
-        """Text at the flow's position, wrapped at word breaks onto up to ``lines`` lines, the last one
-        cut with an ellipsis if it still does not fit."""
-        px = self.k(size)
+        """One line at the flow's position, cut with an ellipsis to the column's width."""
+        size = self.b.title if title else self.b.size
         left = self.x0 if x is None else x
-        width = round(self.x1 - left)
-        for k, line in enumerate(wrap(text, px, width, bold, lines)):
-            if k:
-                self.y += round(px * 1.2)
-            self.d.text((left, self.y), line, font=font(px, bold), fill=colour or self.pal.ink)
-        self.y += round(px * 1.2) + self.k(gap)
+        fitted = ellipsize(text, size, round(self.x1 - left), bold, condensed=True)
+        self.b.d.text((left, self.y), fitted, font=self.font(bold, title), fill=colour or self.b.pal.ink)
+        self.y += round(size * 1.18)
 
-    def rule(self) -> None:
-        self.y += self.k(4)
-        self.d.line([(self.x0, self.y), (self.x1, self.y)], fill=self.pal.panel_line, width=self.k(2))
-        self.y += self.k(10)
+    def mark(self, seat: int, x: float | None = None) -> float:
+        """A player's mark at the start of the current line; returns where the text goes on."""
+        r = self.b.size * 0.36
+        left = self.x0 if x is None else x
+        draw_mark(
+            self.b.d, seat, left + r, self.y + self.b.size * 0.6, r, self.b.theme, width=max(1, self.b.k(2))
+        )
+        return left + 2 * r + self.b.k(10)
 
-    def heading(self, text: str) -> None:
-        self.text(text, self.theme.sizes.small_font, bold=True, colour=self.pal.muted, gap=4)
+    def symbols(self, cards: Cards, label: str, colour: RGB | None = None) -> None:
+        """A label then each symbol with a count above zero, as icon and "×n"; "nothing" when empty."""
+        b = self.b
+        f = self.font()
+        fb = self.font(bold=True)
+        ink = colour or b.pal.ink
+        b.d.text((self.x0, self.y), label, font=f, fill=ink)
+        x = self.x0 + f.getlength(label) + b.k(10)
+        icon = round(b.size * 1.1)
+        if not any(cards):
+            b.d.text((x, self.y), "nothing", font=fb, fill=b.pal.muted)
+        for sym, n in zip(SYMBOLS, cards, strict=True):
+            if not n:
+                continue
+            text = f"×{n}"
+            if x + icon + fb.getlength(text) > self.x1:
+                if self.free_rows < 2:
+                    b.d.text((x, self.y), "…", font=fb, fill=ink)
+                    break
+                self.y += b.line  # on to the next line, indented under the first symbol
+                x = self.x0 + b.k(20)
+            ic = symbol_icon(sym, icon, b.theme)
+            b.im.paste(ic, (round(x), round(self.y + b.size * 0.6 - icon / 2)), ic)
+            x += icon + b.k(2)
+            b.d.text((x, self.y), text, font=fb, fill=ink)
+            x += fb.getlength(text) + b.k(12)
+        self.y += b.line
 
 
 def draw_card(
@@ -105,9 +156,11 @@ def draw_card(
     w: int,
     h: int,
     theme: Theme,
+    name_size: int,
     count: int | None = None,
 ) -> None:
-    """A card face with its symbol and name; ``None`` is an empty slot; ``count`` adds a "×n" corner."""
+    """A card face with its symbol and its name (at ``name_size``); ``None`` is an empty slot; ``count``
+    adds a "×n" corner."""
     pal = theme.palette
     d = ImageDraw.Draw(im)
     r = max(4, w // 10)
@@ -120,7 +173,8 @@ def draw_card(
             outline=pal.panel_line,
             width=line,
         )
-        d.text((x + w / 2, y + h / 2), "empty", font=font(max(10, w // 6)), fill=pal.muted, anchor="mm")
+        f = font(name_size, condensed=True)
+        d.text((x + w / 2, y + h / 2), "empty", font=f, fill=pal.muted, anchor="mm")
         return
     faded = count == 0
     d.rounded_rectangle(
@@ -130,31 +184,32 @@ def draw_card(
         outline=pal.panel_line if faded else pal.ink,
         width=line,
     )
+    name_h = name_size * 1.25
     band = mix(pal.symbol(symbol), pal.white, 0.55 if not faded else 0.85)
     d.rounded_rectangle(
-        (x + line * 2, y + line * 2, x + w - line * 2, y + h * 0.72), radius=r * 0.6, fill=band
+        (x + line * 2, y + line * 2, x + w - line * 2, y + h - name_h), radius=r * 0.6, fill=band
     )
-    size = round(min(w * 0.72, h * 0.5))
+    size = round(min(w * 0.72, (h - name_h) * 0.8))
     icon = symbol_icon(symbol, size, theme)
     if faded:
         icon = icon.copy()
         icon.putalpha(icon.getchannel("A").point(lambda a: a // 4))
-    im.paste(icon, (round(x + (w - size) / 2), round(y + h * 0.37 - size / 2)), icon)
-    name_size = max(10, round(w * 0.16))
+    im.paste(icon, (round(x + (w - size) / 2), round(y + (h - name_h) / 2 - size / 2 + line)), icon)
+    f = font(name_size, condensed=True)
     d.text(
-        (x + w / 2, y + h * 0.86),
-        symbol.value,
-        font=font(name_size, bold=True),
+        (x + w / 2, y + h - name_h / 2 - line),
+        ellipsize(symbol.value, name_size, w - 2 * line, condensed=True),
+        font=f,
         fill=pal.muted if faded else pal.ink,
         anchor="mm",
     )
     if count is not None:
         # The count sits on the card's top-right corner, half outside, clear of the symbol.
-        cs = max(12, round(w * 0.2))
+        cs = name_size
         text = f"×{count}"
-        f = font(cs, True)
-        tw = f.getlength(text)
-        bw, bh = tw + cs * 0.8, cs * 1.4
+        cf = font(cs, True, condensed=True)
+        tw = cf.getlength(text)
+        bw, bh = tw + cs * 0.7, cs * 1.3
         cx, cy = x + w - bw * 0.35, y + bh * 0.1
         fill = pal.panel_line if faded else pal.ink
         d.rounded_rectangle(
@@ -164,283 +219,171 @@ def draw_card(
             outline=pal.white,
             width=line,
         )
-        d.text((cx, cy), text, font=f, fill=pal.white, anchor="mm")
+        d.text((cx, cy), text, font=cf, fill=pal.white, anchor="mm")
 
 
-def _status(v: GameView, names: list[str]) -> tuple[str, str]:
-    """Whose turn it is and what they must do; then which actions they have used."""
+def status(v: GameView) -> str:
+    """What the player on turn (marked ▶ among the players) must or may do now, and which actions they
+    have used (R3, R5–R8; levy at most once, R7.1)."""
     if v.over:
-        return "Game over", ""
-    who = names[v.current]
+        return "Game over"
     if v.phase is Phase.MOVE:
-        return f"{who}: move Alexander", "then up to 2 actions"
-    used = ", ".join(ACTION_NAMES.get(a, str(a)) for a in v.actions_taken)
+        return "Move Alexander first"
     left = ACTIONS_PER_TURN - len(v.actions_taken)
-    return (
-        f"{who}: {left} of {ACTIONS_PER_TURN} actions left",
-        f"used: {used}" if used else "no action used yet",
-    )
+    if not v.actions_taken:
+        return f"{count(left, 'action')} left"
+    if left <= 0:
+        return "No action left"
+    used = ", ".join(ACTION_NAMES.get(a, str(a)) for a in v.actions_taken)
+    return f"{left} left · used {used}"
 
 
-def cards_row(p: Panel, cards: Cards, label: str) -> None:
-    """A label and five small symbol icons with a count each."""
-    size = p.k(p.theme.sizes.small_font)
-    f = font(size, True)
-    p.d.text((p.x0, p.y + size * 0.1), label, font=f, fill=p.pal.ink)
-    x = p.x0 + f.getlength(label) + p.k(10)
-    icon = p.k(24)
-    step = (p.x1 - x) / 5
-    for sym, n in zip(SYMBOLS, cards, strict=True):
-        ic = symbol_icon(sym, icon, p.theme)
-        p.im.paste(ic, (round(x), round(p.y + size * 0.6 - icon / 2)), ic)
-        p.d.text((x + icon + p.k(4), p.y + size * 0.1), str(n), font=f, fill=p.pal.ink if n else p.pal.muted)
-        x += step
-    p.y += icon + p.k(8)
-
-
-def table_section(p: Panel, v: GameView) -> None:
-    """Face-up cards, supply, discard pile and walls left."""
-    sz = p.theme.sizes
-    cw, ch = p.k(sz.card_w), p.k(sz.card_h)
-    top = p.y
-    p.heading("FACE-UP CARDS")
-    for i, sym in enumerate(v.face_up[:2]):
-        draw_card(p.im, p.x0 + i * (cw + p.k(10)), p.y, sym, cw, ch, p.theme)
-    right = p.x0 + 2 * (cw + p.k(10)) + p.k(8)
-    y = top
-    f = font(p.k(sz.text_font))
-    fb = font(p.k(sz.text_font), True)
-    line = round(p.k(sz.text_font) * 1.55)
-    p.d.text((right, y), "Supply", font=f, fill=p.pal.ink)
-    p.d.text((p.x1, y), str(v.supply_size), font=fb, fill=p.pal.ink, anchor="ra")
-    y += line
-    p.d.text((right, y), "Discard", font=f, fill=p.pal.ink)
-    p.d.text((p.x1, y), str(sum(v.discard)), font=fb, fill=p.pal.ink, anchor="ra")
-    y += line + p.k(6)
-    p.d.text((right, y), "Walls left", font=fb, fill=p.pal.muted)
-    y += line
-    swatch = p.k(34)
-    ww = max(4, p.k(8))
-    for colour, label, n in ((p.pal.wall, "black", v.black_left), (p.pal.red_wall, "red", v.red_left)):
-        mid = y + p.k(sz.text_font) * 0.6
-        if colour == p.pal.red_wall:
-            thick_line(p.d, (right + ww, mid), (right + swatch, mid), p.pal.wall, ww + p.k(4))
-        thick_line(p.d, (right + ww, mid), (right + swatch, mid), colour, ww)
-        p.d.text((right + swatch + p.k(12), y), label, font=f, fill=p.pal.ink)
-        p.d.text((p.x1, y), str(n), font=fb, fill=p.pal.warning if n == 0 else p.pal.ink, anchor="ra")
-        y += line
-    p.y = max(p.y + ch, y) + p.k(10)
-    cards_row(p, v.discard, "Discarded")
-
-
-def players_section(p: Panel, v: GameView, names: list[str], final: bool = False) -> None:
-    """Every player: mark, name, score on a track to 100, guards in supply, hand size."""
-    sz = p.theme.sizes
-    tf = p.k(sz.text_font)
-    sf = p.k(sz.small_font)
+def players_column(c: Column, v: GameView, names: list[str]) -> None:
+    """Every player on one line: mark, name, score (with a bar to 100), guards in supply, hand size."""
+    b = c.b
+    pal = b.pal
     winners = set(v.result.winners) if v.result else set()
+    fb = c.font(bold=True)
+    f = c.font()
+    gr = b.size * 0.22
+    guards_w = 4 * (2 * gr + b.k(5))
+    hand_w = f.getlength("99") + b.size * 0.7
+    score_w = max(fb.getlength(str(pl.score)) for pl in v.players)
+    row = min(b.line, (b.bottom - b.top) // max(len(v.players), 1))
     for pl in v.players:
-        top = p.y
-        row_h = round(tf * 1.3 + p.k(sz.track_h) + sf * 1.3 + p.k(18))
+        top = c.y
         current = pl.seat == v.current and not v.over
         if current or pl.seat in winners:
-            p.d.rounded_rectangle(
-                (p.x0 - p.k(8), top - p.k(4), p.x1 + p.k(8), top + row_h - p.k(6)),
-                radius=p.k(8),
-                fill=mix(p.pal.panel, p.pal.player(pl.seat), 0.22),
-                outline=p.pal.ink,
-                width=p.k(2),
+            b.d.rounded_rectangle(
+                (c.x0 - b.k(10), top - b.k(2), c.x1 + b.k(10), top + row - b.k(2)),
+                radius=b.k(10),
+                fill=mix(pal.panel, pal.player(pl.seat), 0.3),
+                outline=pal.ink,
+                width=b.k(2),
             )
-        r = tf * 0.45
-        draw_mark(p.d, pl.seat, p.x0 + r + p.k(2), top + tf * 0.65, r, p.theme, width=max(1, p.k(2)))
-        name = names[pl.seat]
+        x = c.mark(pl.seat)
+        hand_x = c.x1 - hand_w
+        guards_x = hand_x - b.k(14) - guards_w
+        score_x = guards_x - b.k(14)
         prefix = "▶ " if current else ("★ " if pl.seat in winners else "")
         suffix = " (resigned)" if pl.resigned else ""
-        score = str(pl.score)
-        fb = font(tf, True)
-        score_w = fb.getlength(score)
-        x = p.x0 + 2 * r + p.k(12)
-        fitted = ellipsize(prefix + name + suffix, tf, round(p.x1 - x - score_w - p.k(12)), True)
-        p.d.text((x, top), fitted, font=fb, fill=p.pal.muted if pl.resigned else p.pal.ink)
-        p.d.text((p.x1, top), score, font=fb, fill=p.pal.ink, anchor="ra")
-        y = top + round(tf * 1.3)
-        track_h = p.k(sz.track_h)
-        p.d.rounded_rectangle(
-            (p.x0, y, p.x1, y + track_h),
-            radius=track_h / 2,
-            fill=p.pal.white,
-            outline=p.pal.panel_line,
-            width=1,
+        name = ellipsize(
+            prefix + names[pl.seat] + suffix, b.size, round(score_x - score_w - b.k(10) - x), True, True
         )
-        filled = p.x0 + (p.x1 - p.x0) * min(pl.score, WINNING_SCORE) / WINNING_SCORE
-        if pl.score > 0:
-            p.d.rounded_rectangle(
-                (p.x0, y, max(filled, p.x0 + track_h), y + track_h),
-                radius=track_h / 2,
-                fill=p.pal.player(pl.seat),
-                outline=p.pal.ink,
+        b.d.text((x, top), name, font=fb, fill=pal.muted if pl.resigned else pal.ink)
+        b.d.text((score_x, top), str(pl.score), font=fb, fill=pal.ink, anchor="ra")
+        # The score as a bar under the name, to 100 points (R10.2).
+        bar_y = top + b.size * 1.08
+        bar_h = max(2, b.k(b.theme.sizes.track_h))
+        end = x + (score_x - x) * min(pl.score, WINNING_SCORE) / WINNING_SCORE
+        b.d.rectangle((x, bar_y, score_x, bar_y + bar_h), fill=pal.white, outline=pal.panel_line)
+        if pl.score:
+            b.d.rectangle((x, bar_y, max(end, x + bar_h), bar_y + bar_h), fill=pal.player(pl.seat))
+        gx = guards_x
+        for k in range(4):
+            supply = k < pl.guards_in_supply
+            draw_mark(
+                b.d,
+                pl.seat,
+                gx + gr,
+                top + b.size * 0.6,
+                gr,
+                b.theme,
+                fill=None if supply else pal.panel,
+                outline=pal.ink if supply else pal.panel_line,
                 width=1,
             )
-        for tick in range(25, WINNING_SCORE, 25):
-            tx = p.x0 + (p.x1 - p.x0) * tick / WINNING_SCORE
-            p.d.line([(tx, y + 1), (tx, y + track_h - 1)], fill=p.pal.muted, width=1)
-        y += track_h + p.k(6)
-        if not final:
-            f = font(sf)
-            p.d.text((p.x0, y), "guards", font=f, fill=p.pal.muted)
-            gx = p.x0 + f.getlength("guards") + p.k(10)
-            gr = sf * 0.42
-            for k in range(4):
-                supply = k < pl.guards_in_supply
-                draw_mark(
-                    p.d,
-                    pl.seat,
-                    gx + gr,
-                    y + sf * 0.62,
-                    gr,
-                    p.theme,
-                    fill=None if supply else p.pal.panel,
-                    outline=p.pal.ink if supply else p.pal.panel_line,
-                    width=1,
-                )
-                gx += 2 * gr + p.k(6)
-            hand = f"{pl.hand_size} card{'s' if pl.hand_size != 1 else ''} in hand"
-            p.d.text((p.x1, y), hand, font=f, fill=p.pal.ink, anchor="ra")
-        p.y = top + row_h
+            gx += 2 * gr + b.k(5)
+        # The hand: a small card with the number of cards in it (R2.5: the count is public).
+        cw, ch = b.size * 0.42, b.size * 0.62
+        cy = top + b.size * 0.6
+        b.d.rounded_rectangle(
+            (hand_x, cy - ch / 2, hand_x + cw, cy + ch / 2), radius=b.k(3), fill=pal.white, outline=pal.ink
+        )
+        b.d.text((hand_x + cw + b.k(6), top), str(pl.hand_size), font=fb, fill=pal.ink)
+        c.y = top + row
 
 
-def legend(p: Panel) -> None:
-    """The five symbols with their names, pinned to the bottom of the panel."""
-    sf = p.k(p.theme.sizes.small_font) - p.k(2)
-    icon = p.k(30)
-    y = p.lay.height - icon - sf - p.k(18)
-    step = (p.x1 - p.x0) / 5
-    for i, sym in enumerate(SYMBOLS):
-        cx = p.x0 + step * (i + 0.5)
-        ic = symbol_icon(sym, icon, p.theme)
-        p.im.paste(ic, (round(cx - icon / 2), round(y)), ic)
-        p.d.text((cx, y + icon + p.k(3)), sym.value, font=font(sf), fill=p.pal.muted, anchor="ma")
+def walls_line(c: Column, v: GameView) -> None:
+    """ "Walls" with a black and a red swatch and how many of each are left (R2.1, R3.6)."""
+    b = c.b
+    f, fb = c.font(), c.font(bold=True)
+    b.d.text((c.x0, c.y), "Walls", font=f, fill=b.pal.ink)
+    x = c.x0 + f.getlength("Walls") + b.k(14)
+    mid = c.y + b.size * 0.6
+    ww = max(4, b.k(9))
+    swatch = b.k(40)
+    for colour, n in ((b.pal.wall, v.black_left), (b.pal.red_wall, v.red_left)):
+        if colour == b.pal.red_wall:
+            thick_line(b.d, (x + ww, mid), (x + swatch, mid), b.pal.wall, ww + b.k(4))
+        thick_line(b.d, (x + ww, mid), (x + swatch, mid), colour, ww)
+        x += swatch + b.k(10)
+        b.d.text((x, c.y), str(n), font=fb, fill=b.pal.warning if n == 0 else b.pal.ink)
+        x += fb.getlength(str(n)) + b.k(24)
+    c.y += b.line
+
+
+def face_up_cards(b: Band, x0: float, x1: float, v: GameView) -> None:
+    """The two face-up cards (R2.4), as large as the band allows."""
+    gap = b.k(16)
+    h = b.bottom - b.top
+    w = min(round((x1 - x0 - gap) / 2), h)
+    for i, sym in enumerate(v.face_up[:2]):
+        draw_card(b.im, x1 - (2 - i) * w - (1 - i) * gap, b.top, sym, w, h, b.theme, b.size)
 
 
 def board_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:
-    p = Panel(im, lay, theme)
-    p.text(f"Turn {v.turn}", theme.sizes.title_font, bold=True, gap=2)
-    status, used = _status(v, names)
-    p.text(status, theme.sizes.text_font, bold=True, gap=0)
-    p.text(used, theme.sizes.small_font, colour=theme.palette.muted, gap=0)
-    p.rule()
-    table_section(p, v)
-    p.rule()
-    players_section(p, v, names)
-    legend(p)
-
-
-def colour_chip(p: Panel, x: float, y: float, seat: int) -> None:
-    """A player's mark inline with text (for names in preview legends)."""
-    r = p.k(p.theme.sizes.text_font) * 0.42
-    draw_mark(p.d, seat, x + r, y + r * 1.4, r, p.theme, width=1)
-
-
-def symbol_counts(p: Panel, cards: Cards, label: str, colour: tuple[int, int, int] | None = None) -> None:
-    """A label then each symbol with a count above zero, as icon and "×n"; "nothing" when empty."""
-    sz = p.theme.sizes
-    tf = p.k(sz.text_font)
-    f = font(tf, True)
-    p.d.text((p.x0, p.y), label, font=font(tf), fill=colour or p.pal.ink)
-    x = p.x0 + font(tf).getlength(label) + p.k(10)
-    icon = round(tf * 1.4)
-    if not any(cards):
-        p.d.text((x, p.y), "nothing", font=f, fill=p.pal.muted)
-    for sym, n in zip(SYMBOLS, cards, strict=True):
-        if not n:
-            continue
-        if x + icon + f.getlength(f"×{n}") > p.x1:
-            x = p.x0 + p.k(20)
-            p.y += icon + p.k(6)
-        ic = symbol_icon(sym, icon, p.theme)
-        p.im.paste(ic, (round(x), round(p.y + tf * 0.6 - icon / 2)), ic)
-        x += icon + p.k(2)
-        p.d.text((x, p.y), f"×{n}", font=f, fill=colour or p.pal.ink)
-        x += f.getlength(f"×{n}") + p.k(12)
-    p.y += max(icon, tf) + p.k(8)
-
-
-def final_section(p: Panel, v: GameView, names: list[str]) -> None:
-    """The final ranking, winners first, with the reason the game ended."""
-    res = v.result
-    scores = res.scores if res else tuple(pl.score for pl in v.players)
-    winners = set(res.winners) if res else set()
-    reasons = {
-        "walls": "the walls ran out",
-        "no-space": "Alexander had nowhere to go",
-        "points": f"{WINNING_SCORE} points were reached",
-        "resignations": "the other players resigned",
-        "agreed": "the players agreed to end it",
-    }
-    if res is not None:
-        p.text(
-            f"Ended because {reasons.get(str(res.reason), str(res.reason))}.",
-            p.theme.sizes.small_font,
-            colour=p.pal.muted,
-            lines=2,
-        )
-    won = [names[i] for i in sorted(winners)]
-    if won:
-        label = "Winner" if len(won) == 1 else "Winners (shared)"
-        p.text(f"{label}: {', '.join(won)}", p.theme.sizes.text_font, bold=True, lines=2)
-    p.rule()
-    order = sorted(range(len(v.players)), key=lambda i: (-scores[i], i))
-    tf = p.k(p.theme.sizes.title_font)
-    for rank, seat in enumerate(order, start=1):
-        top = p.y
-        if seat in winners:
-            p.d.rounded_rectangle(
-                (
-                    p.x0 - p.k(8),
-                    top - p.k(4),
-                    p.x1 + p.k(8),
-                    top + tf * 1.3 + p.k(p.theme.sizes.track_h) + p.k(8),
-                ),
-                radius=p.k(8),
-                fill=mix(p.pal.panel, p.pal.player(seat), 0.3),
-                outline=p.pal.ink,
-                width=p.k(2),
-            )
-        fb = font(tf, True)
-        p.d.text((p.x0, top), f"{rank}.", font=fb, fill=p.pal.ink)
-        r = tf * 0.4
-        mx = p.x0 + fb.getlength("4.") + p.k(10)
-        draw_mark(p.d, seat, mx + r, top + tf * 0.62, r, p.theme, width=p.k(2))
-        score = str(scores[seat])
-        nx = mx + 2 * r + p.k(10)
-        name = ellipsize(names[seat], tf, round(p.x1 - nx - fb.getlength(score) - p.k(14)), True)
-        p.d.text((nx, top), name, font=fb, fill=p.pal.ink)
-        p.d.text((p.x1, top), score, font=fb, fill=p.pal.ink, anchor="ra")
-        y = round(top + tf * 1.3)
-        track_h = p.k(p.theme.sizes.track_h)
-        p.d.rounded_rectangle(
-            (nx, y, p.x1, y + track_h),
-            radius=track_h / 2,
-            fill=p.pal.white,
-            outline=p.pal.panel_line,
-            width=1,
-        )
-        filled = nx + (p.x1 - nx) * min(scores[seat], WINNING_SCORE) / WINNING_SCORE
-        if scores[seat] > 0:
-            p.d.rounded_rectangle(
-                (nx, y, max(filled, nx + track_h), y + track_h),
-                radius=track_h / 2,
-                fill=p.pal.player(seat),
-                outline=p.pal.ink,
-                width=1,
-            )
-        p.y = round(y + track_h + p.k(16))
-    p.rule()
+    """The board's band: the players; the turn, the walls and the cards; the face-up cards."""
+    b = Band(im, lay, theme)
+    players, turn, cards = b.split(0.38, 0.35, 0.27)
+    players_column(players, v, names)
+    turn.text(f"Turn {v.turn}", bold=True, title=True)
+    turn.text(status(v), bold=True)
+    walls_line(turn, v)
+    turn.text(f"Supply {v.supply_size} · discard {sum(v.discard)}")
+    face_up_cards(b, cards.x0, cards.x1, v)
 
 
 def end_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:
-    p = Panel(im, lay, theme)
-    p.text("Game over", theme.sizes.big_font, bold=True, gap=2)
-    p.text(f"after {v.turn} turns", theme.sizes.text_font, colour=theme.palette.muted, gap=4)
-    final_section(p, v, names)
-    legend(p)
+    """The end's band: the ranking, winners first (R10.3), and why the game ended."""
+    b = Band(im, lay, theme)
+    ranking, about = b.split(0.5, 0.5)
+    res = v.result
+    scores = res.scores if res else tuple(pl.score for pl in v.players)
+    winners = set(res.winners) if res else set()
+    order = sorted(range(len(v.players)), key=lambda i: (-scores[i], i))
+    fb = ranking.font(bold=True)
+    row = min(b.line, (b.bottom - b.top) // max(len(order), 1))
+    for rank, seat in enumerate(order, start=1):
+        top = ranking.y
+        if seat in winners:
+            b.d.rounded_rectangle(
+                (ranking.x0 - b.k(10), top - b.k(2), ranking.x1 + b.k(10), top + row - b.k(2)),
+                radius=b.k(10),
+                fill=mix(b.pal.panel, b.pal.player(seat), 0.3),
+                outline=b.pal.ink,
+                width=b.k(2),
+            )
+        b.d.text((ranking.x0, top), f"{rank}.", font=fb, fill=b.pal.ink)
+        x = ranking.mark(seat, ranking.x0 + fb.getlength("4.") + b.k(10))
+        score = str(scores[seat])
+        star = "★ " if seat in winners else ""
+        room = round(ranking.x1 - x - fb.getlength(score) - b.k(14))
+        b.d.text((x, top), ellipsize(star + names[seat], b.size, room, True, True), font=fb, fill=b.pal.ink)
+        b.d.text((ranking.x1, top), score, font=fb, fill=b.pal.ink, anchor="ra")
+        ranking.y = top + row
+    reasons = {
+        "walls": "The walls ran out.",
+        "no-space": "Alexander had nowhere to go.",
+        "points": f"{WINNING_SCORE} points were reached.",
+        "resignations": "The other players resigned.",
+        "agreed": "The players agreed to end it.",
+    }
+    about.text("Game over", bold=True, title=True)
+    about.text(f"after {count(v.turn, 'turn')}", colour=b.pal.muted)
+    won = [names[i] for i in sorted(winners)]
+    if won:
+        label = "Winner" if len(won) == 1 else "Shared win"
+        about.text(f"{label}: {', '.join(won)}", bold=True)
+    if res is not None:
+        about.text(reasons.get(str(res.reason), str(res.reason)))

@@ -21,16 +21,9 @@ from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
 from rendering.fonts import drawable, ellipsize, font
-from rendering.layout import XY, Layout
-from rendering.panel import (
-    Panel,
-    board_panel,
-    colour_chip,
-    draw_card,
-    end_panel,
-    player_names,
-    symbol_counts,
-)
+from rendering.labels import Box, marker_box, marker_radius, overlap, square
+from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
+from rendering.panel import Band, board_panel, count, draw_card, end_panel, player_names
 from rendering.theme import DEFAULT_THEME, RGB, Theme
 
 # --- Encoding -------------------------------------------------------------------------------------
@@ -43,13 +36,25 @@ def _palette_image(theme: Theme) -> Image.Image:
     return im
 
 
-def encode(im: Image.Image, theme: Theme = DEFAULT_THEME) -> bytes:
-    """PNG bytes of a picture mapped onto the theme's fixed palette: about a third the size and half the
-    encoding time of an RGB PNG, and deterministic (no adaptive quantizer)."""
+# zlib level 3 rather than the default 6: on a mid-game board of palette pixels it compresses in under half
+# the time for about 15 % more bytes (benchmarks/bench_render.py prints both side by side).
+COMPRESS_LEVEL = 3
+
+
+def encode(im: Image.Image, theme: Theme = DEFAULT_THEME, compress_level: int = COMPRESS_LEVEL) -> bytes:
+    """PNG bytes of a picture mapped onto the theme's fixed palette: about a third the size and a fifth of
+    the encoding time of an RGB PNG, and deterministic (no adaptive quantizer). Discord shows it inline."""
     rgb = im if im.mode == "RGB" else im.convert("RGB")
     q = rgb.quantize(palette=_palette_image(theme), dither=Image.Dither.NONE)
     out = io.BytesIO()
-    q.save(out, "PNG", compress_level=6)
+    q.save(out, "PNG", compress_level=compress_level)
+    return out.getvalue()
+
+
+def encode_rgb(im: Image.Image, compress_level: int = 6) -> bytes:
+    """The plain encoding, an RGB PNG at zlib's default level: kept as the benchmark's baseline."""
+    out = io.BytesIO()
+    im.save(out, "PNG", compress_level=compress_level)
     return out.getvalue()
 
 
@@ -57,7 +62,7 @@ def encode(im: Image.Image, theme: Theme = DEFAULT_THEME) -> bytes:
 
 
 def board_picture(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> Image.Image:
     im, lay = b.board_image(v, width, theme)
     board_panel(im, v, lay, player_names(v, names, theme), theme)
@@ -65,14 +70,14 @@ def board_picture(
 
 
 def render_board(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     """The whole board with the side panel, after any change (use the public view)."""
     return encode(board_picture(v, names, width, theme), theme)
 
 
 def render_end(
-    v: GameView, names: Sequence[str] | None = None, width: int = 1600, theme: Theme = DEFAULT_THEME
+    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
 ) -> bytes:
     """The final board with the final scores and the winner(s)."""
     im, lay = b.board_image(v, width, theme)
@@ -96,22 +101,22 @@ def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = D
     seat = v.viewer
     shown = drawable(name) or pal.player_names[seat % len(pal.player_names)]
     margin = round(36 * k)
-    tf = round(32 * k)
+    tf = max(min_text_px(width), round(36 * k))
     r = tf * 0.42
     from rendering.icons import draw_mark
 
     draw_mark(d, seat, margin + r, margin + tf * 0.62, r, theme, width=max(1, round(2 * k)))
     n = total(v.hand)
-    count = f"{n} card{'s' if n != 1 else ''}"
-    cf = font(round(24 * k))
-    title_w = width - 2 * margin - 2 * r - cf.getlength(count) - 30 * k
+    cards = _count(n, "card")
+    cf = font(tf, condensed=True)
+    title_w = width - 2 * margin - 2 * r - cf.getlength(cards) - 30 * k
     d.text(
         (margin + 2 * r + 12 * k, margin),
-        ellipsize(f"{shown}'s hand", tf, round(title_w), True),
-        font=font(tf, True),
+        ellipsize(f"{shown}'s hand", tf, round(title_w), True, condensed=True),
+        font=font(tf, True, condensed=True),
         fill=pal.ink,
     )
-    d.text((width - margin, margin + tf * 0.2), count, font=cf, fill=pal.muted, anchor="ra")
+    d.text((width - margin, margin), cards, font=cf, fill=pal.muted, anchor="ra")
     gap = round(30 * k)
     cw = (width - 2 * margin - 4 * gap) // 5
     ch = round(cw * 1.38)
@@ -128,7 +133,7 @@ def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = D
                 outline=pal.ink,
                 width=max(1, round(2 * k)),
             )
-        draw_card(im, x, top, sym, cw, ch, theme, count=c)
+        draw_card(im, x, top, sym, cw, ch, theme, tf, count=c)
     return encode(im, theme)
 
 
@@ -155,12 +160,18 @@ def destination_letters(targets: Sequence[Target]) -> list[tuple[str, Point]]:
 def _marker(
     d: ImageDraw.ImageDraw, at: XY, text: str, lay: Layout, theme: Theme, fill: RGB, ink: RGB | None = None
 ) -> None:
-    size = lay.size(theme.sizes.point_font)
-    f = font(size, True)
-    r = max(size * 0.8, f.getlength(text) / 2 + size * 0.3)
-    x, y = at
-    d.ellipse((x - r, y - r, x + r, y + r), fill=fill, outline=theme.palette.ink, width=max(2, lay.size(2)))
-    d.text((x, y), text, font=f, fill=ink or b.readable_on(fill, theme), anchor="mm")
+    """A round marker with a letter or number (a pill for longer texts), as ``marker_box`` measures it."""
+    size = lay.text(theme.sizes.point_font)
+    f = font(size, True, condensed=True)
+    x0, y0, x1, y1 = marker_box(at, text, lay, theme)
+    line = max(2, lay.size(2))
+    if x1 - x0 <= y1 - y0 + 1:
+        d.ellipse((x0, y0, x1, y1), fill=fill, outline=theme.palette.ink, width=line)
+    else:
+        # Rounded a hair less than a half circle: Pillow trips over exact half circles in floats.
+        r = (y1 - y0) / 2 - 0.5
+        d.rounded_rectangle((x0, y0, x1, y1), radius=r, fill=fill, outline=theme.palette.ink, width=line)
+    d.text(at, text, font=f, fill=ink or b.readable_on(fill, theme), anchor="mm")
 
 
 def _outline_spaces(
@@ -177,13 +188,26 @@ def _preview_image(
     width: int,
     theme: Theme,
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
+    avoid: Sequence[Box] = (),
 ) -> tuple[Image.Image, Layout]:
-    """The board for a preview: no last-move highlight, so that the preview's own marks stand out."""
-    return b.board_image(v, width, theme, last_move=False, under_walls=under_walls)
+    """The board for a preview: no last-move highlight, so that the preview's own marks stand out, and no
+    label under the preview's markers (``avoid``)."""
+    return b.board_image(v, width, theme, last_move=False, under_walls=under_walls, avoid=avoid)
 
 
 def _mover(v: GameView) -> int:
     return v.viewer if v.viewer is not None else v.current
+
+
+def _grid(band: Band, x0: float, x1: float, n: int, min_w: float) -> tuple[list[tuple[float, float]], int]:
+    """Cells for ``n`` list entries in the band between ``x0`` and ``x1``: columns at least ``min_w`` wide,
+    filled top to bottom; returns the cells' top-left corners (reading down each column) and the cell
+    width. Entries beyond the cells are summed up by the caller."""
+    cols = max(1, int((x1 - x0) // min_w))
+    rows = band.rows()
+    w = (x1 - x0) / cols
+    cells = [(x0 + c * w, float(band.top + r * band.line)) for c in range(cols) for r in range(rows)]
+    return cells[:n], round(w)
 
 
 def render_move_preview(
@@ -191,68 +215,63 @@ def render_move_preview(
     targets: Sequence[Target],
     symbol: Symbol | None = None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
-    """Every legal destination point for a target symbol, labelled A, B, C… (see ``destination_letters``)."""
+    """Every legal destination point for a target symbol (R3.2, R3.4), labelled A, B, C… (see
+    ``destination_letters``), with the new walls a path there places (R3.5)."""
     pal = theme.palette
     spaces = [t.space for t in targets]
+    lay = layout(v.map, width, theme)
+    letters = destination_letters(targets)
 
     def outline(d: ImageDraw.ImageDraw, lay: Layout) -> None:
         _outline_spaces(d, spaces, lay, pal.highlight, max(3, lay.of_side(0.09)))
 
-    im, lay = _preview_image(v, width, theme, outline)
+    avoid = [marker_box(lay.px(at), letter, lay, theme) for letter, at in letters]
+    im, lay = _preview_image(v, width, theme, outline, avoid)
     d = ImageDraw.Draw(im)
-    letters = destination_letters(targets)
     for letter, at in letters:
         _marker(d, lay.px(at), letter, lay, theme, pal.white, pal.highlight)
     if symbol is None and targets:
         symbol = v.map.symbol.get(targets[0].space)
     all_names = player_names(v, names, theme)
-    p = Panel(im, lay, theme)
-    title = f"Move: {symbol.value}" if symbol else "Move"
-    p.text(title, theme.sizes.title_font, bold=True, gap=2)
-    p.text(f"{all_names[_mover(v)]}: choose a point", theme.sizes.text_font, gap=2)
-    p.text(f"Alexander is at {point_label(v.alexander)}", theme.sizes.small_font, colour=pal.muted)
-    if targets:
-        closest = _count(targets[0].distance, "side")
-        p.text(
-            f"closest {symbol.value if symbol else 'target'}: {closest} away",
-            theme.sizes.small_font,
-            colour=pal.muted,
-            lines=2,
-        )
-        p.text("walls: the new walls a path there places", theme.sizes.small_font, colour=pal.muted)
-    p.rule()
+    band = Band(im, lay, theme)
+    head, rest = band.split(0.4, 0.6)
+    head.text(f"Move: {symbol.value}" if symbol else "Move", bold=True, title=True)
+    head.text(f"{all_names[_mover(v)]}: choose a point", bold=True)
+    head.text(f"Alexander is at {point_label(v.alexander)}", colour=pal.muted)
     if not targets:
-        p.text("No empty space shows this symbol.", theme.sizes.text_font, colour=pal.warning)
+        head.text("No empty space shows this symbol.", colour=pal.warning)
+        return encode(im, theme)
+    head.text(f"closest: {_count(targets[0].distance, 'side')} away", colour=pal.muted)
     options = {c.point: c for t in targets for c in t.corners}
-    tf = lay.size(theme.sizes.text_font)
-    label_w = max((font(tf, True).getlength(point_label(pt)) for _, pt in letters), default=0)
-    detail_x = p.x0 + tf * 2.2 + label_w + tf * 0.6
-    for letter, pt in letters:
+    f, fb = font(band.size, condensed=True), font(band.size, True, condensed=True)
+    cells, cw = _grid(band, rest.x0, rest.x1, len(letters), band.size * 7.4)
+    if len(cells) < len(letters):
+        cells = cells[:-1]
+    for (x, y), (letter, pt) in zip(cells, letters, strict=False):
         c = options[pt]
-        if p.y > lay.height - tf * 2:
-            p.text(f"… and {len(letters) - letters.index((letter, pt))} more", theme.sizes.small_font)
-            break
-        top = p.y
-        _marker(p.d, (p.x0 + tf * 0.8, top + tf * 0.7), letter, lay, theme, pal.white, pal.highlight)
-        paths = f"{_count(c.distance, 'side')} · {_count(c.paths, 'path')}"
-        p.d.text((p.x0 + tf * 2.2, top), point_label(pt), font=font(tf, True), fill=pal.ink)
+        r = marker_radius(letter, lay.text(theme.sizes.point_font))[0]
+        _marker(band.d, (x + r, y + band.size * 0.6), letter, lay, theme, pal.white, pal.highlight)
+        tx = x + 2 * r + band.k(10)
+        label = point_label(pt)
+        band.d.text((tx, y), label, font=fb, fill=pal.ink)
         walls = (
             _count(c.fewest_walls, "wall")
             if c.fewest_walls == c.most_walls
-            else (f"{c.fewest_walls}–{c.most_walls} walls")
+            else f"{c.fewest_walls}–{c.most_walls} walls"
         )
-        detail = f"{paths} · {walls}"
-        sf = lay.size(theme.sizes.small_font)
-        p.d.text(
-            (detail_x, top + (tf - sf) * 0.6),
-            ellipsize(detail, sf, round(p.x1 - detail_x)),
-            font=font(sf),
+        wx = tx + fb.getlength(label) + band.k(12)
+        band.d.text(
+            (wx, y),
+            ellipsize(walls, band.size, round(x + cw - wx - band.k(8)), False, True),
+            font=f,
             fill=pal.ink,
         )
-        p.y = round(top + tf * 1.9)
+    if len(cells) < len(letters):
+        x, y = _grid(band, rest.x0, rest.x1, len(letters), band.size * 7.4)[0][len(cells)]
+        band.d.text((x, y), f"… {len(letters) - len(cells)} more", font=f, fill=pal.muted)
     return encode(im, theme)
 
 
@@ -286,15 +305,24 @@ def render_path_preview(
     corner: Point | CornerOption,
     paths: Sequence[PathOption],
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
+    *,
+    confirm: bool = False,
+    ends_game: bool = False,
 ) -> bytes:
-    """Every shortest path to a chosen point, each in its own style and numbered 1, 2, 3…, with the new
-    walls each one needs. The numbers follow the order of ``paths``."""
+    """Every shortest path to a chosen point (R3.4), each in its own style and numbered 1, 2, 3…, with the new
+    walls each one needs (R3.5). The numbers follow the order of ``paths``.
+
+    With ``confirm`` it is the guided move's confirm step: ``paths`` holds the one chosen path, and the
+    caption says what the move will do (walls placed, black and red, R3.6) instead of asking for a choice.
+    ``ends_game`` (computed by the engine, passed on by the caller) flags a move after which the game ends
+    (R10.1)."""
+    if confirm and len(paths) != 1:
+        raise ValueError("the confirm form shows exactly one chosen path")
     pal = theme.palette
     point = corner.point if isinstance(corner, CornerOption) else corner
-    im, lay = _preview_image(v, width, theme)
-    d = ImageDraw.Draw(im)
+    lay = layout(v.map, width, theme)
     n = len(paths)
     usage: Counter[tuple[Point, Point]] = Counter()
     for opt in paths:
@@ -302,22 +330,19 @@ def render_path_preview(
             usage[(min(a, c), max(a, c))] += 1
     line_w = max(4, lay.of_side(0.08))
     spread = min(lay.of_side(0.3), line_w * 1.6 * max(n - 1, 0)) if n > 1 else 0
-    labels: list[tuple[XY, int]] = []
-    # Numbers keep clear of each other, of Alexander and of the chosen point where they can.
-    taken: list[XY] = [lay.px(v.alexander), lay.px(point)]
-    clear = lay.size(theme.sizes.point_font) * 1.9
     lines = [
         _offset_polyline([lay.px(q) for q in opt.points], (i / (n - 1) - 0.5) * spread if n > 1 else 0.0)
         for i, opt in enumerate(paths)
     ]
-    # White casings first, under every path: dashes read against any land, and crossings stay clear.
-    for pts in lines:
-        _styled_polyline(d, pts, pal.white, line_w + lay.size(4), None, lay)
-    for i, (opt, pts) in enumerate(zip(paths, lines, strict=True)):
-        colour, dash = _path_style(i, theme)
-        _styled_polyline(d, pts, colour, line_w, dash, lay)
-        segs = list(zip(opt.points, opt.points[1:], strict=False))
-        if segs:
+    # Numbers keep clear of each other, of Alexander and of the chosen point where they can.
+    star = marker_box(lay.px(point), "★", lay, theme)
+    taken: list[Box] = [star, square(lay.px(v.alexander), lay.of_side(theme.sizes.alexander_s * 2))]
+    labels: list[tuple[XY, int]] = []
+    if not confirm:
+        for i, (opt, pts) in enumerate(zip(paths, lines, strict=True)):
+            segs = list(zip(opt.points, opt.points[1:], strict=False))
+            if not segs:
+                continue
             # The number goes on a side that few other paths share, near the middle of the path.
             mid = (len(segs) - 1) / 2
             order = sorted(
@@ -328,48 +353,93 @@ def render_path_preview(
                 for k in order
                 for t in (0.5, 0.3, 0.7)
             ]
-            at = next((s for s in spots if all(math.dist(s, q) >= clear for q in taken)), spots[0])
-            taken.append(at)
+            text = str(i + 1)
+            at = next(
+                (q for q in spots if not any(overlap(marker_box(q, text, lay, theme), o) for o in taken)),
+                spots[0],
+            )
+            taken.append(marker_box(at, text, lay, theme))
             labels.append((at, i))
+    im, lay = _preview_image(v, width, theme, avoid=taken)
+    d = ImageDraw.Draw(im)
+    # White casings first, under every path: dashes read against any land, and crossings stay clear.
+    for pts in lines:
+        _styled_polyline(d, pts, pal.white, line_w + lay.size(4), None, lay)
+    for i, pts in enumerate(lines):
+        colour, dash = _path_style(i, theme)
+        _styled_polyline(d, pts, colour, line_w, dash, lay)
     for at, i in labels:
         _marker(d, at, str(i + 1), lay, theme, _path_style(i, theme)[0])
     _marker(d, lay.px(point), "★", lay, theme, pal.white, pal.highlight)
-    all_names = player_names(v, names, theme)
-    p = Panel(im, lay, theme)
-    p.text(f"Paths to {point_label(point)}", theme.sizes.title_font, bold=True, gap=2)
-    p.text(f"{all_names[_mover(v)]}: choose a path", theme.sizes.text_font, gap=2)
-    p.text(f"from Alexander at {point_label(v.alexander)}", theme.sizes.small_font, colour=pal.muted)
-    p.rule()
+    who = player_names(v, names, theme)[_mover(v)]
+    band = Band(im, lay, theme)
+    if confirm:
+        _confirm_caption(band, v, point, paths[0], who, ends_game)
+        return encode(im, theme)
+    head, rest = band.split(0.4, 0.6)
+    head.text(f"Paths to {point_label(point)}", bold=True, title=True)
+    head.text(f"{who}: choose a path", bold=True)
+    head.text(f"from Alexander at {point_label(v.alexander)}", colour=pal.muted)
+    if ends_game:
+        head.text("It ends the game.", bold=True, colour=pal.warning)
     if not paths:
-        p.text("No path to this point.", theme.sizes.text_font, colour=pal.warning)
-    tf = lay.size(theme.sizes.text_font)
-    sf = lay.size(theme.sizes.small_font)
-    row = round(tf * 1.75)
-    for i, opt in enumerate(paths):
-        if p.y > lay.height - row:
-            p.text(f"… and {n - i} more", theme.sizes.small_font)
-            break
-        top = p.y
+        head.text("No path to this point.", colour=pal.warning)
+    fb = font(band.size, True, condensed=True)
+    cells, cw = _grid(band, rest.x0, rest.x1, n, band.size * 7.2)
+    shown = len(cells) if len(cells) >= n else len(cells) - 1
+    for (x, y), i in zip(cells[:shown], range(n), strict=False):
+        opt = paths[i]
         colour, dash = _path_style(i, theme)
-        _marker(p.d, (p.x0 + tf * 0.8, top + tf * 0.7), str(i + 1), lay, theme, colour)
-        sx = p.x0 + tf * 2
-        _styled_polyline(
-            p.d, [(sx, top + tf * 0.7), (sx + tf * 2.2, top + tf * 0.7)], colour, line_w, dash, lay
+        r = marker_radius(str(i + 1), lay.text(theme.sizes.point_font))[0]
+        cy = y + band.size * 0.6
+        _marker(band.d, (x + r, cy), str(i + 1), lay, theme, colour)
+        sx = x + 2 * r + band.k(10)
+        sample = band.size * 1.4
+        _styled_polyline(band.d, [(sx, cy), (sx + sample, cy)], colour, line_w, dash, lay)
+        tx = sx + sample + band.k(12)
+        text = _count(len(opt.new_walls), "wall")
+        band.d.text(
+            (tx, y), ellipsize(text, band.size, round(x + cw - tx), True, True), font=fb, fill=pal.ink
         )
-        walls = len(opt.new_walls)
-        text = f"{walls} new wall{'s' if walls != 1 else ''}"
-        p.d.text((sx + tf * 2.8, top), text, font=font(tf, True), fill=pal.ink)
-        via = " ".join(point_label(q) for q in opt.points[1:-1])
-        if via:
-            vx = sx + tf * 2.8 + font(tf, True).getlength(text) + tf * 0.6
-            p.d.text(
-                (vx, top + (tf - sf) * 0.6),
-                ellipsize("via " + via, sf, round(p.x1 - vx)),
-                font=font(sf),
-                fill=pal.muted,
-            )
-        p.y = top + row
+    if shown < n:
+        x, y = cells[-1]
+        band.d.text((x, y), f"… {n - shown} more", font=font(band.size, condensed=True), fill=pal.muted)
     return encode(im, theme)
+
+
+def wall_split(new_walls: int, black_left: int) -> tuple[int, int]:
+    """R3.6: how many black and red walls a path with ``new_walls`` new walls places."""
+    black = min(new_walls, black_left)
+    return black, new_walls - black
+
+
+def _confirm_caption(
+    band: Band, v: GameView, point: Point, path: PathOption, who: str, ends_game: bool
+) -> None:
+    """The confirm form's caption: what pressing Confirm will do (R3.4–R3.6, R10.1)."""
+    pal = band.pal
+    head, walls, end = band.split(0.36, 0.32, 0.32)
+    head.text("Confirm the move", bold=True, title=True)
+    head.text(f"Alexander to {point_label(point)}", bold=True)
+    head.text(f"from {point_label(v.alexander)}, by {who}")
+    black, red = wall_split(len(path.new_walls), v.black_left)
+    if not path.new_walls:
+        walls.text("Places no wall", bold=True)
+        walls.text("(it runs along walls)", colour=pal.muted)
+    elif not black:
+        walls.text(f"Places {_count(red, 'red wall')}", bold=True, colour=pal.warning)
+    else:
+        walls.text(f"Places {_count(black, 'black wall')}", bold=True)
+        if red:
+            walls.text(f"and {_count(red, 'red wall')}", bold=True, colour=pal.warning)
+    walls.text(f"{v.black_left - black} black left after it", colour=pal.muted)
+    if ends_game:
+        end.text("This move ends", bold=True, colour=pal.warning)
+        end.text("the game.", bold=True, colour=pal.warning)
+        end.text("Your actions follow,")
+        end.text("then nobody plays on.")
+    else:
+        end.text("The game goes on.", colour=pal.muted)
 
 
 def _offset_polyline(pts: list[XY], offset: float) -> list[XY]:
@@ -399,10 +469,11 @@ def render_province_preview(
     province_id: int,
     plan: OccupyPlan | None,
     names: Sequence[str] | None = None,
-    width: int = 1600,
+    width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
 ) -> bytes:
-    """A province outlined, with the guards and cards that occupying or taking it over would cost."""
+    """A province outlined, with the guards and cards that occupying (R6.1–R6.2) or taking it over (R6.3–R6.4)
+    would cost."""
     pal = theme.palette
     prov = next((p for p in v.provinces if p.id == province_id), None)
     if prov is None:
@@ -419,64 +490,55 @@ def render_province_preview(
         for _, sd in boundary:
             b.thick_line(d, lay.px(sd[0]), lay.px(sd[1]), pal.highlight, w)
 
-    im, lay = _preview_image(v, width, theme, outline)
-    d = ImageDraw.Draw(im)
+    lay = layout(v.map, width, theme)
     mover = _mover(v)
+    ghost = lay.of_side(theme.sizes.guard_s) * 2.6
+    avoid = [square(lay.centre(s), ghost) for s in (plan.guards if plan is not None else ())]
+    im, lay = _preview_image(v, width, theme, outline, avoid)
+    d = ImageDraw.Draw(im)
     if plan is not None:
         for s in plan.guards:
             b.ghost_guard(d, mover, lay.centre(s), lay, theme)
     all_names = player_names(v, names, theme)
-    p = Panel(im, lay, theme)
+    band = Band(im, lay, theme)
+    head, cost, verdict = band.split(0.33, 0.4, 0.27)
     take_over = prov.owner is not None and prov.owner != mover
     verb = "Take over" if take_over else "Occupy"
-    p.text(f"{verb} P{prov.id}", theme.sizes.title_font, bold=True, gap=2)
-    p.text(
-        f"worth {prov.value} · {_count(len(prov.symbol_spaces), 'symbol space')}",
-        theme.sizes.text_font,
-        gap=2,
-    )
+    head.text(f"{verb} P{prov.id}", bold=True, title=True)
+    head.text(f"worth {prov.value}")
+    head.text(_count(len(prov.symbol_spaces), "symbol space"), colour=pal.muted)
     if take_over and prov.owner is not None:
-        top = p.y
-        colour_chip(p, p.x0, top, prov.owner)
-        p.text(f"held by {all_names[prov.owner]}", theme.sizes.text_font, x=p.x0 + lay.size(26))
-    p.rule()
+        x = head.mark(prov.owner)
+        head.text(f"held by {all_names[prov.owner]}", x=x)
     if plan is None:
         why = (
             "It is yours already."
             if prov.owner == mover
             else "It has no symbol space."
             if not prov.symbol_spaces
-            else "You have no guard left in your supply."
+            else "No guard left in supply."
         )
-        p.text("This province cannot be taken.", theme.sizes.text_font, bold=True, colour=pal.warning)
-        p.text(why, theme.sizes.text_font, lines=2)
+        cost.text("It cannot be taken.", bold=True, colour=pal.warning)
+        cost.text(why)
         return encode(im, theme)
-    top = p.y
-    colour_chip(p, p.x0, top, mover)
-    guards = len(plan.guards)
-    p.text(
-        f"{all_names[mover]} places {guards} guard{'s' if guards != 1 else ''}",
-        theme.sizes.text_font,
-        bold=True,
-        x=p.x0 + lay.size(26),
-    )
+    x = cost.mark(mover)
+    cost.text(f"{all_names[mover]}: {_count(len(plan.guards), 'guard')}", bold=True, x=x)
     if take_over:
-        symbol_counts(p, plan.removal, "Remove guards:")
-    symbol_counts(p, plan.cost, "Occupy:")
-    p.text(f"{total(plan.paid)} card{'s' if total(plan.paid) != 1 else ''} in all", theme.sizes.text_font)
-    if plan.compensation and prov.owner is not None:
-        p.text(
-            f"{all_names[prov.owner]} gets {plan.compensation} of them back",
-            theme.sizes.small_font,
-            colour=pal.muted,
-        )
-    p.rule()
+        cost.symbols(plan.removal, "Remove:")
+    cost.symbols(plan.cost, "Occupy:")
+    cost.text(f"{_count(total(plan.paid), 'card')} in all")
     if total(plan.missing):
-        symbol_counts(p, plan.missing, "You lack:", colour=pal.warning)
+        verdict.text("You lack", bold=True, colour=pal.warning)
+        verdict.symbols(plan.missing, "", colour=pal.warning)
     else:
-        p.text("You can pay for this.", theme.sizes.text_font, bold=True, colour=pal.good)
+        verdict.text("You can pay", bold=True, colour=pal.good)
+        verdict.text("for this.", bold=True, colour=pal.good)
+    if plan.compensation and prov.owner is not None:
+        x = verdict.mark(prov.owner)
+        verdict.text(all_names[prov.owner], x=x, colour=pal.muted)
+        verdict.text(f"gets {_count(plan.compensation, 'card')} back", colour=pal.muted)
     return encode(im, theme)
 
 
 def _count(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+    return count(n, word)

@@ -1,4 +1,4 @@
-"""A seeded simulated game and one sample of every kind of picture (``python -m rendering samples OUT``).
+"""A seeded simulated game and the gallery: one picture of every kind (``python -m rendering gallery OUT``).
 
 The game is played by ``engine.ai.greedy_player`` on the default map when it ships, else on a built-in demo
 map. ``greedy_action`` is a smaller player of our own whose games depend on nothing but the rules, for tests.
@@ -17,8 +17,6 @@ from engine import (
     GameState,
     Levy,
     Map,
-    Move,
-    MoveWay,
     Occupy,
     TakeCard,
     apply,
@@ -28,7 +26,11 @@ from engine import (
     view,
 )
 from engine.actions import Action
+from engine.ai import move_action
+from engine.geometry import Point
+from engine.rules import PathOption
 from engine.state import Phase
+from rendering.layout import BOARD_WIDTH
 
 DEMO_MAP = """\
 name: Demo coast
@@ -74,15 +76,8 @@ def greedy_action(state: GameState, rng: random.Random) -> Action:
         corner = rng.choice(t.corners)
         paths = rules.path_options(state, corner.point)
         path = paths[0] if rng.random() < 0.7 else rng.choice(paths)
-        return Move(
-            me,
-            c.way,
-            t.space,
-            path.points,
-            slot=c.slot,
-            card=c.card,
-            named=c.symbol if c.way is MoveWay.JOKER else None,
-        )
+        # engine.ai builds the Move, so that this player follows the engine's Move as it changes.
+        return move_action(state, c, t.space, path.points)
     if len(state.actions_taken) >= 2:
         return EndTurn(me)
     best = None
@@ -144,8 +139,23 @@ def play(
     return SampleGame(states)
 
 
-def write_samples(out: Path, width: int = 1600) -> list[Path]:
-    """Write one PNG of every kind of picture to ``out``; returns the files."""
+GALLERY = (
+    "01-start",
+    "02-mid-game",
+    "03-move-preview",
+    "04-path-preview",
+    "05-confirm",
+    "06-confirm-game-end",
+    "07-occupy-preview",
+    "08-take-over-preview",
+    "09-hand",
+    "10-end",
+)
+
+
+def write_gallery(out: Path, width: int = BOARD_WIDTH) -> list[Path]:
+    """Write the gallery to ``out``: one PNG of every kind of picture (``GALLERY`` names them), from one
+    seeded game on the sample map; returns the files."""
     from rendering import (
         render_board,
         render_end,
@@ -168,24 +178,34 @@ def write_samples(out: Path, width: int = 1600) -> list[Path]:
 
     start = game.states[0]
     save("01-start", render_board(view(start), names, width))
-    total = len(game.states)
     mid = game.first_with(
         lambda s: s.turn >= 16 and s.phase is Phase.ACTIONS and sum(bool(p.guards) for p in s.players) >= 3
     )
-    if mid is game.states[-1]:
-        mid = game.states[total // 2]
     save("02-mid-game", render_board(view(mid), names, width))
     # A move preview for the next player to move after the mid-game picture.
-    mover = game.first_with(lambda s: s.version > mid.version and s.phase is Phase.MOVE and not s.over)
+    mover = game.first_with(lambda s: s.version > mid.version and s.phase is Phase.MOVE and rules.can_move(s))
     choices = rules.move_choices(mover)
-    if choices:
-        symbol = max({c.symbol for c in choices}, key=lambda s: len(rules.targets(mover, s)))
-        targets = rules.targets(mover, symbol)
-        v = view(mover, mover.current)
-        save("03-move-preview", render_move_preview(v, targets, symbol, names, width))
-        corner = max((c for t in targets for c in t.corners), key=lambda c: (c.paths, c.point))
-        paths = rules.path_options(mover, corner.point)
-        save("04-path-preview", render_path_preview(v, corner, paths, names, width))
+    symbol = max({c.symbol for c in choices}, key=lambda s: (len(rules.targets(mover, s)), s.value))
+    targets = rules.targets(mover, symbol)
+    v = view(mover, mover.current)
+    save("03-move-preview", render_move_preview(v, targets, symbol, names, width))
+    corner = max((c for t in targets for c in t.corners), key=lambda c: (c.paths, c.point))
+    paths = rules.path_options(mover, corner.point)
+    save("04-path-preview", render_path_preview(v, corner, paths, names, width))
+    save("05-confirm", render_path_preview(v, corner, paths[:1], names, width, confirm=True))
+    # The last move of a game that ended by walls: more new walls than black walls left (R3.6, R10.1).
+    last = next(
+        (s for s in reversed(game.states) if s.phase is Phase.MOVE and not s.over and rules.can_move(s)),
+        mover,
+    )
+    lv = view(last, last.current)
+    ending = _ending_path(last)
+    if ending is not None:
+        point, path = ending
+        save(
+            "06-confirm-game-end",
+            render_path_preview(lv, point, [path], names, width, confirm=True, ends_game=True),
+        )
     acting = game.first_with(
         lambda s: (
             s.version >= mid.version
@@ -194,15 +214,31 @@ def write_samples(out: Path, width: int = 1600) -> list[Path]:
         )
     )
     me = acting.current
-    taken = [p for p in acting.provinces if rules.province_owner(acting, p) not in (None, me)]
     free = [
         p
         for p in acting.provinces
         if rules.province_owner(acting, p) is None and rules.province_symbol_spaces(acting, p)
     ]
-    prov = max(taken or free, key=lambda p: (rules.province_value(acting, p), p.id))
-    plan = rules.plan_occupation(acting, me, prov)
-    save("05-province-preview", render_province_preview(view(acting, me), prov.id, plan, names, width))
-    save("06-hand", render_hand(view(mid, mid.current), names[mid.current]))
-    save("07-end", render_end(view(game.states[-1]), names, width))
+    taken = [p for p in acting.provinces if rules.province_owner(acting, p) not in (None, me)]
+    for name, pool in (("07-occupy-preview", free), ("08-take-over-preview", taken)):
+        # A province of a few symbol spaces, the most valuable of them: what a player would look at.
+        small = [p for p in pool if len(rules.province_symbol_spaces(acting, p)) <= 6] or pool
+        if small:
+            prov = max(small, key=lambda p: (rules.province_value(acting, p), p.id))
+            plan = rules.plan_occupation(acting, me, prov)
+            save(name, render_province_preview(view(acting, me), prov.id, plan, names, width))
+    save("09-hand", render_hand(view(mid, mid.current), names[mid.current]))
+    save("10-end", render_end(view(game.states[-1]), names, width))
     return written
+
+
+def _ending_path(state: GameState) -> tuple[Point, PathOption] | None:
+    """A destination and path whose new walls outnumber the black walls left (R3.6), if the move has one."""
+    for choice in rules.move_choices(state):
+        for t in rules.targets(state, choice.symbol):
+            for c in t.corners:
+                if c.most_walls > state.black_left:
+                    path = max(rules.path_options(state, c.point), key=lambda p: (len(p.new_walls), p.points))
+                    if len(path.new_walls) > state.black_left:
+                        return c.point, path
+    return None

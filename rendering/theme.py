@@ -1,9 +1,10 @@
 """The look of every picture as data: one palette and one table of sizes.
 
-Colours are RGB tuples. Player colours follow the rules (red, yellow, blue, green) but use the Okabe-Ito
-shades, which stay apart for the common colour-vision deficiencies; every player also has a shape
-(``PLAYER_MARKS``) so that guards can be told apart without colour. Sizes are given for a 1600-px-wide
-board and scaled with the picture; sizes named ``*_s`` are fractions of a triangle's side.
+Colours are RGB tuples. Player colours follow the rules (red, yellow, blue, green) in shades after
+Okabe-Ito, which stay apart for the common colour-vision deficiencies (tests/rendering/test_colour_blind.py
+measures them); every player also has a shape (``PLAYER_MARKS``) so that guards can be told apart without
+colour. Sizes are given for a 1600-px-wide picture and scaled with it; sizes named ``*_s`` are fractions of
+a triangle's side.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ class Palette:
     white: RGB = (255, 255, 255)
     sea: RGB = (164, 200, 226)
     sea_line: RGB = (140, 178, 206)
+    # Free land: a province nobody holds (R4.4). Dead land: a province nobody can occupy (R4.5, no symbol
+    # space). Occupied provinces take their owner's tint (``tinted_land``).
     land: RGB = (236, 222, 182)
+    dead_land: RGB = (200, 196, 186)
     grid: RGB = (194, 174, 134)
     ruler: RGB = (70, 62, 52)
     region: RGB = (120, 92, 60)
@@ -49,10 +53,12 @@ class Palette:
     target: RGB = (255, 255, 255)
     warning: RGB = (190, 30, 30)
     good: RGB = (0, 120, 80)
-    players: tuple[RGB, ...] = ((213, 94, 0), (240, 200, 40), (0, 114, 178), (0, 158, 115))
+    players: tuple[RGB, ...] = ((213, 94, 0), (240, 200, 40), (0, 96, 180), (0, 158, 115))
     player_names: tuple[str, ...] = ("Red", "Yellow", "Blue", "Green")
-    # How far an occupied province's land moves towards its owner's colour.
-    tint: float = 0.42
+    # The land of an occupied province, by owner. Chosen (not mixed) so that the tints stay apart from each
+    # other, from free and dead land and from the sea under deuteranopia, protanopia and tritanopia as well
+    # (tests/rendering/test_colour_blind.py states the distances).
+    tints: tuple[RGB, ...] = ((214, 157, 71), (255, 202, 122), (108, 170, 245), (147, 178, 131))
     # Symbol fills in SYMBOLS order: temple, amphora, horse, lyre, soldier.
     symbols: tuple[RGB, ...] = (
         (250, 250, 246),
@@ -79,7 +85,7 @@ class Palette:
         return self.symbols[symbol.ordinal]
 
     def tinted_land(self, seat: int) -> RGB:
-        return mix(self.land, self.player(seat), self.tint)
+        return self.tints[seat % len(self.tints)]
 
     def all_colours(self) -> list[RGB]:
         """Every colour the pictures use, for the fixed PNG palette."""
@@ -93,6 +99,7 @@ class Palette:
             self.sea,
             self.sea_line,
             self.land,
+            self.dead_land,
             self.grid,
             self.ruler,
             self.region,
@@ -111,30 +118,33 @@ class Palette:
 
 @dataclass(frozen=True)
 class Sizes:
+    """Sizes at a 1600-px-wide picture. Every font is at least ``Layout.text``'s phone-readable minimum
+    (44 px at 1600: 11 px when Discord shows the picture 400 px wide), so most text sizes here are that."""
+
     width: int = 1600
-    height: int = 900  # the most; a wide map gets a lower picture, down to min_height
-    min_height: int = 800
-    panel_width: int = 410
-    ruler: int = 34  # the margin that holds the point-label rulers
+    # The most: landscape (at least 1.3 times as wide as high); a wide map gets a lower picture. Lower than
+    # this and the map shrinks: every text has its phone-readable size, so the map needs the room.
+    height: int = 1230
+    min_height: int = 700
+    panel_height: int = 250  # the band under the board
+    ruler: int = 50  # the margin that holds the point-label rulers (top and left)
     pad: int = 10
-    ruler_font: int = 19
-    region_font: int = 18
-    badge_font: int = 17  # province ids and values: the smallest text on the board
-    point_font: int = 20  # destination letters and path numbers
-    title_font: int = 28
-    text_font: int = 21
-    small_font: int = 18
-    big_font: int = 40
-    card_w: int = 92
-    card_h: int = 128
-    track_h: int = 14
+    ruler_font: int = 44
+    region_font: int = 44
+    badge_font: int = 44  # province ids and values
+    point_font: int = 44  # destination letters and path numbers
+    title_font: int = 48
+    text_font: int = 44
+    small_font: int = 44
+    big_font: int = 56
+    track_h: int = 8
     # Fractions of a triangle's side.
     wall_s: float = 0.11
     wall_min: int = 5
     halo_s: float = 0.065
     icon_s: float = 0.45
-    guard_s: float = 0.3
-    alexander_s: float = 0.34
+    guard_s: float = 0.22  # guards and Alexander (on a corner) never overlap: 0.22 + 0.25 < 1/2
+    alexander_s: float = 0.25
     target_s: float = 0.2
     max_side: int = 120
 

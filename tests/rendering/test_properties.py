@@ -119,20 +119,13 @@ async def test_concurrent_renders_in_threads_agree() -> None:
     assert list(got) == expected * 3
 
 
-def test_samples_command_writes_every_kind_of_picture(tmp_path: Path) -> None:
+def test_gallery_command_writes_every_kind_of_picture(tmp_path: Path) -> None:
     from rendering.__main__ import main
+    from rendering.samples import GALLERY
 
-    assert main(["samples", str(tmp_path), "--width", "800"]) == 0
-    names = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert names == [
-        "01-start.png",
-        "02-mid-game.png",
-        "03-move-preview.png",
-        "04-path-preview.png",
-        "05-province-preview.png",
-        "06-hand.png",
-        "07-end.png",
-    ]
+    assert main(["gallery", str(tmp_path), "--width", "800"]) == 0
+    names = sorted(p.stem for p in tmp_path.glob("*.png"))
+    assert names == sorted(GALLERY)
     for p in tmp_path.glob("*.png"):
         w, h = _size(p.read_bytes())
         assert w > h
@@ -145,3 +138,11 @@ def test_names_the_font_cannot_draw_fall_back_to_the_colour() -> None:
     v = view(_play(1, 2, 0))
     assert player_names(v, ("李小龍", "Zoë 🙂 Ж"), DEFAULT_THEME) == ["Red", "Zoë Ж"]
     assert player_names(v, None, DEFAULT_THEME) == ["Red", "Yellow"]
+
+
+def test_the_default_maps_board_is_landscape_at_the_default_width() -> None:
+    from engine import default_map, new_game
+    from rendering import BOARD_WIDTH
+
+    w, h = _size(render_board(view(new_game(default_map(), 4, 1)[0])))
+    assert w == BOARD_WIDTH and w >= h * 1.3  # Discord on Android crops square pictures

@@ -1,0 +1,151 @@
+"""The board's label layout: province badges, region names, guards and Alexander never overlap, every
+province whose value matters shows it, and every text is readable on a phone.
+
+The layout is checked from its boxes (``rendering.labels.label_boxes``), not from pixels, on every state
+of 50 seeded games on the default map played by the engine's computer players.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import cache
+
+import pytest
+
+from engine import GameState, apply, default_map, new_game, view
+from engine.ai import PLAYERS
+from engine.state import Phase
+from engine.views import GameView
+from rendering.labels import (
+    BADGE,
+    GUARD,
+    REGION,
+    Label,
+    board_labels,
+    label_boxes,
+    marker_box,
+    overlap,
+    shows_value,
+)
+from rendering.layout import layout, min_text_px
+from rendering.theme import DEFAULT_THEME
+
+WIDTH = 1600
+GAMES = 50
+
+
+def game_states(seed: int) -> Iterator[GameState]:
+    """Every state of one seeded game: 2 to 4 players, a greedy computer player in one seat (in most
+    games) and random ones in the others."""
+    players = 2 + seed % 3
+    seats = [PLAYERS["greedy" if i == seed % 4 else "random"] for i in range(players)]
+    rng = random.Random(seed)
+    state, _ = new_game(default_map(), players, seed)
+    yield state
+    while state.phase is not Phase.OVER and state.turn < 400:
+        state, _ = apply(state, seats[state.current](state, rng))
+        yield state
+
+
+def board_key(v: GameView) -> tuple[object, ...]:
+    """What the layout depends on: two states with the same key have the same labels."""
+    provinces = tuple((p.id, p.spaces, p.value, p.owner, p.can_be_occupied) for p in v.provinces)
+    return (v.walls, v.alexander, tuple(p.guards for p in v.players), provinces)
+
+
+@cache
+def boards() -> list[tuple[GameView, tuple[Label, ...]]]:
+    """Every distinct board of the games, with its labels."""
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for seed in range(GAMES):
+        for state in game_states(seed):
+            v = view(state)
+            key = board_key(v)
+            if key not in seen:
+                seen.add(key)
+                out.append((v, label_boxes(v, WIDTH)))
+    return out
+
+
+def clashes(labels: tuple[Label, ...]) -> list[tuple[Label, Label]]:
+    """Every pair of overlapping labels (a sweep along x)."""
+    ordered = sorted(labels, key=lambda lab: lab.box[0])
+    out = []
+    for i, a in enumerate(ordered):
+        for b in ordered[i + 1 :]:
+            if b.box[0] >= a.box[2]:
+                break
+            if overlap(a.box, b.box):
+                out.append((a, b))
+    return out
+
+
+def test_the_games_reach_crowded_boards() -> None:
+    views = [v for v, _ in boards()]
+    assert len(views) > 1000
+    assert max(len(v.provinces) for v in views) >= 25
+    assert max(sum(len(p.guards) for p in v.players) for v in views) >= 10
+
+
+def test_no_label_overlaps_another_on_any_board() -> None:
+    for v, labels in boards():
+        bad = clashes(labels)
+        assert not bad, f"turn {v.turn}: {bad[0][0]} overlaps {bad[0][1]}"
+
+
+def test_every_province_shows_its_badge_and_every_value_that_matters() -> None:
+    for v, labels in boards():
+        badges = {lab.province: lab for lab in labels if lab.kind == BADGE}
+        assert set(badges) == {p.id for p in v.provinces}, f"turn {v.turn}: a province has no badge"
+        for p in v.provinces:
+            assert badges[p.id].text == f"P{p.id}"
+            assert badges[p.id].value == (str(p.value) if shows_value(p) else "")
+        guards = sum(len(pl.guards) for pl in v.players)
+        assert sum(lab.kind == GUARD for lab in labels) == guards
+
+
+def test_labels_stay_inside_the_map_and_are_readable_on_a_phone() -> None:
+    lay = layout(default_map(), WIDTH, DEFAULT_THEME)
+    left, top, right, bottom = lay.map_box
+    for _, labels in boards():
+        for lab in labels:
+            if lab.kind in (BADGE, REGION):  # pieces stand where the rules put them
+                x0, y0, x1, y1 = lab.box
+                assert left <= x0 and x1 <= right and top <= y0 and y1 <= bottom, lab
+                assert lab.size * 400 / WIDTH >= 11, lab
+
+
+@pytest.mark.parametrize("width", [640, 1000, 1600, 1618])
+def test_the_readable_minimum_is_never_rounded_down(width: int) -> None:
+    assert min_text_px(width) * 400 / width >= 11
+    assert (min_text_px(width) - 1) * 400 / width < 11
+
+
+def test_the_clash_check_sees_a_clash() -> None:
+    a = Label(BADGE, (0, 0, 10, 10), "P1", 44, province=1)
+    b = Label(REGION, (9, 9, 20, 20), "X", 44)
+    c = Label(GUARD, (10, 0, 20, 9))
+    assert clashes((a, b, c)) == [(a, b)]
+
+
+@pytest.mark.parametrize("width", [1280, 900])
+def test_no_overlap_at_other_widths(width: int) -> None:
+    for v, _ in boards()[::10]:
+        labels = label_boxes(v, width)
+        bad = clashes(labels)
+        assert not bad, f"{width} px, turn {v.turn}: {bad[0][0]} overlaps {bad[0][1]}"
+        assert {lab.province for lab in labels if lab.kind == BADGE} == {p.id for p in v.provinces}
+
+
+def test_labels_keep_clear_of_a_previews_markers() -> None:
+    lay = layout(default_map(), WIDTH, DEFAULT_THEME)
+    rng = random.Random(4)
+    for v, _ in boards()[::25]:
+        points = rng.sample(sorted(v.map.points), 8)
+        markers = [marker_box(lay.px(p), "A", lay, DEFAULT_THEME) for p in points]
+        labels = board_labels(v, lay, DEFAULT_THEME, avoid=markers)
+        for lab in labels:
+            if lab.kind in (BADGE, REGION):
+                assert not any(overlap(lab.box, m) for m in markers), lab

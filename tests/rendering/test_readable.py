@@ -1,0 +1,162 @@
+"""Every text of every picture is readable on a phone (at least 11 px high when the picture is shown 400 px
+wide), and the confirm picture says what the move will do instead of asking for a choice.
+
+Texts are recorded as Pillow draws them (``ImageDraw.text``), with their font's pixel size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from PIL import ImageDraw, ImageFont
+
+from engine import GameState, rules, view
+from engine.state import Phase
+from rendering import (
+    render_board,
+    render_end,
+    render_hand,
+    render_move_preview,
+    render_path_preview,
+    render_province_preview,
+)
+from rendering.board import region_sprite
+from tests.rendering.games import first, game_states
+
+NAMES = ("Ana", "Jürgen", "Zoë Ж")
+Drawn = list[tuple[str, int]]
+
+
+@contextmanager
+def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[Drawn]:
+    drawn: Drawn = []
+    real = ImageDraw.ImageDraw.text
+
+    def text(self: ImageDraw.ImageDraw, xy: Any, text: Any, *args: Any, **kwargs: Any) -> None:
+        f = kwargs.get("font")
+        assert isinstance(f, ImageFont.FreeTypeFont), f"text {text!r} drawn without a sized font"
+        drawn.append((str(text), round(f.size)))
+        real(self, xy, text, *args, **kwargs)
+
+    region_sprite.cache_clear()  # region names are drawn once, then pasted
+    with monkeypatch.context() as m:
+        m.setattr(ImageDraw.ImageDraw, "text", text)
+        yield drawn
+
+
+def _states() -> list[GameState]:
+    return game_states(players=3, seed=5)
+
+
+def _mover() -> GameState:
+    return first(_states(), lambda s: s.turn > 6 and s.phase is Phase.MOVE and rules.can_move(s))
+
+
+def _pictures(width: int) -> dict[str, Callable[[], bytes]]:
+    s = _mover()
+    mine = view(s, s.current)
+    symbol = rules.move_choices(s)[0].symbol
+    targets = rules.targets(s, symbol)
+    corner = max((c for t in targets for c in t.corners), key=lambda c: (c.paths, c.point))
+    paths = rules.path_options(s, corner.point)
+    acting = first(_states(), lambda s: s.phase is Phase.ACTIONS and s.turn > 6)
+    prov = max(acting.provinces, key=lambda p: (rules.province_value(acting, p), p.id))
+    plan = rules.plan_occupation(acting, acting.current, prov)
+    return {
+        "board": lambda: render_board(view(s), NAMES, width),
+        "end": lambda: render_end(view(_states()[-1]), NAMES, width),
+        "hand": lambda: render_hand(mine, NAMES[s.current], width),
+        "move": lambda: render_move_preview(mine, targets, symbol, NAMES, width),
+        "paths": lambda: render_path_preview(mine, corner.point, paths, NAMES, width),
+        "confirm": lambda: render_path_preview(mine, corner.point, paths[:1], NAMES, width, confirm=True),
+        "province": lambda: render_province_preview(
+            view(acting, acting.current), prov.id, plan, NAMES, width
+        ),
+    }
+
+
+@pytest.mark.parametrize("width", [1600, 900])
+@pytest.mark.parametrize("kind", ["board", "end", "hand", "move", "paths", "confirm", "province"])
+def test_every_text_is_readable_on_a_phone(kind: str, width: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    with recording(monkeypatch) as drawn:
+        _pictures(width)[kind]()
+    assert len(drawn) >= 5, "the recorder saw no text"
+    small = [(t, size) for t, size in drawn if size * 400 / width < 11]
+    assert not small, f"{kind} at {width} px: text below 11 px at 400 px wide: {small[:5]}"
+
+
+def _caption(monkeypatch: pytest.MonkeyPatch, draw: Callable[[], bytes]) -> str:
+    with recording(monkeypatch) as drawn:
+        draw()
+    return " ".join(t for t, _ in drawn)
+
+
+def test_the_confirm_picture_says_what_will_happen(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _mover()
+    mine = view(s, s.current)
+    targets = rules.targets(s, rules.move_choices(s)[0].symbol)
+    corner = targets[0].corners[0]
+    chosen = rules.path_options(s, corner.point)[:1]
+    choosing = _caption(monkeypatch, lambda: render_path_preview(mine, corner.point, chosen, NAMES))
+    assert "choose a path" in choosing
+    confirm = _caption(
+        monkeypatch, lambda: render_path_preview(mine, corner.point, chosen, NAMES, confirm=True)
+    )
+    assert "choose" not in confirm
+    assert "Confirm the move" in confirm
+    walls = len(chosen[0].new_walls)
+    assert f"Places {walls} black wall" in confirm or (walls == 0 and "Places no wall" in confirm)
+    assert "ends the game" not in confirm and "ends" not in confirm
+
+
+def test_a_game_ending_move_is_flagged_in_its_preview(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = _mover()
+    mine = view(s, s.current)
+    corner = rules.targets(s, rules.move_choices(s)[0].symbol)[0].corners[0]
+    paths = rules.path_options(s, corner.point)
+    ending = _caption(
+        monkeypatch,
+        lambda: render_path_preview(mine, corner.point, paths[:1], NAMES, confirm=True, ends_game=True),
+    )
+    assert "This move ends" in ending and "the game." in ending
+    listing = _caption(
+        monkeypatch, lambda: render_path_preview(mine, corner.point, paths, NAMES, ends_game=True)
+    )
+    assert "It ends the game." in listing
+
+
+def test_the_confirm_form_counts_red_walls_when_black_ones_run_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    s = _mover()
+    corner = max(
+        (c for t in rules.targets(s, rules.move_choices(s)[0].symbol) for c in t.corners),
+        key=lambda c: c.most_walls,
+    )
+    path = max(rules.path_options(s, corner.point), key=lambda p: len(p.new_walls))
+    walls = len(path.new_walls)
+    assert walls >= 2, "the test needs a path with at least two new walls"
+    short = replace(view(s, s.current), black_left=walls - 1)  # R3.6: one red wall
+    text = _caption(
+        monkeypatch, lambda: render_path_preview(short, corner.point, [path], NAMES, confirm=True)
+    )
+    assert f"Places {walls - 1} black wall" in text and "and 1 red wall" in text
+    none_left = replace(short, black_left=0)
+    text = _caption(
+        monkeypatch, lambda: render_path_preview(none_left, corner.point, [path], NAMES, confirm=True)
+    )
+    assert f"Places {walls} red walls" in text and "black wall" not in text
+
+
+def test_the_confirm_form_shows_one_path_only() -> None:
+    s = _mover()
+    corner = rules.targets(s, rules.move_choices(s)[0].symbol)[0].corners[0]
+    paths = rules.path_options(s, corner.point)
+    with pytest.raises(ValueError, match="one chosen path"):
+        render_path_preview(view(s, s.current), corner.point, [], NAMES, confirm=True)
+    if len(paths) > 1:
+        with pytest.raises(ValueError, match="one chosen path"):
+            render_path_preview(view(s, s.current), corner.point, paths, NAMES, confirm=True)
