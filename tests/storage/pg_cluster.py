@@ -123,7 +123,7 @@ def start_cluster() -> PgCluster:
             shutil.rmtree(root, ignore_errors=True)
             raise PostgresMissing(
                 "PostgreSQL refuses to run as root and there is no `postgres` system user to run it: "
-                "install PostgreSQL from the distribution (Debian: apt-get install postgresql), which adds it."
+                "install PostgreSQL from your distribution (Debian: apt-get install postgresql)."
             ) from exc
         os.chown(root, owner.pw_uid, owner.pw_gid)
         as_user = ["runuser", "-u", "postgres", "--"]
