@@ -79,10 +79,6 @@ _DUTY_COLUMNS: Final[str] = (
     " not_before, lease_owner, lease_until, done_at, outcome, last_error"
 )
 _ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
-_INSERT_DUTY: Final[str] = (
-    "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id"
-)
 _DEADLOCK_RETRIES: Final[int] = 3
 
 
@@ -227,43 +223,53 @@ class PostgresGameStore:
     async def _insert_duties(
         conn: _Conn,
         game_id: int | None,
+        guild_id: int | None,
         duties: Sequence[tuple[NewDuty, str]],
         now: float,
         created: Sequence[float] = (),
+        cancel: Sequence[str] = (),
     ) -> list[int]:
-        """Insert duties (a keyed one replaces the game's pending duty of that key); returns their ids.
-        Locks the game's row, so that two transactions never race on one key."""
-        if not duties:
-            return []
-        guild_id: int | None = None
-        if game_id is not None:
-            row = await conn.fetchrow("SELECT guild_id FROM games WHERE id = $1 FOR UPDATE", game_id)
-            if row is None:
-                raise GameNotFound(game_id)
-            guild_id = row[0]
-        ids: list[int] = []
-        for i, (duty, payload) in enumerate(duties):
-            if duty.key is not None:
+        """Insert duties: a keyed one replaces the game's pending duty of that key, and pending duties with
+        a key in `cancel` go too. Returns the new ids. The caller holds the game's row lock (so that two
+        transactions never race on one key) and gives its guild. Two round trips, however many duties."""
+        keys = sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
+        if keys:
+            if game_id is None:
                 await conn.execute(
-                    "DELETE FROM duties"
-                    " WHERE game_id IS NOT DISTINCT FROM $1 AND key = $2 AND done_at IS NULL",
-                    game_id,
-                    duty.key,
+                    "DELETE FROM duties WHERE game_id IS NULL AND key = ANY($1::text[]) AND done_at IS NULL",
+                    keys,
                 )
-            new_id = await conn.fetchval(
-                _INSERT_DUTY,
-                game_id,
-                guild_id,
-                duty.channel_id,
-                duty.user_id,
-                duty.kind,
-                duty.key,
-                duty.due_at,
-                payload,
-                created[i] if i < len(created) else now,
-            )
-            ids.append(int(new_id))
-        return ids
+            else:
+                await conn.execute(
+                    "DELETE FROM duties WHERE game_id = $1 AND key = ANY($2::text[]) AND done_at IS NULL",
+                    game_id,
+                    keys,
+                )
+        # Within one call too, a later duty with a key replaces an earlier one.
+        last = {d.key: i for i, (d, _) in enumerate(duties) if d.key is not None}
+        kept = [i for i, (d, _) in enumerate(duties) if d.key is None or last[d.key] == i]
+        if not kept:
+            return []
+        rows = await conn.fetch(
+            "INSERT INTO duties"
+            " (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
+            " SELECT $1::bigint, $2::bigint, u.channel_id, u.user_id, u.kind, u.key, u.due_at, u.payload,"
+            " u.created_at FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::text[],"
+            " $7::float8[], $8::text[], $9::float8[])"
+            " WITH ORDINALITY AS u(channel_id, user_id, kind, key, due_at, payload, created_at, n)"
+            " ORDER BY u.n RETURNING id",
+            game_id,
+            guild_id,
+            [duties[i][0].channel_id for i in kept],
+            [duties[i][0].user_id for i in kept],
+            [duties[i][0].kind for i in kept],
+            [duties[i][0].key for i in kept],
+            [duties[i][0].due_at for i in kept],
+            [duties[i][1] for i in kept],
+            [created[i] if i < len(created) else now for i in kept],
+        )
+        # Identity values are drawn in insertion order.
+        return sorted(int(r[0]) for r in rows)
 
     @staticmethod
     async def _cancel_keys(conn: _Conn, game_id: int, keys: Sequence[str] | None) -> int:
@@ -477,9 +483,9 @@ class PostgresGameStore:
                 await conn.execute(
                     "DELETE FROM duties WHERE game_id = $1 AND done_at IS NULL AND key IS NOT NULL", game_id
                 )
+                await self._insert_duties(conn, game_id, record.guild_id, duty_rows, now)
             else:
-                await self._cancel_keys(conn, game_id, keys)
-            await self._insert_duties(conn, game_id, duty_rows, now)
+                await self._insert_duties(conn, game_id, record.guild_id, duty_rows, now, cancel=keys)
             await _write_meta(conn, game_id, meta_rows, now)
             if seat_rows is not None:
                 record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
@@ -505,7 +511,7 @@ class PostgresGameStore:
             await conn.execute(
                 "DELETE FROM duties WHERE game_id = $1 AND done_at IS NULL AND key IS NOT NULL", game_id
             )
-            await self._insert_duties(conn, game_id, duty_rows, now)
+            await self._insert_duties(conn, game_id, game.guild_id, duty_rows, now)
             return await self._fetch_game(conn, game_id)
 
         return await self._write(body)
@@ -649,11 +655,11 @@ class PostgresGameStore:
             raise ValueError("cancel_keys and meta need a game")
 
         async def body(conn: _Conn) -> list[Duty]:
+            guild_id = None
             if game_id is not None:
-                await self._fetch_game(conn, game_id, lock=True)
-                await self._cancel_keys(conn, game_id, keys)
+                guild_id = (await self._fetch_game(conn, game_id, lock=True)).guild_id
                 await _write_meta(conn, game_id, meta_rows, now)
-            ids = await self._insert_duties(conn, game_id, duty_rows, now)
+            ids = await self._insert_duties(conn, game_id, guild_id, duty_rows, now, cancel=keys)
             if not ids:
                 return []
             rows = await conn.fetch(
@@ -1004,7 +1010,9 @@ class PostgresGameStore:
                 await conn.execute(
                     "INSERT INTO snapshots (game_id, version, body) VALUES ($1, $2, $3)", new_id, *snapshot
                 )
-            await self._insert_duties(conn, new_id, duty_rows, float(game["updated_at"]), duty_created)
+            await self._insert_duties(
+                conn, new_id, game["guild_id"], duty_rows, float(game["updated_at"]), duty_created
+            )
             await _write_meta(conn, new_id, meta_rows, float(game["updated_at"]))
             return await self._fetch_game(conn, new_id)
 
