@@ -11,6 +11,7 @@ the PostgreSQL tests must fail then, never be skipped.
 
 from __future__ import annotations
 
+import atexit
 import glob
 import itertools
 import os
@@ -113,9 +114,11 @@ def start_cluster() -> PgCluster:
     initdb, pg_ctl = find_binary("initdb"), find_binary("pg_ctl")
     if initdb is None or pg_ctl is None:
         raise PostgresMissing(INSTALL_HINT)
-    root = Path(tempfile.mkdtemp(prefix="alexandros-pg-"))
+    as_root = os.geteuid() == 0
+    # As root, in /tmp itself: the postgres user must be able to reach the folder, and TMPDIR may be private.
+    root = Path(tempfile.mkdtemp(prefix="alexandros-pg-", dir="/tmp" if as_root else None))
     as_user: list[str] = []
-    if os.geteuid() == 0:
+    if as_root:
         # initdb refuses root: the server is the postgres system user's, in a folder that user owns.
         try:
             owner = pwd.getpwnam("postgres")
