@@ -154,6 +154,8 @@ def start_cluster() -> PgCluster:
         detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
         shutil.rmtree(root, ignore_errors=True)
         raise RuntimeError(f"could not start a throwaway PostgreSQL server: {exc.stderr!r} {detail}") from exc
+    # Stopped by the fixture (or the benchmark) at the end; this catches an interrupted run too.
+    atexit.register(cluster.stop)
     return cluster
 
 
