@@ -5,7 +5,9 @@ once. Callers use the `GameStore` protocol. Two backends pass the same contract 
 (tests/storage): SQLite (`open_store(path)`, the embedded default) and PostgreSQL
 (`open_postgres_store(url)`, for several bot processes sharing one database). Each runs its own
 schema migrations on open. `open_database(url_or_path)` picks the backend from the setting:
-a postgresql:// URL selects PostgreSQL; a path, or sqlite:///path, SQLite.
+a postgresql:// URL selects PostgreSQL; a path, or sqlite:///path, SQLite. To move a whole
+database from one to the other: `python -m storage move --from PATH_OR_URL --to URL_OR_PATH`
+(storage/move.py).
 
 Model
 -----
