@@ -687,8 +687,11 @@ class PostgresGameStore:
             "  WHERE d.done_at IS NULL AND d.due_at <= $3"
             "   AND (d.not_before IS NULL OR d.not_before <= $3)"
             f"   AND (d.lease_until IS NULL OR d.lease_until <= $3){where}"
+            # An earlier duty of the channel is due too (it is before d, and d is due), so the check needs no
+            # `e.due_at <= now`: without it, duties_channel is the only index that fits, and the planner
+            # never picks duties_due for it, which made claims quadratic on a table not yet analyzed.
             "   AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
-            "    AND e.done_at IS NULL AND e.due_at <= $3 AND (e.due_at, e.id) < (d.due_at, d.id))"
+            "    AND e.done_at IS NULL AND (e.due_at, e.id) < (d.due_at, d.id))"
             f"  ORDER BY d.due_at, d.id LIMIT {p(limit)} FOR UPDATE SKIP LOCKED)"
             f" RETURNING {_DUTY_COLUMNS}"
         )

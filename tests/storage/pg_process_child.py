@@ -2,9 +2,10 @@
 
 Usage: python pg_process_child.py MODE URL ARGS...
 
-deliver OWNER LEASE     claim due duties (real clock) and "send" them until none is left anywhere:
-                        prints `sent <duty id> <time_ns>` BEFORE finishing each one, `lost <id>` if its
-                        lease was lost, then `done`.
+deliver OWNER LEASE [SHARD_COUNT SHARD_ID,...]
+                        claim due duties (real clock; of its shards only, if given) and "send" them until
+                        none of them is left: prints `sent <duty id> <time_ns>` BEFORE finishing each one,
+                        `lost <id>` if its lease was lost, then `done`.
 hang OWNER LEASE LIMIT  claim up to LIMIT duties, print `claimed <id> ...`, then wait to be killed
                         (a process that dies mid-delivery: after claiming, before finishing).
 race GAME ROUNDS NAME   per round: load the game, print `loaded <version>`, wait for `go` on stdin,
@@ -17,7 +18,7 @@ import asyncio
 import sys
 import time
 
-from storage import Duty, PostgresGameStore, VersionConflict, open_postgres_store
+from storage import Duty, PostgresGameStore, ShardSlice, VersionConflict, open_postgres_store
 
 
 def say(line: str) -> None:
@@ -25,18 +26,18 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
-async def deliver(store: PostgresGameStore, owner: str, lease: float) -> None:
+async def deliver(store: PostgresGameStore, owner: str, lease: float, shards: ShardSlice | None) -> None:
     async def send(duty: Duty) -> None:
         say(f"sent {duty.id} {time.time_ns()}")
         if not await store.finish_duty(duty.id, owner, time.time()):
             say(f"lost {duty.id}")
 
     while True:
-        batch = await store.claim_duties(time.time(), owner, lease, limit=50)
+        batch = await store.claim_duties(time.time(), owner, lease, limit=50, shards=shards)
         if batch:
             await asyncio.gather(*(send(d) for d in batch))
             continue
-        ready = await store.next_duty_at()
+        ready = await store.next_duty_at(shards)
         if ready is None:
             say("done")
             return
@@ -74,7 +75,10 @@ async def main(mode: str, url: str, args: list[str]) -> None:
     say("ready")
     try:
         if mode == "deliver":
-            await deliver(store, args[0], float(args[1]))
+            shards = None
+            if len(args) > 2:
+                shards = ShardSlice(int(args[2]), tuple(int(x) for x in args[3].split(",")))
+            await deliver(store, args[0], float(args[1]), shards)
         elif mode == "hang":
             await hang(store, args[0], float(args[1]), int(args[2]))
         elif mode == "race":

@@ -1,6 +1,7 @@
 """Several real processes on one PostgreSQL database, as bot clusters share it (pg_process_child.py).
 
 - 3 processes deliver 10,000 due duties: each exactly once, and each channel's in order.
+- 3 processes, each serving one shard of three, deliver only their own guilds' duties.
 - 2 processes race on one game's append, round after round: one commit wins, the other is refused.
 - A process SIGKILLed after claiming duties and before finishing them loses nothing: its leases run
   out and another process delivers those duties, once.
@@ -104,6 +105,31 @@ async def test_three_processes_deliver_ten_thousand_duties_exactly_once(pg_clust
         assert len(channels) == CHANNELS - CHANNELS // 10
         assert all(times == sorted(times) for times in channels.values())
         assert await store.pending_duties(None) == []
+    finally:
+        await store.close()
+
+
+async def test_each_process_delivers_the_duties_of_its_own_shards(pg_cluster: PgCluster) -> None:
+    url, store = await fresh_store(pg_cluster)
+    try:
+        now = time.time() - 60
+        shard_of: dict[int, int] = {}
+        for g in range(60):
+            guild = ((g * 7 + 1) << 22) | g  # shard (guild >> 22) % 3 == (7g + 1) % 3
+            game = await store.create_game(guild, 5000 + g, 1, {}, now)
+            made = await store.add_duties(
+                game.id, [NewDuty("post", now + i * 1e-3, 5000 + g, payload={"i": i}) for i in range(50)], now
+            )
+            shard_of.update((d.id, (guild >> 22) % 3) for d in made)
+        procs = [await start("deliver", url, f"shard-{k}", "60", "3", str(k)) for k in range(3)]
+        outs = [(await asyncio.wait_for(p.communicate(), timeout=120))[0] for p in procs]
+        assert [p.returncode for p in procs] == [0, 0, 0]
+        counted: Counter[int] = Counter()
+        for k, out in enumerate(outs):
+            mine = [duty for duty, _ in sent_by(out)]
+            assert mine and all(shard_of[d] == k for d in mine), f"process {k} sent another shard's duty"
+            counted.update(mine)
+        assert set(counted) == set(shard_of) and set(counted.values()) == {1}
     finally:
         await store.close()
 
