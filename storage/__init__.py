@@ -1,9 +1,13 @@
 """Persistent storage of games: lobby, seats, event log, snapshots, the outbox of duties, and user settings.
 
 Games last days, so nothing a player did may be lost to a crash, a restart or two clicks at
-once. Callers use the `GameStore` protocol; `open_store(path)` gives the SQLite backend (it runs
-the schema migrations on open). Another backend (PostgreSQL) must pass tests/storage's contract
-suite and can then replace it without changing callers.
+once. Callers use the `GameStore` protocol. Two backends pass the same contract suite
+(tests/storage): SQLite (`open_store(path)`, the embedded default) and PostgreSQL
+(`open_postgres_store(url)`, for several bot processes sharing one database). Each runs its own
+schema migrations on open. `open_database(url_or_path)` picks the backend from the setting:
+a postgresql:// URL selects PostgreSQL; a path, or sqlite:///path, SQLite. To move a whole
+database from one to the other: `python -m storage move --from PATH_OR_URL --to URL_OR_PATH`
+(storage/move.py).
 
 Model
 -----
@@ -30,7 +34,8 @@ All times are float Unix seconds passed in by the caller (`now`); the store read
 
 API (all methods are coroutines; see storage.base.GameStore for full signatures)
 -------------------------------------------------------------------------------------
-open_store(path) -> SqliteGameStore
+open_database(url_or_path) -> GameStore   # postgresql://… -> PostgreSQL; a path or sqlite:///path -> SQLite
+open_store(path) -> SqliteGameStore / open_postgres_store(url) -> PostgresGameStore
 create_game(guild_id, channel_id, created_by, options, now, snapshot=None, seats=()) -> GameRecord
     raises ChannelBusy: a channel has at most one game in lobby/playing (a partial UNIQUE index).
 join_seat(game_id, user_id, now, seat=None) / leave_seat(game_id, user_id, now) -> GameRecord
@@ -58,10 +63,13 @@ pending_duties(game_id) -> list[Duty] / cancel_duties(game_id, keys=None) -> int
 next_duty_at(shards=None) -> float | None / purge_done_duties(done_before) -> int
 get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
 update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
-backup(dest_path) / integrity_check() -> IntegrityReport (truthy when ok)
+backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format=custom
+integrity_check() -> IntegrityReport (truthy when ok)
 export_game(game_id) -> dict / import_game(data, *, replace=False, keep_id=True) -> GameRecord
 close()
 """
+
+import os
 
 from .base import (
     ACTIVE_STATUSES,
@@ -87,7 +95,34 @@ from .base import (
     VersionConflict,
 )
 from .migrations import LATEST_VERSION, SchemaTooNew
+from .pg_migrations import PgSchemaTooNew
+from .postgres import PostgresGameStore, is_postgres_url, open_postgres_store
 from .sqlite import SqliteGameStore, open_store
+
+
+def sqlite_path(url_or_path: str) -> str | None:
+    """The file path of an SQLite setting (a plain path or sqlite:///path), or None for a PostgreSQL URL."""
+    if is_postgres_url(url_or_path):
+        return None
+    if url_or_path.startswith("sqlite:///"):
+        return url_or_path[len("sqlite:///") :]
+    if "://" in url_or_path:
+        raise ValueError(
+            f"unknown database URL {url_or_path.split('://')[0]}://: use postgresql://user:password@host/db,"
+            " sqlite:///path or a plain file path"
+        )
+    return url_or_path
+
+
+async def open_database(url_or_path: str | os.PathLike[str]) -> GameStore:
+    """Open the store a setting names: `postgresql://…` (or `postgres://…`) selects PostgreSQL; a file path,
+    or `sqlite:///path` (sqlite:////abs/path for an absolute one), selects SQLite. Runs the migrations."""
+    text = os.fspath(url_or_path)
+    path = sqlite_path(text)
+    if path is None:
+        return await open_postgres_store(text)
+    return await open_store(path)
+
 
 __all__ = [
     "ACTIVE_STATUSES",
@@ -107,6 +142,8 @@ __all__ = [
     "JsonDict",
     "Duty",
     "NewDuty",
+    "PgSchemaTooNew",
+    "PostgresGameStore",
     "SchemaTooNew",
     "SeatError",
     "ShardSlice",
@@ -114,5 +151,9 @@ __all__ = [
     "Status",
     "StoreError",
     "VersionConflict",
+    "is_postgres_url",
+    "open_database",
+    "open_postgres_store",
     "open_store",
+    "sqlite_path",
 ]

@@ -105,7 +105,8 @@ _V3: Final[tuple[str, ...]] = (
     "CREATE INDEX games_channel_recent ON games (channel_id, created_at)",
 )
 
-# The outbox. Notices become duties (ids never reused: a duty's id makes the nonce of its message): every message a change causes (posts, pings, edits) and every timer
+# The outbox. Notices become duties (ids never reused: a duty's id makes the nonce of its message):
+# every message a change causes (posts, pings, edits) and every timer
 # (reminders, deadlines) is written with the change and handed to a delivery worker under a lease.
 # Pending reminders and deadlines carry over; the never-due bookkeeping notices of an unreleased format
 # are dropped (that bookkeeping lives in game_meta since V3).

@@ -1,6 +1,6 @@
 """Child process of the crash test: writes to the store as fast as it can until it is SIGKILLed.
 
-Usage: python store_crash_child.py DB_PATH SEED
+Usage: python store_crash_child.py DB SEED      (DB: an SQLite path or a postgresql:// URL)
 
 It prints one line per committed transaction, AFTER the store call has returned, and flushes:
     ready                 the store is open
@@ -18,7 +18,7 @@ import random
 import sys
 from typing import Any
 
-from storage import GameClosed, NewDuty, VersionConflict, open_store
+from storage import GameClosed, NewDuty, VersionConflict, open_database
 
 PAD = "x" * 2000  # keeps each transaction a few pages long, so kills land inside the writes
 
@@ -29,7 +29,7 @@ def snapshot_after(state: dict[str, Any], ns: list[int]) -> dict[str, Any]:
 
 async def main(path: str, seed: int) -> None:
     rng = random.Random(seed)
-    store = await open_store(path)
+    store = await open_database(path)
     print("ready", flush=True)
     now = 1_700_000_000.0
     games = [g.id for g in await store.list_games(status=("lobby", "playing"))]

@@ -15,7 +15,7 @@ from typing import Any
 
 from store_backends import Backend
 
-from storage import GameStore, VersionConflict
+from storage import GameStore, NewDuty, VersionConflict
 
 T0 = 1_700_000_000.0
 
@@ -147,3 +147,22 @@ async def test_double_clicks_apply_once_over_many_rounds(store: GameStore) -> No
     assert final is not None and final.version == 30
     log = await store.events(game.id)
     assert await store.load_snapshot(game.id) == (30, fold([e for _, e in log]))
+
+
+async def test_racing_keyed_duties_and_settings_from_two_connections(backend: Backend) -> None:
+    # Two processes replace one game's reminder and merge one user's settings at the same moment: one
+    # pending reminder remains (the key is one per game), and every merged setting lands.
+    first = await backend.open()
+    second = await backend.open()
+    game = await first.create_game(1, 1, 1, {}, T0)
+    stores = [first, second]
+    await asyncio.gather(
+        *(
+            stores[i % 2].add_duties(game.id, [NewDuty("remind", T0 + i, 1, 1, {"i": i}, "remind")], T0)
+            for i in range(20)
+        )
+    )
+    pending = await second.pending_duties(game.id)
+    assert len(pending) == 1 and pending[0].key == "remind"
+    await asyncio.gather(*(stores[i % 2].update_user_settings(7, {f"k{i}": i}, T0) for i in range(20)))
+    assert await first.get_user_settings(7) == {f"k{i}": i for i in range(20)}

@@ -1,4 +1,5 @@
-"""Crash test: a writer process is SIGKILLed at random moments, again and again, on one database.
+"""Crash test: a writer process is SIGKILLed at random moments, again and again, on one database
+(an SQLite file, or a PostgreSQL schema on the session's server).
 
 After every kill the database must open, pass the integrity check, and hold exactly what was
 committed: every transaction the child reported, plus at most one it committed but had no time
@@ -15,7 +16,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from storage import GameRecord, GameStore, open_store
+import asyncpg
+import pytest
+from pg_cluster import PgCluster
+
+from storage import GameRecord, GameStore, open_database
 
 CHILD = Path(__file__).with_name("store_crash_child.py")
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,12 +34,12 @@ class Known:
     versions: dict[int, int] = field(default_factory=dict)
 
 
-async def run_children_and_kill(db: Path, seeds: list[int], rng: random.Random) -> list[list[str]]:
+async def run_children_and_kill(db: str, seeds: list[int], rng: random.Random) -> list[list[str]]:
     """Start one writer per seed on `db`, SIGKILL them all at one random moment, return their reports."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = [
         await asyncio.create_subprocess_exec(
-            sys.executable, str(CHILD), str(db), str(seed), stdout=asyncio.subprocess.PIPE, env=env, cwd=ROOT
+            sys.executable, str(CHILD), db, str(seed), stdout=asyncio.subprocess.PIPE, env=env, cwd=ROOT
         )
         for seed in seeds
     ]
@@ -77,7 +82,7 @@ async def check_game(store: GameStore, game: GameRecord) -> None:
         assert game.version == 0
 
 
-async def verify(db: Path, known: Known, reports: list[list[str]]) -> int:
+async def verify(db: str, known: Known, reports: list[list[str]]) -> int:
     """Check the database against the children's reports; return how many commits went unreported.
 
     Each child runs one transaction at a time, so each may have committed at most one it did not report.
@@ -96,7 +101,7 @@ async def verify(db: Path, known: Known, reports: list[list[str]]) -> int:
                 # Another writer may have made this game and been killed before reporting it.
                 known.versions[game_id] = max(known.versions.get(game_id, 0), version)
     children = len(reports)
-    store = await open_store(db)
+    store = await open_database(db)
     try:
         report = await store.integrity_check()
         assert report.ok, str(report)
@@ -119,27 +124,42 @@ async def verify(db: Path, known: Known, reports: list[list[str]]) -> int:
         await store.close()
 
 
-async def crash_many_times(db: Path, writers: int, kills: int, seed: int) -> Known:
+async def crash_many_times(db: str, writers: int, kills: int, seed: int) -> Known:
     rng = random.Random(seed)
     known = Known()
     for kill in range(kills):
         reports = await run_children_and_kill(db, [kill * writers + w for w in range(writers)], rng)
-        if db.exists():
+        if "://" in db or Path(db).exists():
             await verify(db, known, reports)
         else:
             assert reports == [[]] * writers
     return known
 
 
-async def test_sigkill_at_random_moments_loses_only_unreported_work(tmp_path: Path) -> None:
-    known = await crash_many_times(tmp_path / "crash.db", writers=1, kills=KILLS, seed=20251122)
+@pytest.fixture(params=["sqlite", "postgres"])
+async def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the writers write: an SQLite file path, or the URL of a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        return str(tmp_path / "crash.db")
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    schema = cluster.new_name("crash")
+    conn = await asyncpg.connect(cluster.url())
+    try:
+        await conn.execute(f"CREATE SCHEMA {schema}")
+    finally:
+        await conn.close()
+    return cluster.url(schema=schema)
+
+
+async def test_sigkill_at_random_moments_loses_only_unreported_work(target: str) -> None:
+    known = await crash_many_times(target, writers=1, kills=KILLS, seed=20251122)
     total = sum(known.versions.values())
     assert total > 50, f"the child wrote too little ({total} events) for the test to mean anything"
     assert len(known.versions) >= 3
 
 
-async def test_two_writer_processes_killed_together(tmp_path: Path) -> None:
-    # Two processes on one file: the write lock of the one killed mid-transaction must not be lost
+async def test_two_writer_processes_killed_together(target: str) -> None:
+    # Two processes on one database: the write lock of the one killed mid-transaction must not be lost
     # or stay stuck, and conflicts between them must be refused, not merged.
-    known = await crash_many_times(tmp_path / "crash2.db", writers=2, kills=8, seed=7)
+    known = await crash_many_times(target, writers=2, kills=8, seed=7)
     assert sum(known.versions.values()) > 50

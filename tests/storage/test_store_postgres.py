@@ -1,0 +1,292 @@
+"""PostgreSQL-specific tests: migrations, the schema's own guards, pg_dump backups, cancellation, the URL
+factory, and what happens when PostgreSQL is missing. The contract suite runs on PostgreSQL too."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from pathlib import Path
+
+import asyncpg
+import pg_cluster as pg
+import pytest
+from pg_cluster import PgCluster
+
+from storage import (
+    PgSchemaTooNew,
+    PostgresGameStore,
+    SqliteGameStore,
+    StoreError,
+    open_database,
+    open_postgres_store,
+    sqlite_path,
+)
+from storage import pg_migrations as migrations_module
+from storage.pg_migrations import LATEST_VERSION, MIGRATIONS, migrate, schema_version
+
+T0 = 1_700_000_000.0
+
+
+async def fresh_schema(cluster: PgCluster) -> str:
+    """A new empty schema; returns the store URL that uses it."""
+    schema = cluster.new_name("p")
+    conn = await asyncpg.connect(cluster.url())
+    try:
+        await conn.execute(f"CREATE SCHEMA {schema}")
+    finally:
+        await conn.close()
+    return cluster.url(schema=schema)
+
+
+async def tables(url: str) -> set[str]:
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        return {r[0] for r in rows}
+    finally:
+        await conn.close()
+
+
+async def test_fresh_database_gets_the_latest_schema(pg_cluster: PgCluster) -> None:
+    url = await fresh_schema(pg_cluster)
+    store = await open_postgres_store(url)
+    try:
+        assert {
+            "games",
+            "seats",
+            "events",
+            "snapshots",
+            "user_settings",
+            "game_meta",
+            "duties",
+        } <= await tables(url)
+        conn = await asyncpg.connect(url)
+        try:
+            assert await schema_version(conn) == LATEST_VERSION
+        finally:
+            await conn.close()
+        assert await store.integrity_check()
+    finally:
+        await store.close()
+
+
+async def test_a_failing_migration_leaves_neither_ddl_nor_version(
+    pg_cluster: PgCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = await fresh_schema(pg_cluster)
+    broken = ("CREATE TABLE half_done (x integer)", "CREATE TABLE oops (")
+    monkeypatch.setattr(migrations_module, "MIGRATIONS", (*MIGRATIONS, broken))
+    conn = await asyncpg.connect(url)
+    try:
+        with pytest.raises(asyncpg.PostgresSyntaxError):
+            await migrate(conn)
+        assert await schema_version(conn) == LATEST_VERSION, "the good migrations committed, one by one"
+        assert not conn.is_in_transaction()
+    finally:
+        await conn.close()
+    assert "half_done" not in await tables(url)
+    monkeypatch.undo()
+    store = await open_postgres_store(url)
+    try:
+        assert await store.integrity_check()
+    finally:
+        await store.close()
+
+
+async def test_processes_opening_one_new_database_at_once_migrate_it_once(pg_cluster: PgCluster) -> None:
+    url = await fresh_schema(pg_cluster)
+    stores = await asyncio.gather(*(open_postgres_store(url) for _ in range(4)))
+    try:
+        game = await stores[0].create_game(1, 1, 1, {}, T0)
+        assert await stores[3].game_by_id(game.id) == game
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_a_database_from_a_newer_program_is_refused(pg_cluster: PgCluster) -> None:
+    url = await fresh_schema(pg_cluster)
+    await (await open_postgres_store(url)).close()
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("UPDATE schema_version SET version = $1", LATEST_VERSION + 1)
+    finally:
+        await conn.close()
+    with pytest.raises(PgSchemaTooNew):
+        await open_postgres_store(url)
+
+
+async def test_the_schema_itself_allows_one_unfinished_game_per_channel(pg_cluster: PgCluster) -> None:
+    url = await fresh_schema(pg_cluster)
+    await (await open_postgres_store(url)).close()
+    conn = await asyncpg.connect(url)
+    insert = (
+        "INSERT INTO games (channel_id, status, created_by, created_at, updated_at) VALUES (5, $1, 1, 0, 0)"
+    )
+    try:
+        await conn.execute(insert, "finished")
+        await conn.execute(insert, "finished")
+        await conn.execute(insert, "lobby")
+        with pytest.raises(asyncpg.UniqueViolationError):
+            await conn.execute(insert, "playing")
+    finally:
+        await conn.close()
+
+
+async def test_integrity_check_reports_broken_invariants(pg_cluster: PgCluster) -> None:
+    url = await fresh_schema(pg_cluster)
+    store = await open_postgres_store(url)
+    try:
+        game = await store.create_game(1, 1, 1, {}, T0, snapshot={"c": 0})
+        for v in range(3):
+            game = await store.append(game.id, v, [{"n": v + 1}], {"c": v + 1}, T0)
+        other = await store.create_game(1, 2, 1, {}, T0, snapshot={"c": 0})
+        other = await store.append(other.id, 0, [{"n": 1}], {"c": 1}, T0)
+        assert await store.integrity_check()
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute("DELETE FROM events WHERE game_id = $1 AND version = 2", game.id)
+            await conn.execute("UPDATE snapshots SET version = 2 WHERE game_id = $1", game.id)
+            await conn.execute("DELETE FROM snapshots WHERE game_id = $1", other.id)
+            await conn.execute(
+                "INSERT INTO games (id, channel_id, status, created_by, created_at, updated_at)"
+                " VALUES (1000, 9, 'finished', 1, 0, 0)"
+            )
+        finally:
+            await conn.close()
+        report = await store.integrity_check()
+        assert not report
+        text = str(report)
+        assert f"game {game.id}: version 3 but 2 events up to 3" in text
+        assert f"game {game.id}: version 3 but snapshot at 2" in text
+        assert f"game {other.id}: has events but no snapshot" in text
+        assert "table games: id sequence at 2 is behind the highest id 1000" in text
+    finally:
+        await store.close()
+
+
+async def test_imported_ids_move_the_sequence_on(pg_cluster: PgCluster) -> None:
+    url = await fresh_schema(pg_cluster)
+    store = await open_postgres_store(url)
+    try:
+        game = await store.create_game(1, 1, 1, {}, T0)
+        data = await store.export_game(game.id)
+        data["game"] = data["game"] | {"id": 500, "status": "finished"}
+        assert (await store.import_game(data)).id == 500
+        assert (await store.create_game(1, 2, 1, {}, T0)).id == 501, "the next game does not clash with it"
+        assert await store.integrity_check()
+    finally:
+        await store.close()
+
+
+async def test_backup_is_a_pg_dump_that_restores(pg_cluster: PgCluster, tmp_path: Path) -> None:
+    url = await fresh_schema(pg_cluster)
+    store = await open_postgres_store(url)
+    dest = tmp_path / "alexandros.dump"
+    try:
+        games = [await store.create_game(1, c, 1, {}, T0, snapshot={"pad": "x" * 4000}) for c in range(20)]
+        stop = asyncio.Event()
+
+        async def writer() -> None:
+            i = 0
+            while not stop.is_set():
+                g = games[i % len(games)]
+                version, _ = await store.load_snapshot(g.id) or (0, {})
+                await store.append(g.id, version, [{"n": i}], {"pad": "y" * 4000, "i": i}, T0 + i)
+                i += 1
+
+        task = asyncio.create_task(writer())
+        await asyncio.sleep(0.05)
+        await store.backup(dest)
+        await store.backup(dest)  # replaces the older dump
+        stop.set()
+        await task
+    finally:
+        await store.close()
+    assert dest.exists() and not Path(str(dest) + ".partial").exists()
+    target = pg_cluster.create_database("restored")
+    pg_restore = pg.find_binary("pg_restore")
+    assert pg_restore is not None
+    subprocess.run([pg_restore, "--no-owner", f"--dbname={pg_cluster.url(target)}", str(dest)], check=True)
+    schema = url.rsplit("search_path=", 1)[1]
+    copy = await open_postgres_store(pg_cluster.url(target, schema=schema))
+    try:
+        assert await copy.integrity_check()
+        assert len(await copy.list_games()) == 20
+        assert any(g.version > 0 for g in await copy.list_games())
+    finally:
+        await copy.close()
+
+
+async def test_backup_without_pg_dump_says_how(
+    pg_cluster: PgCluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = await open_postgres_store(await fresh_schema(pg_cluster))
+    try:
+        monkeypatch.setattr(shutil, "which", lambda name: None)
+        with pytest.raises(StoreError, match="pg_dump"):
+            await store.backup("/tmp/never-written.dump")
+    finally:
+        await store.close()
+
+
+async def test_a_cancelled_caller_leaves_a_whole_transaction_and_a_usable_store(
+    pg_cluster: PgCluster,
+) -> None:
+    store = await open_postgres_store(await fresh_schema(pg_cluster))
+    try:
+        game = await store.create_game(1, 1, 1, {}, T0, snapshot={"count": 0})
+        outcomes = []
+        for i in range(30):
+            version, _ = await store.load_snapshot(game.id) or (0, {})
+            task = asyncio.create_task(
+                store.append(game.id, version, [{"n": 1}, {"n": 2}], {"count": version + 2}, T0 + i)
+            )
+            for _ in range(i % 6):
+                await asyncio.sleep(0)
+            task.cancel()
+            try:
+                await task
+                outcomes.append("done")
+            except asyncio.CancelledError:
+                outcomes.append("cancelled")
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        final = await store.game_by_id(game.id)
+        assert final is not None and final.version % 2 == 0
+        assert await store.load_snapshot(game.id) == (final.version, {"count": final.version})
+        assert len(await store.events(game.id)) == final.version
+        assert await store.integrity_check()
+        assert "cancelled" in outcomes
+        after = await store.append(game.id, final.version, [{"n": 1}], {"count": final.version + 1}, T0 + 99)
+        assert after.version == final.version + 1
+    finally:
+        await store.close()
+
+
+async def test_open_database_picks_the_backend_from_the_setting(
+    pg_cluster: PgCluster, tmp_path: Path
+) -> None:
+    pg_store = await open_database(await fresh_schema(pg_cluster))
+    file_store = await open_database(tmp_path / "a.db")
+    url_store = await open_database(f"sqlite:///{tmp_path / 'b.db'}")
+    try:
+        assert isinstance(pg_store, PostgresGameStore)
+        assert isinstance(file_store, SqliteGameStore) and file_store.path == str(tmp_path / "a.db")
+        assert isinstance(url_store, SqliteGameStore) and url_store.path == str(tmp_path / "b.db")
+    finally:
+        for store in (pg_store, file_store, url_store):
+            await store.close()
+    assert sqlite_path("data/alexandros.db") == "data/alexandros.db"
+    assert sqlite_path("sqlite:////srv/a.db") == "/srv/a.db"
+    assert sqlite_path("postgres://u@h/db") is None
+    with pytest.raises(ValueError, match="postgresql://"):
+        sqlite_path("mysql://u@h/db")
+
+
+def test_a_missing_postgresql_fails_with_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pg.shutil, "which", lambda name: None)
+    monkeypatch.setattr(pg.glob, "glob", lambda pattern: [])
+    with pytest.raises(pg.PostgresMissing, match=r"apt-get install postgresql"):
+        pg.start_cluster()
