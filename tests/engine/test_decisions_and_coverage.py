@@ -23,7 +23,7 @@ S.L.H.A.T..~
 .T.A.H.L.S..
 """
 )
-ISLANDS = make_map("S........~H....\n~~~~~~~~~~~~~~~\nSL........~T....")
+ISLANDS = make_map("S........~H....\n~~~~~~~~~~~~~~~T\nSL........~T....")  # joined at a corner
 
 
 def test_d1_alexander_stands_in_every_space_around_his_point_so_he_always_moves() -> None:

@@ -38,13 +38,14 @@ TH.A.A...
 )
 CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
 
-# Islands (see worked example 7).
+# Islands (see worked example 7). The temples at (1,15) and (3,15) join the island below them by a side and
+# touch the island above only at a corner: six provinces, and land that Alexander can walk across.
 ISLANDS = make_map(
     """
 S........~H....
-~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 SL........~T....
-~~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 A.........~L......
 """
 )

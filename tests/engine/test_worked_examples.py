@@ -182,12 +182,13 @@ def test_example_6_r6_3_r6_4_take_over(players: int) -> None:
 
 # Islands, each its own province. Open values: 8 and 4 (red, one guard each), 8 (red, two guards),
 # 4 (yellow), 9 (blue), 6 (green).
+# The temples at (1,15) and (3,15) touch the island above only at a corner: the land is connected.
 EXAMPLE_7 = make_map(
     """
 S........~H....
-~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 SL........~T....
-~~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 A.........~L......
 """,
     walls="65 black, 10 red",
