@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from engine.geometry import (
@@ -72,17 +72,26 @@ class Distances(Mapping[Point, Mapping[Point, int]]):
     """``distances[a][b]``: sides between points a and b along the map's lines (R3.2: walls never block).
 
     Each origin's table is one breadth-first search, made when first asked for and kept in a bounded
-    least-recently-used cache: memory is at most ``DISTANCE_CACHE`` tables of one map's points.
+    cache (the oldest table goes first): memory is at most ``DISTANCE_CACHE`` tables of one map's points.
     """
 
     def __init__(self, adjacent: Mapping[Point, tuple[Point, ...]], cache: int = DISTANCE_CACHE) -> None:
         self._adjacent = adjacent
-        self._from = lru_cache(maxsize=cache)(self._search)
+        self._cache: dict[Point, dict[Point, int]] = {}
+        self.capacity = cache
 
     def __getitem__(self, origin: Point) -> Mapping[Point, int]:
+        try:
+            return self._cache[origin]
+        except KeyError:
+            pass
         if origin not in self._adjacent:
             raise KeyError(origin)
-        return self._from(origin)
+        table = self._search(origin)
+        if len(self._cache) >= self.capacity:
+            self._cache.pop(next(iter(self._cache), origin), None)
+        self._cache[origin] = table
+        return table
 
     def __iter__(self) -> Iterator[Point]:
         return iter(self._adjacent)
@@ -92,6 +101,11 @@ class Distances(Mapping[Point, Mapping[Point, int]]):
 
     def __contains__(self, origin: object) -> bool:
         return origin in self._adjacent
+
+    @property
+    def cached(self) -> int:
+        """How many origins' tables are kept now."""
+        return len(self._cache)
 
     def _search(self, origin: Point) -> dict[Point, int]:
         adjacent = self._adjacent
@@ -145,7 +159,7 @@ class Map:
     def lines(self) -> int:
         return len(self.rows) + 1
 
-    @property
+    @cached_property
     def symbol_spaces(self) -> tuple[Space, ...]:
         return tuple(s for s in self.spaces if self.symbol[s] is not None)
 

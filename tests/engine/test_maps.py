@@ -51,5 +51,4 @@ def test_r3_2_a_large_map_keeps_a_bounded_number_of_distance_tables() -> None:
     assert len(m.spaces) == 4 * len(default_map().spaces)
     for origin in m.points:
         assert m.distance[origin][origin] == 0
-    info = m.distance._from.cache_info()  # the cache, not an all-pairs table
-    assert info.currsize == min(DISTANCE_CACHE, len(m.points)) < len(m.points)
+    assert m.distance.cached == DISTANCE_CACHE < len(m.points)  # a bounded cache, not an all-pairs table
