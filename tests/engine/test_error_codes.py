@@ -12,7 +12,7 @@ from engine.actions import CardSource, EndTurn, Levy, Move, MoveWay, Occupy, Res
 from engine.errors import ERROR_CODES, IllegalAction
 from engine.game import apply, new_game
 from engine.geometry import Point
-from engine.state import GameState, Phase
+from engine.state import ActionKind, GameState, Phase
 from tests.engine.helpers import H, L, S, T, hand, make_map, position, pt, sd
 
 MAP = make_map(
@@ -172,3 +172,62 @@ def test_scenarios_named_elsewhere_exist_and_check_their_code() -> None:
         fn = next((getattr(m, name) for m in (moves, actions, examples) if hasattr(m, name)), None)
         assert fn is not None, name
         assert f'"{code}"' in inspect.getsource(fn), (code, name)
+
+
+# --- The order of refusals (engine/errors.py's docstring) -------------------------------------------------
+# Each action below is wrong in two or more ways; the code is the first check of the documented order.
+
+
+def _over() -> GameState:
+    return replace(position(MAP, phase=Phase.ACTIONS), phase=Phase.OVER)
+
+
+def _moved() -> GameState:
+    return position(STRIP, phase=Phase.ACTIONS, walls=CUT)
+
+
+def _many_faults() -> list[tuple[str, Callable[[], object]]]:
+    st, t, path = _move_to()
+    far = (pt("B2", MAP),)  # does not start where Alexander stands (A1)
+    return [
+        # stale beats over beats unknown player beats resigned beats not your turn
+        ("game/stale", lambda: apply(_over(), EndTurn(9), expected_version=0)),
+        ("game/over", lambda: apply(_over(), EndTurn(9))),
+        ("game/unknown-player", lambda: apply(st, Move(9, MoveWay.NORMAL, (9, 9), far, slot=7))),
+        ("game/resigned", lambda: apply(apply(position(MAP, players=3), Resign(2))[0], EndTurn(2))),
+        ("game/not-your-turn", lambda: apply(st, Move(1, MoveWay.NORMAL, (9, 9), far, slot=7))),
+        ("turn/move-first", lambda: apply(st, EndTurn(0))),
+        ("turn/move-first", lambda: apply(st, TakeCard(0, CardSource.FACE_UP, 7))),
+        # a move: the turn, then the card, then the destination, then the path, then the walls
+        ("turn/already-moved", lambda: apply(_moved(), Move(0, MoveWay.NORMAL, (9, 9), far, slot=7))),
+        ("move/bad-slot", lambda: apply(st, Move(0, MoveWay.NORMAL, (9, 9), far, slot=7))),
+        ("move/unexpected-symbol", lambda: apply(st, Move(0, MoveWay.NORMAL, (9, 9), far, slot=0, named=S))),
+        ("move/not-in-hand", lambda: apply(st, Move(0, MoveWay.SPECIAL, (9, 9), far, card=S, named=S))),
+        ("move/unknown-space", lambda: apply(st, Move(0, MoveWay.NORMAL, (9, 9), far, slot=0))),
+        ("move/wrong-symbol", lambda: apply(st, Move(0, MoveWay.NORMAL, (0, 3), far, slot=0))),
+        ("move/bad-path", lambda: apply(st, Move(0, MoveWay.NORMAL, t.space, far, slot=0))),
+        # other actions: the turn, the actions left, then their own checks
+        ("turn/no-actions-left", lambda: apply(
+            replace(_moved(), actions_taken=(ActionKind.TAKE_CARD,) * 2), Occupy(0, 99, ()))),
+        ("province/unknown", lambda: apply(_moved(), Occupy(0, 99, ()))),
+        ("occupy/no-guard", lambda: apply(_moved(), Occupy(0, _moved().province_of[(0, 5)], ()))),
+        ("levy/already", lambda: apply(replace(_moved(), actions_taken=(ActionKind.LEVY,)), Levy(0, H))),
+        ("levy/no-guards", lambda: apply(_moved(), Levy(0, H))),
+    ]
+
+
+@pytest.mark.parametrize("code,act", _many_faults(), ids=[c for c, _ in _many_faults()])
+def test_the_order_of_refusals_is_the_documented_one(code: str, act: Callable[[], object]) -> None:
+    with pytest.raises(IllegalAction) as err:
+        act()
+    assert err.value.code == code
+
+
+def test_every_code_of_the_order_is_documented_in_errors_py() -> None:
+    import engine.errors
+
+    doc = engine.errors.__doc__ or ""
+    for code in ERROR_CODES:
+        assert f"``{code}``" in doc, code
+    positions = [doc.index(f"``{c}``") for c, _ in _many_faults() if c != "turn/move-first"]
+    assert positions == sorted(positions)  # the faults above come in the documented order
