@@ -14,10 +14,9 @@ several ways always gets the same code (tests/engine/test_error_codes.py pins th
       ``move/unexpected-symbol``, ``move/no-empty-space``; for a joker ``move/joker-not-allowed``,
       ``move/joker-needs-symbol``, ``move/no-empty-space``; for a special move ``move/not-in-hand``,
       ``move/unexpected-symbol``, ``move/no-empty-space``;
-   c. the destination (R3.2, R3.3): ``move/unknown-space``, ``move/wrong-symbol``, ``move/not-empty``,
-      ``move/not-closest``;
-   d. the path (R3.4): ``move/bad-path`` (start, then each side in walking order), ``move/not-a-corner``,
-      ``move/not-shortest``;
+   c. the path's form: ``move/bad-path`` (its start, then each side in walking order);
+   d. where it ends (R3.2-R3.4): ``move/wrong-symbol`` (no space of the target symbol has that corner),
+      ``move/not-empty`` (none of them is empty), ``move/not-closest``; then ``move/not-shortest``;
    e. the walls (R3.7, P5): ``move/too-many-walls`` or ``move/not-fewest-walls``.
 4. Every other action: ``turn/move-first``, ``turn/no-actions-left``, then its own checks:
    - ``TakeCard``: ``card/bad-slot``, ``card/slot-empty``; from the supply ``card/supply-empty``;
@@ -66,12 +65,10 @@ ERROR_CODES: frozenset[str] = frozenset({
     "move/joker-not-allowed",
     "move/joker-needs-symbol",
     "move/unexpected-symbol",
-    "move/unknown-space",
     "move/wrong-symbol",
     "move/not-empty",
     "move/not-closest",
     "move/bad-path",
-    "move/not-a-corner",
     "move/not-shortest",
     "move/too-many-walls",
     "move/not-fewest-walls",

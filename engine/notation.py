@@ -7,9 +7,9 @@ Actions
 
 One action per line, the seat first::
 
-    2: M 1 3,13 B2-C3-C5         move: face-up card 1 (normal), to space (3,13), along that path
-    2: M 1=soldier 3,13 B2-C3    joker: face-up card 1, naming soldier
-    2: M h=lyre 3,13 B2-C3       special: discard a lyre from the hand
+    2: M 1 B2-C3-C5              move: face-up card 1 (normal), along that path, to its last point
+    2: M 1=soldier B2-C3         joker: face-up card 1, naming soldier
+    2: M h=lyre B2-C3            special: discard a lyre from the hand
     2: C 1 | C 2 | C s           take face-up card 1 or 2, or the top of the supply
     2: O 7 3,12 4,13             occupy province 7 with guards on those spaces
     2: X 7 3,12 give T,T,H       take over province 7, giving the loser those cards
@@ -98,7 +98,7 @@ def format_action(action: Action) -> str:
         else:
             card = str((action.slot or 0) + 1)
         path = "-".join(point_label(p) for p in action.path)
-        return f"{head}M {card} {_space(action.space)} {path}"
+        return f"{head}M {card} {path}"
     if isinstance(action, TakeCard):
         return head + ("C s" if action.source is CardSource.SUPPLY else f"C {(action.slot or 0) + 1}")
     if isinstance(action, Occupy):
@@ -132,15 +132,18 @@ def parse_action(text: str) -> Action:
 
 def _parse(player: int, kind: str, args: list[str]) -> Action:
     if kind == "M":
-        card, space, path_text = args
+        if len(args) == 3:  # the older form named a space too: "M 1 3,13 B2-C3-C5"; a Move needs none now
+            _parse_space(args[1])
+            args = [args[0], args[2]]
+        card, path_text = args
         path = tuple(_point(p) for p in path_text.split("-"))
         if card.startswith("h="):
-            return Move(player, MoveWay.SPECIAL, _parse_space(space), path, card=Symbol(card[2:]))
+            return Move(player, MoveWay.SPECIAL, path, card=Symbol(card[2:]))
         slot_text, _, named = card.partition("=")
         slot = int(slot_text) - 1
         if named:
-            return Move(player, MoveWay.JOKER, _parse_space(space), path, slot=slot, named=Symbol(named))
-        return Move(player, MoveWay.NORMAL, _parse_space(space), path, slot=slot)
+            return Move(player, MoveWay.JOKER, path, slot=slot, named=Symbol(named))
+        return Move(player, MoveWay.NORMAL, path, slot=slot)
     if kind == "C":
         (which,) = args
         if which.lower() == "s":

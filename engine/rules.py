@@ -406,7 +406,8 @@ def destination_points(state: GameState, choice: MoveChoice | Symbol) -> tuple[P
 
 @dataclass(frozen=True)
 class CheckedMove:
-    """A move that passed every check of R3, and the walls it places (R3.5-R3.7)."""
+    """A move that passed every check of R3, and the walls it places (R3.5-R3.7). ``space`` is the closest
+    empty space of the symbol that the end point is a corner of (the smallest, when several are)."""
 
     symbol: Symbol
     space: Space
@@ -458,26 +459,26 @@ def check_move(state: GameState, action: Move) -> CheckedMove:
         target = action.card
 
     m = state.map
-    if action.space not in m.symbol:
-        raise IllegalAction("move/unknown-space", space=action.space)
-    if m.symbol[action.space] is not target:
-        raise IllegalAction("move/wrong-symbol", symbol=target.value, space=action.space)
-    if action.space not in empty_spaces(state):
-        raise IllegalAction("move/not-empty", space=action.space)
-    closest, _ = closest_targets(state, target)
-    distance = space_distance(state, action.space)
-    if distance != closest:
-        raise IllegalAction("move/not-closest", distance=distance, closest=closest, symbol=target.value)
-
     path = action.path
     if not path or path[0] != state.alexander:
         raise IllegalAction("move/bad-path", reason="start", alexander=state.alexander)
     for a, b in zip(path, path[1:], strict=False):
         if b not in m.adjacent.get(a, ()):
             raise IllegalAction("move/bad-path", reason="not-a-side", at=a, to=b)
-    if path[-1] not in corners(action.space):
-        raise IllegalAction("move/not-a-corner", point=path[-1], space=action.space)
-    shortest = m.distance[state.alexander][path[-1]]
+    point = path[-1]
+    around = m.point_spaces[point]
+    showing = [s for s in around if m.symbol[s] is target]
+    if not showing:
+        raise IllegalAction("move/wrong-symbol", symbol=target.value, point=point, space=around[0])
+    empty = empty_spaces(state)
+    open_spaces = [s for s in showing if s in empty]
+    if not open_spaces:
+        raise IllegalAction("move/not-empty", point=point, space=showing[0])
+    closest, _ = closest_targets(state, target)
+    distance, space = min((space_distance(state, s), s) for s in open_spaces)
+    if distance != closest:
+        raise IllegalAction("move/not-closest", distance=distance, closest=closest, symbol=target.value)
+    shortest = m.distance[state.alexander][point]
     if len(path) - 1 != shortest:
         raise IllegalAction("move/not-shortest", length=len(path) - 1, shortest=shortest)
 
@@ -492,7 +493,7 @@ def check_move(state: GameState, action: Move) -> CheckedMove:
         ran_out = True
     else:
         ran_out = len(needed) > state.black_left  # R3.6: red walls end the game; an exact finish does not
-    return CheckedMove(target, action.space, needed[: state.black_left], needed[state.black_left :], ran_out)
+    return CheckedMove(target, space, needed[: state.black_left], needed[state.black_left :], ran_out)
 
 
 @dataclass(frozen=True)

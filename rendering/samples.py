@@ -77,7 +77,6 @@ def greedy_action(state: GameState, rng: random.Random) -> Action:
         return Move(
             me,
             c.way,
-            t.space,
             path.points,
             slot=c.slot,
             card=c.card,

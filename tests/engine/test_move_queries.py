@@ -59,9 +59,7 @@ def _cheapest_path(st: GameState, corner: Point) -> tuple[Point, ...]:
 
 
 def _move(st: GameState, choice: rules.MoveChoice, path: tuple[Point, ...]) -> Move:
-    space = next(s for s in st.map.point_spaces[path[-1]] if st.map.symbol[s] is choice.symbol
-                 and s in rules.empty_spaces(st))
-    return ai.move_action(st, choice, space, path)
+    return ai.move_action(st, choice, path)
 
 
 def _accepted(st: GameState, move: Move) -> bool:
@@ -210,7 +208,7 @@ def test_r3_7_preview_refuses_what_apply_refuses() -> None:
     fits = position(WALL_POOR, face_up=(A, L))
     t = rules.targets(fits, A)[0]
     path = next(rules.shortest_paths(fits, t.corners[0].point))
-    move = Move(0, MoveWay.NORMAL, t.space, path, slot=0)
+    move = Move(0, MoveWay.NORMAL, path, slot=0)
     with pytest.raises(IllegalAction) as by_apply:
         apply(fits, move)
     with pytest.raises(IllegalAction) as by_preview:

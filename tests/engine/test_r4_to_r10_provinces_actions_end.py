@@ -55,7 +55,7 @@ def test_r4_1_provinces_are_worked_out_again_after_walls() -> None:
     st = position(STRIP, face_up=(S, T), hands={0: NO_CARDS, 1: NO_CARDS})
     assert len(st.provinces) == 1
     path = (pt("A5", STRIP), pt("B4", STRIP), pt("C5", STRIP))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 5), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     split = [e for e in events if isinstance(e, ProvinceSplit)]
     assert len(split) == 1 and split[0].province == 1
     assert sorted(len(p.spaces) for p in after.provinces) == [8, 10]
@@ -330,7 +330,7 @@ def test_r3_turn_must_start_with_a_move() -> None:
         assert err.value.code == "turn/move-first"
     acted = replace(st, phase=Phase.ACTIONS)
     with pytest.raises(IllegalAction) as err:
-        apply(acted, Move(0, MoveWay.NORMAL, (1, 5), (pt("A5", STRIP),), slot=0))
+        apply(acted, Move(0, MoveWay.NORMAL, (pt("A5", STRIP),), slot=0))
     assert err.value.code == "turn/already-moved"
 
 
