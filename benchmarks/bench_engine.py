@@ -129,6 +129,21 @@ def map_load() -> None:
     t_bfs = timed(lambda: m.distance._search(m.start), 20)
     print(f"    ... one distance table on demand (BFS from a point, then cached): {t_bfs:.3f} ms; "
           f"cache bound {m.distance.capacity} tables")
+    for across, down in ((1, 1), (2, 1), (2, 2)):
+        tiled = tiled_map_text(across, down)
+
+        def loaded(tiled: str = tiled) -> object:
+            return parse(tiled, "tiled.map")
+
+        def filled(tiled: str = tiled) -> object:
+            big = parse(tiled, "tiled.map")
+            for p in big.points:
+                big.distance[p]  # noqa: B018 - the cache at its bound
+            return big
+
+        spaces = len(parse(tiled, "tiled.map").spaces)
+        print(f"    memory, {spaces:4d} spaces: loaded {size(loaded):5.2f} MB, every distance cache slot "
+              f"full {size(filled):5.2f} MB")
 
 
 def codec(positions: list[tuple[GameState, Move]]) -> None:
