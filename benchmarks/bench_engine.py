@@ -6,7 +6,11 @@ Figures, each a median over many mid-game positions taken from seeded greedy 4-p
     option) for each face-up card's symbol, as the bot's autocomplete asks them (target < 2 ms);
 (b) province recomputation after a move: rules.splits_after for the walls the move placed;
 (c) a whole greedy 4-player game without checks (target < 1 s), and with every action fully checked;
-plus the cost of applying one move and of the JSON round trip of a mid-game state.
+plus the cost of applying one move;
+(d) loading a 944-space map (the default map tiled 2 x 2; target <= 200 ms, memory linear in the map),
+    side by side with the old way, which also built the all-pairs distance table (kept here as baseline);
+(e) the snapshot codec: engine.snapshot (lean, without the map) against engine.serialize (old), dump+load
+    through JSON text, side by side (target: >= 5x faster).
 """
 
 from __future__ import annotations
@@ -21,12 +25,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import rules, serialize  # noqa: E402
+import tracemalloc  # noqa: E402
+from collections import deque  # noqa: E402
+
+from engine import maps as engine_maps  # noqa: E402
+from engine import rules, serialize, snapshot  # noqa: E402
 from engine.actions import Move  # noqa: E402
 from engine.ai import greedy_player, play_game  # noqa: E402
 from engine.game import apply, new_game  # noqa: E402
+from engine.geometry import Point  # noqa: E402
 from engine.maps import default_map  # noqa: E402
 from engine.state import GameState, Phase  # noqa: E402
+from tests.engine.bigmap import tiled_map_text  # noqa: E402
 
 
 def timed(fn: Callable[[], object], repeat: int = 5) -> float:
@@ -63,6 +73,93 @@ def options_for_face_up(state: GameState) -> int:
     return n
 
 
+def destinations_for_face_up(state: GameState) -> int:
+    """The new one-call query of the guided move, with up to 25 cheapest paths per point."""
+    n = 0
+    for choice in rules.move_choices(state):
+        if choice.slot is not None and choice.way is not choice.way.JOKER:
+            n += len(rules.destinations(state, choice))
+    return n
+
+
+def old_all_distances(adjacent: dict[Point, tuple[Point, ...]]) -> dict[Point, dict[Point, int]]:
+    """The all-pairs distance table every Map built before (quadratic), kept as the baseline of (d)."""
+    out: dict[Point, dict[Point, int]] = {}
+    for origin in adjacent:
+        dist = {origin: 0}
+        queue = deque([origin])
+        while queue:
+            p = queue.popleft()
+            for q in adjacent[p]:
+                if q not in dist:
+                    dist[q] = dist[p] + 1
+                    queue.append(q)
+        out[origin] = dist
+    return out
+
+
+def map_load() -> None:
+    text = tiled_map_text(2, 2)
+    parse = engine_maps._parse_cached.__wrapped__  # past the per-text cache: a real load every time
+
+    def new() -> object:
+        return parse(text, "tiled.map")
+
+    def old() -> object:
+        m = parse(text, "tiled.map")
+        return m, old_all_distances(dict(m.adjacent))
+
+    def size(fn: Callable[[], object]) -> float:
+        tracemalloc.start()
+        kept = fn()
+        current, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        del kept
+        return current / 1e6
+
+    m = new()
+    assert isinstance(m, engine_maps.Map)
+    t_old, t_new = timed(old, 3), timed(new, 5)
+    m_old, m_new = size(old), size(new)
+    verdict = "OK" if t_new <= 200 else "OVER TARGET 200 ms"
+    print(f"(d) load a {len(m.spaces)}-space map ({len(m.points)} points): "
+          f"old {t_old:7.1f} ms {m_old:5.1f} MB  new {t_new:6.1f} ms {m_new:5.1f} MB   "
+          f"{t_old / t_new:5.1f}x faster, {m_old / m_new:5.1f}x less memory {verdict}")
+    m.distance[m.start]  # noqa: B018 - one origin's table on demand
+    t_bfs = timed(lambda: m.distance._search(m.start), 20)
+    print(f"    ... one distance table on demand (BFS from a point, then cached): {t_bfs:.3f} ms; "
+          f"cache bound {m.distance.capacity} tables")
+    for across, down in ((1, 1), (2, 1), (2, 2)):
+        tiled = tiled_map_text(across, down)
+
+        def loaded(tiled: str = tiled) -> object:
+            return parse(tiled, "tiled.map")
+
+        def filled(tiled: str = tiled) -> object:
+            big = parse(tiled, "tiled.map")
+            for p in big.points:
+                big.distance[p]  # noqa: B018 - the cache at its bound
+            return big
+
+        spaces = len(parse(tiled, "tiled.map").spaces)
+        print(f"    memory, {spaces:4d} spaces: loaded {size(loaded):5.2f} MB, every distance cache slot "
+              f"full {size(filled):5.2f} MB")
+
+
+def codec(positions: list[tuple[GameState, Move]]) -> None:
+    states = [s for s, _ in positions[::3]]
+    lookup = snapshot.maps_by_digest(default_map())
+    old = [timed(lambda s=s: serialize.loads(serialize.dumps(s)), 3) for s in states]
+    new = [timed(lambda s=s: snapshot.loads_state(snapshot.dumps_state(s), lookup), 3) for s in states]
+    ratio = statistics.median(old) / statistics.median(new)
+    size_old = statistics.median(len(serialize.dumps(s)) for s in states)
+    size_new = statistics.median(len(snapshot.dumps_state(s)) for s in states)
+    verdict = "OK" if ratio >= 5 else "UNDER TARGET 5x"
+    print(f"(e) state codec dump+load (JSON text), {len(states)} states: old serialize "
+          f"{statistics.median(old):.3f} ms {size_old:.0f} B   new snapshot {statistics.median(new):.3f} ms "
+          f"{size_new:.0f} B (no map text)   {ratio:.1f}x faster {verdict}")
+
+
 def report(name: str, values: list[float], target: float | None = None) -> None:
     med = statistics.median(values)
     p90 = sorted(values)[int(len(values) * 0.9)]
@@ -89,9 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     if splitting:
         report(f"(b) ... only the {len(splitting)} moves that split a province",
                [timed(lambda s=s, w=w: rules.splits_after(s, w)) for s, w in splitting])
+    report("    the same by rules.destinations (with cheapest paths)",
+           [timed(lambda s=s: destinations_for_face_up(s)) for s, _ in positions], target=2.0)
     report("    apply one move (fully checked)", [timed(lambda s=s, m=m: apply(s, m)) for s, m in positions])
-    report("    JSON round trip of a mid-game state",
-           [timed(lambda s=s: serialize.loads(serialize.dumps(s)), repeat=2) for s, _ in positions[::5]])
+    map_load()
+    codec(positions)
 
     fast, checked = [], []
     for seed in range(1, args.games + 1):

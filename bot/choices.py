@@ -256,8 +256,8 @@ def move_action(state: GameState, seat: int, card: str | None, to: str | None, p
     option = parse_path(state, dest.corner.point, path)
     named = mc.symbol if mc.way is MoveWay.JOKER else None
     if mc.way is MoveWay.SPECIAL:
-        return Move(seat, MoveWay.SPECIAL, dest.space, option.points, card=mc.card)
-    return Move(seat, mc.way, dest.space, option.points, slot=mc.slot, named=named)
+        return Move(seat, MoveWay.SPECIAL, option.points, card=mc.card)
+    return Move(seat, mc.way, option.points, slot=mc.slot, named=named)
 
 
 def move_code(state: GameState, move: Move) -> tuple[str, str, str]:
@@ -276,7 +276,6 @@ def move_code(state: GameState, move: Move) -> tuple[str, str, str]:
         c.value
         for c in destination_choices(state, mc)
         if parse_destination(state, mc, c.value).corner.point == move.corner
-        and parse_destination(state, mc, c.value).space == move.space
     )
     walls = frozenset(rules.new_walls(state, move.path))
     options = legal_paths(state, move.corner)

@@ -22,11 +22,12 @@ class CardSource(StrEnum):
 
 @dataclass(frozen=True)
 class Move:
-    """Move Alexander to ``space``, stopping on ``path[-1]``; ``path`` starts at his current point."""
+    """Move Alexander along ``path``, from his current point to ``path[-1]``, a corner of a closest empty
+    space of the target symbol (R3.2-R3.4). Which of the spaces sharing that corner is meant changes
+    nothing, so a move names none."""
 
     player: int
     way: MoveWay
-    space: Space
     path: tuple[Point, ...]
     slot: int | None = None
     card: Symbol | None = None

@@ -43,12 +43,12 @@ T = TypeVar("T")
 # --- Shared helpers ------------------------------------------------------------------------------------
 
 
-def move_action(state: GameState, choice: rules.MoveChoice, space: Space, path: tuple[Point, ...]) -> Move:
-    """The ``Move`` that carries out a rules.MoveChoice (R3.1) to ``space`` along ``path``."""
+def move_action(state: GameState, choice: rules.MoveChoice, path: tuple[Point, ...]) -> Move:
+    """The ``Move`` that carries out a rules.MoveChoice (R3.1) along ``path``, to its last point."""
     if choice.way is MoveWay.SPECIAL:
-        return Move(state.current, MoveWay.SPECIAL, space, path, card=choice.card)
+        return Move(state.current, MoveWay.SPECIAL, path, card=choice.card)
     named = choice.symbol if choice.way is MoveWay.JOKER else None
-    return Move(state.current, choice.way, space, path, slot=choice.slot, named=named)
+    return Move(state.current, choice.way, path, slot=choice.slot, named=named)
 
 
 def compensation_cards(state: GameState, receiver: int, paid: Cards, size: int) -> Cards:
@@ -148,7 +148,7 @@ def random_move(state: GameState, rng: random.Random) -> Move:
     paths = rules.path_options(state, corner.point)
     limit = left if corner.fewest_walls <= left else corner.fewest_walls
     paths = [p for p in paths if len(p.new_walls) <= limit] or paths[:1]
-    return move_action(state, choice, space, rng.choice(paths).points)
+    return move_action(state, choice, rng.choice(paths).points)
 
 
 def random_player(state: GameState, rng: random.Random) -> Action:
@@ -358,12 +358,12 @@ class GreedyPlayer:
                 up = state.face_up[c.slot]
                 assert up is not None
                 hand = add(hand, one(up))
-            for (sym, space, path), (board, jitter) in boards.items():
+            for (sym, _space, path), (board, jitter) in boards.items():
                 if sym is not c.symbol:
                     continue
                 score = self._judge(state, me, board, hand, base_inc, base_provinces) + jitter
                 if best is None or score > best[0]:
-                    best = (score, move_action(state, c, space, path))
+                    best = (score, move_action(state, c, path))
         assert best is not None, "choose_move needs a state where Alexander can move"
         return best[1]
 

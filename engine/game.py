@@ -48,7 +48,7 @@ from engine.events import (
     TurnEnded,
     TurnStarted,
 )
-from engine.geometry import Side, Space, corners
+from engine.geometry import Side, Space
 from engine.maps import Map, parse_map
 from engine.state import (
     ACTIONS_PER_TURN,
@@ -228,80 +228,10 @@ def _resign(tx: _Tx, player: int) -> None:
 
 
 def _move(tx: _Tx, action: Move) -> None:
+    """R3: the checks are rules.check_move's; then the card (R3.1), the walk and its walls (R3.4-R3.7)."""
     st = tx.state
-    if st.phase is not Phase.MOVE:
-        raise IllegalAction("turn/already-moved")
-    player = st.players[action.player]
-    usable = rules.symbols_with_empty_space(st)
-
-    target: Symbol
-    if action.way in (MoveWay.NORMAL, MoveWay.JOKER):
-        if action.slot not in (0, 1):
-            raise IllegalAction("move/bad-slot", slot=action.slot)
-        up = st.face_up[action.slot]
-        if not isinstance(up, Symbol):
-            raise IllegalAction("move/slot-empty", slot=action.slot)
-        if action.way is MoveWay.NORMAL:
-            if action.named is not None:
-                raise IllegalAction("move/unexpected-symbol")
-            if up not in usable:
-                raise IllegalAction("move/no-empty-space", symbol=up.value, joker=True)
-            target = up
-        else:
-            if up in usable:
-                raise IllegalAction("move/joker-not-allowed", symbol=up.value)
-            if action.named is None:
-                raise IllegalAction("move/joker-needs-symbol")
-            if action.named not in usable:
-                raise IllegalAction("move/no-empty-space", symbol=action.named.value, joker=False)
-            target = action.named
-    else:
-        if action.card is None or player.hand[action.card.ordinal] == 0:
-            raise IllegalAction("move/not-in-hand", card=action.card.value if action.card else None)
-        if action.named is not None:
-            raise IllegalAction("move/unexpected-symbol")
-        if action.card not in usable:
-            raise IllegalAction("move/no-empty-space", symbol=action.card.value, joker=False)
-        target = action.card
-
-    m = st.map
-    if action.space not in m.symbol:
-        raise IllegalAction("move/unknown-space", space=action.space)
-    if m.symbol[action.space] is not target:
-        raise IllegalAction("move/wrong-symbol", symbol=target.value, space=action.space)
-    if action.space not in rules.empty_spaces(st):
-        raise IllegalAction("move/not-empty", space=action.space)
-    closest, _ = rules.closest_targets(st, target)
-    distance = rules.space_distance(st, action.space)
-    if distance != closest:
-        raise IllegalAction("move/not-closest", distance=distance, closest=closest, symbol=target.value)
-
-    path = action.path
-    if not path or path[0] != st.alexander:
-        raise IllegalAction("move/bad-path", reason="start", alexander=st.alexander)
-    for a, b in zip(path, path[1:], strict=False):
-        if b not in m.adjacent.get(a, ()):
-            raise IllegalAction("move/bad-path", reason="not-a-side", at=a, to=b)
-    if path[-1] not in corners(action.space):
-        raise IllegalAction("move/not-a-corner", point=path[-1], space=action.space)
-    shortest = m.distance[st.alexander][path[-1]]
-    if len(path) - 1 != shortest:
-        raise IllegalAction("move/not-shortest", length=len(path) - 1, shortest=shortest)
-
-    needed = rules.new_walls(st, path)
-    left = rules.walls_left(st)
-    if len(needed) > left:
-        fewest = rules.fewest_walls_of_any_move(st)
-        if not rules.walls_allowed(st, len(needed), fewest):
-            code = "move/too-many-walls" if fewest is not None and fewest <= left else "move/not-fewest-walls"
-            raise IllegalAction(code, needed=len(needed), left=left, fewest=fewest)
-        needed = needed[:left]  # R3.7: place as many walls as are left
-        ran_out = True
-    else:
-        ran_out = len(needed) > st.black_left  # R3.6: red walls end the game; an exact finish does not
-    black = needed[: st.black_left]
-    red = needed[st.black_left :]
-
+    checked = rules.check_move(st, action)
+    target = checked.symbol
     if action.way is MoveWay.SPECIAL:
         tx.emit(CardsDiscarded(action.player, one(target), "special-move"))
     else:
@@ -312,7 +242,8 @@ def _move(tx: _Tx, action: Move) -> None:
         _turn_up(tx, action.slot)  # R3.1 a: replaced at once (D5)
 
     before = tx.state
-    tx.emit(AlexanderMoved(action.player, action.way, target, action.space, path, black, red, ran_out))
+    black, red, ends = checked.black, checked.red, checked.ends_game
+    tx.emit(AlexanderMoved(action.player, action.way, target, checked.space, action.path, black, red, ends))
     _emit_splits(tx, before, black + red)
 
 

@@ -1,18 +1,18 @@
 """Map files (MAP-FORMAT.md): parsing, checking, and the lattice tables the rules need.
 
 A ``Map`` is immutable and precomputes, once per map text, everything that never changes during a game:
-land spaces and their symbols, the kind of every side, the point graph Alexander walks on and the
-distance between every pair of points.
+land spaces and their symbols, the kind of every side and the point graph Alexander walks on. Distances
+(R3.2) are computed on demand, one breadth-first search per origin point, and a bounded number of them is
+cached, so that loading a map and its memory stay linear in its size (issue 12).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 
 from engine.geometry import (
@@ -39,12 +39,15 @@ class SideKind(StrEnum):
 class MapError(ValueError):
     """A map file that cannot be played; the message names file, line and column."""
 
-    def __init__(self, source: str, line: int, column: int, problem: str) -> None:
+    def __init__(
+        self, source: str, line: int, column: int, problem: str, spaces: tuple[Space, ...] = ()
+    ) -> None:
         super().__init__(f"{source}:{line}:{column}: {problem}")
         self.source = source
         self.line = line
         self.column = column
         self.problem = problem
+        self.spaces = spaces  # the spaces at fault when it is not one character (unreachable land)
 
 
 class LabelError(ValueError):
@@ -62,6 +65,63 @@ SEA = "~"
 NOTHING = " "
 DEFAULT_BLACK = 65
 DEFAULT_RED = 10
+DISTANCE_CACHE = 256  # origin points whose distances a map keeps; the default map has 166 points
+
+
+class Distances(Mapping[Point, Mapping[Point, int]]):
+    """``distances[a][b]``: sides between points a and b along the map's lines (R3.2: walls never block).
+
+    Each origin's table is one breadth-first search, made when first asked for and kept in a bounded
+    cache (the oldest table goes first): memory is at most ``DISTANCE_CACHE`` tables of one map's points.
+    """
+
+    def __init__(self, adjacent: Mapping[Point, tuple[Point, ...]], cache: int = DISTANCE_CACHE) -> None:
+        self._adjacent = adjacent
+        self._cache: dict[Point, dict[Point, int]] = {}
+        self.capacity = cache
+
+    def __getitem__(self, origin: Point) -> Mapping[Point, int]:
+        try:
+            return self._cache[origin]
+        except KeyError:
+            pass
+        if origin not in self._adjacent:
+            raise KeyError(origin)
+        table = self._search(origin)
+        if len(self._cache) >= self.capacity:
+            self._cache.pop(next(iter(self._cache), origin), None)
+        self._cache[origin] = table
+        return table
+
+    def __iter__(self) -> Iterator[Point]:
+        return iter(self._adjacent)
+
+    def __len__(self) -> int:
+        return len(self._adjacent)
+
+    def __contains__(self, origin: object) -> bool:
+        return origin in self._adjacent
+
+    @property
+    def cached(self) -> int:
+        """How many origins' tables are kept now."""
+        return len(self._cache)
+
+    def _search(self, origin: Point) -> dict[Point, int]:
+        adjacent = self._adjacent
+        dist = {origin: 0}
+        frontier = [origin]
+        d = 0
+        while frontier:
+            d += 1
+            nxt = []
+            for p in frontier:
+                for q in adjacent[p]:
+                    if q not in dist:
+                        dist[q] = d
+                        nxt.append(q)
+            frontier = nxt
+        return dist
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,7 +143,7 @@ class Map:
     points: tuple[Point, ...] = field(repr=False)
     adjacent: Mapping[Point, tuple[Point, ...]] = field(repr=False)
     point_spaces: Mapping[Point, tuple[Space, ...]] = field(repr=False)
-    distance: Mapping[Point, Mapping[Point, int]] = field(repr=False)
+    distance: Distances = field(repr=False)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Map) and (self is other or self.text == other.text)
@@ -99,7 +159,7 @@ class Map:
     def lines(self) -> int:
         return len(self.rows) + 1
 
-    @property
+    @cached_property
     def symbol_spaces(self) -> tuple[Space, ...]:
         return tuple(s for s in self.spaces if self.symbol[s] is not None)
 
@@ -213,6 +273,8 @@ def _parse_cached(text: str, source: str) -> Map:
     start = parse_label_syntax(start_text)
     if start is None or start not in adjacent:
         raise MapError(source, start_line, 8, f"start {start_text!r} is not a corner of a land space")
+    distance = Distances(adjacent)
+    _check_connected(spaces, distance[start], grid_line, source)
 
     labels: list[tuple[str, Point]] = []
     for value, number in labels_raw:
@@ -238,7 +300,7 @@ def _parse_cached(text: str, source: str) -> Map:
         points=points,
         adjacent=adjacent,
         point_spaces={k: tuple(v) for k, v in point_spaces.items()},
-        distance=_all_distances(adjacent),
+        distance=distance,
     )
 
 
@@ -252,21 +314,16 @@ def _parse_walls(value: str, line: int, source: str) -> tuple[int, int]:
     return found.get("black", DEFAULT_BLACK), found.get("red", DEFAULT_RED)
 
 
-def _all_distances(adjacent: Mapping[Point, tuple[Point, ...]]) -> dict[Point, dict[Point, int]]:
-    """Breadth-first distances along sides between every pair of points (R3.2: walls never block)."""
-    out: dict[Point, dict[Point, int]] = {}
-    for origin in adjacent:
-        dist = {origin: 0}
-        queue = deque([origin])
-        while queue:
-            p = queue.popleft()
-            d = dist[p] + 1
-            for q in adjacent[p]:
-                if q not in dist:
-                    dist[q] = d
-                    queue.append(q)
-        out[origin] = dist
-    return out
+def _check_connected(
+    spaces: tuple[Space, ...], reach: Mapping[Point, int], grid_line: int, source: str
+) -> None:
+    """Every land space must be reachable from the start along sides, or distances (R3.2) are undefined."""
+    cut_off = tuple(s for s in spaces if not any(p in reach for p in corners(s)))
+    if cut_off:
+        r, c = cut_off[0]
+        names = " ".join(f"{a},{b}" for a, b in cut_off)
+        problem = f"land not connected to the start: {len(cut_off)} unreachable spaces (row,column): {names}"
+        raise MapError(source, grid_line + 1 + r, c + 1, problem, cut_off)
 
 
 def load_map(path: str) -> Map:

@@ -6,11 +6,12 @@ The bot's autocomplete, the renderer's previews and the computer players all ask
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 
-from engine.actions import MoveWay
+from engine.actions import Move, MoveWay
 from engine.errors import IllegalAction
 from engine.geometry import Point, Side, Space, corners, side
 from engine.maps import SideKind
@@ -123,32 +124,103 @@ def wall_cost(state: GameState, sd: Side) -> int:
     return 1
 
 
+class _PathDag:
+    """The shortest paths from Alexander to one point (R3.4) as a graph: every step that stays shortest,
+    with its new wall (R3.5), and per point the number of paths on to the end and their fewest and most
+    new walls. It is linear in the area between the two points, where the paths themselves are not."""
+
+    def __init__(self, state: GameState, corner: Point) -> None:
+        m = state.map
+        to_corner = m.distance[corner]
+        self.start = state.alexander
+        self.corner = corner
+        self.length = to_corner[self.start]
+        steps: dict[Point, tuple[tuple[Point, int], ...]] = {}
+        layer = [self.start]
+        layers = [layer]
+        while layer:
+            nxt: dict[Point, None] = {}
+            for p in layer:
+                d = to_corner[p] - 1
+                out = tuple((q, wall_cost(state, side(p, q))) for q in m.adjacent[p] if to_corner[q] == d)
+                steps[p] = out
+                for q, _ in out:
+                    nxt[q] = None
+            layer = list(nxt)
+            if layer:
+                layers.append(layer)
+        self.steps = steps
+        # (paths, fewest walls, most walls) from each point on to the corner
+        stats: dict[Point, tuple[int, int, int]] = {corner: (1, 0, 0)}
+        for layer in reversed(layers):
+            for p in layer:
+                if p == corner:
+                    continue
+                n, lo, hi = 0, 1 << 30, -1
+                for q, w in steps[p]:
+                    cn, clo, chi = stats[q]
+                    n += cn
+                    lo = min(lo, clo + w)
+                    hi = max(hi, chi + w)
+                stats[p] = (n, lo, hi)
+        self.stats = stats
+
+    def option(self) -> CornerOption:
+        n, lo, hi = self.stats[self.start]
+        return CornerOption(self.corner, self.length, n, lo, hi)
+
+    def wall_sets(
+        self, max_walls: int | None = None, limit: int | None = None
+    ) -> tuple[list[PathOption], bool]:
+        """Paths that differ in their new walls, fewest walls first, then by their points; for each set of
+        walls the first of its paths in point order. Returns them and whether none was left out.
+
+        Only new walls tell paths apart, so the search branches on the next new wall alone: from a point it
+        looks past every step along an existing wall (free) to the next side that takes a wall. A best-first
+        queue ordered by (walls so far + fewest walls still to come, points so far) yields the options in
+        order without listing the paths, whose number grows exponentially with the distance.
+        """
+        stats, steps, corner = self.stats, self.steps, self.corner
+        heap: list[tuple[int, tuple[Point, ...], tuple[Side, ...], bool]] = []
+        heapq.heappush(heap, (stats[self.start][1], (self.start,), (), False))
+        out: list[PathOption] = []
+        while heap:
+            if limit is not None and len(out) >= limit:
+                return out, False
+            bound, points, walls, done = heapq.heappop(heap)
+            if done:
+                out.append(PathOption(points, walls))
+                continue
+            for at, route in self._free_reach(points[-1]).items():
+                if at == corner:
+                    heapq.heappush(heap, (len(walls), points + route, walls, True))
+                for q, w in steps[at]:
+                    if not w:
+                        continue
+                    cost = len(walls) + 1 + stats[q][1]
+                    if max_walls is None or cost <= max_walls:
+                        heapq.heappush(heap, (cost, points + route + (q,), walls + (side(at, q),), False))
+        return out, True
+
+    def _free_reach(self, origin: Point) -> dict[Point, tuple[Point, ...]]:
+        """Points reached from ``origin`` by steps that place no wall, each with its first route in point
+        order (a depth-first search in point order meets every point first along that route)."""
+        routes: dict[Point, tuple[Point, ...]] = {origin: ()}
+        steps = self.steps
+
+        def visit(p: Point, route: tuple[Point, ...]) -> None:
+            for q, w in steps[p]:
+                if not w and q not in routes:
+                    routes[q] = route + (q,)
+                    visit(q, routes[q])
+
+        visit(origin, ())
+        return routes
+
+
 def corner_option(state: GameState, corner: Point) -> CornerOption:
     """Count the shortest paths to ``corner`` and their fewest and most new walls, without listing them."""
-    start = state.alexander
-    m = state.map
-    to_corner = m.distance[corner]
-    memo: dict[Point, tuple[int, int, int]] = {}
-
-    def walk(p: Point) -> tuple[int, int, int]:
-        if p == corner:
-            return 1, 0, 0
-        if p in memo:
-            return memo[p]
-        n, lo, hi = 0, 1 << 30, -1
-        d = to_corner[p]
-        for q in m.adjacent[p]:
-            if to_corner[q] == d - 1:
-                cn, clo, chi = walk(q)
-                w = wall_cost(state, side(p, q))
-                n += cn
-                lo = min(lo, clo + w)
-                hi = max(hi, chi + w)
-        memo[p] = (n, lo, hi)
-        return memo[p]
-
-    n, lo, hi = walk(start)
-    return CornerOption(corner, to_corner[start], n, lo, hi)
+    return _PathDag(state, corner).option()
 
 
 @dataclass(frozen=True)
@@ -157,8 +229,13 @@ class PathOption:
     new_walls: tuple[Side, ...]
 
 
-def shortest_paths(state: GameState, corner: Point, limit: int = 2000) -> Iterator[tuple[Point, ...]]:
-    """R3.4: every shortest path from Alexander to ``corner`` (at most ``limit``), in a fixed order."""
+def shortest_paths(
+    state: GameState, corner: Point, limit: int | None = None
+) -> Iterator[tuple[Point, ...]]:
+    """R3.4: every shortest path from Alexander to ``corner`` (at most ``limit``), in point order.
+
+    Their number grows exponentially with the distance: ask ``path_options`` for the ones that differ.
+    """
     m = state.map
     to_corner = m.distance[corner]
     count = 0
@@ -172,7 +249,7 @@ def shortest_paths(state: GameState, corner: Point, limit: int = 2000) -> Iterat
             yield tuple(path)
             return
         for q in m.adjacent[p]:
-            if count >= limit:
+            if limit is not None and count >= limit:
                 return
             if to_corner[q] == to_corner[p] - 1:
                 path.append(q)
@@ -196,15 +273,9 @@ def path_options(state: GameState, corner: Point, limit: int = 25) -> list[PathO
     """Paths to ``corner`` that differ in effect: one per distinct set of new walls, fewest walls first.
 
     Two paths that place the same walls leave the same board, so a player needs to see only one of them.
+    The first ``limit`` are returned; a set of fewest walls is never passed over for a costlier one.
     """
-    seen: dict[frozenset[Side], PathOption] = {}
-    for pts in shortest_paths(state, corner):
-        walls = new_walls(state, pts)
-        key = frozenset(walls)
-        if key not in seen:
-            seen[key] = PathOption(pts, walls)
-    ranked = sorted(seen.values(), key=lambda o: (len(o.new_walls), o.points))
-    return ranked[:limit]
+    return _PathDag(state, corner).wall_sets(limit=limit)[0]
 
 
 def walls_left(state: GameState) -> int:
@@ -244,16 +315,253 @@ def corner_allowed(state: GameState, corner: CornerOption, fewest: int | None = 
 
 
 def legal_path_options(state: GameState, corner: Point, limit: int = 25) -> list[PathOption]:
-    """``path_options`` without the paths R3.7 forbids, fewest walls first."""
-    options = path_options(state, corner, limit=limit)
-    if all(len(o.new_walls) <= walls_left(state) for o in options):
-        return options
-    fewest = fewest_walls_of_any_move(state)
-    return [o for o in options if walls_allowed(state, len(o.new_walls), fewest)]
+    """``path_options`` without the paths R3.7 forbids, fewest walls first (at most ``limit``)."""
+    dag = _PathDag(state, corner)
+    cap = _wall_cap(state, dag.stats[dag.start][1])
+    if cap is None:
+        return []
+    return dag.wall_sets(max_walls=cap, limit=limit)[0]
+
+
+def _wall_cap(state: GameState, fewest_here: int, fewest_any: int | None = None) -> int | None:
+    """R3.7, P5: the most new walls a path to a point whose cheapest path needs ``fewest_here`` may place,
+    or None when no path to it is allowed."""
+    left = walls_left(state)
+    if fewest_here <= left:
+        return left
+    if fewest_any is None:
+        fewest_any = fewest_walls_of_any_move(state)
+    if fewest_any is not None and fewest_any > left and fewest_here == fewest_any:
+        return fewest_here
+    return None
 
 
 def can_move(state: GameState) -> bool:
     return bool(move_choices(state))
+
+
+# --- The guided move: one call per question (issue 10 item 4) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Destination:
+    """A point Alexander may stop on for a target symbol (R3.2-R3.4, R3.7 and P5 respected).
+
+    ``spaces`` are the closest empty spaces it is a corner of (which one is named changes nothing);
+    ``paths`` counts the shortest paths; ``cheapest`` are the paths with the fewest new walls that differ
+    in which walls they place, in point order; ``cheapest_complete`` is False when ``path_limit`` cut
+    that list short (the point itself is never left out).
+    """
+
+    point: Point
+    distance: int
+    spaces: tuple[Space, ...]
+    paths: int
+    fewest_walls: int
+    most_walls: int
+    cheapest: tuple[PathOption, ...]
+    cheapest_complete: bool
+
+
+def _target_symbol(choice: MoveChoice | Symbol) -> Symbol:
+    return choice.symbol if isinstance(choice, MoveChoice) else choice
+
+
+def _destination_dags(state: GameState, symbol: Symbol) -> list[tuple[_PathDag, tuple[Space, ...]]]:
+    """R3.2-R3.4, R3.7, P5: every allowed destination point, with its path graph and its spaces."""
+    _, spaces = closest_targets(state, symbol)
+    per_point: dict[Point, list[Space]] = {}
+    for s in spaces:
+        for p in corners(s):
+            per_point.setdefault(p, []).append(s)
+    dags = [(_PathDag(state, p), tuple(sorted(per_point[p]))) for p in sorted(per_point)]
+    left = walls_left(state)
+    fewest_any: int | None = None
+    if any(dag.stats[dag.start][1] > left for dag, _ in dags):
+        fewest_any = fewest_walls_of_any_move(state)  # only asked when R3.7 can matter
+    return [
+        (dag, spaces_at)
+        for dag, spaces_at in dags
+        if _wall_cap(state, dag.stats[dag.start][1], fewest_any) is not None
+    ]
+
+
+def destinations(state: GameState, choice: MoveChoice | Symbol, path_limit: int = 25) -> list[Destination]:
+    """Every legal destination point of a move choice, in point order, with its cheapest path options.
+
+    Complete: every point ``apply`` accepts for this target symbol is here, whatever the distance.
+    """
+    out = []
+    for dag, spaces in _destination_dags(state, _target_symbol(choice)):
+        n, lo, hi = dag.stats[dag.start]
+        cheapest, complete = dag.wall_sets(max_walls=lo, limit=path_limit)
+        out.append(Destination(dag.corner, dag.length, spaces, n, lo, hi, tuple(cheapest), complete))
+    return out
+
+
+def destination_points(state: GameState, choice: MoveChoice | Symbol) -> tuple[Point, ...]:
+    """The distinct points a move choice may end on (R3.2-R3.4, R3.7), in point order."""
+    return tuple(dag.corner for dag, _ in _destination_dags(state, _target_symbol(choice)))
+
+
+@dataclass(frozen=True)
+class CheckedMove:
+    """A move that passed every check of R3, and the walls it places (R3.5-R3.7). ``space`` is the closest
+    empty space of the symbol that the end point is a corner of (the smallest, when several are)."""
+
+    symbol: Symbol
+    space: Space
+    black: tuple[Side, ...]
+    red: tuple[Side, ...]
+    ends_game: bool  # R3.6, R3.7: red walls were needed, or no move fitted; the game ends after the turn
+
+
+def check_move(state: GameState, action: Move) -> CheckedMove:
+    """Every check of R3.1-R3.7 on a move, in the order of engine.errors; raise IllegalAction on the first
+    that fails. ``apply`` and ``preview_move`` both use it, so a preview is what apply would do."""
+    if state.phase is Phase.OVER:
+        raise IllegalAction("game/over")
+    if action.player != state.current:
+        raise IllegalAction("game/not-your-turn", player=action.player, current=state.current)
+    if state.phase is not Phase.MOVE:
+        raise IllegalAction("turn/already-moved")
+    player = state.players[action.player]
+    usable = symbols_with_empty_space(state)
+
+    target: Symbol
+    if action.way in (MoveWay.NORMAL, MoveWay.JOKER):
+        if action.slot not in (0, 1):
+            raise IllegalAction("move/bad-slot", slot=action.slot)
+        up = state.face_up[action.slot]
+        if not isinstance(up, Symbol):
+            raise IllegalAction("move/slot-empty", slot=action.slot)
+        if action.way is MoveWay.NORMAL:
+            if action.named is not None:
+                raise IllegalAction("move/unexpected-symbol")
+            if up not in usable:
+                raise IllegalAction("move/no-empty-space", symbol=up.value, joker=True)
+            target = up
+        else:
+            if up in usable:
+                raise IllegalAction("move/joker-not-allowed", symbol=up.value)
+            if action.named is None:
+                raise IllegalAction("move/joker-needs-symbol")
+            if action.named not in usable:
+                raise IllegalAction("move/no-empty-space", symbol=action.named.value, joker=False)
+            target = action.named
+    else:
+        if action.card is None or player.hand[action.card.ordinal] == 0:
+            raise IllegalAction("move/not-in-hand", card=action.card.value if action.card else None)
+        if action.named is not None:
+            raise IllegalAction("move/unexpected-symbol")
+        if action.card not in usable:
+            raise IllegalAction("move/no-empty-space", symbol=action.card.value, joker=False)
+        target = action.card
+
+    m = state.map
+    path = action.path
+    if not path or path[0] != state.alexander:
+        raise IllegalAction("move/bad-path", reason="start", alexander=state.alexander)
+    for a, b in zip(path, path[1:], strict=False):
+        if b not in m.adjacent.get(a, ()):
+            raise IllegalAction("move/bad-path", reason="not-a-side", at=a, to=b)
+    point = path[-1]
+    around = m.point_spaces[point]
+    showing = [s for s in around if m.symbol[s] is target]
+    if not showing:
+        raise IllegalAction("move/wrong-symbol", symbol=target.value, point=point, space=around[0])
+    empty = empty_spaces(state)
+    open_spaces = [s for s in showing if s in empty]
+    if not open_spaces:
+        raise IllegalAction("move/not-empty", point=point, space=showing[0])
+    closest, _ = closest_targets(state, target)
+    distance, space = min((space_distance(state, s), s) for s in open_spaces)
+    if distance != closest:
+        raise IllegalAction("move/not-closest", distance=distance, closest=closest, symbol=target.value)
+    shortest = m.distance[state.alexander][point]
+    if len(path) - 1 != shortest:
+        raise IllegalAction("move/not-shortest", length=len(path) - 1, shortest=shortest)
+
+    needed = new_walls(state, path)
+    left = walls_left(state)
+    if len(needed) > left:
+        fewest = fewest_walls_of_any_move(state)
+        if not walls_allowed(state, len(needed), fewest):
+            code = "move/too-many-walls" if fewest is not None and fewest <= left else "move/not-fewest-walls"
+            raise IllegalAction(code, needed=len(needed), left=left, fewest=fewest)
+        needed = needed[:left]  # R3.7: place as many walls as are left
+        ran_out = True
+    else:
+        ran_out = len(needed) > state.black_left  # R3.6: red walls end the game; an exact finish does not
+    return CheckedMove(target, space, needed[: state.black_left], needed[state.black_left :], ran_out)
+
+
+@dataclass(frozen=True)
+class ProvincePart:
+    """One part of a province cut by a move: its id after the split (P6), value (R4.5) and owner (R4.4)."""
+
+    id: int
+    spaces: frozenset[Space]
+    value: int
+    owner: int | None
+
+
+@dataclass(frozen=True)
+class ProvinceCut:
+    province: int
+    owner: int | None
+    parts: tuple[ProvincePart, ...]  # the largest first: it keeps the province's id
+
+
+@dataclass(frozen=True)
+class MovePreview:
+    """What a move would do, without doing it: its walls (R3.5), whether the game ends after this turn
+    (R3.6, R3.7, R10.1) and the provinces it cuts (R4.1, R4.4), with the parts' values and owners."""
+
+    symbol: Symbol
+    point: Point
+    black: tuple[Side, ...]
+    red: tuple[Side, ...]
+    ends_game: bool
+    cuts: tuple[ProvinceCut, ...]
+    black_left: int
+    red_left: int
+
+    @property
+    def new_walls(self) -> tuple[Side, ...]:
+        return self.black + self.red
+
+
+def preview_move(state: GameState, action: Move) -> MovePreview:
+    """The outcome of ``action`` as ``apply`` would make it; raise IllegalAction as apply would."""
+    checked = check_move(state, action)
+    added = checked.black + checked.red
+    owner_of = state.guard_owner
+    sym = state.map.symbol
+    next_id = state.next_province_id
+    cuts = []
+    for pid, parts in splits_after(state, added):
+        owner = province_owner(state, state.province_by_id[pid])
+        out = []
+        for i, part in enumerate(parts):
+            if i == 0:
+                part_id = pid
+            else:
+                part_id, next_id = next_id, next_id + 1
+            owners = {owner_of[s] for s in part if s in owner_of}
+            value = sum(1 for s in part if sym[s] is None)
+            out.append(ProvincePart(part_id, part, value, next(iter(owners)) if owners else None))
+        cuts.append(ProvinceCut(pid, owner, tuple(out)))
+    return MovePreview(
+        checked.symbol,
+        action.path[-1],
+        checked.black,
+        checked.red,
+        checked.ends_game,
+        tuple(cuts),
+        state.black_left - len(checked.black),
+        state.red_left - len(checked.red),
+    )
 
 
 # --- Provinces (R4) -----------------------------------------------------------------------------------

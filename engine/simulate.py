@@ -1,6 +1,9 @@
 """Self-play simulations: many seeded games by computer players, checked as they go, with summary figures.
 
-``python -m engine simulate --games N --players K --seed S [--ai greedy|random] [--json]``
+``python -m engine simulate --games N --players K --seed S [--ai greedy|random] [--from FILE] [--json]``
+
+``--from FILE`` starts every game from a position written in engine.notation's position notation (its
+map: the packaged one with that digest, ``--map``, or the map written into the file).
 
 Game i uses seed S+i for both the deal and the computer players, so a run is the same on every machine.
 Every invariant of ``engine.invariants`` is checked after every action, every action goes through the
@@ -21,10 +24,11 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from engine import serialize
+from engine import playout, serialize
 from engine.ai import PLAYERS, play_game
 from engine.game import replay
 from engine.maps import Map, default_map, load_map
+from engine.state import GameState
 
 
 @dataclass
@@ -58,10 +62,16 @@ class GameSummary:
         )
 
 
-def run_game(game_map: Map, players: int, seed: int, ai: str, check_replay: bool) -> GameSummary:
-    """Play one checked game; optionally replay it and round-trip its final state through JSON."""
+def run_game(
+    game_map: Map, players: int, seed: int, ai: str, check_replay: bool, position: GameState | None = None
+) -> GameSummary:
+    """Play one checked game (from ``position`` when given); optionally replay it and round-trip its final
+    state through JSON."""
     start = time.perf_counter()
-    state, events, stats = play_game(game_map, players, seed, ai=ai, check=True)
+    if position is None:
+        state, events, stats = play_game(game_map, players, seed, ai=ai, check=True)
+    else:
+        state, events, stats = playout.play_from(position, seed, ai)
     ms = (time.perf_counter() - start) * 1000
     result = state.result
     summary = GameSummary(
@@ -77,7 +87,7 @@ def run_game(game_map: Map, players: int, seed: int, ai: str, check_replay: bool
     )
     if check_replay:
         summary.replay_checked = True
-        summary.replay_ok = replay(events) == state
+        summary.replay_ok = (replay(events) if position is None else playout.fold(position, events)) == state
         summary.json_ok = _round_trips(state) and all(_round_trips(e) for e in events[:50])
     return summary
 
@@ -86,11 +96,13 @@ def _round_trips(value: Any) -> bool:
     return bool(serialize.loads(serialize.dumps(value)) == value)
 
 
-def _run(args: tuple[str, int, int, str, bool]) -> GameSummary:
-    map_text, players, seed, ai, check_replay = args
+def _run(args: tuple[str, int, int, str, bool, str | None]) -> GameSummary:
+    map_text, players, seed, ai, check_replay, position_text = args
     from engine.maps import parse_map
 
-    return run_game(parse_map(map_text), players, seed, ai, check_replay)
+    game_map = parse_map(map_text)
+    position = playout.read_position(position_text, game_map) if position_text else None
+    return run_game(game_map, players, seed, ai, check_replay, position)
 
 
 def _percentile(values: Sequence[float], q: float) -> float:
@@ -149,11 +161,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--json", action="store_true", help="end with one line of JSON figures")
     parser.add_argument("--quiet", action="store_true", help="no per-game lines")
+    parser.add_argument("--from", dest="position", metavar="FILE", help="start every game from this position")
     args = parser.parse_args(argv)
 
     game_map = load_map(args.map) if args.map else default_map()
+    position_text, start = None, None
+    if args.position:
+        with open(args.position, encoding="utf-8") as f:
+            position_text = f.read()
+        start = playout.read_position(position_text, game_map if args.map else None)
+        game_map, args.players = start.map, len(start.players)
+    every = max(args.replay_every, 1)
     jobs = [
-        (game_map.text, args.players, args.seed + i, args.ai, i % max(args.replay_every, 1) == 0)
+        (game_map.text, args.players, args.seed + i, args.ai, i % every == 0, position_text)
         for i in range(args.games)
     ]
     games: list[GameSummary] = []
@@ -164,8 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not args.quiet:
                     print(summary.line(), flush=True)
     else:
-        for _text, players, seed, ai, check_replay in jobs:
-            summary = run_game(game_map, players, seed, ai, check_replay)
+        for _text, players, seed, ai, check_replay, _ in jobs:
+            summary = run_game(game_map, players, seed, ai, check_replay, start)
             games.append(summary)
             if not args.quiet:
                 print(summary.line(), flush=True)

@@ -77,7 +77,7 @@ def greedy_action(state: GameState, rng: random.Random) -> Action:
         paths = rules.path_options(state, corner.point)
         path = paths[0] if rng.random() < 0.7 else rng.choice(paths)
         # engine.ai builds the Move, so that this player follows the engine's Move as it changes.
-        return move_action(state, c, t.space, path.points)
+        return move_action(state, c, path.points)
     if len(state.actions_taken) >= 2:
         return EndTurn(me)
     best = None

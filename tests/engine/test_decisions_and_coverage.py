@@ -23,7 +23,7 @@ S.L.H.A.T..~
 .T.A.H.L.S..
 """
 )
-ISLANDS = make_map("S........~H....\n~~~~~~~~~~~~~~~\nSL........~T....")
+ISLANDS = make_map("S........~H....\n~~~~~~~~~~~~~~~T\nSL........~T....")  # joined at a corner
 
 
 def test_d1_alexander_stands_in_every_space_around_his_point_so_he_always_moves() -> None:
@@ -46,7 +46,7 @@ def test_d5_move_card_replaced_at_once_action_card_at_end_of_turn() -> None:
     st = position(MAP, face_up=(H, L), hands={0: NO_CARDS, 1: NO_CARDS})
     t = rules.targets(st, H)[0]
     path = next(rules.shortest_paths(st, t.corners[0].point))
-    moved, _ = apply(st, Move(0, MoveWay.NORMAL, t.space, path, slot=0))
+    moved, _ = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert moved.face_up[0] is not None
     acted, _ = apply(moved, TakeCard(0, CardSource.FACE_UP, 1))
     assert acted.face_up[1] is None
@@ -56,7 +56,7 @@ def test_d6_special_move_loses_only_the_discarded_card() -> None:
     st = position(MAP, face_up=(T, L), hands={0: hand(H, S), 1: NO_CARDS})
     t = rules.targets(st, H)[0]
     path = next(rules.shortest_paths(st, t.corners[0].point))
-    after, _ = apply(st, Move(0, MoveWay.SPECIAL, t.space, path, card=H))
+    after, _ = apply(st, Move(0, MoveWay.SPECIAL, path, card=H))
     assert after.players[0].hand == hand(S)
     assert after.face_up == st.face_up and after.supply == st.supply
     assert after.discard == add(st.discard, hand(H))

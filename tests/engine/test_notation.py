@@ -29,12 +29,12 @@ from engine.symbols import NO_CARDS, Symbol, cards_of
 
 TTH = cards_of([Symbol.TEMPLE, Symbol.TEMPLE, Symbol.HORSE])
 EXAMPLES = [
-    (Move(2, MoveWay.NORMAL, (3, 13), ((1, 2), (2, 3), (2, 5)), slot=0), "2: M 1 3,13 B2-C3-C5"),
+    (Move(2, MoveWay.NORMAL, ((1, 2), (2, 3), (2, 5)), slot=0), "2: M 1 B2-C3-C5"),
     (
-        Move(0, MoveWay.JOKER, (3, 13), ((1, 2), (2, 3)), slot=1, named=Symbol.SOLDIER),
-        "0: M 2=soldier 3,13 B2-C3",
+        Move(0, MoveWay.JOKER, ((1, 2), (2, 3)), slot=1, named=Symbol.SOLDIER),
+        "0: M 2=soldier B2-C3",
     ),
-    (Move(1, MoveWay.SPECIAL, (0, 4), ((0, 1), (0, 3)), card=Symbol.LYRE), "1: M h=lyre 0,4 A1-A3"),
+    (Move(1, MoveWay.SPECIAL, ((0, 1), (0, 3)), card=Symbol.LYRE), "1: M h=lyre A1-A3"),
     (TakeCard(3, CardSource.SUPPLY), "3: C s"),
     (TakeCard(3, CardSource.FACE_UP, 1), "3: C 2"),
     (Occupy(1, 7, ((3, 12), (4, 13))), "1: O 7 3,12 4,13"),
@@ -53,6 +53,12 @@ EXAMPLES = [
 def test_notation_examples_round_trip(action: object, text: str) -> None:
     assert format_action(action) == text  # type: ignore[arg-type]
     assert parse_action(text) == action
+
+
+def test_notation_reads_the_older_move_form_that_named_a_space() -> None:
+    assert parse_action("2: M 1 3,13 B2-C3-C5") == parse_action("2: M 1 B2-C3-C5")
+    lyre = Move(1, MoveWay.SPECIAL, ((0, 1), (0, 3)), card=Symbol.LYRE)
+    assert parse_action("1: M h=lyre 0,4 A1-A3") == lyre
 
 
 MALFORMED = ["M 1 3,13 B2", "0: Z", "0:", "x: E", "0: M 1 3-13 B2", "0: C 9x", "0: L dragon"]

@@ -131,6 +131,6 @@ def test_property_rules_queries_offer_only_legal_moves() -> None:
                     for option in rules.path_options(s, corner.point, limit=3):
                         if len(option.new_walls) > rules.walls_left(s):
                             continue
-                        apply(s, ai.move_action(s, choice, target.space, option.points))
+                        apply(s, ai.move_action(s, choice, option.points))
                         checked += 1
     assert checked > 50

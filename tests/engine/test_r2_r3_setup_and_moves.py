@@ -93,7 +93,7 @@ def test_r3_1a_normal_move_takes_face_up_card_and_replaces_it_at_once() -> None:
     st = position(SMALL, face_up=(T, L), hands={0: NO_CARDS, 1: NO_CARDS})
     (target,) = rules.targets(st, T)[:1]
     path = next(rules.shortest_paths(st, target.corners[0].point))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, target.space, path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert after.players[0].hand == hand(T)
     assert after.face_up[0] == st.supply[0] and after.face_up[1] is L
     assert [type(e).__name__ for e in events][:2] == ["CardTaken", "FaceUpTurned"]
@@ -103,7 +103,7 @@ def test_r3_1b_special_move_discards_from_hand_and_keeps_face_up_cards() -> None
     st = position(SMALL, face_up=(T, L), hands={0: hand(H), 1: NO_CARDS})
     target = rules.targets(st, H)[0]
     path = next(rules.shortest_paths(st, target.corners[0].point))
-    after, _ = apply(st, Move(0, MoveWay.SPECIAL, target.space, path, card=H))
+    after, _ = apply(st, Move(0, MoveWay.SPECIAL, path, card=H))
     assert after.players[0].hand == NO_CARDS
     assert after.face_up == st.face_up
     assert after.discard == add(st.discard, hand(H))
@@ -125,13 +125,13 @@ def test_r3_1c_joker_only_for_face_up_card_without_empty_space() -> None:
     assert not any(c.way is MoveWay.SPECIAL for c in choices)
     target = rules.targets(st, S)[0]
     path = next(rules.shortest_paths(st, target.corners[0].point))
-    after, _ = apply(st, Move(0, MoveWay.JOKER, target.space, path, slot=0, named=S))
+    after, _ = apply(st, Move(0, MoveWay.JOKER, path, slot=0, named=S))
     assert after.players[0].hand == hand(A, A)
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.JOKER, target.space, path, slot=1, named=S))
+        apply(st, Move(0, MoveWay.JOKER, path, slot=1, named=S))
     assert err.value.code == "move/joker-not-allowed"
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.SPECIAL, target.space, path, card=A))
+        apply(st, Move(0, MoveWay.SPECIAL, path, card=A))
     assert err.value.code == "move/no-empty-space"
 
 
@@ -140,7 +140,7 @@ def test_r3_1c_hand_card_is_never_a_joker() -> None:
     target = rules.targets(st, S)[0]
     path = next(rules.shortest_paths(st, target.corners[0].point))
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.SPECIAL, target.space, path, card=A, named=S))
+        apply(st, Move(0, MoveWay.SPECIAL, path, card=A, named=S))
     assert err.value.code == "move/unexpected-symbol"
 
 
@@ -187,11 +187,11 @@ def test_r3_4_any_corner_and_any_shortest_path() -> None:
         paths = list(rules.shortest_paths(st, corner.point))
         assert len(paths) == corner.paths
         for path in paths:
-            after, _ = apply(st, Move(0, MoveWay.NORMAL, target.space, path, slot=0))
+            after, _ = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
             assert after.alexander == corner.point
 
 
-def test_r3_4_path_must_be_shortest_and_end_on_a_corner() -> None:
+def test_r3_4_path_must_be_shortest_and_end_on_a_corner_of_a_target() -> None:
     m = SMALL
     st = position(m, face_up=(H, L))
     target = rules.targets(st, H)[0]
@@ -199,12 +199,13 @@ def test_r3_4_path_must_be_shortest_and_end_on_a_corner() -> None:
     good = next(rules.shortest_paths(st, far.point))
     detour = good[:1] + (pt("B0", m), good[0]) + good[1:]
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.NORMAL, target.space, detour, slot=0))
+        apply(st, Move(0, MoveWay.NORMAL, detour, slot=0))
     assert err.value.code == "move/not-shortest"
-    elsewhere = (st.alexander, pt("A3", m))
+    elsewhere = (st.alexander, pt("A3", m))  # A3 is a corner of no horse space
+    assert not any(m.symbol[s] is H for s in m.point_spaces[elsewhere[-1]])
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.NORMAL, target.space, elsewhere, slot=0))
-    assert err.value.code == "move/not-a-corner"
+        apply(st, Move(0, MoveWay.NORMAL, elsewhere, slot=0))
+    assert err.value.code == "move/wrong-symbol"
 
 
 # Two rows of land above a sea: line C is coast. Alexander starts on C1.
@@ -216,7 +217,7 @@ def test_r3_5_walls_go_on_coast_sides_too() -> None:
     st = position(m, face_up=(A, L))
     path = (pt("C1", m), pt("C3", m), pt("C5", m))  # along the coast to the far corner of (1,3)
     assert [m.side_kind[x] for x in rules.new_walls(st, path)] == [SideKind.COAST, SideKind.COAST]
-    after, _ = apply(st, Move(0, MoveWay.NORMAL, (1, 3), path, slot=0))
+    after, _ = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert after.black_left == st.black_left - 2
 
 
@@ -225,7 +226,7 @@ def test_r3_5_walls_go_on_edge_sides_too() -> None:
     st = position(m, face_up=(A, L))
     path = (pt("A1", m), pt("A3", m), pt("A5", m))  # along the top edge of the map
     assert [m.side_kind[x] for x in rules.new_walls(st, path)] == [SideKind.EDGE, SideKind.EDGE]
-    after, _ = apply(st, Move(0, MoveWay.NORMAL, (0, 3), path, slot=0))
+    after, _ = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert after.black_left == st.black_left - 2
 
 
@@ -233,7 +234,7 @@ def test_r3_6_using_the_last_black_wall_exactly_does_not_end() -> None:
     m = make_map("T..........\n......A....", walls="3 black, 10 red")
     st = position(m, face_up=(A, L))
     path = (pt("A1", m), pt("A3", m), pt("A5", m), pt("B6", m))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert (after.black_left, after.red_left) == (0, 10)
     assert after.ending is None
     final, _ = apply(after, EndTurn(0))
@@ -256,7 +257,7 @@ def test_r3_7_move_needing_more_walls_than_left_is_refused_when_another_fits() -
     st = position(m, face_up=(A, L))
     path = (pt("A1", m), pt("A3", m), pt("A5", m), pt("B6", m))
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+        apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert err.value.code == "move/too-many-walls"
     assert err.value.details == {"needed": 3, "left": 2, "fewest": 2}
 
@@ -266,7 +267,7 @@ def test_r3_7_when_no_move_fits_the_fewest_walls_move_places_what_is_left() -> N
     st = position(m, face_up=(A, T), hands={0: NO_CARDS, 1: NO_CARDS})
     st = replace(st, face_up=(A, None))
     path = (pt("A1", m), pt("A3", m), pt("A5", m), pt("B6", m))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     moved = next(e for e in events if isinstance(e, AlexanderMoved))
     assert len(moved.black) == 1 and len(moved.red) == 1 and moved.walls_ran_out
     assert after.ending is EndReason.WALLS
@@ -278,7 +279,7 @@ def test_r3_7_when_no_move_fits_a_move_with_more_than_the_fewest_walls_is_refuse
     # B6 needs 3 walls, the fewest of any move; B8, another corner of the amphora, needs 4.
     path = (pt("A1", m), pt("A3", m), pt("A5", m), pt("A7", m), pt("B8", m))
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+        apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert err.value.code == "move/not-fewest-walls"
     assert err.value.details == {"needed": 4, "fewest": 3, "left": 1}
 
@@ -300,7 +301,7 @@ def test_d2_coast_walls_option_leaves_coast_and_edge_sides_bare() -> None:
     m = COASTAL
     st = position(m, face_up=(A, L), options=Options(coast_walls=False))
     path = (pt("C1", m), pt("C3", m), pt("C5", m))
-    after, _ = apply(st, Move(0, MoveWay.NORMAL, (1, 3), path, slot=0))
+    after, _ = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert after.walls == frozenset() and after.black_left == st.black_left
 
 
@@ -325,7 +326,7 @@ def test_r3_7_queries_offer_exactly_the_paths_apply_accepts() -> None:
                     offered = rules.legal_path_options(st, corner.point)
                     for option in rules.path_options(st, corner.point):
                         move = Move(
-                            0, choice.way, target.space, option.points, slot=choice.slot, card=choice.card
+                            0, choice.way, option.points, slot=choice.slot, card=choice.card
                         )
                         try:
                             apply(st, move)

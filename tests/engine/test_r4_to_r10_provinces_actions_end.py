@@ -38,13 +38,14 @@ TH.A.A...
 )
 CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
 
-# Islands (see worked example 7).
+# Islands (see worked example 7). The temples at (1,15) and (3,15) join the island below them by a side and
+# touch the island above only at a corner: six provinces, and land that Alexander can walk across.
 ISLANDS = make_map(
     """
 S........~H....
-~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 SL........~T....
-~~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 A.........~L......
 """
 )
@@ -54,7 +55,7 @@ def test_r4_1_provinces_are_worked_out_again_after_walls() -> None:
     st = position(STRIP, face_up=(S, T), hands={0: NO_CARDS, 1: NO_CARDS})
     assert len(st.provinces) == 1
     path = (pt("A5", STRIP), pt("B4", STRIP), pt("C5", STRIP))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 5), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     split = [e for e in events if isinstance(e, ProvinceSplit)]
     assert len(split) == 1 and split[0].province == 1
     assert sorted(len(p.spaces) for p in after.provinces) == [8, 10]
@@ -347,7 +348,7 @@ def test_r3_turn_must_start_with_a_move() -> None:
         assert err.value.code == "turn/move-first"
     acted = replace(st, phase=Phase.ACTIONS)
     with pytest.raises(IllegalAction) as err:
-        apply(acted, Move(0, MoveWay.NORMAL, (1, 5), (pt("A5", STRIP),), slot=0))
+        apply(acted, Move(0, MoveWay.NORMAL, (pt("A5", STRIP),), slot=0))
     assert err.value.code == "turn/already-moved"
 
 

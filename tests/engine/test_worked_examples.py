@@ -35,7 +35,7 @@ def test_example_1_r3_2_farther_horse_is_refused_with_both_distances() -> None:
     st = position(EXAMPLE_1, face_up=(H, L))
     far_path = (pt("A1", EXAMPLE_1), pt("A3", EXAMPLE_1), pt("A5", EXAMPLE_1), pt("A7", EXAMPLE_1))
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.NORMAL, (0, 6), far_path, slot=0))
+        apply(st, Move(0, MoveWay.NORMAL, far_path, slot=0))
     assert err.value.code == "move/not-closest"
     assert err.value.details["distance"] == 3 and err.value.details["closest"] == 2
 
@@ -73,7 +73,7 @@ def test_example_2_r3_5_move_places_only_new_walls() -> None:
     m = EXAMPLE_2
     st = position(m, face_up=(A, L), walls=(sd("B4", "B6", m),))
     path = (pt("A1", m), pt("B2", m), pt("B4", m), pt("B6", m))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     moved = next(e for e in events if isinstance(e, AlexanderMoved))
     assert moved.black == (sd("A1", "B2", m), sd("B2", "B4", m))
     assert after.black_left == st.black_left - 2
@@ -85,7 +85,7 @@ def test_example_3_r3_5_move_along_existing_walls_places_nothing() -> None:
     walls = (sd("A1", "B2", m), sd("B2", "B4", m), sd("B4", "B6", m))
     st = position(m, face_up=(A, L), walls=walls)
     path = (pt("A1", m), pt("B2", m), pt("B4", m), pt("B6", m))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     moved = next(e for e in events if isinstance(e, AlexanderMoved))
     assert moved.black == () and moved.red == ()
     assert after.walls == st.walls and after.black_left == st.black_left
@@ -107,7 +107,7 @@ def test_example_4_r4_4_split_keeps_yellow_part_and_frees_the_other() -> None:
     st = position(m, players=2, face_up=(S, T), guards={1: ((0, 1),)}, hands={0: hand(A, S), 1: NO_CARDS})
     assert len(st.provinces) == 1 and rules.province_owner(st, st.provinces[0]) == 1
     path = (pt("A5", m), pt("B4", m), pt("C5", m))
-    after, _ = apply(st, Move(0, MoveWay.NORMAL, (1, 5), path, slot=0))
+    after, _ = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert len(after.provinces) == 2
     yellow = after.province_by_id[after.province_of[(0, 1)]]
     other = after.province_by_id[after.province_of[(0, 5)]]
@@ -125,7 +125,7 @@ def test_example_4_r3_3_guarded_soldier_space_is_not_a_target() -> None:
     path = (pt("A5", m), pt("B4", m), pt("C5", m))
     assert rules.closest_targets(st, S) == (-1, [])
     with pytest.raises(IllegalAction) as err:
-        apply(st, Move(0, MoveWay.NORMAL, (1, 5), path, slot=0))
+        apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     assert err.value.code == "move/no-empty-space"
 
 
@@ -182,12 +182,13 @@ def test_example_6_r6_3_r6_4_take_over(players: int) -> None:
 
 # Islands, each its own province. Open values: 8 and 4 (red, one guard each), 8 (red, two guards),
 # 4 (yellow), 9 (blue), 6 (green).
+# The temples at (1,15) and (3,15) touch the island above only at a corner: the land is connected.
 EXAMPLE_7 = make_map(
     """
 S........~H....
-~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 SL........~T....
-~~~~~~~~~~~~~~~~
+~~~~~~~~~~~~~~~T
 A.........~L......
 """,
     walls="65 black, 10 red",
@@ -234,7 +235,7 @@ def test_example_8_r3_6_r10_1_end_by_walls() -> None:
     m = EXAMPLE_8
     st = position(m, face_up=(A, L))
     path = (pt("A1", m), pt("A3", m), pt("A5", m), pt("B6", m))
-    after, events = apply(st, Move(0, MoveWay.NORMAL, (1, 6), path, slot=0))
+    after, events = apply(st, Move(0, MoveWay.NORMAL, path, slot=0))
     moved = next(e for e in events if isinstance(e, AlexanderMoved))
     assert len(moved.black) == 2 and len(moved.red) == 1 and moved.walls_ran_out
     assert (after.black_left, after.red_left) == (0, 9)
