@@ -80,8 +80,15 @@ async def run(sync: bool) -> int:
     discord.VoiceClient.warn_dave = False
     setup_logging(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    from .pictures import Pictures
+
     bot = make_bot(
-        str(config.db_path),
+        config.database,
+        pictures=Pictures(workers=config.render_workers),
+        cache_size=config.cache_games,
+        keep_sent_days=config.keep_sent_days,
+        shard_count=config.shard_count,
+        shard_ids=config.shard_ids,
         sync=sync,
         sync_guild=config.test_guild,
         reminders=not sync,

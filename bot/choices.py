@@ -107,34 +107,9 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
     raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_play(allowed))
 
 
-@dataclass(frozen=True)
-class Destination:
-    space: Space
-    corner: rules.CornerOption
-
-
-def _fewest(state: GameState, targets: Sequence[rules.Target]) -> int | None:
-    """The ``fewest`` to pass to ``rules.corner_allowed``, or None when it cannot matter.
-
-    Only a wall supply shorter than some corner's distance makes R3.7 matter; otherwise the whole-board
-    query (``rules.fewest_walls_of_any_move``) is skipped, because autocomplete asks this on every keystroke.
-    """
-    longest = max((c.distance for t in targets for c in t.corners), default=0)
-    if rules.walls_left(state) >= longest:
-        return None
-    return rules.fewest_walls_of_any_move(state)
-
-
-def destinations(state: GameState, mc: rules.MoveChoice) -> list[Destination]:
-    targets = rules.targets(state, mc.symbol)
-    fewest = _fewest(state, targets)
-    out = []
-    for t in targets:
-        for c in t.corners:
-            if rules.corner_allowed(state, c, fewest):
-                out.append(Destination(t.space, c))
-    out.sort(key=lambda d: (d.corner.point, d.space))
-    return out
+def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destination]:
+    """Every point Alexander may stop on for this card, with its paths and walls: the engine's one answer."""
+    return rules.destinations(state, mc)
 
 
 def _walls(lo: int, hi: int) -> str:
@@ -144,74 +119,42 @@ def _walls(lo: int, hi: int) -> str:
 
 
 def destination_choices(
-    state: GameState,
-    mc: rules.MoveChoice,
-    speaker: Speaker | None = None,
-    letters: dict[Point, str] | None = None,
+    state: GameState, mc: rules.MoveChoice, letters: dict[Point, str] | None = None
 ) -> list[Choice]:
-    """Every point Alexander may stop on; a point shared by two closest spaces is offered once per space.
-
-    ``letters`` are the marks of the move preview picture (A, B, …), shown first so the two agree.
-    """
-    dests = destinations(state, mc)
-    per_point: dict[Point, int] = {}
-    for d in dests:
-        per_point[d.corner.point] = per_point.get(d.corner.point, 0) + 1
-    sp = speaker or Speaker((), state.map)
+    """Every point Alexander may stop on, once each; ``letters`` are the marks of the move preview picture
+    (A, B, …), shown first so that the list and the picture agree."""
     out = []
-    for d in dests:
-        p, c = d.corner.point, d.corner
-        label = point_label(p)
-        mark = f"{letters[p]} · " if letters and p in letters else ""
-        paths = f"{c.paths} path{'s' if c.paths != 1 else ''}"
-        info = f"{c.distance} sides, {paths}, {_walls(c.fewest_walls, c.most_walls)}"
-        if per_point[p] > 1:
-            out.append(
-                Choice(
-                    limits.label(f"{mark}{label} ({sp.space(d.space)}) — {info}"),
-                    f"{label}@{space_code(d.space)}",
-                )
-            )
-        else:
-            out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
+    for d in destinations(state, mc):
+        label = point_label(d.point)
+        mark = f"{letters[d.point]} · " if letters and d.point in letters else ""
+        paths = f"{d.paths} path{'s' if d.paths != 1 else ''}"
+        info = f"{d.distance} sides, {paths}, {_walls(d.fewest_walls, d.most_walls)}"
+        out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
     return out
 
 
-def parse_destination(state: GameState, mc: rules.MoveChoice, value: str | None) -> Destination:
-    dests = destinations(state, mc)
-    allowed = ", ".join(sorted({point_label(d.corner.point) for d in dests}))
+def parse_destination(state: GameState, mc: rules.MoveChoice, value: str | None) -> Point:
+    """The point a user named. A point that is not a closest one, but a corner of an empty space of the
+    card's symbol, is returned too: the engine then says how far it is (``move/not-closest``)."""
+    points = rules.destination_points(state, mc)
+    allowed = ", ".join(point_label(p) for p in points)
     v = (value or "").strip()
     if not v:
         raise Refused("bot/not-a-destination", point="(none)", allowed=allowed)
-    label, _, space_text = v.partition("@")
+    label = v.partition("@")[0]  # an older menu named the space too: the point alone decides (R3.4)
     label = label.split()[0] if label.split() else label
     try:
         point = state.map.parse_point(label)
     except LabelError as err:
         raise Refused("bot/bad-point", value=label, near=list(err.suggestions)) from None
-    hits = [d for d in dests if d.corner.point == point]
-    if space_text:
-        space = parse_space(space_text)
-        hits = [d for d in hits if d.space == space] or hits
-    if not hits:
-        farther = _farther(state, mc, point)
-        if farther is None:
-            raise Refused("bot/not-a-destination", point=point_label(point), allowed=allowed)
-        # An empty space of the right symbol, just not a closest one: let the engine say how far it is.
-        return farther
-    # Which of several spaces sharing this corner is named changes nothing on the board.
-    return hits[0]
-
-
-def _farther(state: GameState, mc: rules.MoveChoice, point: Point) -> Destination | None:
-    spaces = [
-        sp
-        for sp in state.map.point_spaces.get(point, ())
-        if state.map.symbol.get(sp) is mc.symbol and sp in rules.empty_spaces(state)
-    ]
-    if not spaces:
-        return None
-    return Destination(spaces[0], rules.corner_option(state, point))
+    if point in points:
+        return point
+    empty = rules.empty_spaces(state)
+    if any(
+        state.map.symbol.get(sp) is mc.symbol and sp in empty for sp in state.map.point_spaces.get(point, ())
+    ):
+        return point
+    raise Refused("bot/not-a-destination", point=point_label(point), allowed=allowed)
 
 
 def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:
@@ -252,8 +195,8 @@ def parse_path(state: GameState, corner: Point, value: str | None) -> rules.Path
 def move_action(state: GameState, seat: int, card: str | None, to: str | None, path: str | None) -> Move:
     """The Move for typed or picked values; every choice is checked against the engine's lists."""
     mc = parse_card(state, card)
-    dest = parse_destination(state, mc, to)
-    option = parse_path(state, dest.corner.point, path)
+    point = parse_destination(state, mc, to)
+    option = parse_path(state, point, path)
     named = mc.symbol if mc.way is MoveWay.JOKER else None
     if mc.way is MoveWay.SPECIAL:
         return Move(seat, MoveWay.SPECIAL, option.points, card=mc.card)
@@ -275,7 +218,7 @@ def move_code(state: GameState, move: Move) -> tuple[str, str, str]:
     to = next(
         c.value
         for c in destination_choices(state, mc)
-        if parse_destination(state, mc, c.value).corner.point == move.corner
+        if parse_destination(state, mc, c.value) == move.corner
     )
     walls = frozenset(rules.new_walls(state, move.path))
     options = legal_paths(state, move.corner)

@@ -23,7 +23,7 @@ from discord.ext import commands
 from engine.game import new_game
 from engine.maps import default_map
 from engine.views import view
-from storage import GameStore, open_store
+from storage import GameStore, ShardSlice, open_database
 
 from .answers import InFlight
 from .backups import BackupScheduler
@@ -39,7 +39,7 @@ from .tables import Tables
 from .timers import Timers
 
 
-class AlexandrosBot(commands.Bot):
+class AlexandrosBot(commands.AutoShardedBot):
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
     ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
@@ -66,8 +66,13 @@ class AlexandrosBot(commands.Bot):
         rules_url: str = "",
         drain_timeout: float = 10.0,
         cache_size: int = 2000,
+        keep_sent_days: float = 30.0,
+        shard_count: int | None = None,
+        shard_ids: tuple[int, ...] | None = None,
         **kwargs: Any,
     ) -> None:
+        if shard_ids is not None:
+            kwargs["shard_ids"] = list(shard_ids)
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=discord.Intents.default(),
@@ -78,8 +83,13 @@ class AlexandrosBot(commands.Bot):
                 guild=True, dm_channel=False, private_channel=False
             ),
             allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
+            # A slice of the shards, for a cluster of processes (README "Scaling out"); without one,
+            # discord.py asks Discord how many shards the bot needs and runs them all here.
+            shard_count=shard_count,
             **kwargs,
         )
+        self.shards_served = ShardSlice(shard_count, shard_ids) if shard_count and shard_ids else None
+        self.keep_sent_days = keep_sent_days
         self._store_spec = store
         self._owns_store = isinstance(store, str)
         self.map_provider = map_provider
@@ -108,9 +118,18 @@ class AlexandrosBot(commands.Bot):
         self.caught_up = asyncio.Event()
 
     async def setup_hook(self) -> None:
-        store = await open_store(self._store_spec) if isinstance(self._store_spec, str) else self._store_spec
+        spec = self._store_spec
+        store = await open_database(spec) if isinstance(spec, str) else spec
         self.store = store
-        self.deliveries = Deliveries(self, store, self.pictures, self.clock)
+        self.pictures.start()
+        self.deliveries = Deliveries(
+            self,
+            store,
+            self.pictures,
+            self.clock,
+            shards=self.shards_served,
+            keep_done_days=self.keep_sent_days,
+        )
         self.pipeline = Pipeline(
             Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
         )
@@ -203,6 +222,7 @@ class AlexandrosBot(commands.Bot):
             if self.backups is not None:
                 await self.backups.stop()
                 self.backups = None
+            await asyncio.to_thread(self.pictures.close)
             if self._owns_store and self.store is not None:
                 await self.store.close()
                 self.store = None

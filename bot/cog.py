@@ -48,7 +48,7 @@ class AlexandrosCog(commands.Cog):
         name="alexandros", description="Play Alexandros in this channel", guild_only=True
     )
 
-    def __init__(self, bot: commands.Bot, handlers: Handlers) -> None:
+    def __init__(self, bot: commands.AutoShardedBot, handlers: Handlers) -> None:
         self.bot = bot
         self.h = handlers
 
@@ -153,7 +153,7 @@ class AlexandrosCog(commands.Cog):
 
         def make(t: Table, st: GameState, s: int) -> list[ch.Choice]:
             mc = ch.parse_card(st, card)
-            return ch.destination_choices(st, mc, t.speaker, point_letters(rules.targets(st, mc.symbol)))
+            return ch.destination_choices(st, mc, point_letters(rules.targets(st, mc.symbol)))
 
         return await self._suggest(interaction, current, make, Phase.MOVE)
 
@@ -162,8 +162,7 @@ class AlexandrosCog(commands.Cog):
         card, to = interaction.namespace.card, interaction.namespace.to
 
         def make(t: Table, st: GameState, s: int) -> list[ch.Choice]:
-            dest = ch.parse_destination(st, ch.parse_card(st, card), to)
-            return ch.path_choices(st, dest.corner.point)
+            return ch.path_choices(st, ch.parse_destination(st, ch.parse_card(st, card), to))
 
         return await self._suggest(interaction, current, make, Phase.MOVE)
 
@@ -321,7 +320,7 @@ class AdminCog(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: commands.Bot, test_guild: int | None = None) -> None:
+    def __init__(self, bot: commands.AutoShardedBot, test_guild: int | None = None) -> None:
         self.bot = bot
         self.test_guild = test_guild
 

@@ -41,6 +41,13 @@ ALEXANDROS_BACKUP_KEEP            how many backups to keep (default 7)
 ALEXANDROS_BACKUP_DIR             backup folder (default `<data dir>/backups`)
 ALEXANDROS_REMINDER_HOURS         default hours between turn reminders of a table (default 24)
 ALEXANDROS_RULES_URL              an http(s) link to the full rules, shown by `/alexandros rules` (optional)
+ALEXANDROS_DATABASE_URL           postgresql://user:password@host/db: a PostgreSQL store instead of the
+                                  SQLite file (several processes can share it; README "Scaling out")
+ALEXANDROS_RENDER_WORKERS         processes that draw the pictures (default 2; 0 draws in a thread)
+ALEXANDROS_CACHE_GAMES            game states kept in memory, most recently used (default 2000)
+ALEXANDROS_KEEP_SENT_DAYS         days a delivered message stays in the outbox's log (default 30)
+ALEXANDROS_SHARD_COUNT            shards of the whole bot (default: Discord's recommendation, one process)
+ALEXANDROS_SHARD_IDS              this process's shards, like 0-3 or 4,5 (with ALEXANDROS_SHARD_COUNT)
 """
 
 from __future__ import annotations
@@ -110,6 +117,12 @@ class Config:
     backup_dir: Path
     reminder_hours: float
     rules_url: str = ""
+    database_url: str = ""  # postgresql://…: never shown (it may hold a password)
+    render_workers: int = 2
+    cache_games: int = 2000
+    keep_sent_days: float = 30.0
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         # Written by hand, not by the dataclass, so that the token can never be printed: a repr
@@ -120,14 +133,23 @@ class Config:
             f"log_level={self.log_level!r}, test_guild={self.test_guild!r}, "
             f"backup_interval_hours={self.backup_interval_hours!r}, backup_keep={self.backup_keep!r}, "
             f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r}, "
-            f"rules_url={self.rules_url!r})"
+            f"rules_url={self.rules_url!r}, database_url={'[hidden]' if self.database_url else ''!r}, "
+            f"render_workers={self.render_workers!r}, cache_games={self.cache_games!r}, "
+            f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
+            f"shard_ids={self.shard_ids!r})"
         )
 
     __str__ = __repr__
 
     @property
     def backups_enabled(self) -> bool:
-        return self.backup_interval_hours > 0
+        # PostgreSQL is backed up with pg_dump (README "Scaling out"), not by the bot.
+        return self.backup_interval_hours > 0 and not self.database_url
+
+    @property
+    def database(self) -> str:
+        """What storage.open_database opens: the PostgreSQL URL, or the SQLite file."""
+        return self.database_url or str(self.db_path)
 
 
 def parse_dotenv(text: str, source: str = ".env") -> dict[str, str]:
@@ -227,6 +249,7 @@ def load_config(
             )
         test_guild = int(guild_text)
 
+    shards = _shards(get("ALEXANDROS_SHARD_COUNT"), get("ALEXANDROS_SHARD_IDS"))
     return Config(
         token=token,
         data_dir=data_dir,
@@ -250,7 +273,57 @@ def load_config(
             zero_means="",
         ),
         rules_url=_url(get("ALEXANDROS_RULES_URL"), "ALEXANDROS_RULES_URL"),
+        database_url=_database_url(get("ALEXANDROS_DATABASE_URL")),
+        render_workers=_whole(get("ALEXANDROS_RENDER_WORKERS"), "ALEXANDROS_RENDER_WORKERS", 2, 0, 64),
+        cache_games=_count(get("ALEXANDROS_CACHE_GAMES"), "ALEXANDROS_CACHE_GAMES", 2000),
+        keep_sent_days=_hours(
+            get("ALEXANDROS_KEEP_SENT_DAYS"),
+            "ALEXANDROS_KEEP_SENT_DAYS",
+            30.0,
+            allow_zero=False,
+            zero_means="",
+        ),
+        shard_count=shards[0] if shards else None,
+        shard_ids=shards[1] if shards else None,
     )
+
+
+def _database_url(value: str | None) -> str:
+    if value is None:
+        return ""
+    if not re.match(r"postgres(ql)?://", value):
+        raise ConfigError(
+            "ALEXANDROS_DATABASE_URL must be a PostgreSQL link like "
+            "postgresql://user:password@host/alexandros (leave it unset to use the SQLite file)."
+        )
+    return value
+
+
+def _whole(value: str | None, name: str, default: int, low: int, high: int) -> int:
+    if value is None:
+        return default
+    if not value.isdigit() or not low <= int(value) <= high:
+        raise ConfigError(f"{name} must be a whole number from {low} to {high} (for example {default}).")
+    return int(value)
+
+
+def _shards(count_text: str | None, ids_text: str | None) -> tuple[int, tuple[int, ...]] | None:
+    """This process's slice of the shards: ALEXANDROS_SHARD_COUNT and ALEXANDROS_SHARD_IDS go together."""
+    if count_text is None and ids_text is None:
+        return None
+    example = "for example SHARD_COUNT=4 and SHARD_IDS=0-1 on one process, 2-3 on another"
+    if count_text is None or ids_text is None:
+        raise ConfigError(f"ALEXANDROS_SHARD_COUNT and ALEXANDROS_SHARD_IDS go together: {example}.")
+    count = _whole(count_text, "ALEXANDROS_SHARD_COUNT", 1, 1, 100_000)
+    ids: set[int] = set()
+    for part in ids_text.replace(" ", "").split(","):
+        lo, sep, hi = part.partition("-")
+        if not lo.isdigit() or (sep and not hi.isdigit()):
+            raise ConfigError(f"ALEXANDROS_SHARD_IDS must list shard numbers like 0-3 or 4,5: {example}.")
+        ids.update(range(int(lo), int(hi or lo) + 1))
+    if not ids or max(ids) >= count:
+        raise ConfigError(f"ALEXANDROS_SHARD_IDS must be shards from 0 to {count - 1}: {example}.")
+    return count, tuple(sorted(ids))
 
 
 def _url(value: str | None, name: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import discord
 
 from engine import rules
+from engine.errors import IllegalAction
 from engine.state import GameState, Phase
 from engine.views import view
 
@@ -70,7 +71,7 @@ class GuidedMove:
     ) -> None:
         mc = ch.parse_card(state, card)
         targets = rules.targets(state, mc.symbol)
-        dests = ch.destination_choices(state, mc, table.speaker, point_letters(targets))
+        dests = ch.destination_choices(state, mc, point_letters(targets))
         picture = await self.ctx.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
         await show(
             interaction,
@@ -91,8 +92,8 @@ class GuidedMove:
         async def body() -> None:
             await defer_update(interaction)
             table, state, seat = await self._look(interaction, game_id, version)
-            dest = ch.parse_destination(state, ch.parse_card(state, card), to)
-            paths = ch.legal_paths(state, dest.corner.point)
+            point = ch.parse_destination(state, ch.parse_card(state, card), to)
+            paths = ch.legal_paths(state, point)
             if len(paths) == 1:
                 await self._confirm(interaction, table, state, seat, card, to, "1")
                 return
@@ -146,13 +147,18 @@ class GuidedMove:
         path: str,
     ) -> None:
         mc = ch.parse_card(state, card)
-        option = ch.parse_path(state, ch.parse_destination(state, mc, to).corner.point, path)
+        move = ch.move_action(state, seat, card, to, path)
+        option = ch.parse_path(state, move.corner, path)
+        try:
+            preview = rules.preview_move(state, move)  # what it would do, as apply would do it
+        except IllegalAction as err:
+            raise Refused(err.code, **err.details) from None
         picture = await self.ctx.pictures.path_preview(
-            view(state, seat), option.points[-1], [option], table.names
+            view(state, seat), move.corner, [option], table.names, confirm=True, ends_game=preview.ends_game
         )
         await show(
             interaction,
-            texts.move_confirm(ch.card_label(state, mc), ch.path_label(int(path), option)),
+            texts.move_confirm(ch.card_label(state, mc), ch.path_label(int(path), option), preview),
             file=png(picture, "path.png", texts.ALT_PATH),
             view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
         )
@@ -193,9 +199,9 @@ class GuidedMove:
                 await defer_private(interaction)
                 await self._points(interaction, table, state, seat, card)
                 return
-            dest = ch.parse_destination(state, mc, to)
-            paths = ch.legal_paths(state, dest.corner.point)
-            offered = any(d.corner.point == dest.corner.point for d in ch.destinations(state, mc))
+            point = ch.parse_destination(state, mc, to)
+            paths = ch.legal_paths(state, point)
+            offered = point in rules.destination_points(state, mc)
             if path is None and len(paths) > 1 and offered:
                 await defer_private(interaction)
                 await self._paths(interaction, table, state, seat, ch.card_code(mc), to, paths)

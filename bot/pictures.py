@@ -9,16 +9,19 @@ logged as a warning and counted.
 from __future__ import annotations
 
 import asyncio
+import collections
+import concurrent.futures
 import logging
+import multiprocessing
 import struct
 import zlib
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 
 from engine.geometry import Point
 from engine.rules import OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
 from engine.views import GameView
+from rendering.worker import RenderRequest
 
 log = logging.getLogger("bot.pictures")
 
@@ -43,25 +46,66 @@ class PublicViewRequired(ValueError):
     """A public picture was asked for with a player's view: it could show a hidden hand."""
 
 
-@dataclass
 class Pictures:
-    """Renders in a worker thread. ``width`` trades sharpness for speed (tests use a narrower board)."""
+    """Renders off the event loop: in a pool of warm worker processes (``workers`` > 0, the bot), or in a
+    thread (``workers`` = 0: tests and the console, where one process is simpler).
 
-    width: int = 1600
-    calls: list[tuple[str, int | None]] = field(default_factory=list)
-    failures: int = 0
+    A process pool keeps drawing and PNG compression off the event loop *and* out of its GIL: threads
+    competing for the GIL capped a busy bot at 15-18 actions per second (issue 12). Workers are started and
+    warmed by ``start`` (in ``setup_hook``), so the first picture of a game costs what the hundredth does.
+    Only ``recent`` calls are remembered (for tests), so memory does not grow with use.
+    """
 
-    async def _run(self, kind: str, v: GameView, draw: Callable[[], bytes]) -> bytes:
-        self.calls.append((kind, v.viewer))
+    def __init__(self, width: int | None = None, workers: int = 0, map_texts: Sequence[str] = ()) -> None:
+        import rendering
+
+        self.width = width or rendering.BOARD_WIDTH
+        self.workers = workers
+        self.map_texts = tuple(map_texts)
+        self.recent: collections.deque[tuple[str, int | None]] = collections.deque(maxlen=64)
+        self.failures = 0
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+
+    @property
+    def calls(self) -> list[tuple[str, int | None]]:
+        return list(self.recent)
+
+    def start(self) -> None:
+        """Start the worker processes (spawned: the bot's threads must not be forked) and warm them."""
+        if self.workers <= 0 or self._pool is not None:
+            return
+        import rendering
+
+        self._pool = concurrent.futures.ProcessPoolExecutor(
+            self.workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=rendering.warm_worker,
+            initargs=(self.map_texts, self.width),
+        )
+        for _ in range(self.workers):  # spawn them all now, not on the first picture
+            self._pool.submit(int)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    async def _run(self, request: RenderRequest) -> bytes:
+        import rendering
+
+        self.recent.append((request.kind, request.view.viewer))
         try:
-            return await asyncio.to_thread(draw)
+            if self._pool is not None:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(self._pool, rendering.render_request, request)
+            return await asyncio.to_thread(rendering.render_request, request)
         except Exception:  # the game goes on without a picture rather than failing the player's action
             self.failures += 1
-            log.warning("the renderer failed to draw %s", kind, exc_info=True)
+            log.warning("the renderer failed to draw %s", request.kind, exc_info=True)
             return placeholder_png()
 
     def warm(self, v: GameView) -> None:
-        """Draw one board, unrecorded and in the caller's thread, so the renderer's caches are built."""
+        """Draw one board, unrecorded and in the caller's thread, so this process's caches are built."""
         import rendering
 
         rendering.render_board(v, [], self.width)
@@ -73,53 +117,39 @@ class Pictures:
 
     async def board(self, v: GameView, names: Sequence[str]) -> bytes:
         self._public(v)
-        import rendering
-
-        return await self._run("board", v, lambda: rendering.render_board(v, list(names), self.width))
+        return await self._run(RenderRequest.board(v, names, self.width))
 
     async def end(self, v: GameView, names: Sequence[str]) -> bytes:
         self._public(v)
-        import rendering
-
-        return await self._run("end", v, lambda: rendering.render_end(v, list(names), self.width))
+        return await self._run(RenderRequest.end(v, names, self.width))
 
     async def hand(self, v: GameView, name: str) -> bytes:
-        import rendering
-
-        return await self._run("hand", v, lambda: rendering.render_hand(v, name, min(self.width, 1200)))
+        return await self._run(RenderRequest.hand(v, name, min(self.width, 1200)))
 
     async def move_preview(
         self, v: GameView, targets: Sequence[Target], symbol: Symbol | None, names: Sequence[str]
     ) -> bytes:
-        import rendering
-
-        return await self._run(
-            "move-preview",
-            v,
-            lambda: rendering.render_move_preview(v, list(targets), symbol, list(names), self.width),
-        )
+        return await self._run(RenderRequest.move_preview(v, targets, symbol, names, self.width))
 
     async def path_preview(
-        self, v: GameView, corner: Point, paths: Sequence[PathOption], names: Sequence[str]
+        self,
+        v: GameView,
+        corner: Point,
+        paths: Sequence[PathOption],
+        names: Sequence[str],
+        *,
+        confirm: bool = False,
+        ends_game: bool = False,
     ) -> bytes:
-        import rendering
-
-        return await self._run(
-            "path-preview",
-            v,
-            lambda: rendering.render_path_preview(v, corner, list(paths), list(names), self.width),
+        request = RenderRequest.path_preview(
+            v, corner, paths, names, self.width, confirm=confirm, ends_game=ends_game
         )
+        return await self._run(request)
 
     async def province_preview(
         self, v: GameView, province: int, plan: OccupyPlan | None, names: Sequence[str]
     ) -> bytes:
-        import rendering
-
-        return await self._run(
-            "province-preview",
-            v,
-            lambda: rendering.render_province_preview(v, province, plan, list(names), self.width),
-        )
+        return await self._run(RenderRequest.province_preview(v, province, plan, names, self.width))
 
 
 def point_letters(targets: Sequence[Target]) -> dict[Point, str]:

@@ -356,8 +356,20 @@ def move_step_3(count: int, point: str) -> str:
     return f"**Move Alexander** — step 3 of 3: {count} paths to {point} differ in their walls. Pick one."
 
 
-def move_confirm(card: str, path: str) -> str:
-    return f"**Move Alexander** — {card}, to {path}. Confirm?"
+def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
+    """The guided move's last step: what the move will do, flagged when it ends the game (R3.6, R10.1)."""
+    walls = f"{len(preview.black)} black wall{'s' if len(preview.black) != 1 else ''}"
+    if preview.red:
+        walls += f" and {len(preview.red)} red wall{'s' if len(preview.red) != 1 else ''}"
+    cut = ""
+    if preview.cuts:
+        cut = f" It cuts {len(preview.cuts)} province{'s' if len(preview.cuts) != 1 else ''}."
+    end = (
+        " **This move ends the game**: the walls run out, so the game ends after your actions."
+        if (preview.ends_game)
+        else ""
+    )
+    return f"**Move Alexander** — {card}, to {path}: it places {walls}.{cut}{end} Confirm?"
 
 
 def actions_prompt(table: Table) -> str:

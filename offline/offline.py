@@ -67,7 +67,8 @@ from .records import (
     pinged_users,
 )
 
-BotFactory = Callable[[], "commands.Bot | Awaitable[commands.Bot]"]
+AnyBot = commands.Bot | commands.AutoShardedBot
+BotFactory = Callable[[], "AnyBot | Awaitable[AnyBot]"]
 
 # Names of the tasks discord.py starts to run handlers (see ENGINEERING-FACTS). View timeout tasks are
 # deliberately absent: they never end.
@@ -392,7 +393,7 @@ class OfflineDiscord:
         self._unreported_errors: list[LoggedError] = []
         self._seq = 0
         self._stack: contextlib.ExitStack | None = None
-        self.bot: commands.Bot | None = None
+        self.bot: AnyBot | None = None
         self.faults: list[Fault] = []
         self._nonces: dict[tuple[int, str], int] = {}  # (channel, enforced nonce) -> message id
 
@@ -407,7 +408,7 @@ class OfflineDiscord:
         if exc_type is None and self.strict:
             self.raise_unreported()
 
-    async def start(self) -> commands.Bot:
+    async def start(self) -> AnyBot:
         """Patch the seams, build the bot, log in (runs ``setup_hook``) and collect the command payload."""
         if self._stack is not None:
             raise HarnessError("OfflineDiscord already started")
@@ -434,7 +435,7 @@ class OfflineDiscord:
                 self._stack.close()
                 self._stack = None
 
-    async def restart(self, bot_factory: BotFactory | None = None) -> commands.Bot:
+    async def restart(self, bot_factory: BotFactory | None = None) -> AnyBot:
         """Replace the bot with a brand-new object (a process restart); Discord's state is kept."""
         await self._stop_bot()
         if bot_factory is not None:

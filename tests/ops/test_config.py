@@ -127,6 +127,12 @@ def test_missing_token_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
         ("ALEXANDROS_REMINDER_HOURS", "0", "more than 0 and up to"),
         ("ALEXANDROS_REMINDER_HOURS", "-3", "more than 0"),
         ("DISCORD_TOKEN", "not a token", "does not look like a bot token"),
+        ("ALEXANDROS_DATABASE_URL", "mysql://x/y", "PostgreSQL link"),
+        ("ALEXANDROS_RENDER_WORKERS", "lots", "whole number from 0 to 64"),
+        ("ALEXANDROS_CACHE_GAMES", "0", "1 or more"),
+        ("ALEXANDROS_KEEP_SENT_DAYS", "0", "more than 0"),
+        ("ALEXANDROS_SHARD_COUNT", "4", "go together"),
+        ("ALEXANDROS_SHARD_IDS", "1", "go together"),
     ],
 )
 def test_bad_values_are_one_sentence_naming_the_variable(name: str, value: str, words: str) -> None:
@@ -265,3 +271,24 @@ def test_rules_url_is_optional_checked_and_reaches_the_rules_summary() -> None:
     assert str(err.value).count(".") >= 1 and "ALEXANDROS_RULES_URL" in str(err.value)
     assert f"<{url}>" in rules_summary(url)
     assert "docs/ALEXANDROS.md" in rules_summary("") and "{" not in rules_summary("")
+
+
+def test_a_cluster_process_and_a_postgresql_store() -> None:
+    env = {
+        "DISCORD_TOKEN": TOKEN,
+        "ALEXANDROS_SHARD_COUNT": "8",
+        "ALEXANDROS_SHARD_IDS": "0-2, 5",
+        "ALEXANDROS_DATABASE_URL": "postgresql://bot:secret@db/alexandros",
+        "ALEXANDROS_RENDER_WORKERS": "0",
+    }
+    config = load_config(env, None)
+    assert (config.shard_count, config.shard_ids) == (8, (0, 1, 2, 5))
+    assert config.database == "postgresql://bot:secret@db/alexandros" and not config.backups_enabled
+    assert config.render_workers == 0
+    assert "secret" not in repr(config), "the database password is never shown"
+    for ids in ("8", "2-x", ""):
+        with pytest.raises(ConfigError) as err:
+            load_config(
+                {**env, "ALEXANDROS_SHARD_IDS": ids} if ids else {**env, "ALEXANDROS_SHARD_IDS": "9"}, None
+            )
+        assert "ALEXANDROS_SHARD_IDS" in str(err.value) and one_sentence(str(err.value))
