@@ -122,6 +122,7 @@ async def test_every_kept_component_pressed_later_by_every_seat_leaks_nothing(
     sweep = Sweep()
     async with harness(bot_factory(str(tmp_path / "g.db"), game_map, seed)) as d:
         await play_whole_game(d, players, ai_seed=seed, on_action=sweep, require_end=False, max_actions=120)
+    print(f"\nsweep: {sweep.presses} presses, {sweep.answers}")
     assert sweep.presses > 200, sweep.presses
     assert sweep.answers.get("out of date", 0) > 50 and sweep.answers.get("not your turn", 0) > 0, (
         sweep.answers
