@@ -19,6 +19,7 @@ notices on again. Faults (5xx, 429, timeouts) are raised to the worker, which re
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -98,6 +99,7 @@ class Notices:
         self.client = client
         self.store = store
         self.clock = clock
+        self._told = asyncio.Lock()
 
     async def route(self, outcome: Outcome, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """The pipeline's hook (``Pipeline.duty_hooks``)."""
@@ -113,10 +115,13 @@ class Notices:
             msg = await dm.send(
                 limits.content(text), allowed_mentions=discord.AllowedMentions.none(), nonce=f"alx-{duty.id}"
             )
-        except discord.Forbidden as error:
-            if error.code != DMS_CLOSED_CODE:
+        except discord.HTTPException as error:
+            # 403 (code 50007: DMs closed, or the bot blocked) or 404 (no such user any more): the channel
+            # ping instead. Server errors and rate limits go back to the worker, which retries.
+            if error.status not in (403, 404) and error.code != DMS_CLOSED_CODE:
                 raise
-            return await self._fall_back(duty, uid, p)
+            async with self._told:  # two refused DMs at once must not tell the user twice
+                return await self._fall_back(duty, uid, p)
         log.info("dm game=%s user=%s", p.get("game"), uid)
         return f"sent {msg.id} by dm"
 
