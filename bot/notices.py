@@ -139,7 +139,7 @@ class Notices:
         """The user's DMs are closed: the channel ping instead, and (the first time) why."""
         settings = await self.store.get_user_settings(uid)
         told = bool(settings.get(DM_CLOSED))
-        text = p["fallback"] if told else f"{p['fallback']}\n{texts.dms_closed_note(uid)}"
+        text = p["fallback"] if told else f"{p['fallback']}\n{texts.dms_closed_note()}"
         msg = await self.client.get_partial_messageable(int(p["channel"])).send(
             limits.content(text),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),

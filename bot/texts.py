@@ -487,11 +487,12 @@ def dm_reminder_text(table: Table, started: float) -> str:
     )
 
 
-def dms_closed_note(user_id: int) -> str:
+def dms_closed_note() -> str:
+    """Said once, under the channel ping that replaced a refused direct message."""
     return (
-        f"(<@{user_id}>, I tried to tell you by direct message, but your privacy settings refuse messages "
-        "from me, so I ping you here, now and from now on. To get direct messages, allow them from this "
-        "server's members (the server's Privacy Settings) and type `/alexandros reminders dm:true` again.)"
+        "(I tried to tell you by direct message, but your privacy settings refuse messages from me, so I "
+        "ping you here from now on. To get direct messages, allow them from this server's members (the "
+        "server's Privacy Settings) and type `/alexandros reminders dm:true` again.)"
     )
 
 
