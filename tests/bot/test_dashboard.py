@@ -191,3 +191,24 @@ async def test_mygames_lists_the_users_games_in_this_server_with_links(tmp_path)
         assert f"Game {elsewhere.id} " not in r.content, "only this server's games"
         r = await d.slash(bob, "alexandros mygames")
         assert "(1)" in r.content.split("\n")[0]
+
+
+async def test_a_deleted_status_message_is_posted_again_and_the_end_is_shown(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await flush(d, clock)
+        (old,) = statuses(d)
+        await d.delete_message(old.id)
+        await play_turn(g, random.Random(0))
+        await flush(d, clock)
+        (new,) = statuses(d)
+        assert new.id != old.id and new.pinned and "Turn 2:" in new.content
+        for u in g.users:  # everyone agrees: the game ends now (P3)
+            await d.slash(u, "alexandros agree")
+        assert (await g.state()).over
+        await flush(d, clock)
+        (end,) = statuses(d)
+        assert end.id == new.id and "(finished)" in end.content and "Scores:" in end.content
+        assert "The current turn" not in end.content, "no link to a turn that is over"
+        g.check_public()
