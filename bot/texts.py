@@ -533,27 +533,34 @@ class MyGame(NamedTuple):
     status_post: int | None
 
 
-def mygames_text(user_id: int, games: Sequence[MyGame], total: int) -> str:
-    """``/alexandros mygames``: the asker's games in this server (only to them), with jump links."""
+def mygames_text(user_id: int, games: Sequence[MyGame], total: int, limit: int = 2000) -> str:
+    """``/alexandros mygames``: the asker's games in this server (only to them), with jump links. As many
+    whole lines as fit in one message (``limit``), then how many more there are."""
     if not games:
         return "You are in no game in this server. Open one with `/alexandros new`, or join a table."
     lines = [f"**Your games in this server ({total})**"]
     for g in games:
-        rec = g.record
-        where = jump_link(rec.guild_id, rec.channel_id, g.status_post)
-        if rec.status == "lobby":
-            lines.append(
-                f"• Game {rec.id} in <#{rec.channel_id}>: at the table, {len(rec.seats)} seated, "
-                f"not started. {where}"
-            )
-            continue
-        names = dict(zip((uid for _, uid in sorted(rec.seats)), g.names, strict=False))
-        waiting = rec.waiting_on
-        whose = "**your turn**" if waiting == user_id else f"{names.get(waiting or 0, 'nobody')}'s turn"
-        turn = f" — turn post: {jump_link(rec.guild_id, rec.channel_id, g.turn_post)}" if g.turn_post else ""
-        lines.append(
-            f"• Game {rec.id} in <#{rec.channel_id}>: {whose} since {when(rec.turn_started_at)}{turn}"
-        )
-    if total > len(games):
-        lines.append(f"…and {total - len(games)} more.")
+        line = _mygame_line(user_id, g)
+        if len("\n".join([*lines, line])) > limit - 40:  # room for the "more" line
+            break
+        lines.append(line)
+    shown = len(lines) - 1
+    if total > shown:
+        lines.append(f"…and {total - shown} more.")
     return clip("\n".join(lines))
+
+
+def _mygame_line(user_id: int, g: MyGame) -> str:
+    rec = g.record
+    if rec.status == "lobby":
+        where = jump_link(rec.guild_id, rec.channel_id, g.status_post)
+        seated = len(rec.seats)
+        return f"• Game {rec.id} in <#{rec.channel_id}>: at the table, {seated} seated, not started. {where}"
+    names = dict(zip((uid for _, uid in sorted(rec.seats)), g.names, strict=False))
+    waiting = rec.waiting_on
+    whose = "**your turn**" if waiting == user_id else f"{names.get(waiting or 0, 'nobody')}'s turn"
+    post = g.turn_post if g.turn_post is not None else g.status_post
+    return (
+        f"• Game {rec.id} in <#{rec.channel_id}>: {whose} since {when(rec.turn_started_at)} — "
+        f"{jump_link(rec.guild_id, rec.channel_id, post)}"
+    )

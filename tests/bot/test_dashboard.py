@@ -212,3 +212,18 @@ async def test_a_deleted_status_message_is_posted_again_and_the_end_is_shown(tmp
         assert end.id == new.id and "(finished)" in end.content and "Scores:" in end.content
         assert "The current turn" not in end.content, "no link to a turn that is over"
         g.check_public()
+
+
+async def test_mygames_stays_within_discords_limits_with_many_games(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        alice = d.member("alice")
+        for i in range(db.MYGAMES_MAX + 5):
+            await d.bot.store.create_game(GUILD, 1000 + i, alice.id, {}, clock(), seats=[(0, alice.id)])
+        r = await d.slash(alice, "alexandros mygames")
+        assert r.ephemeral and len(r.content) <= 2000
+        lines = r.content.split("\n")
+        assert lines[0] == f"**Your games in this server ({db.MYGAMES_MAX + 5})**"
+        shown = len([line for line in lines if line.startswith("• Game ")])
+        assert 10 <= shown <= db.MYGAMES_MAX, "as many whole lines as fit"
+        assert lines[-1] == f"…and {db.MYGAMES_MAX + 5 - shown} more."
