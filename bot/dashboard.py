@@ -36,6 +36,7 @@ log = logging.getLogger("bot.dashboard")
 
 STATUS = "status"
 META_STATUS = "status_post"  # {"message": id, "pinned": bool}: the game's status message
+META_UNPIN = "status_unpin"  # an old status message still to unpin (replaced after the edit cap)
 META_PIN_REFUSED = "pin_refused"  # when Discord refused to pin it (the channel was told then, once)
 STATUS_DELAY = 20.0  # seconds: a turn's actions taken within this time make one edit
 EDIT_CAP_CODE = 30046  # Discord: too many edits of messages older than an hour
@@ -95,6 +96,8 @@ class Dashboard:
             raise
         if not post.get("pinned") and not meta.get(META_PIN_REFUSED):
             await self._pin(duty, channel, int(post["message"]))
+        if meta.get(META_UNPIN):
+            await self._unpin(duty, channel, int(meta[META_UNPIN]))
         return f"edited {post['message']}"
 
     @staticmethod
@@ -119,17 +122,28 @@ class Dashboard:
         msg = await channel.send(
             text, allowed_mentions=discord.AllowedMentions.none(), nonce=f"alx-{duty.id}"
         )
-        await self.store.set_game_meta(
-            duty.game_id, {META_STATUS: {"message": msg.id, "pinned": False}}, self.clock()
-        )
+        unpin = int(old["message"]) if old is not None and old.get("pinned") else None
+        changes: dict[str, Any] = {META_STATUS: {"message": msg.id, "pinned": False}}
+        if unpin is not None:  # remembered, so that a retry after a fault still unpins it
+            changes[META_UNPIN] = unpin
+        await self.store.set_game_meta(duty.game_id, changes, self.clock())
         if not meta.get(META_PIN_REFUSED):
             await self._pin(duty, channel, msg.id)
-        if old is not None and old.get("pinned"):
-            try:
-                await channel.get_partial_message(int(old["message"])).unpin()
-            except discord.HTTPException as error:  # the new one is in place; an old pin is only clutter
-                log.warning("could not unpin the old status message %s: %s", old["message"], error)
+        if unpin is not None:
+            await self._unpin(duty, channel, unpin)
         return f"posted {msg.id}" + (" (the old one hit the edit cap)" if old is not None else "")
+
+    async def _unpin(self, duty: Duty, channel: discord.PartialMessageable, message_id: int) -> None:
+        """Unpin a replaced status message (server errors are retried with the duty)."""
+        assert duty.game_id is not None
+        try:
+            await channel.get_partial_message(message_id).unpin(reason="Alexandros: a newer status message")
+        except discord.HTTPException as error:
+            if error.status >= 500 or error.status == 429:
+                raise
+            # Gone or not ours to unpin: the new one is in place; an old pin is only clutter.
+            log.warning("could not unpin the old status message %s: %s", message_id, error)
+        await self.store.set_game_meta(duty.game_id, {META_UNPIN: None}, self.clock())
 
     async def _pin(self, duty: Duty, channel: discord.PartialMessageable, message_id: int) -> None:
         assert duty.game_id is not None

@@ -87,21 +87,28 @@ async def test_the_status_message_is_posted_pinned_once_and_edited_in_place(tmp_
         g.check_public()
 
 
-async def test_past_the_edit_cap_a_new_status_message_is_posted_pinned_and_the_old_unpinned(tmp_path):
+@pytest.mark.parametrize("unpin_fault", [None, "503", "timeout"])
+async def test_past_the_edit_cap_a_new_status_message_is_posted_pinned_and_the_old_unpinned(
+    tmp_path, unpin_fault
+):
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         g = await open_game(d)
         await flush(d, clock)
         (old,) = statuses(d)
         d.fail("edit_message", "400", code=db.EDIT_CAP_CODE, times=1, when=lambda q: f"/{old.id}" in q.url)
+        if unpin_fault is not None:  # the unpin fails once: the retry still unpins the old one
+            d.fail("unpin", unpin_fault, times=1)
         await play_turn(g, random.Random(0))
         await flush(d, clock)
-        assert len(d.faults[0].hits) == 1
+        assert [len(f.hits) for f in d.faults] == [f.times for f in d.faults], "every fault was met"
         new = statuses(d)[-1]
         assert new.id != old.id and "Turn 2:" in new.content
         assert d.pinned() == [new] and not d.message(old.id).pinned
         meta = await d.bot.store.get_game_meta(g.game_id)
         assert meta[db.META_STATUS] == {"message": new.id, "pinned": True}
+        assert db.META_UNPIN not in meta
+        assert len(statuses(d)) == 2, "one new message, even when the unpin was retried"
 
 
 async def test_without_pin_messages_the_status_is_kept_unpinned_and_the_channel_told_once(tmp_path):
