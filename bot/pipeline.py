@@ -123,7 +123,7 @@ class Pipeline:
         self.prefs = PrefsCache(tables.store)
         self.wake = wake
         # Hooks on the duties of every commit, in order (bot.notices: turn pings by DM; bot.dashboard: the
-        # pinned status message). Each gets the record as it will be after the commit.
+        # pinned status message). Each gets the outcome (the table as it will be after the commit).
         self.duty_hooks: list[Callable[[Outcome, list[NewDuty], float], Awaitable[list[NewDuty]]]] = []
 
     # --- steps 1 and 2: find and authorise, from the record alone -------------------------------------

@@ -75,6 +75,14 @@ async def test_the_turn_ping_goes_by_dm_instead_of_the_channel(tmp_path):
         other = next(u for u in g.users if u is not me)
         assert dms(d, other) == []
         g.check_public()
+        # The duties a turn ping becomes: the post without its ping, and a DM duty with no channel.
+        post_duty = dt.turn_post(table, table.version, [], clock.now)
+        routed = await notices.route(d.bot.store, table, [post_duty], clock.now)
+        assert [(x.kind, x.channel_id, x.user_id) for x in routed] == [
+            (dt.POST, CHANNEL, None),
+            (notices.DM, None, me.id),
+        ]
+        assert routed[0].payload["ping"] == [] and routed[0].payload["text"] == post_duty.payload["text"]
 
 
 async def test_a_player_without_dm_notices_is_pinged_in_the_channel(tmp_path):
@@ -127,9 +135,7 @@ async def test_a_dm_is_sent_once_through_a_fault(tmp_path, fault, lost):
         (dm,) = dms(d, me)
         assert "your turn" in dm.content
         assert not [q for q in d.requests if q.pinged_user_ids], "no channel fallback for a passing fault"
-        pending = [x for x in await d.bot.store.pending_duties(None)]
         assert not [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == notices.DM]
-        assert pending == []
         if lost:
             assert any(q.deduplicated for q in d.requests), "the retry met the message Discord had made"
 
