@@ -3,9 +3,9 @@ status message, kept up to date in place.
 
 The status message is a ``status`` duty written with every commit (``Pipeline.duty_hooks``), keyed (one
 pending per game: a burst of actions replaces it, so it is edited once) and due ``STATUS_DELAY`` seconds
-later, so the actions of one turn, taken within that time, coalesce into one edit. Its text is decided at
-commit time from public facts (bot.texts ``status_text``: the public view); the worker adds the link to the
-turn post. Channel order puts it after the posts of the same commit.
+after the first change it carries, so the actions taken within that time coalesce into one edit. Its
+text is decided at commit time from public facts (bot.texts ``status_text``: the public view); the worker
+adds the link to the turn post. Channel order puts it after the posts of the same commit.
 
 The worker (``Dashboard.deliver``) posts the message the first time and pins it, then edits it. When the
 message is gone, it posts a new one; when Discord refuses the edit of a message older than an hour (error
@@ -66,10 +66,19 @@ class Dashboard:
         self.clock = clock
 
     async def after_change(self, outcome: Outcome, duties: list[NewDuty], now: float) -> list[NewDuty]:
-        """``Pipeline.duty_hooks``: every commit of a started game updates its status message."""
-        if outcome.table.state is None:
+        """``Pipeline.duty_hooks``: every commit of a started game updates its status message.
+
+        The new status duty replaces a pending one but keeps its due time, so that a game in constant
+        play still sees its status message updated every ``STATUS_DELAY`` seconds, not postponed forever.
+        """
+        table = outcome.table
+        if table.state is None:
             return duties
-        return [*duties, status_duty(outcome.table, now)]
+        duty = status_duty(table, now)
+        pending = [d.due_at for d in await self.store.pending_duties(table.id) if d.kind == STATUS]
+        if pending and min(pending) < duty.due_at:
+            duty = dataclasses.replace(duty, due_at=min(pending))
+        return [*duties, duty]
 
     # --- delivery ------------------------------------------------------------------------------------------
 
