@@ -234,3 +234,17 @@ async def test_mygames_stays_within_discords_limits_with_many_games(tmp_path):
         shown = len([line for line in lines if line.startswith("• Game ")])
         assert 10 <= shown <= db.MYGAMES_MAX, "as many whole lines as fit"
         assert lines[-1] == f"…and {db.MYGAMES_MAX + 5 - shown} more."
+
+
+async def test_a_burst_of_changes_keeps_the_first_due_time_of_the_status_update(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        (first,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == db.STATUS]
+        st = await g.state()
+        await g.play(ai.greedy_player(st, random.Random(0)), 0)
+        assert (await g.state()).version > st.version
+        (second,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == db.STATUS]
+        assert second.id != first.id, "the newer status replaced the pending one"
+        assert second.due_at == first.due_at, "and kept its due time: not postponed by every action"
+        assert "moving Alexander" not in second.payload["text"], "it carries the newest status"
