@@ -30,8 +30,10 @@ from .backups import BackupScheduler
 from .cog import AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .context import Context
+from .dashboard import STATUS, Dashboard
 from .deliveries import Deliveries
 from .lobby import MapProvider, SeedSource
+from .notices import DM, Notices
 from .pictures import Pictures
 from .pipeline import Clock, Pipeline
 from .router import Handlers
@@ -134,6 +136,11 @@ class AlexandrosBot(commands.AutoShardedBot):
             Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
         )
         self.deliveries.timers = Timers(self, self.pipeline)
+        # Turn pings and reminders by DM (bot.notices) and the pinned status message (bot.dashboard).
+        self.notices = Notices(self, store, self.clock)
+        self.dashboard = Dashboard(self, store, self.clock)
+        self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
+        self.deliveries.handlers.update({DM: self.notices.deliver, STATUS: self.dashboard.deliver})
         ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         await self.add_cog(AlexandrosCog(self, self.handlers))

@@ -255,6 +255,7 @@ class AlexandrosCog(commands.Cog):
         hours="Hours between reminders while your turn waits (0: no reminders)",
         quiet="Quiet hours in your time, like 22:00-08:00, or off",
         time_zone="Your time zone, like Europe/Paris or America/New_York",
+        dm="Get your turn pings and reminders by direct message instead of in the channel",
     )
     async def reminders(
         self,
@@ -262,8 +263,9 @@ class AlexandrosCog(commands.Cog):
         hours: app_commands.Range[float, 0, 168] | None = None,
         quiet: str | None = None,
         time_zone: str | None = None,
+        dm: bool | None = None,
     ) -> None:
-        await self.h.over_days.reminder_settings(interaction, hours, quiet, time_zone)
+        await self.h.over_days.reminder_settings(interaction, hours, quiet, time_zone, dm)
 
     @reminders.autocomplete("time_zone")
     async def time_zone_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -286,6 +288,12 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="back", description="Take your seat back: the computer stops playing your turns")
     async def back(self, interaction: discord.Interaction) -> None:
         await self.h.over_days.back(interaction)
+
+    # --- the dashboard (bot.dashboard) ---------------------------------------------------------------------
+
+    @group.command(name="mygames", description="Your games in this server: whose turn, since when, links")
+    async def mygames(self, interaction: discord.Interaction) -> None:
+        await self.h.dashboard.mygames(interaction)
 
     # --- leaving and ending ---------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,6 +122,9 @@ class Pipeline:
         self.reminder_hours = reminder_hours
         self.prefs = PrefsCache(tables.store)
         self.wake = wake
+        # Hooks on the duties of every commit, in order (bot.notices: turn pings by DM; bot.dashboard: the
+        # pinned status message). Each gets the outcome (the table as it will be after the commit).
+        self.duty_hooks: list[Callable[[Outcome, list[NewDuty], float], Awaitable[list[NewDuty]]]] = []
 
     # --- steps 1 and 2: find and authorise, from the record alone -------------------------------------
 
@@ -209,6 +212,8 @@ class Pipeline:
         since, turn_events = await self.current_turn(before)
         duties = [*extra, *dt.after_change(outcome, since, turn_events, now)]
         duties += await self.timers_for(outcome, changes)
+        for hook in self.duty_hooks:
+            duties = await hook(outcome, duties, now)
         try:
             saved = await self.store.append(
                 rec.id,

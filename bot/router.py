@@ -6,6 +6,7 @@ from __future__ import annotations
 import discord
 
 from .context import Context
+from .dashboard import MyGames
 from .guided import GuidedMove
 from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
@@ -27,6 +28,7 @@ class Handlers:
         self.provinces = ProvinceActions(ctx)
         self.info = Info(ctx)
         self.over_days = OverDays(ctx)
+        self.dashboard = MyGames(ctx)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""

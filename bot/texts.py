@@ -10,6 +10,7 @@ mentions and ``<t:unix:R>`` timestamps.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from engine import rules
 from engine.events import Event
@@ -458,3 +459,108 @@ def synced(count: int, everywhere: bool) -> str:
     if count:
         return f"Synced {count} commands to this server."
     return "This server has no copies of the commands left: it shows the global ones, each once."
+
+
+# --- DM notices (bot.notices) and the dashboard (bot.dashboard) --------------------------------------------
+
+
+def dm_turn_text(table: Table) -> str:
+    """A turn ping by direct message (public facts only, like the turn post it points to)."""
+    st = table.state
+    assert st is not None
+    return clip(f"It is your turn in Alexandros game {table.id} (turn {st.turn}). {can_do(table)}")
+
+
+def dm_fallback_turn_text(table: Table, user_id: int) -> str:
+    """The channel ping that replaces a turn DM the user's privacy settings refused."""
+    st = table.state
+    assert st is not None
+    return f"<@{user_id}>, it is your turn in game {table.id} (turn {st.turn})."
+
+
+def dm_reminder_text(table: Table, started: float) -> str:
+    st = table.state
+    assert st is not None
+    return clip(
+        f"A reminder: it is still your turn in Alexandros game {table.id} (turn {st.turn}, waiting since "
+        f"{when(started)}). {can_do(table)}"
+    )
+
+
+def dms_closed_note() -> str:
+    """Said once, under the channel ping that replaced a refused direct message."""
+    return (
+        "(I tried to tell you by direct message, but your privacy settings refuse messages from me, so I "
+        "ping you here from now on. To get direct messages, allow them from this server's members (the "
+        "server's Privacy Settings) and type `/alexandros reminders dm:true` again.)"
+    )
+
+
+def dm_settings_line(on: bool, closed: bool) -> str:
+    """The DM part of ``/alexandros reminders``' answer."""
+    if not on:
+        return "Turn pings and reminders: in the game's channel (`dm:true` sends them by direct message)."
+    if closed:
+        return (
+            "Turn pings and reminders: by direct message was asked, but your direct messages were closed to "
+            "me, so they come in the channel. Open them and type `/alexandros reminders dm:true` again."
+        )
+    return (
+        "Turn pings and reminders: by direct message, instead of a ping in the channel. If your direct "
+        "messages are closed to me, I ping you in the channel and tell you once."
+    )
+
+
+def status_post_text(status: str, turn_link: str | None) -> str:
+    """The pinned status message of a game channel: the public status, and a link to the turn post."""
+    link = f"\nThe current turn: {turn_link}" if turn_link else ""
+    return clip(f"📌 {status}{link}\n-# Kept up to date by the bot; `/alexandros mygames` lists your games.")
+
+
+PIN_PERMISSION_MISSING = (
+    "I could not pin this game's status message: pinning needs the **Pin Messages** permission. A server "
+    "admin can give it to my role in this channel's settings (Edit Channel → Permissions). The status "
+    "message is still kept up to date, unpinned."
+)
+
+
+class MyGame(NamedTuple):
+    """One line of ``/alexandros mygames``: a game, its players' names, its turn post and status message."""
+
+    record: GameRecord
+    names: tuple[str, ...]
+    turn_post: int | None
+    status_post: int | None
+
+
+def mygames_text(user_id: int, games: Sequence[MyGame], total: int, limit: int = 2000) -> str:
+    """``/alexandros mygames``: the asker's games in this server (only to them), with jump links. As many
+    whole lines as fit in one message (``limit``), then how many more there are."""
+    if not games:
+        return "You are in no game in this server. Open one with `/alexandros new`, or join a table."
+    lines = [f"**Your games in this server ({total})**"]
+    for g in games:
+        line = _mygame_line(user_id, g)
+        if len("\n".join([*lines, line])) > limit - 40:  # room for the "more" line
+            break
+        lines.append(line)
+    shown = len(lines) - 1
+    if total > shown:
+        lines.append(f"…and {total - shown} more.")
+    return clip("\n".join(lines))
+
+
+def _mygame_line(user_id: int, g: MyGame) -> str:
+    rec = g.record
+    if rec.status == "lobby":
+        where = jump_link(rec.guild_id, rec.channel_id, g.status_post)
+        seated = len(rec.seats)
+        return f"• Game {rec.id} in <#{rec.channel_id}>: at the table, {seated} seated, not started. {where}"
+    names = dict(zip((uid for _, uid in sorted(rec.seats)), g.names, strict=False))
+    waiting = rec.waiting_on
+    whose = "**your turn**" if waiting == user_id else f"{names.get(waiting or 0, 'nobody')}'s turn"
+    post = g.turn_post if g.turn_post is not None else g.status_post
+    return (
+        f"• Game {rec.id} in <#{rec.channel_id}>: {whose} since {when(rec.turn_started_at)} — "
+        f"{jump_link(rec.guild_id, rec.channel_id, post)}"
+    )
