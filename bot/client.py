@@ -34,6 +34,8 @@ from .deliveries import Deliveries
 from .lobby import MapProvider, SeedSource
 from .pictures import Pictures
 from .pipeline import Clock, Pipeline
+from .ratings import RATE
+from .replays import REPLAY
 from .router import Handlers
 from .tables import Tables
 from .timers import Timers
@@ -136,8 +138,10 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.deliveries.timers = Timers(self, self.pipeline)
         ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
+        self.deliveries.more[RATE] = self.handlers.ratings.handle
+        self.deliveries.more[REPLAY] = self.handlers.replays.post
         await self.add_cog(AlexandrosCog(self, self.handlers))
-        await self.add_cog(AdminCog(self, self.sync_guild))
+        await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(

@@ -303,6 +303,27 @@ class AlexandrosCog(commands.Cog):
     async def agree(self, interaction: discord.Interaction) -> None:
         await self.h.turns.agree(interaction)
 
+    # --- ratings, leaderboard and replays (issue 16) -------------------------------------------------------
+    # Discord allows 25 subcommands (or subgroups) in a group and /alexandros had 23: the two rating
+    # commands share one subgroup, /alexandros ratings leaderboard and /alexandros ratings stats.
+
+    ratings = app_commands.Group(
+        name="ratings", description="Ratings of this server's players (openskill)", parent=group
+    )
+
+    @ratings.command(name="leaderboard", description="This server's best ratings (finished games only)")
+    async def leaderboard(self, interaction: discord.Interaction) -> None:
+        await self.h.history.leaderboard(interaction)
+
+    @ratings.command(name="stats", description="A player's rating, games and wins on this server")
+    @app_commands.describe(user="Whose stats (default: yours)")
+    async def stats(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
+        await self.h.history.stats(interaction, user)
+
+    @group.command(name="replay", description="An animated replay of this channel's newest game")
+    async def replay(self, interaction: discord.Interaction) -> None:
+        await self.h.history.replay(interaction)
+
 
 class AdminCog(commands.Cog):
     """``/alexandros-admin sync``: push the command list to Discord (never done on every start).
@@ -320,9 +341,12 @@ class AdminCog(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: commands.AutoShardedBot, test_guild: int | None = None) -> None:
+    def __init__(
+        self, bot: commands.AutoShardedBot, test_guild: int | None = None, handlers: Handlers | None = None
+    ) -> None:
         self.bot = bot
         self.test_guild = test_guild
+        self.h = handlers
 
     @admin.command(
         name="sync", description="Sync the slash commands (this server, or everywhere: owner only)"
@@ -347,3 +371,12 @@ class AdminCog(commands.Cog):
         finally:
             tree.clear_commands(guild=guild)  # the copies live in Discord, not in this process's tree
         await interaction.edit_original_response(content=texts.synced(len(done), everywhere=False))
+
+    # --- ratings (issue 16) --------------------------------------------------------------------------------
+
+    @admin.command(
+        name="recompute-ratings", description="Recompute this server's ratings from its finished games"
+    )
+    async def recompute_ratings(self, interaction: discord.Interaction) -> None:
+        assert self.h is not None, "the admin commands of ratings need the handlers"
+        await self.h.history.recompute(interaction)

@@ -17,7 +17,7 @@ from engine.game import MAX_PLAYERS, MIN_PLAYERS
 from engine.state import COLOURS, GameState, Phase
 from engine.symbols import total
 from engine.views import redact, view
-from storage import GameRecord
+from storage import GameRecord, PlayerRating
 
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
@@ -458,3 +458,44 @@ def synced(count: int, everywhere: bool) -> str:
     if count:
         return f"Synced {count} commands to this server."
     return "This server has no copies of the commands left: it shows the global ones, each once."
+
+
+# --- Ratings, leaderboard and replays (issue 16) --------------------------------------------------------
+
+ALT_REPLAY = "an animated replay of the game, one frame per turn"
+NO_RATINGS = "No game on this server has been rated yet: a finished game of two or more players counts."
+RATINGS_NOTE = "Rating: skill minus three times its uncertainty (openskill). Computer players are not rated."
+
+
+def replay_text(game_id: int, over: bool) -> str:
+    until = "the end" if over else "now"
+    return f"Replay of game {game_id}: every turn from the deal to {until}."
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _rating_line(r: PlayerRating) -> str:
+    return (
+        f"<@{r.user_id}>: {r.ordinal:.1f} (skill {r.mu:.1f} ± {r.sigma:.1f}), "
+        f"{_n(r.games, 'game')}, {_n(r.wins, 'win')}"
+    )
+
+
+def leaderboard_text(entries: Sequence[PlayerRating]) -> str:
+    if not entries:
+        return NO_RATINGS
+    lines = [f"{i}. {_rating_line(r)}" for i, r in enumerate(entries, 1)]
+    return "**Leaderboard of this server**\n" + "\n".join(lines) + f"\n-# {RATINGS_NOTE}"
+
+
+def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rated: int) -> str:
+    if rating is None:
+        return f"<@{user_id}> has no rated game on this server yet."
+    where = f" Place {place} of {rated} on this server." if place is not None else ""
+    return f"{_rating_line(rating)}.{where}\n-# {RATINGS_NOTE}"
+
+
+def recomputed_text(games: int, players: int) -> str:
+    return f"Ratings recomputed from {_n(games, 'rated game')}: {_n(players, 'player')} rated."
