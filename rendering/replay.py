@@ -88,10 +88,16 @@ def render_replay(
             raise ValueError("a replay is drawn from public views only")
     chosen = list(frames)
     data = b""
-    for width in widths:
+    first: tuple[int, int] | None = None  # (width, bytes) of the first try
+    for k, width in enumerate(widths):
+        if first is not None and k < len(widths) - 1:
+            # The bytes grow about with the area: skip a width that cannot fit (with a margin for error).
+            if first[1] * (width / first[0]) ** 2 > max_bytes * 1.15:
+                continue
         data = _gif([_frame(v, names, width, theme, i == len(chosen) - 1) for i, v in enumerate(chosen)])
         if len(data) <= max_bytes:
             return data
+        first = first or (width, len(data))
     width = widths[-1]
     while len(chosen) > 2:
         # Scale the frame count by how far over the bound the last try was, with a margin.
