@@ -272,8 +272,11 @@ async def test_resign_agree_and_abandon(tmp_path):
         assert r.ephemeral
         st = await g.state()
         assert st.over and st.result.reason.value == "agreed"
-        end = d.last_message()
-        assert "is over" in end.content
+        *_, end, replay = d.channel_messages()  # the end post, then its replay (issue 16)
+        assert "is over" in end.content and replay.content.startswith("Replay of game")
+        # Rated (issue 16): the player who resigned ranks last, below both who agreed.
+        board = await d.bot.store.ratings(d.guild_id)
+        assert len(board) == 3 and board[-1].user_id == me.id and board[-1].mu < min(r.mu for r in board[:2])
         g.check_public()
         # Abandon: a stranger may not, the creator may; the channel is free again.
         g2 = await started(d, 2)
