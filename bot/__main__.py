@@ -167,8 +167,8 @@ def restore(argv: Sequence[str]) -> int:
 def ratings(argv: Sequence[str]) -> int:
     """``ratings --recompute [--db PATH_OR_URL] [--guild ID]``: the ratings again, from the stored games.
 
-    Safe while the bot runs: each server's ratings are replaced in one transaction; a game that ends
-    meanwhile is rated by the bot as usual (and a later recomputation includes it)."""
+    Safe while the bot runs: each server's ratings are replaced in one transaction, and a game that ends
+    meanwhile is rated once, by the bot or by the recomputation (bot.ratings.Ratings.recompute)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m bot ratings")

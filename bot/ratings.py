@@ -122,25 +122,29 @@ class Ratings:
 
     async def handle(self, duty: Duty, now: float) -> str:
         """The ``rate`` duty: rate its game, once."""
-        game_id = int(duty.payload["game"])
-        record = await self.store.game_by_id(game_id)
+        record = await self.store.game_by_id(int(duty.payload["game"]))
         if record is None or record.guild_id is None:
             return "dropped: no such game"
+        return await self._rate(record, now)
+
+    async def _rate(self, record: GameRecord, now: float) -> str:
         places = await self._placements(record)
-        if not places:
+        if not places or record.guild_id is None:
             return "dropped: not rated"
         users = [p.user_id for p in places]
         if await self.store.rate_game(
-            game_id, record.guild_id, users, rate_fn(record.guild_id, places, now), now
+            record.id, record.guild_id, users, rate_fn(record.guild_id, places, now), now
         ):
-            log.info("rated game=%s guild=%s players=%s", game_id, record.guild_id, users)
+            log.info("rated game=%s guild=%s players=%s", record.id, record.guild_id, users)
             return "rated"
         return "dropped: already rated"
 
     async def recompute(self, guild_id: int, now: float) -> tuple[int, int]:
         """Rate every finished game of the server again, in the order they ended; replaces its ratings.
 
-        Returns (games rated, players rated)."""
+        Safe while the bot runs: a game that ended after the games were listed, and was rated by the bot
+        before the ratings were replaced, lost that rating with the replacement; it is rated again here,
+        once (``rate_game``). Returns (games rated, players rated)."""
         games = await self.store.list_games("finished", guild_id=guild_id)
         games.sort(key=lambda g: (g.updated_at, g.id))
         current: dict[int, PlayerRating] = {}
@@ -153,7 +157,12 @@ class Ratings:
                 current[r.user_id] = r
             done.append(record.id)
         await self.store.replace_ratings(guild_id, list(current.values()), done, now)
-        return len(done), len(current)
+        listed = {g.id for g in games}
+        for record in await self.store.list_games("finished", guild_id=guild_id):
+            if record.id not in listed and await self._rate(record, now) == "rated":
+                done.append(record.id)
+        players = len(await self.store.ratings(guild_id))
+        return len(done), players
 
     async def servers(self) -> list[int]:
         """Every server with a finished game (for recomputing them all)."""

@@ -209,3 +209,36 @@ async def test_a_seat_the_computer_played_at_the_end_is_not_rated(tmp_path):
         assert await d.bot.store.ratings(d.guild_id) == []
         assert await d.bot.handlers.ratings.recompute(d.guild_id, clock.now) == (0, 0)
         assert any(m.content.startswith(f"Replay of game {gid}") for m in d.channel_messages())
+
+
+async def test_a_game_rated_while_ratings_are_recomputed_is_counted_once(tmp_path):
+    seed = distinct_scores_seed(2)
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, seed)) as d:
+        first = await play_whole_game(d, 2, ai_seed=seed)
+        second = await play_whole_game(d, 2, ai_seed=seed)
+        store = d.bot.store
+        assert await store.rated_games(d.guild_id) == [first.game_id, second.game_id]
+        rater = d.bot.handlers.ratings
+        real_list = store.list_games
+        calls = 0
+
+        async def listed_before_the_second_ended(*args, **kwargs):
+            nonlocal calls
+            calls += 1
+            games = await real_list(*args, **kwargs)
+            return [g for g in games if g.id != second.game_id] if calls == 1 else games
+
+        rater.store = _Proxy(store, list_games=listed_before_the_second_ended)
+        assert await rater.recompute(d.guild_id, 0.0) == (2, 2)
+        assert await store.rated_games(d.guild_id) == [first.game_id, second.game_id]
+        assert all(r.games == 2 for r in await store.ratings(d.guild_id))
+
+
+class _Proxy:
+    """The store, with some methods replaced."""
+
+    def __init__(self, inner, **methods):
+        self._inner, self._methods = inner, methods
+
+    def __getattr__(self, name):
+        return self._methods.get(name) or getattr(self._inner, name)
