@@ -242,3 +242,40 @@ class _Proxy:
 
     def __getattr__(self, name):
         return self._methods.get(name) or getattr(self._inner, name)
+
+
+async def test_the_replay_is_posted_once_through_a_lost_reply(tmp_path):
+    """Discord made the replay's message but its answer was lost: the retry meets the same message."""
+    clock = Clock()
+    seed = distinct_scores_seed(2)
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, seed, clock=clock)) as d:
+
+        def is_replay(q) -> bool:
+            return isinstance(q.payload, dict) and str(q.payload.get("content", "")).startswith("Replay of")
+
+        d.fail("channel_message", "503", times=2, lost_reply=True, when=is_replay)
+        g = await play_whole_game(d, 2, ai_seed=seed)
+        for k in range(1, 11):  # let the worker's back-offs pass
+            await d.bot.deliveries.drain(clock.now + 10 * k)
+        replays = [m for m in d.channel_messages() if m.content.startswith(f"Replay of game {g.game_id}")]
+        assert len(replays) == 1 and replays[0].attachments
+        assert len(d.faults[0].hits) == 2
+        assert any(q.deduplicated for q in d.requests), "the retry met the message Discord had made"
+        assert [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == "replay"] == []
+        assert [r.games for r in await d.bot.store.ratings(d.guild_id)] == [1, 1]
+
+
+async def test_a_replay_is_drawn_in_the_worker_processes(tmp_path):
+    """The bot's pool of render processes (not the event loop's thread) draws the replay."""
+    from bot.pictures import Pictures
+
+    st, events, _ = ai.play_game(WALLS_MAP, 2, 1, check=False)
+    pictures = Pictures(width=640, workers=1)
+    pictures.start()
+    try:
+        from engine import serialize
+
+        data = await pictures.replay([serialize.dump(e) for e in events], ["alice", "bob"])
+    finally:
+        pictures.close()
+    assert data[:6] == b"GIF89a" and Image.open(io.BytesIO(data)).n_frames == st.turn + 1
