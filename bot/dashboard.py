@@ -1,4 +1,4 @@
-"""The dashboard: ``/alexandros mygames`` (a player's games in this server) and each game channel's pinned
+"""The dashboard: ``/alexandros me games`` (a player's games in this server) and each game channel's pinned
 status message, kept up to date in place.
 
 The status message is a ``status`` duty written with every commit (``Pipeline.duty_hooks``), keyed (one
@@ -40,7 +40,7 @@ META_UNPIN = "status_unpin"  # an old status message still to unpin (replaced af
 META_PIN_REFUSED = "pin_refused"  # when Discord refused to pin it (the channel was told then, once)
 STATUS_DELAY = 20.0  # seconds: a turn's actions taken within this time make one edit
 EDIT_CAP_CODE = 30046  # Discord: too many edits of messages older than an hour
-MYGAMES_MAX = 20  # games listed by /alexandros mygames (a message holds 2,000 characters)
+MYGAMES_MAX = 20  # games listed by /alexandros me games (a message holds 2,000 characters)
 
 
 def status_duty(table: Table, now: float) -> NewDuty:
@@ -182,7 +182,7 @@ class Dashboard:
 
 
 class MyGames:
-    """``/alexandros mygames``: every game in this server the asker is in, lobby or playing."""
+    """``/alexandros me games``: every game in this server the asker is in, lobby or playing."""
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx

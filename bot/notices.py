@@ -1,4 +1,4 @@
-"""Turn pings and reminders by direct message, for players who asked (``/alexandros reminders dm:true``).
+"""Turn pings and reminders by direct message, for players who asked (``/alexandros me reminders dm:true``).
 
 A player's settings (storage user settings) hold ``dm_notices`` (on/off) and ``dm_closed`` (when their
 direct messages were found closed; they were told then). While DM notices are on and not found closed:
@@ -50,9 +50,7 @@ async def wants_dm(store: GameStore, user_id: int) -> bool:
     return bool(settings.get(DM_ON)) and not settings.get(DM_CLOSED)
 
 
-def dm_duty(
-    record: GameRecord, user_id: int, since: int, text: str, fallback: str, now: float
-) -> NewDuty:
+def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: str, now: float) -> NewDuty:
     """A direct message to ``user_id`` about the turn ``since`` (the version of its TurnStarted event) of
     ``record``'s game; ``fallback`` is the channel ping to send instead if their DMs are closed."""
     payload = {

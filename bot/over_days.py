@@ -74,7 +74,7 @@ class OverDays:
         await ctx.guard(interaction, body)
 
     async def waiting(self, interaction: discord.Interaction) -> None:
-        """``/alexandros waiting``: every game on any server that waits on the asking user, with links."""
+        """``/alexandros me waiting``: every game on any server that waits on the asking user, with links."""
         store = self.ctx.store
 
         async def body() -> None:

@@ -18,7 +18,7 @@ from engine.game import MAX_PLAYERS, MIN_PLAYERS
 from engine.state import COLOURS, GameState, Phase
 from engine.symbols import total
 from engine.views import redact, view
-from storage import GameRecord
+from storage import GameRecord, PlayerRating
 
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
@@ -255,7 +255,7 @@ def nudge_text(table: Table, waiting: int, nudger: str) -> str:
 
 
 def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dict[int, float]) -> str:
-    """``/alexandros waiting``: every game waiting on the asking player, across servers, with links."""
+    """``/alexandros me waiting``: every game waiting on the asking player, across servers, with links."""
     if not entries:
         return "No game is waiting for you. Enjoy the break!"
     lines = [f"**{len(entries)} game{'s' if len(entries) != 1 else ''} waiting for you**"]
@@ -409,7 +409,7 @@ QUIET_HOURS_FORMAT = "Write quiet hours as start-end, like 22:00-08:00, or off."
 
 
 def reminder_settings_text(prefs: ReminderPrefs, saved: bool) -> str:
-    """``/alexandros reminders``: the player's settings as they now stand."""
+    """``/alexandros me reminders``: the player's settings as they now stand."""
     if prefs.interval_hours is None:
         every = "the table's interval"
     elif prefs.interval_hours == 0:
@@ -492,18 +492,18 @@ def dms_closed_note() -> str:
     return (
         "(I tried to tell you by direct message, but your privacy settings refuse messages from me, so I "
         "ping you here from now on. To get direct messages, allow them from this server's members (the "
-        "server's Privacy Settings) and type `/alexandros reminders dm:true` again.)"
+        "server's Privacy Settings) and type `/alexandros me reminders dm:true` again.)"
     )
 
 
 def dm_settings_line(on: bool, closed: bool) -> str:
-    """The DM part of ``/alexandros reminders``' answer."""
+    """The DM part of ``/alexandros me reminders``' answer."""
     if not on:
         return "Turn pings and reminders: in the game's channel (`dm:true` sends them by direct message)."
     if closed:
         return (
             "Turn pings and reminders: by direct message was asked, but your direct messages were closed to "
-            "me, so they come in the channel. Open them and type `/alexandros reminders dm:true` again."
+            "me, so they come in the channel. Open them and type `/alexandros me reminders dm:true` again."
         )
     return (
         "Turn pings and reminders: by direct message, instead of a ping in the channel. If your direct "
@@ -514,7 +514,7 @@ def dm_settings_line(on: bool, closed: bool) -> str:
 def status_post_text(status: str, turn_link: str | None) -> str:
     """The pinned status message of a game channel: the public status, and a link to the turn post."""
     link = f"\nThe current turn: {turn_link}" if turn_link else ""
-    return clip(f"📌 {status}{link}\n-# Kept up to date by the bot; `/alexandros mygames` lists your games.")
+    return clip(f"📌 {status}{link}\n-# Kept up to date by the bot; `/alexandros me games` lists your games.")
 
 
 PIN_PERMISSION_MISSING = (
@@ -525,7 +525,7 @@ PIN_PERMISSION_MISSING = (
 
 
 class MyGame(NamedTuple):
-    """One line of ``/alexandros mygames``: a game, its players' names, its turn post and status message."""
+    """One line of ``/alexandros me games``: a game, its players' names, its turn post and status message."""
 
     record: GameRecord
     names: tuple[str, ...]
@@ -534,7 +534,7 @@ class MyGame(NamedTuple):
 
 
 def mygames_text(user_id: int, games: Sequence[MyGame], total: int, limit: int = 2000) -> str:
-    """``/alexandros mygames``: the asker's games in this server (only to them), with jump links. As many
+    """``/alexandros me games``: the asker's games in this server (only to them), with jump links. As many
     whole lines as fit in one message (``limit``), then how many more there are."""
     if not games:
         return "You are in no game in this server. Open one with `/alexandros new`, or join a table."
@@ -564,3 +564,44 @@ def _mygame_line(user_id: int, g: MyGame) -> str:
         f"• Game {rec.id} in <#{rec.channel_id}>: {whose} since {when(rec.turn_started_at)} — "
         f"{jump_link(rec.guild_id, rec.channel_id, post)}"
     )
+
+
+# --- Ratings, leaderboard and replays (issue 16) --------------------------------------------------------
+
+ALT_REPLAY = "an animated replay of the game, one frame per turn"
+NO_RATINGS = "No game on this server has been rated yet: a finished game of two or more players counts."
+RATINGS_NOTE = "Rating: skill minus three times its uncertainty (openskill). Computer players are not rated."
+
+
+def replay_text(game_id: int, over: bool) -> str:
+    until = "the end" if over else "now"
+    return f"Replay of game {game_id}: every turn from the deal to {until}."
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _rating_line(r: PlayerRating) -> str:
+    return (
+        f"<@{r.user_id}>: {r.ordinal:.1f} (skill {r.mu:.1f} ± {r.sigma:.1f}), "
+        f"{_n(r.games, 'game')}, {_n(r.wins, 'win')}"
+    )
+
+
+def leaderboard_text(entries: Sequence[PlayerRating]) -> str:
+    if not entries:
+        return NO_RATINGS
+    lines = [f"{i}. {_rating_line(r)}" for i, r in enumerate(entries, 1)]
+    return "**Leaderboard of this server**\n" + "\n".join(lines) + f"\n-# {RATINGS_NOTE}"
+
+
+def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rated: int) -> str:
+    if rating is None:
+        return f"<@{user_id}> has no rated game on this server yet."
+    where = f" Place {place} of {rated} on this server." if place is not None else ""
+    return f"{_rating_line(rating)}.{where}\n-# {RATINGS_NOTE}"
+
+
+def recomputed_text(games: int, players: int) -> str:
+    return f"Ratings recomputed from {_n(games, 'rated game')}: {_n(players, 'player')} rated."

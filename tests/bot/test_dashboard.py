@@ -1,4 +1,4 @@
-"""The dashboard (issue 16, item 6): ``/alexandros mygames`` and the pinned status message of each game
+"""The dashboard (issue 16, item 6): ``/alexandros me games`` and the pinned status message of each game
 channel, updated in place (coalesced), posted afresh past Discord's edit cap of old messages (30046), kept
 up to date unpinned when the bot may not pin (and the channel told once), and exactly once through faults."""
 
@@ -173,7 +173,7 @@ async def test_mygames_lists_the_users_games_in_this_server_with_links(tmp_path)
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         alice, bob = d.member("alice"), d.member("bob")
-        r = await d.slash(alice, "alexandros mygames")
+        r = await d.slash(alice, "alexandros me games")
         assert r.ephemeral and "no game" in r.content
         g = await open_game(d)
         other = d.add_channel("lobby-table")
@@ -184,7 +184,7 @@ async def test_mygames_lists_the_users_games_in_this_server_with_links(tmp_path)
         await flush(d, clock)
         table = await g.table()
         waiting = table.current_user
-        r = await d.slash(alice, "alexandros mygames")
+        r = await d.slash(alice, "alexandros me games")
         assert r.ephemeral and not r.pings
         lines = r.content.split("\n")
         assert lines[0] == "**Your games in this server (2)**", r.content
@@ -196,7 +196,7 @@ async def test_mygames_lists_the_users_games_in_this_server_with_links(tmp_path)
             assert "bob's turn" in playing
         assert any("not started" in line and f"<#{other}>" in line for line in lines)
         assert f"Game {elsewhere.id} " not in r.content, "only this server's games"
-        r = await d.slash(bob, "alexandros mygames")
+        r = await d.slash(bob, "alexandros me games")
         assert "(1)" in r.content.split("\n")[0]
 
 
@@ -227,7 +227,7 @@ async def test_mygames_stays_within_discords_limits_with_many_games(tmp_path):
         alice = d.member("alice")
         for i in range(db.MYGAMES_MAX + 5):
             await d.bot.store.create_game(GUILD, 1000 + i, alice.id, {}, clock(), seats=[(0, alice.id)])
-        r = await d.slash(alice, "alexandros mygames")
+        r = await d.slash(alice, "alexandros me games")
         assert r.ephemeral and len(r.content) <= 2000
         lines = r.content.split("\n")
         assert lines[0] == f"**Your games in this server ({db.MYGAMES_MAX + 5})**"

@@ -1,4 +1,4 @@
-"""DM notices (issue 16, item 3): ``/alexandros reminders dm:true`` sends a player's turn pings and
+"""DM notices (issue 16, item 3): ``/alexandros me reminders dm:true`` sends a player's turn pings and
 reminders by direct message instead of the channel ping, exactly once through faults; closed DMs (403, code
 50007) fall back to the channel ping, and the player is told why once."""
 
@@ -34,7 +34,7 @@ async def open_game(d, players: int = 2, dm: bool = True) -> Game:
     users = [d.member(n) for n in NAMES[:players]]
     for u in users:
         if dm:
-            r = await d.slash(u, "alexandros reminders", dm=True)
+            r = await d.slash(u, "alexandros me reminders", dm=True)
             assert r.ephemeral and "by direct message" in r.content
     r = await d.slash(users[0], "alexandros new")
     msg = r.response_message
@@ -167,7 +167,7 @@ async def test_closed_dms_fall_back_to_the_channel_and_the_player_is_told_once(t
         assert "privacy settings" not in reminders[0].content
         assert not [q for q in sent if f"/channels/{d.dm_channel(me)}/" in q.url]
         # Asking again means the DMs may be open now: they are tried again.
-        r = await d.slash(me, "alexandros reminders", dm=True)
+        r = await d.slash(me, "alexandros me reminders", dm=True)
         assert "by direct message" in r.content
         assert not (await d.bot.store.get_user_settings(me.id)).get(notices.DM_CLOSED)
         me.dms_open = True
@@ -181,7 +181,7 @@ async def test_dm_false_turns_dm_notices_off(tmp_path):
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         alice = d.member("alice")
-        await d.slash(alice, "alexandros reminders", dm=True)
-        r = await d.slash(alice, "alexandros reminders", dm=False)
+        await d.slash(alice, "alexandros me reminders", dm=True)
+        r = await d.slash(alice, "alexandros me reminders", dm=False)
         assert r.ephemeral and "in the game's channel" in r.content
         assert (await d.bot.store.get_user_settings(alice.id)).get(notices.DM_ON) is False
