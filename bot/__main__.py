@@ -1,5 +1,6 @@
 """``python -m bot``: run the bot; ``--sync`` also pushes the slash commands once; ``console`` plays
 locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped);
+``backup [FOLDER]`` writes one verified backup now (the bot may run);
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.config and docs/HOSTING.md. A missing or
@@ -18,16 +19,23 @@ import contextlib
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .runlock import open_checks
+
+if TYPE_CHECKING:
+    from .config import Config
 
 USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
                              [--map FILE]
        python -m bot restore BACKUP_FILE
+       python -m bot backup [FOLDER]
        python -m bot health"""
 
 log = logging.getLogger("bot")
@@ -68,11 +76,9 @@ def install_shutdown(close: Callable[[], Coroutine[Any, Any, None]]) -> list[sig
 
 
 async def run(sync: bool) -> int:
-    import aiohttp
     import discord
 
-    from .client import make_bot
-    from .config import invite_url, load_or_exit, setup_logging
+    from .config import load_or_exit, setup_logging
 
     config = load_or_exit(os.environ, Path(".env"))
     # The bot never joins voice; the library's warnings about voice packages would only alarm owners.
@@ -80,6 +86,23 @@ async def run(sync: bool) -> int:
     discord.VoiceClient.warn_dave = False
     setup_logging(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    # The database is checked (and locked against a restore) before anything talks to Discord.
+    held = open_checks(config.database_url, config.db_path)
+    if isinstance(held, str):
+        print(held, file=sys.stderr)
+        return 1
+    try:
+        return await _run(config, sync)
+    finally:
+        held.release()
+
+
+async def _run(config: Config, sync: bool) -> int:
+    import aiohttp
+    import discord
+
+    from .client import make_bot
+    from .config import invite_url
     from .pictures import Pictures
 
     bot = make_bot(
@@ -145,6 +168,7 @@ async def run(sync: bool) -> int:
 
 
 def restore(argv: Sequence[str]) -> int:
+    """``python -m bot restore FILE``: every outcome is one sentence (stdout on success, else stderr)."""
     from .backups import RestoreError
     from .backups import restore as do_restore
     from .config import load_or_exit
@@ -153,12 +177,56 @@ def restore(argv: Sequence[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     config = load_or_exit(os.environ, Path(".env"), require_token=False)
+    if config.database_url:
+        print(
+            "The bot uses PostgreSQL (ALEXANDROS_DATABASE_URL): restore with pg_restore (docs/HOSTING.md).",
+            file=sys.stderr,
+        )
+        return 1
     try:
         result = do_restore(Path(argv[0]), config.db_path, data_dir=config.data_dir)
     except RestoreError as err:
         print(str(err), file=sys.stderr)
         return 1
-    print(str(result))
+    print(result.sentence())
+    return 0
+
+
+def backup(argv: Sequence[str]) -> int:
+    """``python -m bot backup [DIR]``: one verified backup now, while the bot runs or not (one sentence)."""
+    from storage import BadDatabase, check_database
+
+    from .backups import BackupError, FileSource, backup_once
+    from .config import load_or_exit
+
+    if len(argv) > 1:
+        print(USAGE, file=sys.stderr)
+        return 2
+    config = load_or_exit(os.environ, Path(".env"), require_token=False)
+    if config.database_url:
+        print(
+            "The bot uses PostgreSQL (ALEXANDROS_DATABASE_URL): back it up with pg_dump (docs/HOSTING.md).",
+            file=sys.stderr,
+        )
+        return 1
+    folder = Path(argv[0]) if argv else config.backup_dir
+    if not config.db_path.is_file():
+        print(f"There is no database at {config.db_path}: nothing to back up.", file=sys.stderr)
+        return 1
+    try:
+        check_database(config.db_path)
+        path = asyncio.run(backup_once(FileSource(config.db_path), folder, time.time(), config.backup_keep))
+    except (BadDatabase, BackupError) as err:
+        print(str(err), file=sys.stderr)
+        return 1
+    except (OSError, sqlite3.Error) as err:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        print(
+            f"The backup into {folder} failed ({why}): check that the folder is writable and has space.",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"Backup written and verified: {path} (keeping the newest {config.backup_keep}).")
     return 0
 
 
@@ -170,6 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return console_main(args[1:])
     if args[:1] == ["restore"]:
         return restore(args[1:])
+    if args[:1] == ["backup"]:
+        return backup(args[1:])
     if args == ["health"]:
         from .health import main as health_main
 

@@ -97,6 +97,7 @@ from .base import (
 from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
 from .postgres import PostgresGameStore, is_postgres_url, open_postgres_store
+from .preflight import BadDatabase, check_database, inspect_database
 from .sqlite import SqliteGameStore, open_store
 
 
@@ -126,6 +127,9 @@ async def open_database(url_or_path: str | os.PathLike[str]) -> GameStore:
 
 __all__ = [
     "ACTIVE_STATUSES",
+    "BadDatabase",
+    "check_database",
+    "inspect_database",
     "KEEP",
     "LATEST_VERSION",
     "MAX_SEATS",

@@ -52,6 +52,7 @@ from .base import (
     _Keep,
 )
 from .migrations import LATEST_VERSION, migrate
+from .preflight import check_database
 
 T = TypeVar("T")
 
@@ -206,6 +207,8 @@ async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
     path = os.fspath(path)
     if path == ":memory:" or path.startswith("file:"):
         raise ValueError("the store needs a plain file path: it opens several connections to it")
+    # A garbage, damaged, truncated, newer or foreign file is refused before anything writes to it.
+    await asyncio.to_thread(check_database, path)
     writer = await connect(path)
     try:
         await migrate(writer)
