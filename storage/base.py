@@ -10,7 +10,10 @@ import enum
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
+
+if TYPE_CHECKING:
+    from .privacy import ForgetReport
 
 JsonDict: TypeAlias = dict[str, Any]
 Status: TypeAlias = Literal["lobby", "playing", "finished", "abandoned"]
@@ -304,6 +307,12 @@ class GameStore(Protocol):
     async def update_user_settings(
         self, user_id: int, changes: Mapping[str, Any], now: float
     ) -> JsonDict: ...
+
+    # --- users' data (issue 11; storage/privacy.py): forget a user, purge old finished games ------------
+
+    async def forget_user(self, user_id: int, pseudonym: int, now: float) -> ForgetReport: ...
+
+    async def purge_games(self, before: float, guild_id: int | None = None) -> int: ...
 
     async def backup(self, dest_path: str | os.PathLike[str]) -> None: ...
 

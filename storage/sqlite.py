@@ -53,6 +53,7 @@ from .base import (
 )
 from .migrations import LATEST_VERSION, migrate
 from .preflight import check_database
+from .sqlite_privacy import SqlitePrivacy
 
 T = TypeVar("T")
 
@@ -219,7 +220,7 @@ async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
     return SqliteGameStore(path, writer, reader)
 
 
-class SqliteGameStore:
+class SqliteGameStore(SqlitePrivacy):  # forget_user, purge_games: storage/sqlite_privacy.py
     """`GameStore` on one SQLite file. Create it with `open_store`, and `close()` it when done."""
 
     def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
