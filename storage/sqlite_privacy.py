@@ -103,10 +103,13 @@ class SqlitePrivacy:
 
     async def purge_games(self, before: float, guild_id: int | None = None) -> int:
         """Delete finished and abandoned games last changed before `before` (of one server, if given),
-        with everything of theirs (seats, events, snapshots, meta, outbox). Returns how many."""
+        with everything of theirs (seats, events, snapshots, meta, outbox). Returns how many. The newest
+        game row of all is kept, so that no game id is ever used twice."""
 
         async def body(conn: aiosqlite.Connection) -> int:
-            where = f"status IN {_TERMINAL_SQL} AND updated_at < ?"
+            # The row with the highest id stays: SQLite gives a new row max(id) + 1, and a game id must
+            # never come back (old buttons carry it: a press would reach another game).
+            where = f"status IN {_TERMINAL_SQL} AND updated_at < ? AND id < (SELECT max(id) FROM games)"
             params: list[Any] = [before]
             if guild_id is not None:
                 where += " AND guild_id = ?"

@@ -823,6 +823,7 @@ async def test_purge_games_deletes_old_finished_and_abandoned_games_of_one_serve
     playing = await started_game(store, CHANNEL + 3)  # old, but in play: never purged
     elsewhere = await store.create_game(GUILD + 1, CHANNEL + 4, ALICE, {}, T0)
     elsewhere = await store.abandon_game(elsewhere.id, T0)
+    await store.create_game(GUILD, CHANNEL + 5, BOB, {}, T0 + 100)  # the newest game: a lobby
 
     assert await store.purge_games(T0 + 50, guild_id=GUILD) == 2
     assert await store.game_by_id(old.id) is None and await store.game_by_id(abandoned.id) is None
@@ -834,3 +835,14 @@ async def test_purge_games_deletes_old_finished_and_abandoned_games_of_one_serve
     assert await store.purge_games(T0 + 50) == 1  # every server (the host's CLI)
     assert await store.game_by_id(elsewhere.id) is None
     assert await store.integrity_check()
+
+
+async def test_a_purged_game_id_is_never_given_again(store: GameStore) -> None:
+    """Old buttons carry a game's id: after a purge, a new game must not answer to a purged one's id."""
+    games = [await finished_game(store, CHANNEL + i, (ALICE, BOB), T0) for i in range(3)]
+    purged = await store.purge_games(T0 + 50)
+    assert purged >= 2  # SQLite keeps the newest row of all, so that its id is not handed out again
+    gone = {g.id for g in games if await store.game_by_id(g.id) is None}
+    assert len(gone) == purged
+    fresh = await store.create_game(GUILD, CHANNEL + 9, ALICE, {}, T0 + 60)
+    assert fresh.id > max(g.id for g in games)
