@@ -1,6 +1,7 @@
 """``python -m bot``: run the bot; ``--sync`` also pushes the slash commands once; ``console`` plays
 locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped);
-``backup [FOLDER]`` writes one verified backup now (the bot may run);
+``backup [FOLDER]`` writes one verified backup now (the bot may run); ``purge DAYS`` deletes finished
+games older than DAYS days on every server;
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.config and docs/HOSTING.md. A missing or
@@ -36,6 +37,7 @@ USAGE = """usage: python -m bot [--sync]
                              [--map FILE]
        python -m bot restore BACKUP_FILE
        python -m bot backup [FOLDER]
+       python -m bot purge DAYS
        python -m bot health"""
 
 log = logging.getLogger("bot")
@@ -230,6 +232,37 @@ def backup(argv: Sequence[str]) -> int:
     return 0
 
 
+def purge(argv: Sequence[str]) -> int:
+    """``python -m bot purge DAYS``: the host deletes finished and abandoned games of every server older
+    than DAYS days (one sentence). Safe while the bot runs: one transaction, like the bot's own writes."""
+    from storage import BadDatabase, StoreError, check_database, open_database
+
+    from .config import load_or_exit
+
+    if len(argv) != 1 or not argv[0].isdigit() or int(argv[0]) < 1:
+        print("usage: python -m bot purge DAYS   (DAYS: a whole number of days, 1 or more)", file=sys.stderr)
+        return 2
+    days = int(argv[0])
+    config = load_or_exit(os.environ, Path(".env"), require_token=False)
+
+    async def go() -> int:
+        if not config.database_url:
+            check_database(config.db_path)
+        store = await open_database(config.database)
+        try:
+            return await store.purge_games(time.time() - days * 86400.0)
+        finally:
+            await store.close()
+
+    try:
+        count = asyncio.run(go())
+    except (BadDatabase, StoreError, OSError, sqlite3.Error) as err:
+        print(f"The purge failed, nothing was deleted: {err}", file=sys.stderr)
+        return 1
+    print(f"Deleted {count} finished or abandoned game(s) older than {days} days, on every server.")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["console"]:
@@ -240,6 +273,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return restore(args[1:])
     if args[:1] == ["backup"]:
         return backup(args[1:])
+    if args[:1] == ["purge"]:
+        return purge(args[1:])
     if args == ["health"]:
         from .health import main as health_main
 

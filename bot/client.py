@@ -137,7 +137,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         await self.add_cog(AlexandrosCog(self, self.handlers))
-        await self.add_cog(AdminCog(self, self.sync_guild))
+        await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(

@@ -10,10 +10,7 @@ import enum
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeAlias
-
-if TYPE_CHECKING:
-    from .privacy import ForgetReport
+from typing import Any, Final, Literal, Protocol, TypeAlias
 
 JsonDict: TypeAlias = dict[str, Any]
 Status: TypeAlias = Literal["lobby", "playing", "finished", "abandoned"]
@@ -80,6 +77,22 @@ class GameExists(StoreError):
 
 class InvalidGameData(StoreError, ValueError):
     """An exported game that does not hold together (gaps in versions, snapshot from another version...)."""
+
+
+class StillSeated(SeatError):  # storage/privacy.py
+    """`forget_user` refused: the user sits in a game in the lobby or in play (resign or leave first)."""
+
+    def __init__(self, user_id: int, game_ids: Collection[int]) -> None:
+        super().__init__(f"user {user_id} is seated in unfinished games {sorted(game_ids)}")
+        self.user_id = user_id
+        self.game_ids = tuple(sorted(game_ids))
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    games: int  # games whose record now names a former player instead of the user
+    settings: bool  # the user had settings, now deleted
+    duties: int  # outbox rows deleted or rewritten
 
 
 @dataclass(frozen=True)

@@ -24,28 +24,11 @@ forget_payload(payload, user_id, pseudonym, seat) -> payload
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from .base import JsonDict, SeatError
+from .base import ForgetReport, JsonDict, StillSeated
 
 __all__ = ["ForgetReport", "StillSeated", "forget_options", "forget_payload", "former_name", "scrub"]
-
-
-class StillSeated(SeatError):
-    """`forget_user` refused: the user sits in a game in the lobby or in play (resign or leave first)."""
-
-    def __init__(self, user_id: int, game_ids: Collection[int]) -> None:
-        super().__init__(f"user {user_id} is seated in unfinished games {sorted(game_ids)}")
-        self.user_id = user_id
-        self.game_ids = tuple(sorted(game_ids))
-
-
-@dataclass(frozen=True)
-class ForgetReport:
-    games: int  # games whose record now names a former player instead of the user
-    settings: bool  # the user had settings, now deleted
-    duties: int  # outbox rows deleted or rewritten
 
 
 def former_name(seat: int | None) -> str:
