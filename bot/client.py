@@ -31,6 +31,7 @@ from .cog import AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .context import Context
 from .deliveries import Deliveries
+from .fallback import answer_unknown
 from .lobby import MapProvider, SeedSource
 from .pictures import Pictures
 from .pipeline import Clock, Pipeline
@@ -139,6 +140,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         await self.add_cog(AlexandrosCog(self, self.handlers))
         await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)
+        self.add_listener(answer_unknown, "on_interaction")  # what no handler answers (bot.fallback)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(
                 store, self.backup_dir, self.backup_interval_hours, self.backup_keep

@@ -440,6 +440,7 @@ BUTTON_STALE = "This button is out of date. Look at the latest turn message."
 MENU_RETIRED = "This menu is no longer in use. Look at the latest turn message."
 MENU_STALE = "This menu is out of date. Look at the latest turn message."
 NOTHING_PICKED = "There was nothing to choose here."
+FORM_RETIRED = "This form is no longer in use. Look at the latest turn message."
 
 
 def not_your_turn_hint(current: str) -> str:
