@@ -103,6 +103,8 @@ async def _run(config: Config, sync: bool) -> int:
     import aiohttp
     import discord
 
+    from storage import BadDatabase, PgSchemaTooNew, SchemaTooNew
+
     from .client import make_bot
     from .config import invite_url
     from .pictures import Pictures
@@ -155,6 +157,16 @@ async def _run(config: Config, sync: bool) -> int:
     except discord.PrivilegedIntentsRequired:
         print(
             "Discord refused an intent the bot did not ask for: update the bot and start it again.",
+            file=sys.stderr,
+        )
+        return 1
+    except BadDatabase as err:  # the file changed between the check and the open
+        print(str(err), file=sys.stderr)
+        return 1
+    except (SchemaTooNew, PgSchemaTooNew) as err:  # PostgreSQL: its schema is read when the store opens
+        print(
+            f"The database was written by a newer version of the bot ({err}): upgrade the bot, or restore a "
+            "backup made by this version.",
             file=sys.stderr,
         )
         return 1
