@@ -201,3 +201,45 @@ async def test_a_restore_into_a_folder_that_cannot_be_written_is_a_sentence(
     assert message.endswith(".") and "\n" not in message
     assert db.read_bytes() == before
     assert not db.with_name("alexandros.db.restoring").exists()
+
+
+async def _purge_fixture(db: Path, now: float) -> tuple[int, int, int]:
+    store = await open_store(db)
+    try:
+        old = await store.create_game(1, 100, 7, {}, now - 40 * 86400)
+        await store.abandon_game(old.id, now - 40 * 86400)
+        other = await store.create_game(2, 200, 7, {}, now - 40 * 86400)
+        await store.abandon_game(other.id, now - 40 * 86400)
+        live = await store.create_game(1, 300, 7, {}, now - 40 * 86400)
+        return old.id, other.id, live.id
+    finally:
+        await store.close()
+
+
+def test_the_purge_cli_deletes_old_finished_games_of_every_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    db = tmp_path / "data" / "alexandros.db"
+    db.parent.mkdir()
+    old, other, live = asyncio.run(_purge_fixture(db, time.time()))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "environ", bare_env())
+    assert bot_main(["purge", "nope"]) == 2
+    assert bot_main(["purge", "30"]) == 0
+    out = capsys.readouterr().out
+    assert out == "Deleted 2 finished or abandoned game(s) older than 30 days, on every server.\n"
+
+    async def left() -> list[int]:
+        store = await open_store(db)
+        try:
+            return [g.id for g in await store.list_games()]
+        finally:
+            await store.close()
+
+    assert asyncio.run(left()) == [live]
+    db.write_bytes(b"garbage" * 100)
+    assert bot_main(["purge", "30"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("The purge failed, nothing was deleted:") and err.count("\n") == 1
