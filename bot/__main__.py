@@ -1,6 +1,8 @@
 """``python -m bot``: run the bot; ``--sync`` also pushes the slash commands once; ``console`` plays
 locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped);
 ``ratings --recompute`` rates every server's finished games again from the stored games (issue 16);
+``backup [FOLDER]`` writes one verified backup now (the bot may run); ``purge DAYS`` deletes finished
+games older than DAYS days on every server;
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.config and docs/HOSTING.md. A missing or
@@ -19,17 +21,25 @@ import contextlib
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from .runlock import open_checks
+
+if TYPE_CHECKING:
+    from .config import Config
 
 USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
                              [--map FILE]
        python -m bot restore BACKUP_FILE
        python -m bot ratings --recompute [--db PATH_OR_URL] [--guild ID]
+       python -m bot backup [FOLDER]
+       python -m bot purge DAYS
        python -m bot health"""
 
 log = logging.getLogger("bot")
@@ -70,11 +80,9 @@ def install_shutdown(close: Callable[[], Coroutine[Any, Any, None]]) -> list[sig
 
 
 async def run(sync: bool) -> int:
-    import aiohttp
     import discord
 
-    from .client import make_bot
-    from .config import invite_url, load_or_exit, setup_logging
+    from .config import load_or_exit, setup_logging
 
     config = load_or_exit(os.environ, Path(".env"))
     # The bot never joins voice; the library's warnings about voice packages would only alarm owners.
@@ -82,6 +90,25 @@ async def run(sync: bool) -> int:
     discord.VoiceClient.warn_dave = False
     setup_logging(config)
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    # The database is checked (and locked against a restore) before anything talks to Discord.
+    held = open_checks(config.database_url, config.db_path)
+    if isinstance(held, str):
+        print(held, file=sys.stderr)
+        return 1
+    try:
+        return await _run(config, sync)
+    finally:
+        held.release()
+
+
+async def _run(config: Config, sync: bool) -> int:
+    import aiohttp
+    import discord
+
+    from storage import BadDatabase, PgSchemaTooNew, SchemaTooNew
+
+    from .client import make_bot
+    from .config import invite_url
     from .pictures import Pictures
 
     bot = make_bot(
@@ -135,6 +162,16 @@ async def run(sync: bool) -> int:
             file=sys.stderr,
         )
         return 1
+    except BadDatabase as err:  # the file changed between the check and the open
+        print(str(err), file=sys.stderr)
+        return 1
+    except (SchemaTooNew, PgSchemaTooNew) as err:  # PostgreSQL: its schema is read when the store opens
+        print(
+            f"The database was written by a newer version of the bot ({err}): upgrade the bot, or restore a "
+            "backup made by this version.",
+            file=sys.stderr,
+        )
+        return 1
     finally:
         for t in tasks:
             t.cancel()
@@ -147,6 +184,7 @@ async def run(sync: bool) -> int:
 
 
 def restore(argv: Sequence[str]) -> int:
+    """``python -m bot restore FILE``: every outcome is one sentence (stdout on success, else stderr)."""
     from .backups import RestoreError
     from .backups import restore as do_restore
     from .config import load_or_exit
@@ -155,12 +193,87 @@ def restore(argv: Sequence[str]) -> int:
         print(USAGE, file=sys.stderr)
         return 2
     config = load_or_exit(os.environ, Path(".env"), require_token=False)
+    if config.database_url:
+        print(
+            "The bot uses PostgreSQL (ALEXANDROS_DATABASE_URL): restore with pg_restore (docs/HOSTING.md).",
+            file=sys.stderr,
+        )
+        return 1
     try:
         result = do_restore(Path(argv[0]), config.db_path, data_dir=config.data_dir)
     except RestoreError as err:
         print(str(err), file=sys.stderr)
         return 1
-    print(str(result))
+    print(result.sentence())
+    return 0
+
+
+def backup(argv: Sequence[str]) -> int:
+    """``python -m bot backup [DIR]``: one verified backup now, while the bot runs or not (one sentence)."""
+    from storage import BadDatabase, check_database
+
+    from .backups import BackupError, FileSource, backup_once
+    from .config import load_or_exit
+
+    if len(argv) > 1:
+        print(USAGE, file=sys.stderr)
+        return 2
+    config = load_or_exit(os.environ, Path(".env"), require_token=False)
+    if config.database_url:
+        print(
+            "The bot uses PostgreSQL (ALEXANDROS_DATABASE_URL): back it up with pg_dump (docs/HOSTING.md).",
+            file=sys.stderr,
+        )
+        return 1
+    folder = Path(argv[0]) if argv else config.backup_dir
+    if not config.db_path.is_file():
+        print(f"There is no database at {config.db_path}: nothing to back up.", file=sys.stderr)
+        return 1
+    try:
+        check_database(config.db_path)
+        path = asyncio.run(backup_once(FileSource(config.db_path), folder, time.time(), config.backup_keep))
+    except (BadDatabase, BackupError) as err:
+        print(str(err), file=sys.stderr)
+        return 1
+    except (OSError, sqlite3.Error) as err:
+        why = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        print(
+            f"The backup into {folder} failed ({why}): check that the folder is writable and has space.",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"Backup written and verified: {path} (keeping the newest {config.backup_keep}).")
+    return 0
+
+
+def purge(argv: Sequence[str]) -> int:
+    """``python -m bot purge DAYS``: the host deletes finished and abandoned games of every server older
+    than DAYS days (one sentence). Safe while the bot runs: one transaction, like the bot's own writes."""
+    from storage import BadDatabase, StoreError, check_database, open_database
+
+    from .config import load_or_exit
+
+    if len(argv) != 1 or not argv[0].isdigit() or int(argv[0]) < 1:
+        print("usage: python -m bot purge DAYS   (DAYS: a whole number of days, 1 or more)", file=sys.stderr)
+        return 2
+    days = int(argv[0])
+    config = load_or_exit(os.environ, Path(".env"), require_token=False)
+
+    async def go() -> int:
+        if not config.database_url:
+            check_database(config.db_path)
+        store = await open_database(config.database)
+        try:
+            return await store.purge_games(time.time() - days * 86400.0)
+        finally:
+            await store.close()
+
+    try:
+        count = asyncio.run(go())
+    except (BadDatabase, StoreError, OSError, sqlite3.Error) as err:
+        print(f"The purge failed, nothing was deleted: {err}", file=sys.stderr)
+        return 1
+    print(f"Deleted {count} finished or abandoned game(s) older than {days} days, on every server.")
     return 0
 
 
@@ -216,6 +329,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return restore(args[1:])
     if args[:1] == ["ratings"]:
         return ratings(args[1:])
+    if args[:1] == ["backup"]:
+        return backup(args[1:])
+    if args[:1] == ["purge"]:
+        return purge(args[1:])
     if args == ["health"]:
         from .health import main as health_main
 

@@ -23,10 +23,17 @@ database_in_use(db_path) -> bool
     holds for every open connection). Always False where that cannot be checked (Windows).
 restore(backup_file, db_path, *, data_dir=None, now=None) -> RestoreResult
     Offline restore, for `python -m bot restore FILE`: refuses (RestoreError, one sentence) while
-    the bot seems to run (the database is in use, or the heartbeat in `data_dir` is fresh), when
-    the backup fails its check, or when it was written by a newer version of the bot. Otherwise it
-    moves the current database and its -wal/-shm aside to `<db>.before-restore-<UTC time>` and
-    copies the backup into place. Nothing is ever deleted: the old database stays beside it.
+    the bot runs, when the backup fails its check (storage.preflight: garbage, truncated, damaged,
+    foreign), or when it was written by a newer version of the bot. Otherwise it moves the current
+    database and its -wal/-shm aside to `<db>.before-restore-<UTC time>` (`-2`, `-3`… when that
+    name is taken: an aside file is never overwritten) and copies the backup into place. Nothing is
+    ever deleted: the old database stays beside it.
+    The running bot is detected by its run lock (bot.runlock: a shared flock on `<db>.lock` the bot
+    holds while it runs; the restore holds the exclusive one throughout, so a bot cannot start
+    mid-restore), and, for a bot without that lock (an older version, another tool), by the
+    database being open (SQLite's WAL lock) or a fresh heartbeat in `data_dir`.
+FileSource(db_path)
+    A database file as a backup source for `backup_once`, read-only (`python -m bot backup`).
 """
 
 from __future__ import annotations
@@ -45,9 +52,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from storage import LATEST_VERSION
+from storage import LATEST_VERSION, inspect_database
 
 from .health import MAX_AGE, read_heartbeat
+from .runlock import hold
 
 try:
     import fcntl
@@ -57,6 +65,7 @@ except ImportError:  # pragma: no cover - Windows: only the heartbeat guards a r
 __all__ = [
     "BackupError",
     "BackupScheduler",
+    "FileSource",
     "RestoreError",
     "RestoreResult",
     "backup_name",
@@ -307,13 +316,40 @@ def restore(
             "The backup file is the database itself: give the path of a file in the backup folder."
         )
 
-    beat = read_heartbeat(data_dir)
-    if database_in_use(db_path) or (beat is not None and now - beat < MAX_AGE):
+    try:
+        lock = hold(db_path, exclusive=True)
+    except OSError as exc:
         raise RestoreError(
-            "The bot seems to be running (its database is open or its heartbeat is fresh): stop it first "
+            f"Cannot lock {db_path} for the restore ({exc.strerror or exc}): check that the folder "
+            f"{db_path.parent} exists and is writable, then run the restore again."
+        ) from None
+    if lock is None:
+        raise RestoreError(
+            f"The bot is running on {db_path} (it holds {db_path.name}.lock): stop it first "
             "(docker stop alexandros, or Ctrl+C), then run the restore again."
         )
+    with lock:
+        beat = read_heartbeat(data_dir)
+        if database_in_use(db_path) or (beat is not None and now - beat < MAX_AGE):
+            raise RestoreError(
+                "The bot seems to be running (its database is open or its heartbeat is fresh): stop it "
+                "first (docker stop alexandros, or Ctrl+C), then run the restore again."
+            )
+        _check_backup(backup_file)
+        try:
+            return _put_in_place(backup_file, db_path, now)
+        except OSError as exc:
+            raise RestoreError(
+                f"The restore failed ({exc.strerror or exc}"
+                f"{f': {exc.filename}' if exc.filename else ''}), and {db_path} was left as it was: "
+                "free some disk space or fix the folder's permissions, then run the restore again."
+            ) from None
 
+
+def _check_backup(backup_file: Path) -> None:
+    problem = inspect_database(backup_file)
+    if problem is not None and problem.kind != "newer":
+        raise RestoreError(f"The backup failed its check, so nothing was changed: {problem.what}.")
     problems, version = _check_file(backup_file)
     if problems:
         raise RestoreError(f"The backup failed its check, so nothing was changed: {problems[0]}.")
@@ -323,17 +359,35 @@ def restore(
             f"{LATEST_VERSION}): upgrade the bot first, then restore."
         )
 
+
+def aside_name(db_path: Path, now: float) -> Path:
+    """A name for the database moved aside that nothing uses yet, nor its -wal/-shm/-journal: two
+    restores in one second must both keep what they moved aside."""
+    base = f"{db_path.name}.before-restore-{_stamp(now)}"
+    n = 1
+    while True:
+        name = db_path.with_name(base if n == 1 else f"{base}-{n}")
+        if not any(Path(f"{name}{suffix}").exists() for suffix in ("", "-wal", "-shm", "-journal")):
+            return name
+        n += 1
+
+
+def _put_in_place(backup_file: Path, db_path: Path, now: float) -> RestoreResult:
     db_path.parent.mkdir(parents=True, exist_ok=True)
     # Copy first, beside the target, so a full disk fails here with the old database untouched.
     partial = db_path.with_name(db_path.name + ".restoring")
-    shutil.copyfile(backup_file, partial)
-    with partial.open("rb+") as f:
-        os.fsync(f.fileno())
+    try:
+        shutil.copyfile(backup_file, partial)
+        with partial.open("rb+") as f:
+            os.fsync(f.fileno())
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
 
     previous: Path | None = None
     if db_path.exists():
-        previous = db_path.with_name(f"{db_path.name}.before-restore-{_stamp(now)}")
-        os.replace(db_path, previous)
+        previous = aside_name(db_path, now)
+        os.rename(db_path, previous)  # the name is free (checked under the exclusive lock)
     # The -wal and -shm belong to the old database (a crash may have left committed pages in the
     # WAL): they go aside with it, under the names SQLite pairs with the moved file, so the old
     # database can still be opened complete, and the restored one does not pick up a stale WAL.
@@ -341,8 +395,36 @@ def restore(
         side = Path(f"{db_path}{suffix}")
         if side.exists():
             if previous is not None:
-                os.replace(side, Path(f"{previous}{suffix}"))
+                os.rename(side, Path(f"{previous}{suffix}"))
             else:
                 side.unlink()
     os.replace(partial, db_path)
     return RestoreResult(restored=db_path, previous=previous)
+
+
+class FileSource:
+    """A database file as the source of `backup_once`, opened read-only (the backup CLI): SQLite's online
+    backup reads a consistent copy even while the bot writes to it."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = Path(db_path)
+
+    async def backup(self, dest_path: str | os.PathLike[str]) -> None:
+        dest = Path(dest_path)
+        partial = dest.with_name(dest.name + ".partial")
+
+        def run() -> None:
+            partial.unlink(missing_ok=True)
+            src = sqlite3.connect(_uri(self.db_path), uri=True, timeout=5.0)
+            try:
+                dst = sqlite3.connect(partial)
+                try:
+                    src.backup(dst, pages=0)
+                    dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+                finally:
+                    dst.close()
+            finally:
+                src.close()
+            os.replace(partial, dest)
+
+        await asyncio.to_thread(run)

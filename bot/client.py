@@ -32,6 +32,7 @@ from .components import GameButton, GameSelect
 from .context import Context
 from .dashboard import STATUS, Dashboard
 from .deliveries import Deliveries
+from .fallback import answer_unknown
 from .lobby import MapProvider, SeedSource
 from .notices import DM, Notices
 from .pictures import Pictures
@@ -150,6 +151,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         await self.add_cog(AlexandrosCog(self, self.handlers))
         await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)
+        self.add_listener(answer_unknown, "on_interaction")  # what no handler answers (bot.fallback)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(
                 store, self.backup_dir, self.backup_interval_hours, self.backup_keep

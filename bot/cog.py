@@ -338,6 +338,12 @@ class AlexandrosCog(commands.Cog):
     async def replay(self, interaction: discord.Interaction) -> None:
         await self.h.history.replay(interaction)
 
+    @me.command(
+        name="forget", description="Delete your settings and your name from finished games (asks first)"
+    )
+    async def forget_me(self, interaction: discord.Interaction) -> None:
+        await self.h.privacy.forget_me(interaction)
+
 
 class AdminCog(commands.Cog):
     """``/alexandros-admin sync``: push the command list to Discord (never done on every start).
@@ -361,6 +367,12 @@ class AdminCog(commands.Cog):
         self.bot = bot
         self.test_guild = test_guild
         self.h = handlers
+
+    @admin.command(name="purge", description="Delete this server's finished games older than some days")
+    @app_commands.describe(days="Finished and abandoned games last changed more than this many days ago")
+    async def purge(self, interaction: discord.Interaction, days: app_commands.Range[int, 1, 3650]) -> None:
+        assert self.h is not None
+        await self.h.privacy.purge(interaction, days)
 
     @admin.command(
         name="sync", description="Sync the slash commands (this server, or everywhere: owner only)"

@@ -30,9 +30,10 @@ from typing import IO, Any
 from engine.maps import MapError, default_map, load_map
 from offline import HarnessError, OfflineDiscord, StoredMessage
 from offline.payloads import FakeUser
-from storage import StoreError
+from storage import BadDatabase, StoreError
 
 from .client import make_bot
+from .runlock import open_checks
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 _PICTURE = re.compile(r"^(\d{4,})-")
@@ -267,6 +268,18 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
         print("--players needs 2 to 4 different names, e.g. --players alice,bob", file=sys.stderr)
         return 2
     lines = lines or sys.stdin
+    # The database is locked against a restore and checked before anything opens it (bot.runlock).
+    held = open_checks("", Path(args.db))
+    if isinstance(held, str):
+        print(held, file=sys.stderr)
+        return 2
+    try:
+        return await _session(args, players, lines, out)
+    finally:
+        held.release()
+
+
+async def _session(args: argparse.Namespace, players: list[str], lines: IO[str], out: IO[str] | None) -> int:
     try:
         console = Console(players, args.db, Path(args.out), args.seed, out, getattr(args, "map", None))
     except (OSError, MapError) as err:
@@ -329,7 +342,7 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
 
 
 def _sentence(err: BaseException) -> str:
-    if isinstance(err, ConsoleError):
+    if isinstance(err, ConsoleError | BadDatabase):
         return str(err)
     if isinstance(err, TimeoutError):
         return "The console did not start within a minute; try again, or use another --db."

@@ -12,6 +12,7 @@ from .history import History
 from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
 from .over_days import OverDays
+from .privacy import Privacy
 from .provinces import ProvinceActions
 from .ratings import Ratings
 from .replays import Replays
@@ -36,6 +37,7 @@ class Handlers:
         self.ratings = Ratings(ctx.tables)
         self.replays = Replays(ctx.client, ctx.tables, ctx.pictures)
         self.history = History(ctx, self.ratings, self.replays)
+        self.privacy = Privacy(ctx)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""
@@ -58,6 +60,8 @@ class Handlers:
             await self.guided.go(interaction, g, int(a[1]), a[2], a[3], a[4])
         elif kind == "oc":
             await self.provinces.guards(interaction, g, int(a[1]), int(a[2]), a[3])
+        elif kind == "forget":  # g is the user id here (bot.privacy)
+            await self.privacy.forget_confirmed(interaction, g)
         else:
             return False
         return True

@@ -441,6 +441,7 @@ BUTTON_STALE = "This button is out of date. Look at the latest turn message."
 MENU_RETIRED = "This menu is no longer in use. Look at the latest turn message."
 MENU_STALE = "This menu is out of date. Look at the latest turn message."
 NOTHING_PICKED = "There was nothing to choose here."
+FORM_RETIRED = "This form is no longer in use. Look at the latest turn message."
 
 
 def not_your_turn_hint(current: str) -> str:
@@ -605,3 +606,45 @@ def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rat
 
 def recomputed_text(games: int, players: int) -> str:
     return f"Ratings recomputed from {_n(games, 'rated game')}: {_n(players, 'player')} rated."
+
+
+# --- users' data (issue 11): forget-me and the admin purge (bot/privacy.py) -----------------------------
+
+FORGET_ASK = (
+    "**Forget me?** This deletes your settings (reminders, quiet hours, time zone) and removes you from "
+    'the records of your finished games: there your name becomes "former player N" and your Discord id a '
+    "number that leads back to nobody, so the scores still add up. Messages already posted in channels "
+    "stay (delete them yourself, or ask the server's moderators). It cannot be undone. Press **Confirm** "
+    "to go ahead, or ignore this message."
+)
+FORGET_NOT_YOURS = "This button is for the person who asked to be forgotten, not for you."
+PURGE_MANAGE_SERVER = "Only a member with Manage Server can purge this server's old games."
+
+
+def forget_seated(channel_ids: list[int]) -> str:
+    where = ", ".join(f"<#{c}>" for c in channel_ids[:10])
+    more = f" and {len(channel_ids) - 10} more" if len(channel_ids) > 10 else ""
+    return (
+        f"You are still seated in a game that is not over ({where}{more}). Resign there with "
+        "`/alexandros resign` (or leave the table before it starts), then ask again."
+    )
+
+
+def forgotten(games: int, settings: bool) -> str:
+    what = "Your settings are deleted" if settings else "You had no settings"
+    records = (
+        f"{games} game record{'s' if games != 1 else ''} now name{'s' if games == 1 else ''} a former player "
+        "instead of you"
+        if games
+        else "no game record named you"
+    )
+    return f"Done: {what}, and {records}. The host's log files may still show your id until they are rotated."
+
+
+def purged(count: int, days: int) -> str:
+    if not count:
+        return f"No finished or abandoned game of this server is older than {days} days: nothing was deleted."
+    return (
+        f"Deleted {count} finished or abandoned game{'s' if count != 1 else ''} of this server older than "
+        f"{days} days, with their moves and settings. Games in play were not touched."
+    )

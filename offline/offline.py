@@ -378,6 +378,7 @@ class OfflineDiscord:
             self.guild_id: role_json(self.guild_id, "@everyone"),
         }
         self.channels: dict[int, dict[str, Any]] = {}
+        self.other_guilds: dict[int, str] = {}  # more guilds (add_guild): same bot, same members
         self.add_channel(channel_name, channel_id=self.channel_id)
         self.messages: dict[int, StoredMessage] = {}
         self.requests: list[Request] = []
@@ -455,6 +456,8 @@ class OfflineDiscord:
         before = asyncio.all_tasks()
         await bot.login("offline-token")
         bot._connection._add_guild_from_data(self.guild_payload())  # type: ignore[arg-type]
+        for gid in self.other_guilds:
+            bot._connection._add_guild_from_data(self.guild_payload(gid))  # type: ignore[arg-type]
         self._collect_tree()
         if self.simulate_ready:
             # Not a real READY (no gateway): mark the client ready so wait_until_ready() returns.
@@ -494,10 +497,26 @@ class OfflineDiscord:
         self.roles[rid] = role_json(rid, name, permissions=permissions, position=len(self.roles))
         return rid
 
-    def add_channel(self, name: str, *, channel_id: int | None = None) -> int:
+    def add_guild(self, name: str) -> int:
+        """A second (third…) guild the bot is in, with its @everyone role; add channels with
+        ``add_channel(..., guild_id=)``. Members are shared: a FakeUser has the same permissions in each.
+        Call before the bot starts, or ``restart`` it, so that its cache knows the guild."""
+        gid = stable_id("guild", name)
+        self.other_guilds[gid] = name
+        self.roles[gid] = role_json(gid, "@everyone")
+        return gid
+
+    def add_channel(self, name: str, *, channel_id: int | None = None, guild_id: int | None = None) -> int:
         cid = channel_id or stable_id("channel", name)
-        self.channels[cid] = text_channel_json(cid, self.guild_id, name, position=len(self.channels))
+        gid = guild_id or self.guild_id
+        self.channels[cid] = text_channel_json(cid, gid, name, position=len(self.channels))
         return cid
+
+    def _guild_of(self, channel: dict[str, Any]) -> int | None:
+        """The guild a channel belongs to (None for a DM)."""
+        if channel.get("type", 0) == DM:
+            return None
+        return int(channel.get("guild_id") or self.guild_id)
 
     def add_thread(self, name: str, *, parent_id: int | None = None, private: bool = False) -> int:
         """A thread that already exists in the guild. Threads the bot creates are added to ``channels``."""
@@ -512,17 +531,20 @@ class OfflineDiscord:
         self.channels.setdefault(cid, dm_channel_json(cid, user))
         return cid
 
-    def guild_payload(self) -> dict[str, Any]:
-        guild_channels = [
-            c for c in self.channels.values() if c["type"] not in (DM, PUBLIC_THREAD, PRIVATE_THREAD)
-        ]
-        threads = [c for c in self.channels.values() if c["type"] in (PUBLIC_THREAD, PRIVATE_THREAD)]
+    def guild_payload(self, guild_id: int | None = None) -> dict[str, Any]:
+        gid = guild_id or self.guild_id
+        mine = [c for c in self.channels.values() if c["type"] != DM and self._guild_of(c) == gid]
+        guild_channels = [c for c in mine if c["type"] not in (PUBLIC_THREAD, PRIVATE_THREAD)]
+        threads = [c for c in mine if c["type"] in (PUBLIC_THREAD, PRIVATE_THREAD)]
         members = [self.bot_user.member_json()]
+        roles = [r for rid, r in self.roles.items() if rid == gid or rid not in self.other_guilds]
+        if gid != self.guild_id:
+            roles = [self.roles[gid]]
         return guild_json(
-            self.guild_id,
-            self.guild_name,
+            gid,
+            self.other_guilds.get(gid, self.guild_name),
             owner_id=self.owner.id,
-            roles=list(self.roles.values()),
+            roles=roles,
             channels=copy.deepcopy(guild_channels),
             threads=copy.deepcopy(threads),
             members=members,
@@ -654,7 +676,7 @@ class OfflineDiscord:
     def command_paths(self, *, channel_id: int | None = None) -> list[str]:
         """Every invocable slash command path visible in the channel, e.g. ``["demo new", "demo move"]``."""
         in_guild = self._channel(channel_id)["type"] != DM
-        scopes: list[int | None] = [self.guild_id, None] if in_guild else [None]
+        scopes: list[int | None] = [self._guild_of(self._channel(channel_id)), None] if in_guild else [None]
         out: list[str] = []
 
         def walk(prefix: str, node: dict[str, Any]) -> None:
@@ -687,7 +709,7 @@ class OfflineDiscord:
         if not tokens:
             raise HarnessError("empty command path")
         in_guild = channel["type"] != DM
-        scopes: list[int | None] = [self.guild_id, None] if in_guild else [None]
+        scopes: list[int | None] = [self._guild_of(channel), None] if in_guild else [None]
         root = None
         scope = None
         for scope in scopes:
@@ -926,6 +948,25 @@ class OfflineDiscord:
         payload = self._interaction_payload(5, user, pending.channel_id, data, message=msg)
         return await self.dispatch(payload, user, check=check, message_id=pending.message_id, wait=wait)
 
+    async def stale(
+        self,
+        user: FakeUser,
+        itype: int,
+        data: dict[str, Any],
+        *,
+        channel_id: int | None = None,
+        message: StoredMessage | None = None,
+        check: bool | None = None,
+    ) -> InteractionResult:
+        """An interaction the current bot did not offer, as Discord still delivers it: a component of a
+        message an older version of the bot sent (``itype`` 3, on ``message``), or the submit of a modal
+        it showed before a restart (``itype`` 5). ``data`` is sent as given (custom_id, values,
+        components)."""
+        cid = message.channel_id if message is not None else int(self._channel(channel_id)["id"])
+        payload = self._interaction_payload(itype, user, cid, data, message=message)
+        mid = message.id if message is not None else None
+        return await self.dispatch(payload, user, check=check, message_id=mid)
+
     async def gateway_event(self, event: str, data: dict[str, Any]) -> None:
         """Feed a raw gateway event (``"MESSAGE_DELETE"``, ``"THREAD_DELETE"``…) and wait for its listeners.
 
@@ -1107,12 +1148,13 @@ class OfflineDiscord:
             payload["context"] = 1
             payload["authorizing_integration_owners"] = {"0": str(user.id)}
         else:
-            payload["guild_id"] = str(self.guild_id)
-            payload["guild"] = {"id": str(self.guild_id), "locale": "en-US", "features": []}
+            gid = self._guild_of(channel)
+            payload["guild_id"] = str(gid)
+            payload["guild"] = {"id": str(gid), "locale": "en-US", "features": []}
             payload["guild_locale"] = "en-US"
             payload["member"] = user.member_json()
             payload["context"] = 0
-            payload["authorizing_integration_owners"] = {"0": str(self.guild_id)}
+            payload["authorizing_integration_owners"] = {"0": str(gid)}
         if message is not None:
             payload["message"] = copy.deepcopy(message.json)
         return payload
@@ -1467,7 +1509,7 @@ class OfflineDiscord:
         mid = message_id or self.ids()
         atts, blobs = self._attachments(channel_id, data, files, [], {})
         channel = self.channels.get(channel_id, {})
-        guild_id = self.guild_id if channel.get("type", 0) != DM else None
+        guild_id = self._guild_of(channel) if channel else self.guild_id
         mentioned = {int(u) for u in re.findall(r"<@!?(\d+)>", data.get("content") or "")}
         mtype = 20 if inter is not None and inter.result.interaction_type == 2 else 0
         msg = StoredMessage(
@@ -1659,7 +1701,7 @@ class OfflineDiscord:
         private = body.get("type") == PRIVATE_THREAD  # type: ignore[union-attr]
         ch = thread_json(
             tid,
-            self.guild_id,
+            self._guild_of(self.channels[parent]) or self.guild_id,
             parent,
             body.get("name", "thread"),  # type: ignore[union-attr]
             owner_id=self.app_id,

@@ -65,6 +65,8 @@ get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
 update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
 backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format=custom
 integrity_check() -> IntegrityReport (truthy when ok)
+forget_user(user_id, pseudonym, now) -> ForgetReport   # raises StillSeated; storage/privacy.py
+purge_games(before, guild_id=None) -> int   # finished/abandoned games last changed before `before`
 export_game(game_id) -> dict / import_game(data, *, replace=False, keep_id=True) -> GameRecord
 close()
 
@@ -104,6 +106,8 @@ from .base import (
 from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
 from .postgres import PostgresGameStore, is_postgres_url, open_postgres_store
+from .preflight import BadDatabase, check_database, inspect_database
+from .privacy import ForgetReport, StillSeated
 from .sqlite import SqliteGameStore, open_store
 
 
@@ -133,12 +137,17 @@ async def open_database(url_or_path: str | os.PathLike[str]) -> GameStore:
 
 __all__ = [
     "ACTIVE_STATUSES",
+    "BadDatabase",
+    "check_database",
+    "inspect_database",
     "KEEP",
     "LATEST_VERSION",
     "MAX_SEATS",
     "STATUSES",
     "TERMINAL_STATUSES",
     "ChannelBusy",
+    "ForgetReport",
+    "StillSeated",
     "GameClosed",
     "GameExists",
     "GameNotFound",

@@ -79,6 +79,22 @@ class InvalidGameData(StoreError, ValueError):
     """An exported game that does not hold together (gaps in versions, snapshot from another version...)."""
 
 
+class StillSeated(SeatError):  # storage/privacy.py
+    """`forget_user` refused: the user sits in a game in the lobby or in play (resign or leave first)."""
+
+    def __init__(self, user_id: int, game_ids: Collection[int]) -> None:
+        super().__init__(f"user {user_id} is seated in unfinished games {sorted(game_ids)}")
+        self.user_id = user_id
+        self.game_ids = tuple(sorted(game_ids))
+
+
+@dataclass(frozen=True)
+class ForgetReport:
+    games: int  # games whose record now names a former player instead of the user
+    settings: bool  # the user had settings, now deleted
+    duties: int  # outbox rows deleted or rewritten
+
+
 @dataclass(frozen=True)
 class GameRecord:
     """One game's row plus its seats, as of `version`. Immutable: reload to see changes."""
@@ -352,6 +368,12 @@ class GameStore(Protocol):
     ) -> None:
         """Replace all of a server's ratings and its rated games at once (a recomputation)."""
         ...
+
+    # --- users' data (issue 11; storage/privacy.py): forget a user, purge old finished games ------------
+
+    async def forget_user(self, user_id: int, pseudonym: int, now: float) -> ForgetReport: ...
+
+    async def purge_games(self, before: float, guild_id: int | None = None) -> int: ...
 
     async def backup(self, dest_path: str | os.PathLike[str]) -> None: ...
 

@@ -52,7 +52,9 @@ from .base import (
     _Keep,
 )
 from .migrations import LATEST_VERSION, migrate
+from .preflight import check_database
 from .ratings import SqliteRatings
+from .sqlite_privacy import SqlitePrivacy
 
 T = TypeVar("T")
 
@@ -207,6 +209,8 @@ async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
     path = os.fspath(path)
     if path == ":memory:" or path.startswith("file:"):
         raise ValueError("the store needs a plain file path: it opens several connections to it")
+    # A garbage, damaged, truncated, newer or foreign file is refused before anything writes to it.
+    await asyncio.to_thread(check_database, path)
     writer = await connect(path)
     try:
         await migrate(writer)
@@ -217,7 +221,7 @@ async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
     return SqliteGameStore(path, writer, reader)
 
 
-class SqliteGameStore(SqliteRatings):
+class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.py, storage/sqlite_privacy.py
     """`GameStore` on one SQLite file. Create it with `open_store`, and `close()` it when done."""
 
     def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:

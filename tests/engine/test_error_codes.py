@@ -230,8 +230,10 @@ def _many_faults() -> list[tuple[str, Callable[[], object]]]:
         ("move/wrong-symbol", lambda: apply(st, Move(0, MoveWay.NORMAL, wrong + detour, slot=0))),
         ("move/not-closest", lambda: apply(st, Move(0, MoveWay.NORMAL, farther, slot=0))),
         # other actions: the turn, the actions left, then their own checks
-        ("turn/no-actions-left", lambda: apply(
-            replace(_moved(), actions_taken=(ActionKind.TAKE_CARD,) * 2), Occupy(0, 99, ()))),
+        (
+            "turn/no-actions-left",
+            lambda: apply(replace(_moved(), actions_taken=(ActionKind.TAKE_CARD,) * 2), Occupy(0, 99, ())),
+        ),
         ("province/unknown", lambda: apply(_moved(), Occupy(0, 99, ()))),
         ("occupy/no-guard", lambda: apply(_moved(), Occupy(0, _moved().province_of[(0, 5)], ()))),
         ("levy/already", lambda: apply(replace(_moved(), actions_taken=(ActionKind.LEVY,)), Levy(0, H))),

@@ -325,9 +325,7 @@ def test_r3_7_queries_offer_exactly_the_paths_apply_accepts() -> None:
                 for corner in target.corners:
                     offered = rules.legal_path_options(st, corner.point)
                     for option in rules.path_options(st, corner.point):
-                        move = Move(
-                            0, choice.way, option.points, slot=choice.slot, card=choice.card
-                        )
+                        move = Move(0, choice.way, option.points, slot=choice.slot, card=choice.card)
                         try:
                             apply(st, move)
                             accepted = True

@@ -135,6 +135,17 @@ def test_stored_snapshots_of_every_schema_keep_loading(schema: int) -> None:
 
 
 def test_an_older_move_document_that_named_a_space_still_loads() -> None:
-    doc = {"schema": 1, "value": {"type": "Move", "player": 0, "way": "normal", "space": [0, 3],
-                                  "path": [[0, 1], [0, 3]], "slot": 0, "card": None, "named": None}}
+    doc = {
+        "schema": 1,
+        "value": {
+            "type": "Move",
+            "player": 0,
+            "way": "normal",
+            "space": [0, 3],
+            "path": [[0, 1], [0, 3]],
+            "slot": 0,
+            "card": None,
+            "named": None,
+        },
+    }
     assert serialize.load(doc) == Move(0, MoveWay.NORMAL, ((0, 1), (0, 3)), slot=0)

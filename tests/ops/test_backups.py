@@ -223,7 +223,9 @@ async def test_restore_refuses_a_corrupt_file_and_changes_nothing(
     message = str(err.value)
     assert words in message and "\n" not in message and message.endswith(".")
     assert db.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["alexandros.db", "bad.db"]
+    # Nothing new beside them but the restore's (empty) run lock file (bot.runlock).
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["alexandros.db", "alexandros.db.lock", "bad.db"]
+    assert (tmp_path / "alexandros.db.lock").read_bytes() == b""
 
 
 def test_restore_refuses_a_backup_from_a_newer_bot(tmp_path: Path) -> None:

@@ -783,3 +783,135 @@ async def test_replace_ratings_replaces_one_server(store: GameStore) -> None:
     assert await store.rated_games(GUILD) == [7, 8, 10]
     assert await store.rated_games(GUILD + 1) == [9] and len(await store.ratings(GUILD + 1)) == 2
     assert not await store.rate_game(8, GUILD, [ALICE], _plus_one(GUILD, ALICE), T0 + 6)
+
+
+# ---------------------------------------------------------------- users' data (issue 11)
+
+FORMER = -4242
+
+
+async def finished_game(store: GameStore, channel: int, players: tuple[int, ...], at: float) -> GameRecord:
+    game = await store.create_game(
+        GUILD,
+        channel,
+        players[0],
+        {"names": {str(p): f"name{p}" for p in players}, "creator": f"name{players[0]}"},
+        at,
+    )
+    for user in players:
+        game = await store.join_seat(game.id, user, at)
+    game = await store.append(
+        game.id, 0, [{"n": 1}], fold([{"n": 1}]), at, status="playing", waiting_on=players[0]
+    )
+    await store.set_game_meta(game.id, {"agreed": list(players), "turn_post": 99}, at)
+    return await store.append(
+        game.id,
+        1,
+        [{"n": 2}],
+        fold([{"n": 1}, {"n": 2}]),
+        at,
+        status="finished",
+        waiting_on=None,
+        duties=[
+            NewDuty(
+                "post", at, channel, payload={"names": [f"name{p}" for p in players], "ping": list(players)}
+            )
+        ],
+    )
+
+
+async def test_forget_user_pseudonymises_finished_games_and_deletes_settings(store: GameStore) -> None:
+    one = await finished_game(store, CHANNEL, (ALICE, BOB), T0)
+    two = await finished_game(store, CHANNEL + 1, (CAROL, ALICE), T0)
+    other = await finished_game(store, CHANNEL + 2, (BOB, CAROL), T0)
+    await store.set_user_settings(ALICE, {"hours": 3}, T0)
+    await store.set_user_settings(BOB, {"hours": 5}, T0)
+    events_before = [await store.events(g.id) for g in (one, two)]
+    snaps_before = [await store.load_snapshot(g.id) for g in (one, two)]
+
+    report = await store.forget_user(ALICE, FORMER, T0 + 10)
+    assert report.games == 2 and report.settings
+
+    one_after, two_after = await store.game_by_id(one.id), await store.game_by_id(two.id)
+    assert one_after is not None and two_after is not None
+    # The same pseudonym in every game, in the seat the user had; everybody else as they were.
+    assert one_after.seats == ((0, FORMER), (1, BOB)) and two_after.seats == ((0, CAROL), (1, FORMER))
+    assert one_after.created_by == FORMER and two_after.created_by == CAROL
+    assert one_after.options["names"] == {str(FORMER): "former player 1", str(BOB): f"name{BOB}"}
+    assert one_after.options["creator"] == "former player 1"
+    assert two_after.options["names"] == {str(CAROL): f"name{CAROL}", str(FORMER): "former player 2"}
+    assert two_after.options["creator"] == f"name{CAROL}"
+    assert one_after.version == one.version and one_after.status == "finished"
+    assert one_after.updated_at == one.updated_at  # a forgotten user does not make the game look recent
+    # The record still holds together: events and snapshots untouched.
+    assert [await store.events(g.id) for g in (one, two)] == events_before
+    assert [await store.load_snapshot(g.id) for g in (one, two)] == snaps_before
+    assert (await store.get_game_meta(one.id))["agreed"] == [FORMER, BOB]
+    # Nothing left naming the user: settings, seats, games, outbox.
+    assert await store.get_user_settings(ALICE) == {}
+    assert await store.get_user_settings(BOB) == {"hours": 5}
+    assert await store.games_of_user(ALICE, active_only=False) == []
+    assert {g.id for g in await store.games_of_user(FORMER, active_only=False)} == {one.id, two.id}
+    for game in (one, two):
+        for duty in await store.pending_duties(game.id):
+            assert ALICE not in duty.payload.get("ping", []) and f"name{ALICE}" not in duty.payload["names"]
+    other_after = await store.game_by_id(other.id)
+    assert other_after == other
+    assert await store.integrity_check()
+
+
+async def test_forget_user_refuses_while_seated_in_an_unfinished_game(store: GameStore) -> None:
+    from storage import StillSeated
+
+    done = await finished_game(store, CHANNEL, (ALICE, BOB), T0)
+    playing = await started_game(store, CHANNEL + 1, (BOB, ALICE))
+    lobby = await store.create_game(GUILD, CHANNEL + 2, CAROL, {}, T0)
+    await store.join_seat(lobby.id, ALICE, T0)
+    await store.set_user_settings(ALICE, {"hours": 3}, T0)
+    with pytest.raises(StillSeated) as err:
+        await store.forget_user(ALICE, FORMER, T0 + 10)
+    assert set(err.value.game_ids) == {playing.id, lobby.id}
+    # Nothing changed.
+    assert await store.get_user_settings(ALICE) == {"hours": 3}
+    assert await store.game_by_id(done.id) == done
+    await store.leave_seat(lobby.id, ALICE, T0 + 20)
+    await store.append(
+        playing.id, playing.version, [{"n": 1}], fold([{"n": 1}, {"n": 1}]), T0 + 20, status="finished"
+    )
+    report = await store.forget_user(ALICE, FORMER, T0 + 30)
+    assert report.games == 2 and await store.get_user_settings(ALICE) == {}
+    with pytest.raises(ValueError):
+        await store.forget_user(BOB, 5, T0)  # a pseudonym is never a possible Discord id
+
+
+async def test_purge_games_deletes_old_finished_and_abandoned_games_of_one_server(store: GameStore) -> None:
+    old = await finished_game(store, CHANNEL, (ALICE, BOB), T0)
+    recent = await finished_game(store, CHANNEL + 1, (ALICE, BOB), T0 + 100)
+    abandoned = await store.create_game(GUILD, CHANNEL + 2, ALICE, {}, T0)
+    abandoned = await store.abandon_game(abandoned.id, T0)
+    playing = await started_game(store, CHANNEL + 3)  # old, but in play: never purged
+    elsewhere = await store.create_game(GUILD + 1, CHANNEL + 4, ALICE, {}, T0)
+    elsewhere = await store.abandon_game(elsewhere.id, T0)
+    await store.create_game(GUILD, CHANNEL + 5, BOB, {}, T0 + 100)  # the newest game: a lobby
+
+    assert await store.purge_games(T0 + 50, guild_id=GUILD) == 2
+    assert await store.game_by_id(old.id) is None and await store.game_by_id(abandoned.id) is None
+    assert await store.events(old.id) == []
+    assert await store.pending_duties(old.id) == [] and await store.get_game_meta(old.id) == {}
+    assert await store.game_by_id(recent.id) == recent
+    assert await store.game_by_id(playing.id) == playing
+    assert await store.game_by_id(elsewhere.id) == elsewhere
+    assert await store.purge_games(T0 + 50) == 1  # every server (the host's CLI)
+    assert await store.game_by_id(elsewhere.id) is None
+    assert await store.integrity_check()
+
+
+async def test_a_purged_game_id_is_never_given_again(store: GameStore) -> None:
+    """Old buttons carry a game's id: after a purge, a new game must not answer to a purged one's id."""
+    games = [await finished_game(store, CHANNEL + i, (ALICE, BOB), T0) for i in range(3)]
+    purged = await store.purge_games(T0 + 50)
+    assert purged >= 2  # SQLite keeps the newest row of all, so that its id is not handed out again
+    gone = {g.id for g in games if await store.game_by_id(g.id) is None}
+    assert len(gone) == purged
+    fresh = await store.create_game(GUILD, CHANNEL + 9, ALICE, {}, T0 + 60)
+    assert fresh.id > max(g.id for g in games)

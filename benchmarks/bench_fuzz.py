@@ -1,0 +1,54 @@
+"""A longer run of the issue-11 fuzzer (tests/bot/fuzz.py) than CI's: many seeds, more steps each.
+
+    python benchmarks/bench_fuzz.py [--seeds 10] [--steps 2000]
+
+Prints, per seed and in total, the interactions by kind, the answers (ephemeral, public, update,
+autocomplete), how many changed a game, and every problem found (none expected). Exits 1 on a problem.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.bot.fuzz import run_fuzz  # noqa: E402
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--first-seed", type=int, default=100)
+    args = parser.parse_args()
+    kinds: Counter[str] = Counter()
+    answers: Counter[str] = Counter()
+    total = changed = 0
+    problems: list[str] = []
+    seconds = 0.0
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
+        with tempfile.TemporaryDirectory() as tmp:
+            counts = await run_fuzz(seed, args.steps, str(Path(tmp) / "fuzz.db"))
+        print(f"seed {seed}: {counts.summary()}", flush=True)
+        kinds.update(counts.kinds)
+        answers.update(counts.answers)
+        total += counts.interactions
+        changed += counts.changed
+        seconds += counts.seconds
+        problems += [f"seed {seed}: {p}" for p in counts.problems]
+    print(
+        f"total: {total} interactions in {seconds:.1f} s; kinds {dict(kinds)}; answers {dict(answers)}; "
+        f"{changed} changed a game; {len(problems)} problems"
+    )
+    for p in problems[:50]:
+        print(" -", p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

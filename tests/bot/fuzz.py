@@ -1,0 +1,533 @@
+"""A seeded fuzzer of the whole bot through the offline Discord (issue 11): random slash commands (values
+random, long, unicode, or taken from the bot's own autocomplete), buttons and selects of any message a
+member can see (current or stale, or with a custom_id of an older version), and modal submits the bot never
+showed, from random members in two channels of one server and one channel of another.
+
+After every interaction it checks:
+- the interaction was answered (an autocomplete with its choices), and no error was logged;
+- the generic apology (texts.OOPS) never appears;
+- an interaction that changed no game answered privately (a refusal is ephemeral), but for the nudge and
+  the board, public by design;
+- nobody changed what they may not: a game changes only in the interaction's server, and only by a seated
+  player, its creator (start), someone with Manage Channels (abandon), Manage Server (purge, finished
+  games only), or the user forgetting themselves (only their own id goes); seats change only by the actor.
+
+`run_fuzz(seed, steps, db)` returns the counts; tests/bot/test_fuzz.py runs a few hundred steps in CI,
+benchmarks/bench_fuzz.py many more.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import texts
+from offline import OfflineDiscord
+from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
+from offline.records import HarnessError, InteractionResult, StoredMessage
+from tests.bot.driver import WALLS_MAP, Clock, bot_factory
+
+MANAGE_CHANNELS = 1 << 4
+MANAGE_GUILD = 1 << 5
+ADMINISTRATOR = 1 << 3
+PLAYERS = ("ann", "ben", "cyd", "dot", "eve")
+
+# Strings a player might type, and strings nobody should.
+PLAUSIBLE = [
+    "A1",
+    "B2",
+    "D7",
+    "1",
+    "2",
+    "3",
+    "n1",
+    "j",
+    "supply",
+    "face-up 1",
+    "P1",
+    "off",
+    "-",
+    "22:00-08:00",
+    "Europe/Paris",
+    "Europe",
+    "UTC",
+    "0",
+    "-1",
+    "Q9",
+    "lyre",
+    "horse",
+    "amphora",
+]
+ODD = [
+    "\u202eevil",
+    "a\u0000b",
+    "😀" * 40,
+    "ἀλέξανδρος",
+    "\u200b",
+    "<@1>",
+    "@everyone",
+    "`code`",
+    "**b**",
+    "../../etc/passwd",
+    "%s%s%n",
+    "{}",
+    "[]",
+    "null",
+    "DROP TABLE games;",
+    "\n\n",
+    "ﷺ" * 50,
+    "𝕏" * 100,
+]
+
+
+# Commands whose success is public without changing a game: the nudge pings, the board is posted again,
+# the ratings and a replay are for everyone to see.
+PUBLIC_BY_DESIGN = {
+    "alexandros nudge",
+    "alexandros board",
+    "alexandros ratings leaderboard",
+    "alexandros ratings stats",
+    "alexandros replay",
+}
+
+# How often each command is typed, against 1 for the others: enough tables open and start, and games are
+# not abandoned or purged before they get going.
+WEIGHTS = {
+    "alexandros new": 3.0,
+    "alexandros table join": 5.0,
+    "alexandros table start": 4.0,
+    "alexandros move": 4.0,
+    "alexandros end": 3.0,
+    "alexandros take": 2.0,
+    "alexandros abandon": 0.2,
+    "alexandros me forget": 0.5,
+    "alexandros-admin purge": 0.3,
+    "alexandros-admin sync": 0.1,
+}
+
+
+@dataclass
+class Counts:
+    interactions: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+    answers: Counter[str] = field(default_factory=Counter)  # ephemeral / public / autocomplete / update
+    changed: int = 0  # interactions that changed a game
+    timers: int = 0  # duties the bot handled when time passed (reminders, deadlines, posts)
+    games: int = 0
+    statuses: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        return (
+            f"{self.interactions} interactions in {self.seconds:.1f} s: kinds {dict(self.kinds)}; answers "
+            f"{dict(self.answers)}; {self.changed} changed a game; {self.timers} duties after time passed; "
+            f"{self.games} games {dict(self.statuses)}; "
+            f"{len(self.problems)} problems"
+        )
+
+
+def random_text(rng: random.Random) -> str:
+    pick = rng.random()
+    if pick < 0.35:
+        return rng.choice(PLAUSIBLE)
+    if pick < 0.55:
+        return rng.choice(ODD)
+    if pick < 0.75:
+        n = rng.choice((1, 5, 40, 120, 300, 1000))
+        return "".join(
+            chr(
+                rng.choice(
+                    (
+                        rng.randint(32, 126),
+                        rng.randint(0x370, 0x3FF),
+                        rng.randint(0x1F300, 0x1F64F),
+                        rng.randint(0x4E00, 0x4E80),
+                    )
+                )
+            )
+            for _ in range(n)
+        )
+    return rng.choice(PLAUSIBLE) * rng.randint(20, 300)
+
+
+def _snapshot_key(rec: Any, meta: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        rec.status,
+        rec.version,
+        rec.seats,
+        rec.created_by,
+        rec.options,
+        rec.waiting_on,
+        sorted(meta.items()),
+    )
+
+
+class Fuzzer:
+    def __init__(
+        self,
+        d: OfflineDiscord,
+        rng: random.Random,
+        channels: list[int],
+        members: list[FakeUser],
+        clock: Clock,
+    ) -> None:
+        self.d = d
+        self.clock = clock
+        self.rng = rng
+        self.channels = channels
+        self.members = members
+        self.counts = Counts()
+
+    # --- the world's state, before and after ------------------------------------------------------------
+
+    async def snapshot(self) -> dict[int, Any]:
+        store = self.d.bot.store
+        out: dict[int, Any] = {}
+        for rec in await store.list_games():
+            out[rec.id] = (rec, _snapshot_key(rec, await store.get_game_meta(rec.id)))
+        return out
+
+    def guild_of(self, channel_id: int) -> int | None:
+        ch = self.d.channels.get(channel_id)
+        if ch is None:
+            return None
+        parent = ch.get("parent_id")
+        if parent and int(parent) in self.d.channels and ch.get("type") in (11, 12):
+            return self.guild_of(int(parent))
+        return int(ch["guild_id"]) if ch.get("guild_id") else None
+
+    def may(self, user: FakeUser, bit: int) -> bool:
+        return bool(user.permissions & (bit | ADMINISTRATOR))
+
+    def check_changes(
+        self, label: str, user: FakeUser, channel_id: int, before: dict[int, Any], after: dict[int, Any]
+    ) -> bool:
+        """Problems for every change the actor was not allowed to make; True if anything changed."""
+        changed = False
+        guild = self.guild_of(channel_id)
+        for gid in set(before) | set(after):
+            b, a = before.get(gid), after.get(gid)
+            if b is not None and a is not None and b[1] == a[1]:
+                continue
+            changed = True
+            problem = self._judge(label, user, channel_id, guild, b and b[0], a and a[0])
+            if problem:
+                self.counts.problems.append(f"{label}: game {gid}: {problem}")
+        return changed
+
+    def _judge(
+        self, label: str, user: FakeUser, channel_id: int, guild: int | None, b: Any, a: Any
+    ) -> str | None:
+        uid = user.id
+        if b is None:  # a new game
+            if a.created_by != uid:
+                return "created for someone else"
+            if a.guild_id != guild:
+                return "created in another server"
+            ch = self.d.channels.get(a.channel_id, {})
+            if a.channel_id != channel_id and int(ch.get("parent_id") or 0) != channel_id:
+                return "created in another channel"
+            return None
+        if a is None:  # deleted
+            if "purge" not in label:
+                return "deleted by something else than a purge"
+            if not self.may(user, MANAGE_GUILD):
+                return "purged without Manage Server"
+            if b.guild_id != guild:
+                return "purged in another server"
+            if b.status not in ("finished", "abandoned"):
+                return "purged while not over"
+            return None
+        seated_before = uid in b.user_ids
+        forgotten = (
+            not seated_before
+            and uid not in a.user_ids
+            and (b.created_by == uid or str(uid) in str(b.options))
+        )
+        if "forget" in label and (seated_before or b.created_by == uid or str(uid) in str(b.options)):
+            # Forgetting oneself reaches every game: only the actor's own id may go, nothing else moves.
+            if a.version != b.version or a.status != b.status:
+                return "a forget changed the game itself"
+            if b.status in ("lobby", "playing") and seated_before:
+                return "forgotten while seated in a game not over"
+            others_b = {u for u in b.user_ids if u != uid}
+            if (
+                others_b != {u for u in a.user_ids if u >= 0}
+                or uid in a.user_ids
+                or str(uid) in str(a.options)
+            ):
+                return "a forget touched someone else, or left the user"
+            return None
+        del forgotten
+        if a.guild_id != guild:
+            return f"changed from another server ({a.guild_id}, asked in {guild})"
+        gone = set(b.user_ids) ^ set(a.user_ids)
+        if gone - {uid}:
+            return f"seats of others changed: {sorted(gone - {uid})}"
+        if b.status == "lobby" and a.status == "playing" and b.created_by != uid:
+            return "started by someone else than its creator"
+        if a.status == "abandoned" and b.status != "abandoned":
+            if b.created_by != uid and not self.may(user, MANAGE_CHANNELS):
+                return "abandoned without permission"
+            return None
+        if not seated_before and not (b.status == "lobby" and uid in a.user_ids):
+            return "changed by someone not seated"
+        return None
+
+    # --- one step --------------------------------------------------------------------------------------
+
+    async def step(self) -> None:
+        rng = self.rng
+        user, channel = rng.choice(self.members), rng.choice(self.channels)
+        # Half the time the player a game waits for acts in its channel, so that games move on and reach
+        # their ends (and their selects, previews and stale buttons get pressed).
+        playing = await self.d.bot.store.list_games(status="playing")
+        if playing and rng.random() < 0.5:
+            game = rng.choice(playing)
+            by_id = {m.id: m for m in self.members}
+            if game.waiting_on in by_id and game.channel_id in self.d.channels:
+                user, channel = by_id[game.waiting_on], game.channel_id
+        if rng.random() < 0.03:  # time passes: a purge finds old games, a nudge is allowed again
+            self.clock.now += rng.choice((60.0, 3600.0, 2 * 86400.0, 40 * 86400.0))
+            # What came due (reminders, deadlines: a turn skipped or played by the computer) is the bot's
+            # own doing, not the next actor's: it happens here, outside any interaction.
+            self.counts.timers += await self.d.bot.deliveries.drain()
+        pick = rng.random()
+        if pick < 0.45:
+            await self.slash(user, channel)
+        elif pick < 0.75:
+            await self.component(user, select=False)
+        elif pick < 0.9:
+            await self.component(user, select=True)
+        elif pick < 0.95:
+            await self.autocomplete(user)
+        else:
+            await self.modal(user)
+
+    async def observe(
+        self, kind: str, label: str, user: FakeUser, channel_id: int, run: Any, before: dict[int, Any]
+    ) -> None:
+        try:
+            r: InteractionResult = await run
+        except HarnessError as err:
+            if "lacks the permissions" in str(err) or "no option" in str(err) or "is outside" in str(err):
+                return  # the client would not send it
+            raise
+        c = self.counts
+        c.interactions += 1
+        c.kinds[kind] += 1
+        after = await self.snapshot()
+        changed = self.check_changes(label, user, channel_id, before, after)
+        c.changed += changed
+        where = f"{label} by {user.name} in {channel_id}"
+        if not r.answered:
+            c.problems.append(f"{where}: not answered")
+            return
+        for e in r.errors:
+            c.problems.append(f"{where}: error logged: {e}")
+        for v in r.violations:
+            c.problems.append(f"{where}: Discord limit broken: {v}")
+        texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
+        if any(texts.OOPS in t for t in texts_seen):
+            c.problems.append(f"{where}: the generic error")
+        if r.type == 8:
+            c.answers["autocomplete"] += 1
+        elif r.ephemeral:
+            c.answers["ephemeral"] += 1
+        else:
+            c.answers["public" if r.type in (4, 5) else "update"] += 1
+            if not changed and label not in PUBLIC_BY_DESIGN:
+                c.problems.append(
+                    f"{where}: answered publicly without changing anything: {(r.content or '')[:120]!r}"
+                )
+
+    async def slash(self, user: FakeUser, channel: int | None = None) -> None:
+        rng, d = self.rng, self.d
+        channel = channel or rng.choice(self.channels)
+        paths = d.command_paths(channel_id=channel)
+        path = rng.choices(paths, [WEIGHTS.get(p, 1.0) for p in paths])[0]
+        options: dict[str, Any] = {}
+        for o in d.command_options(path, channel_id=channel):
+            if not o.get("required") and rng.random() < 0.5:
+                continue
+            value = await self.value(user, path, o, options, channel)
+            if value is not None:
+                options[o["name"]] = value
+        before = await self.snapshot()
+        await self.observe(
+            "slash",
+            path,
+            user,
+            channel,
+            d.slash(user, path, options, channel_id=channel, check=False),
+            before,
+        )
+
+    async def value(
+        self, user: FakeUser, path: str, o: dict[str, Any], given: dict[str, Any], channel: int
+    ) -> Any:
+        rng = self.rng
+        t = o["type"]
+        if o.get("choices"):
+            return rng.choice(o["choices"])["value"]
+        if t == 5:
+            return rng.random() < 0.5
+        if t in (4, 10):
+            lo, hi = o.get("min_value", -5), o.get("max_value", 1000)
+            n = rng.choice((lo, hi, rng.uniform(lo, hi)))
+            return int(n) if t == 4 else round(float(n), 3)
+        if t == 3:
+            if o.get("autocomplete") and rng.random() < 0.6:
+                got = await self.d.autocomplete(
+                    user, path, focused=o["name"], value="", options=given, channel_id=channel, check=False
+                )
+                if got:
+                    return rng.choice(got)["value"]
+            text = random_text(rng)
+            return text[: o.get("max_length", 6000)] or "x"
+        return None
+
+    def visible(self, user: FakeUser, select: bool) -> list[tuple[StoredMessage, dict[str, Any]]]:
+        out = []
+        for m in self.d.messages.values():
+            if m.deleted or (m.ephemeral and m.ephemeral_to != user.id):
+                continue
+            for comp in m.walk_components():
+                if (
+                    comp.get("custom_id")
+                    and (comp.get("type") in (3, 5, 6, 7, 8)) == select
+                    and not comp.get("disabled")
+                ):
+                    out.append((m, comp))
+        return out
+
+    async def component(self, user: FakeUser, select: bool) -> None:
+        rng, d = self.rng, self.d
+        found = self.visible(user, select)
+        if not found:
+            await self.slash(user)
+            return
+        if not select:  # mostly the buttons that move a game: join, start, the turn's
+            moving = [
+                f
+                for f in found
+                if f[1]["custom_id"].split(":")[1] in ("join", "start", "move", "acts", "end")
+            ]
+            if moving and rng.random() < 0.6:
+                found = moving
+        msg, comp = rng.choice(found[-30:] if rng.random() < 0.7 else found)  # mostly recent ones
+        cid = comp["custom_id"]
+        before = await self.snapshot()
+        kind = "select" if select else "button"
+        if rng.random() < 0.15:
+            # What an older version of the bot put there: another version, another game, an unknown kind.
+            parts = cid.split(":")
+            mutation = rng.choice(("version", "game", "kind", "junk"))
+            if mutation == "version" and len(parts) > 3:
+                parts[3] = str(rng.randint(0, 500))
+            elif mutation == "game" and len(parts) > 2:
+                parts[2] = str(rng.randint(0, 10**18))
+            elif mutation == "kind" and len(parts) > 1:
+                parts[1] = rng.choice(("zz", "old", "mv", "x"))
+            else:
+                parts.append(random_text(rng)[:20].replace(":", ""))
+            stale = ":".join(parts)[:100]
+            # The message as an older version of the bot left it: the component carried this custom_id.
+            comp["custom_id"] = stale
+            try:
+                if select:
+                    first = [o["value"] for o in comp.get("options") or []][:1]
+                    run = d.select(user, msg.id, stale, first, check=False)
+                else:
+                    run = d.click(user, msg.id, stale, check=False)
+                await self.observe(f"stale-{kind}", stale, user, msg.channel_id, run, before)
+            finally:
+                comp["custom_id"] = cid
+            return
+        if not select:
+            await self.observe(
+                kind, cid, user, msg.channel_id, d.click(user, msg.id, cid, check=False), before
+            )
+            return
+        values = [o["value"] for o in comp.get("options") or []]
+        lo, hi = comp.get("min_values", 1), comp.get("max_values", 1)
+        n = rng.randint(lo, max(lo, min(hi, len(values))))
+        chosen = rng.sample(values, min(n, len(values)))
+        await self.observe(
+            kind, cid, user, msg.channel_id, d.select(user, msg.id, cid, chosen, check=False), before
+        )
+
+    async def autocomplete(self, user: FakeUser) -> None:
+        rng, d = self.rng, self.d
+        channel = rng.choice(self.channels)
+        candidates = [
+            (p, o)
+            for p in d.command_paths(channel_id=channel)
+            for o in d.command_options(p, channel_id=channel)
+            if o.get("autocomplete")
+        ]
+        path, o = rng.choice(candidates)
+        before = await self.snapshot()
+        self.counts.interactions += 1
+        self.counts.kinds["autocomplete"] += 1
+        got = await d.autocomplete(
+            user, path, focused=o["name"], value=random_text(rng)[:100], channel_id=channel, check=False
+        )
+        self.counts.answers["autocomplete"] += 1
+        if len(got) > 25 or any(len(c["name"]) > 100 or len(str(c["value"])) > 100 for c in got):
+            self.counts.problems.append(f"autocomplete {path} {o['name']}: over Discord's limits")
+        if self.check_changes(f"autocomplete {path}", user, channel, before, await self.snapshot()):
+            self.counts.problems.append(f"autocomplete {path}: changed a game")
+
+    async def modal(self, user: FakeUser) -> None:
+        """A modal submit the bot never showed (one an older version showed before a restart)."""
+        rng = self.rng
+        channel = rng.choice(self.channels)
+        cid = rng.choice(("alx:old:1", "alxm:guards:1:2", "modal:" + random_text(rng)[:40], "x"))
+        data = {
+            "custom_id": cid[:100],
+            "components": [
+                {"type": 1, "components": [{"type": 4, "custom_id": "f", "value": random_text(rng)[:400]}]}
+            ],
+        }
+        before = await self.snapshot()
+        await self.observe(
+            "modal", cid, user, channel, self.d.stale(user, 5, data, channel_id=channel, check=False), before
+        )
+
+
+async def run_fuzz(seed: int, steps: int, db: str, *, seconds: float | None = None) -> Counts:
+    """`steps` random interactions (or until `seconds` pass) on a fresh bot; returns the counts."""
+    rng = random.Random(seed)
+    clock = Clock()
+    d = OfflineDiscord(
+        bot_factory(db, WALLS_MAP, seed, clock=clock),
+        guild_name="first server",
+        channel_name="game",
+        loggers=("bot",),
+        watched_tasks=("alx-",),
+        strict=False,
+    )
+    second = d.add_guild("second server")
+    channels = [d.channel_id, d.add_channel("game-2"), d.add_channel("elsewhere", guild_id=second)]
+    members = [d.member(n) for n in PLAYERS]
+    members.append(d.member("mod", permissions=DEFAULT_MEMBER_PERMISSIONS | MANAGE_CHANNELS))
+    members.append(d.member("admin", permissions=DEFAULT_MEMBER_PERMISSIONS | MANAGE_GUILD | MANAGE_CHANNELS))
+    started = time.monotonic()
+    async with d:
+        fuzzer = Fuzzer(d, rng, channels, members, clock)
+        for _ in range(steps):
+            await fuzzer.step()
+            if seconds is not None and time.monotonic() - started > seconds:
+                break
+        counts = fuzzer.counts
+        games = await d.bot.store.list_games()
+        counts.games = len(games)
+        counts.statuses = Counter(g.status for g in games)
+        d.take_errors()
+    counts.seconds = time.monotonic() - started
+    return counts

@@ -1,0 +1,103 @@
+"""Users' data under their control (issue 11): /alexandros me forget asks first, refuses while the user sits
+in a game not over, and leaves finished games whole with a former player in their seat; the admin purge
+deletes this server's old finished games only."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bot.driver import WALLS_MAP, Clock, Game, bot_factory, harness
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+MANAGE_GUILD = 1 << 5
+DAY = 86400.0
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+async def finish_by_agreement(g: Game) -> None:
+    for u in g.users:
+        r = await g.d.slash(u, "alexandros agree")
+        assert "Something went wrong" not in r.content
+    assert (await g.table()).record.status == "finished"
+
+
+async def test_forget_me_refuses_while_seated_then_forgets_after_the_game(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        g = Game(d, [alice, bob])
+        await g.open()
+        await d.slash(alice, "alexandros me reminders", hours=5)
+        store = d.bot.store
+        assert await store.get_user_settings(alice.id)
+
+        r = await d.slash(alice, "alexandros me forget")
+        assert r.ephemeral and "still seated" in r.content and "/alexandros resign" in r.content
+        assert not r.response_message or not r.response_message.custom_ids  # no Confirm to press
+        assert await store.get_user_settings(alice.id)
+
+        await finish_by_agreement(g)
+        before = await store.game_by_id(g.game_id)
+        events_before = await store.events(g.game_id)
+        r = await d.slash(alice, "alexandros me forget")
+        assert r.ephemeral and "Forget me?" in r.content
+        confirm = f"alx:forget:{alice.id}"
+        assert r.response_message is not None and confirm in r.response_message.custom_ids
+        assert await store.get_user_settings(alice.id), "nothing happens before Confirm"
+
+        r = await d.click(alice, r.response_message.id, confirm)
+        assert r.ephemeral and "Done" in r.content and "1 game record now names a former player" in r.content
+        assert "Something went wrong" not in r.content
+        after = await store.game_by_id(g.game_id)
+        assert after is not None and after.version == before.version and after.status == "finished"
+        assert alice.id not in after.user_ids and bob.id in after.user_ids
+        (former,) = [u for u in after.user_ids if u != bob.id]
+        assert former < 0
+        assert after.options["names"][str(former)].startswith("former player ")
+        assert str(alice.id) not in str(after.options)
+        assert await store.events(g.game_id) == events_before
+        assert await store.get_user_settings(alice.id) == {}
+        assert await store.games_of_user(alice.id, active_only=False) == []
+        # The finished game still reads well in its channel.
+        for command in ("alexandros status", "alexandros log"):
+            r = await d.slash(bob, command)
+            assert "Something went wrong" not in r.content and "alice" not in r.content
+        # Asking again: nothing left.
+        r = await d.slash(alice, "alexandros me forget")
+        r = await d.click(alice, r.response_message.id, confirm)
+        assert "You had no settings" in r.content and "no game record named you" in r.content
+        assert not d.take_errors()
+
+
+async def test_the_purge_is_for_manage_server_and_this_server_only(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        g = Game(d, [alice, bob])
+        await g.open()
+        await finish_by_agreement(g)
+        store = d.bot.store
+        other = await store.create_game(d.guild_id + 1, 555, alice.id, {}, clock.now)
+        await store.abandon_game(other.id, clock.now)
+        newest = await store.create_game(d.guild_id, 556, alice.id, {}, clock.now)
+
+        admin = d.member("admin", permissions=MANAGE_GUILD)
+        r = await d.slash(admin, "alexandros-admin purge", days=1)
+        assert r.ephemeral and "nothing was deleted" in r.content
+        assert await store.game_by_id(g.game_id) is not None
+
+        clock.now += 2 * DAY
+        r = await d.slash(admin, "alexandros-admin purge", days=1)
+        assert r.ephemeral and "Deleted 1 finished or abandoned game of this server" in r.content
+        assert await store.game_by_id(g.game_id) is None
+        assert await store.game_by_id(other.id) is not None, "another server's games are not touched"
+        assert await store.game_by_id(newest.id) is not None, "a game in its lobby is not touched"
+        # The channel's commands answer as in a channel that never had a game.
+        for command in ("alexandros status", "alexandros log", "alexandros board"):
+            r = await d.slash(bob, command)
+            assert r.ephemeral and "Something went wrong" not in r.content
+        assert not d.take_errors()

@@ -1,0 +1,231 @@
+"""Bad database files (issue 11): garbage, corrupt, truncated, newer, unopenable and foreign files are
+refused with one sentence and a non-zero exit by the store, the bot (``python -m bot``, before it tries
+Discord), the console and the backup/restore CLI; and nothing is ever written to a refused file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.__main__ import main as bot_main
+from storage import LATEST_VERSION, BadDatabase, inspect_database, open_store
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = ("garbage", "corrupt", "truncated", "newer", "unopenable", "foreign")
+# Words of each kind's sentence: what is wrong, and what to do.
+WORDS = {
+    "garbage": ("not an SQLite database", "restore a backup"),
+    "corrupt": ("damaged", "restore a backup"),
+    "truncated": ("truncated", "restore a backup"),
+    "newer": ("newer version of the bot", "upgrade the bot"),
+    "unopenable": ("cannot be opened", "restore a backup"),
+    "foreign": ("another program", "restore a backup"),
+}
+
+
+async def _good(path: Path, games: int = 30) -> None:
+    store = await open_store(path)
+    try:
+        for i in range(games):
+            await store.create_game(1, 100 + i, 7, {"note": "x" * 400}, 1000.0)
+    finally:
+        await store.close()
+
+
+def good_bytes(tmp: Path) -> bytes:
+    path = tmp / "good-source.db"
+    asyncio.run(_good(path))
+    data = path.read_bytes()
+    for p in tmp.glob("good-source.db*"):
+        p.unlink()
+    return data
+
+
+def make_bad(kind: str, path: Path, good: bytes) -> None:
+    """Write a bad database file of `kind` at `path`."""
+    page = int.from_bytes(good[16:18], "big")
+    if kind == "garbage":
+        path.write_bytes(b"these are not the pages you are looking for\n" * 200)
+    elif kind == "corrupt":
+        data = bytearray(good)
+        data[page * 2 : page * 3] = b"\xff" * page  # a b-tree page of the games table wiped
+        path.write_bytes(bytes(data))
+    elif kind == "truncated":
+        path.write_bytes(good[: (len(good) // 2) // page * page])  # a copy cut short (disk full, crash)
+    elif kind == "newer":
+        path.write_bytes(good)
+        conn = sqlite3.connect(path)
+        conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+        conn.commit()
+        conn.close()
+        for side in (Path(f"{path}-wal"), Path(f"{path}-shm")):
+            side.unlink(missing_ok=True)
+    elif kind == "unopenable":
+        path.mkdir()  # a folder where the file should be (a volume mounted wrongly)
+        (path / "x").write_text("x")
+    elif kind == "foreign":
+        conn = sqlite3.connect(path)
+        conn.execute("CREATE TABLE recipes (name TEXT)")
+        conn.execute("INSERT INTO recipes VALUES ('bread')")
+        conn.commit()
+        conn.close()
+    else:  # pragma: no cover
+        raise ValueError(kind)
+
+
+def fingerprint(path: Path) -> tuple[object, ...]:
+    """Bytes and mtime of a file (a folder: its listing), and which -wal/-shm/-journal exist beside it."""
+    if path.is_dir():
+        body: object = sorted(p.name for p in path.iterdir())
+    else:
+        body = path.read_bytes()
+    sides = tuple(Path(f"{path}{s}").exists() for s in ("-wal", "-shm", "-journal"))
+    return body, path.stat().st_mtime_ns, sides
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    return good_bytes(tmp_path_factory.mktemp("good"))
+
+
+@pytest.fixture(params=KINDS)
+def bad(request: pytest.FixtureRequest, tmp_path: Path, good: bytes) -> Iterator[tuple[str, Path]]:
+    kind = str(request.param)
+    path = tmp_path / "data" / "alexandros.db"
+    path.parent.mkdir()
+    make_bad(kind, path, good)
+    os.utime(path, ns=(1_000_000_000_000_000_000, 1_000_000_000_000_000_000))  # an mtime any write changes
+    yield kind, path
+
+
+def one_sentence(text: str, kind: str) -> None:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    assert "Traceback" not in text and "Error(" not in text
+    for word in WORDS[kind]:
+        assert word in lines[0], (kind, lines[0])
+    assert lines[0].endswith(".")
+
+
+def bare_env(**extra: str) -> dict[str, str]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp")}
+    env.update(PYTHONPATH=str(ROOT), **extra)
+    return env
+
+
+# --- the store ------------------------------------------------------------------------------------------
+
+
+async def test_the_store_refuses_each_bad_file_and_writes_nothing(bad: tuple[str, Path]) -> None:
+    kind, path = bad
+    before = fingerprint(path)
+    problem = inspect_database(path)
+    assert problem is not None and problem.kind == kind
+    with pytest.raises(BadDatabase) as err:
+        await open_store(path)
+    assert err.value.kind == kind
+    one_sentence(str(err.value), kind)
+    assert fingerprint(path) == before
+
+
+async def test_a_good_an_empty_and_a_missing_file_open(tmp_path: Path, good: bytes) -> None:
+    (tmp_path / "good.db").write_bytes(good)
+    (tmp_path / "empty.db").write_bytes(b"")
+    for name in ("good.db", "empty.db", "missing.db"):
+        assert inspect_database(tmp_path / name) is None
+        store = await open_store(tmp_path / name)
+        await store.close()
+
+
+# --- the bot, the console, the CLI: processes and entry points -------------------------------------------
+
+
+def test_the_bot_refuses_each_bad_file_before_it_tries_discord(bad: tuple[str, Path]) -> None:
+    kind, path = bad
+    before = fingerprint(path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        capture_output=True,
+        text=True,
+        cwd=path.parent.parent,
+        # A dummy token: reaching Discord would end in "Discord refused the token" or "Could not reach
+        # Discord", never in the database's sentence.
+        env=bare_env(DISCORD_TOKEN="dummy-token-" + "x" * 40, ALEXANDROS_BACKUP_INTERVAL_HOURS="0"),
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    one_sentence(proc.stderr, kind)
+    assert "Discord" not in proc.stderr
+    assert fingerprint(path) == before
+
+
+def test_the_console_refuses_each_bad_file(bad: tuple[str, Path]) -> None:
+    kind, path = bad
+    before = fingerprint(path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "console", "--players", "a,b", "--db", str(path), "--out", "pics"],
+        capture_output=True,
+        text=True,
+        cwd=path.parent,
+        env=bare_env(),
+        input="",
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    one_sentence(proc.stderr, kind)
+    assert fingerprint(path) == before
+    assert not (path.parent / "pics").exists()
+
+
+def test_the_backup_cli_refuses_each_bad_database(
+    bad: tuple[str, Path], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kind, path = bad
+    before = fingerprint(path)
+    monkeypatch.chdir(path.parent.parent)
+    monkeypatch.setattr(os, "environ", bare_env())
+    assert bot_main(["backup"]) == 1
+    out = capsys.readouterr()
+    assert out.out == ""
+    if kind == "unopenable":
+        assert "There is no database" in out.err  # a folder is not a database file
+    else:
+        one_sentence(out.err, kind)
+    assert fingerprint(path) == before
+    assert not list((path.parent / "backups").glob("*.db")) if (path.parent / "backups").exists() else True
+
+
+def test_the_restore_cli_refuses_each_bad_backup_and_keeps_the_database(
+    bad: tuple[str, Path],
+    good: bytes,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kind, backup = bad
+    db = backup.parent.parent / "live" / "alexandros.db"
+    db.parent.mkdir()
+    db.write_bytes(good)
+    before = fingerprint(db)
+    monkeypatch.chdir(db.parent.parent)
+    monkeypatch.setattr(os, "environ", bare_env(ALEXANDROS_DATA_DIR=str(db.parent)))
+    assert bot_main(["restore", str(backup)]) == 1
+    out = capsys.readouterr()
+    lines = out.err.strip().splitlines()
+    assert out.out == "" and len(lines) == 1 and lines[0].endswith("."), out
+    assert "Traceback" not in out.err and "RestoreError" not in out.err
+    expected = "newer version of the bot" if kind == "newer" else "failed its check"
+    if kind == "unopenable":
+        expected = "There is no file"  # a folder given as the backup
+    assert expected in lines[0], lines[0]
+    assert fingerprint(db) == before
+    assert sorted(p.name for p in db.parent.iterdir()) in (
+        ["alexandros.db"],
+        ["alexandros.db", "alexandros.db.lock"],
+    )
