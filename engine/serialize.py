@@ -43,7 +43,10 @@ def to_data(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"type": type(value).__name__}
         for f in dataclasses.fields(value):
-            out[f.name] = to_data(getattr(value, f.name))
+            item = getattr(value, f.name)
+            if f.metadata.get("omit_default") and item == f.default:
+                continue  # a field added later, written only when set (engine.state.GameState.undo)
+            out[f.name] = to_data(item)
         return out
     if isinstance(value, frozenset):
         return sorted((to_data(v) for v in value), key=json.dumps)
