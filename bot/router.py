@@ -11,6 +11,7 @@ from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
 from .over_days import OverDays
 from .provinces import ProvinceActions
+from .seats import Seats
 from .turns import TurnActions
 
 
@@ -27,6 +28,7 @@ class Handlers:
         self.provinces = ProvinceActions(ctx)
         self.info = Info(ctx)
         self.over_days = OverDays(ctx)
+        self.seats = Seats(ctx)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""
@@ -49,6 +51,8 @@ class Handlers:
             await self.guided.go(interaction, g, int(a[1]), a[2], a[3], a[4])
         elif kind == "oc":
             await self.provinces.guards(interaction, g, int(a[1]), int(a[2]), a[3])
+        elif kind == "seatok":  # a seat offer's Accept (bot.seats)
+            await self.seats.accept(interaction, g, int(a[1]), int(a[2]))
         else:
             return False
         return True

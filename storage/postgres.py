@@ -504,6 +504,7 @@ class PostgresGameStore:
         duties: Sequence[NewDuty] = (),
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """A change with no engine event, exactly as `SqliteGameStore.amend` does."""
         seat_rows = None if seats is None else _check_seats(seats)
@@ -512,16 +513,17 @@ class PostgresGameStore:
         waiting = None if isinstance(waiting_on, _Keep) else waiting_on
         keys = list(cancel_keys)
         meta_rows = _meta_rows(meta or {})
+        options_json = None if options is None else _dumps(options)
 
         async def body(conn: _Conn) -> GameRecord:
             updated = await conn.fetchrow(
-                "UPDATE games g SET updated_at = $1,"
+                "UPDATE games g SET updated_at = $1, options = COALESCE($6::text, g.options),"
                 " turn_started_at = CASE WHEN NOT $2::boolean OR g.waiting_on IS NOT DISTINCT FROM $3::bigint"
                 "   THEN g.turn_started_at WHEN $3::bigint IS NULL THEN NULL ELSE $1 END,"
                 " waiting_on = CASE WHEN $2::boolean THEN $3::bigint ELSE g.waiting_on END"
                 " WHERE g.id = $4 AND g.version = $5 AND g.status = 'playing'"
                 f" RETURNING {_GAME_COLUMNS}",
-                now, set_waiting, waiting, game_id, expected_version,
+                now, set_waiting, waiting, game_id, expected_version, options_json,
             )  # fmt: skip
             if updated is None:
                 row = await conn.fetchrow("SELECT version, status FROM games WHERE id = $1", game_id)

@@ -561,6 +561,7 @@ class SqliteGameStore:
         duties: Sequence[NewDuty] = (),
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """A change with no engine event (see GameStore.amend): like `append` without events or snapshot."""
         seat_rows = None if seats is None else _check_seats(seats)
@@ -569,17 +570,18 @@ class SqliteGameStore:
         waiting = None if isinstance(waiting_on, _Keep) else waiting_on
         keys = list(cancel_keys)
         meta_rows = _meta_rows(meta or {})
+        options_json = None if options is None else _dumps(options)
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             updated = list(
                 await conn.execute_fetchall(
-                    "UPDATE games SET updated_at = ?,"
+                    "UPDATE games SET updated_at = ?, options = COALESCE(?, options),"
                     " turn_started_at = CASE WHEN NOT ? OR waiting_on IS ? THEN turn_started_at"
                     "   WHEN ? IS NULL THEN NULL ELSE ? END,"
                     " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
                     " WHERE id = ? AND version = ? AND status = 'playing'"
                     f" RETURNING {_RETURNING_COLUMNS}",
-                    (now, set_waiting, waiting, waiting, now, set_waiting, waiting,
+                    (now, options_json, set_waiting, waiting, waiting, now, set_waiting, waiting,
                      game_id, expected_version),
                 )
             )  # fmt: skip

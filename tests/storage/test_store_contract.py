@@ -327,7 +327,9 @@ async def test_amend_reseats_with_duties_and_meta_at_the_same_version(store: Gam
         duties=[post()],
         cancel_keys=["remind"],
         meta={"handed": [ALICE]},
+        options={"map": "default", "names": {str(CAROL): "carol"}},
     )
+    assert amended.options == {"map": "default", "names": {str(CAROL): "carol"}}
     assert amended.seats == ((0, CAROL), (1, BOB)) and amended.version == game.version
     assert amended.waiting_on == CAROL and amended.turn_started_at == T0 + 5
     assert await store.game_by_id(game.id) == amended
@@ -338,6 +340,7 @@ async def test_amend_reseats_with_duties_and_meta_at_the_same_version(store: Gam
     await check_log(store, game.id)
     paused = await store.amend(game.id, game.version, T0 + 6, waiting_on=None)
     assert paused.waiting_on is None and paused.turn_started_at is None and paused.seats == amended.seats
+    assert paused.options == amended.options  # kept when not given
     with pytest.raises(VersionConflict):
         await store.amend(game.id, game.version - 1, T0 + 7, waiting_on=BOB)
     with pytest.raises(GameNotFound):
