@@ -165,9 +165,8 @@ class Seats:
         )
         after = Table(expected, state, names_of(expected))
         old_name = table.speaker.seat(seat)
-        duties: list[NewDuty] = [
-            dt.say(rec.channel_id, texts.seat_taken(new.id, old_name, COLOURS[seat]), [new.id], now)
-        ]
+        taken = texts.seat_taken(new.id, old_name, COLOURS[seat], waiting is not None)
+        duties: list[NewDuty] = [dt.say(rec.channel_id, taken, [new.id] if waiting is not None else [], now)]
         since, turn_events = await ctx.pipeline.current_turn(table)
         if since is not None:
             duties.append(dt.turn_edit(after, since, turn_events, now))

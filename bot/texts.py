@@ -496,8 +496,9 @@ def seat_offered(holder: str, colour: str, to_user: int, by: str) -> str:
     )
 
 
-def seat_taken(new_user: int, old: str, colour: str) -> str:
-    return f"<@{new_user}> took over {old}'s seat ({colour}). {old} no longer plays in this game."
+def seat_taken(new_user: int, old: str, colour: str, on_turn: bool) -> str:
+    turn = f" <@{new_user}>, it is your turn." if on_turn else ""
+    return f"<@{new_user}> took over {old}'s seat ({colour}). {old} no longer plays in this game.{turn}"
 
 
 def paused_public(by: str) -> str:
