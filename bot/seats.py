@@ -98,6 +98,9 @@ class Seats:
                 raise Refused("bot/not-a-player")
             if to.bot or record.seat_of(to.id) is not None or to.id == holder.id:
                 raise Refused("bot/offer-bad-member", who=display_name(to))
+            state = (await ctx.tables.load(record)).playing()  # read for one public fact: resigned or not
+            if state.players[seat].resigned:
+                raise Refused("game/resigned", Table(record, None, names_of(record)).speaker, player=seat)
             offers = dict((await ctx.store.get_game_meta(record.id)).get(META_OFFERS) or {})
             offers[str(seat)] = [holder.id, to.id, interaction.user.id]
             await ctx.store.set_game_meta(record.id, {META_OFFERS: offers}, ctx.clock())
