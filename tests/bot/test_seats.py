@@ -216,6 +216,38 @@ async def test_a_vacation_moves_the_deadline_stops_reminders_and_shows_on_the_tu
         assert (await g.state()).turn == turn + 1
 
 
+async def test_a_vacation_taken_between_turns_holds_the_next_turn_s_deadline_and_the_timer_honours_it(
+    tmp_path,
+):
+    from bot import duties as dt
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d, deadline_hours=24)
+        me = await waiting_user(g)
+        away = next(u for u in g.users if u.id != me.id)
+        await d.slash(away, "alexandros vacation", days=4)
+        until = float((await g.table()).record.options["vacations"][str(away.id)])
+        turn = (await g.state()).turn
+        while (await g.state()).turn == turn:  # the turn passes to the player on vacation
+            st = await g.state()
+            await g.play(ai.greedy_player(st, random.Random(st.version)), st.version)
+        table = await g.table()
+        assert table.current_user == away.id
+        (deadline,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.DEADLINE]
+        assert deadline.due_at == until  # the pipeline planned it at the vacation's end, not in 24 hours
+
+        # A deadline that falls due during the vacation anyway (planned before it) is moved, not applied.
+        since, _ = await d.bot.pipeline.current_turn(table)
+        early = table.record.turn_started_at + HOUR
+        await d.bot.store.add_duties(g.game_id, [dt.deadline(table, since, early)], clock.now)
+        clock.now = early + 60
+        await d.bot.deliveries.drain(clock.now)
+        assert (await g.state()).turn == turn + 1
+        (moved,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.DEADLINE]
+        assert moved.due_at == until
+
+
 async def test_a_vacation_is_at_most_14_days_and_ends_with_zero(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await open_game(d)
