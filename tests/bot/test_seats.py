@@ -295,6 +295,10 @@ async def test_the_creator_pauses_and_resumes_no_action_deadline_or_reminder_in_
         assert r.ephemeral and "paused" in r.content
         r = await d.slash(me, "alexandros resign")
         assert r.ephemeral and "paused" in r.content
+        r = await d.slash(next(u for u in g.users if u.id != me.id), "alexandros nudge")
+        assert r.ephemeral and "paused" in r.content
+        r = await d.slash(me, "alexandros agree")
+        assert r.ephemeral and "paused" in r.content
         r = await d.slash(me, "alexandros hand")  # looking still works
         assert r.ephemeral and "paused" not in r.content
         mark = d.mark()
