@@ -201,3 +201,12 @@ def test_p10_the_position_notation_carries_the_undo_trail() -> None:
     back = parse_position(text, maps=lambda digest: STRIP)
     assert back == st2
     assert apply(back, Undo(0))[0] == apply(st2, Undo(0))[0]
+
+
+def test_p10_json_writes_the_trail_s_points_without_the_map_they_share() -> None:
+    st0 = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={0: ((0, 1),)}, hands={0: hand(T)})
+    st1, _ = apply(st0, TakeCard(0, CardSource.FACE_UP, 0))
+    doc = serialize.dump(st1)
+    assert doc["value"]["map"]["text"] == STRIP.text
+    assert [set(p) & {"map"} for p in doc["value"]["undo"]["points"]] == [set()]
+    assert serialize.load(doc) == st1
