@@ -26,7 +26,7 @@ from .components import GameButton, cid_button
 from .context import Context
 from .pipeline import META_ABSENT, user_ids
 from .schedule import next_reminder
-from .seat_rules import DAY, MAX_VACATION_DAYS, OPT_PAUSED, is_paused, with_vacation
+from .seat_rules import DAY, MAX_VACATION_DAYS, OPT_PAUSED, is_paused, vacations, with_vacation
 from .tables import Refused, Table, names_of
 
 META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]}: one open offer per seat
@@ -161,6 +161,7 @@ class Seats:
         waiting: int | None = new.id if on_turn and not is_paused(options) else None
         expected = dataclasses.replace(
             rec,
+            updated_at=now,
             seats=seats,
             options=options,
             waiting_on=waiting if on_turn else rec.waiting_on,
@@ -233,8 +234,10 @@ class Seats:
                     raise Refused("bot/not-a-player")
                 now = ctx.clock()
                 until = now + min(days, MAX_VACATION_DAYS) * DAY if days > 0 else None
-                options = with_vacation(record.options, interaction.user.id, until)
-                after = Table(dataclasses.replace(record, options=options), state, table.names)
+                options = with_vacation(_current(record.options, now), interaction.user.id, until)
+                after = Table(
+                    dataclasses.replace(record, options=options, updated_at=now), state, table.names
+                )
                 name = table.speaker.seat(seat)
                 duties: list[NewDuty] = [
                     dt.say(record.channel_id, texts.vacation_public(name, until), now=now)
@@ -278,6 +281,7 @@ class Seats:
                 uid = table.user_of(state.current)
                 expected = dataclasses.replace(
                     record,
+                    updated_at=now,
                     options=options,
                     waiting_on=uid if resume else None,
                     turn_started_at=now if resume else None,
@@ -303,6 +307,15 @@ class Seats:
             await say(interaction, texts.RESUMED if resume else texts.PAUSED)
 
         await ctx.guard(interaction, body)
+
+
+def _current(options: dict[str, Any], now: float) -> dict[str, Any]:
+    """The options without vacations that are over (they would only clutter the turn post)."""
+    out = dict(options)
+    for uid, until in vacations(options).items():
+        if until <= now:
+            out = with_vacation(out, uid, None)
+    return out
 
 
 def _may_manage(record: GameRecord, interaction: discord.Interaction, what: str) -> None:

@@ -478,7 +478,8 @@ def away_note(table: Table) -> str:
     away = [
         f"{table.speaker.seat(seat)} until {when(until)}"
         for uid, until in sorted(vacations(table.record.options).items(), key=lambda kv: kv[1])
-        if (seat := table.seat_of(uid)) is not None
+        # the record's last change is when the post is worded: a vacation over by then is not shown
+        if (seat := table.seat_of(uid)) is not None and until > table.record.updated_at
     ]
     if away:
         out += "\n🏖 On vacation (deadlines and reminders wait): " + ", ".join(away) + "."

@@ -214,6 +214,7 @@ async def test_a_vacation_moves_the_deadline_stops_reminders_and_shows_on_the_tu
         clock.now = until + 10
         await d.bot.deliveries.drain(clock.now)  # back: the turn is skipped now (the table's policy)
         assert (await g.state()).turn == turn + 1
+        assert "On vacation" not in g.turn_message().content  # over: the next turn post leaves it out
 
 
 async def test_a_vacation_taken_between_turns_holds_the_next_turn_s_deadline_and_the_timer_honours_it(
