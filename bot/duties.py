@@ -42,7 +42,10 @@ def buttons(table: Table) -> dict[str, Any] | None:
     st = table.state
     if st is None or st.over or table.record.status != "playing":
         return None
-    return {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
+    facts: dict[str, Any] = {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
+    if st.undo.points:  # P10: the Undo button, while a step can be taken back
+        facts["undo"] = True
+    return facts
 
 
 def _picture(state: GameState, table: Table) -> dict[str, Any]:

@@ -51,6 +51,8 @@ class Handlers:
             await self.guided.go(interaction, g, int(a[1]), a[2], a[3], a[4])
         elif kind == "oc":
             await self.provinces.guards(interaction, g, int(a[1]), int(a[2]), a[3])
+        elif kind == "undo":  # the turn post's Undo (P10, bot.seats)
+            await self.seats.undo(interaction, g, int(a[1]))
         elif kind == "seatok":  # a seat offer's Accept (bot.seats)
             await self.seats.accept(interaction, g, int(a[1]), int(a[2]))
         else:

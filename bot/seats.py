@@ -48,16 +48,21 @@ class Seats:
 
     # --- undo (P10) ---------------------------------------------------------------------------------------
 
-    async def undo(self, interaction: discord.Interaction) -> None:
-        """``/alexandros undo``: the player on turn takes back their last step; the channel is told."""
+    async def undo(
+        self, interaction: discord.Interaction, game_id: int | None = None, version: int | None = None
+    ) -> None:
+        """``/alexandros game undo`` or the turn post's Undo button (which names its game and version): the
+        player on turn takes back their last step; the channel is told."""
         ctx = self.ctx
 
         async def body() -> None:
             await defer_private(interaction)
-            ask = ctx.ask(interaction)
-            record = await ctx.tables.record_in(interaction.channel_id or 0)
-            ask = dataclasses.replace(ask, game_id=record.id)
-            async with ctx.tables.locks.hold(record.id):
+            ask = ctx.ask(interaction, game_id, version)
+            if game_id is None:
+                record = await ctx.tables.record_in(interaction.channel_id or 0)
+                ask = dataclasses.replace(ask, game_id=record.id)
+            assert ask.game_id is not None
+            async with ctx.tables.locks.hold(ask.game_id):
                 table, state, seat = await ctx.pipeline.look(ask)
                 if is_paused(table.record.options):
                     raise Refused("bot/paused")

@@ -463,7 +463,7 @@ def synced(count: int, everywhere: bool) -> str:
 
 # --- seats over days: substitutes, vacations, pausing, taking back (bot.seats) --------------------------
 
-TOOK_BACK = "You took back your last step. Play on, or take back more with `/alexandros game undo`."
+TOOK_BACK = "You took back your last step. Play on, or take back more with Undo (or `/alexandros game undo`)."
 OFFER_ACCEPTED = (
     "You hold the seat now. Your hand: the My hand button on the turn post, or `/alexandros hand`."
 )

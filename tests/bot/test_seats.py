@@ -56,6 +56,12 @@ async def test_p10_undo_takes_back_a_face_up_card_and_the_channel_is_told(tmp_pa
 
         r = await d.slash(other, "alexandros game undo")
         assert r.ephemeral and "not your turn" in r.content.lower()
+        undo_cid = f"alx:undo:{g.game_id}:{took.version}"
+        assert undo_cid in g.turn_message().custom_ids  # the turn post offers Undo now
+        r = await d.click(other, g.turn_message().id, undo_cid)
+        assert r.ephemeral and "not your turn" in r.content.lower()
+        r = await d.slash(other, "alexandros board")  # a copy of the post, with this version's buttons
+        copy = r.response_message or d.find_message(undo_cid)
 
         mark = d.mark()
         r = await d.slash(me, "alexandros game undo")
@@ -65,14 +71,20 @@ async def test_p10_undo_takes_back_a_face_up_card_and_the_channel_is_told(tmp_pa
         name = (await g.table()).speaker.seat(moved.current)
         assert f"{name} took back their move." in _public_since(d, mark)
         g.check_public()
+        r = await d.click(me, copy.id, undo_cid)  # the copy's Undo is out of date now
+        assert r.ephemeral and "out of date" in r.content
+        assert (await g.state()).version == back.version
 
         # The move turned a face-up card (R3.1 a) unless nothing was left to turn: not past that.
-        r = await d.slash(me, "alexandros game undo")
-        assert r.ephemeral
-        if moved.undo.points:
+        again = f"alx:undo:{g.game_id}:{back.version}"
+        if moved.undo.points:  # a special move, or nothing left to turn: the button takes it back
+            r = await d.click(me, g.turn_message().id, again)
+            assert r.ephemeral and "took back your last step" in r.content
             assert (await g.state()).phase is Phase.MOVE
         else:
-            assert "can no longer be taken back" in r.content
+            assert again not in g.turn_message().custom_ids
+            r = await d.slash(me, "alexandros game undo")
+            assert r.ephemeral and "can no longer be taken back" in r.content
             assert (await g.state()).version == back.version
 
 
