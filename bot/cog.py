@@ -344,6 +344,54 @@ class AlexandrosCog(commands.Cog):
     async def forget_me(self, interaction: discord.Interaction) -> None:
         await self.h.privacy.forget_me(interaction)
 
+    # --- seats over days: undo, substitutes, vacations, pausing (bot.seats) ---------------------------
+
+    @group.command(
+        name="vacation", description="Pause your deadlines and reminders for up to 14 days (0: back)"
+    )
+    @app_commands.describe(days="How many days (up to 14; 0 ends your vacation)")
+    async def vacation(
+        self, interaction: discord.Interaction, days: app_commands.Range[float, 0, 14]
+    ) -> None:
+        await self.h.seats.vacation(interaction, days)
+
+    # Discord allows 25 subcommands in a group (this one is full now): the rest share a subgroup.
+    game = app_commands.Group(
+        name="game",
+        description="Take back a step, hand over or replace a seat, pause or resume",
+        parent=group,
+    )
+
+    @game.command(name="undo", description="Take back your last step of this turn (not past a revealed card)")
+    async def undo(self, interaction: discord.Interaction) -> None:
+        await self.h.seats.undo(interaction)
+
+    @game.command(
+        name="handover", description="Offer your seat to another member (they accept with a button)"
+    )
+    @app_commands.describe(to="The member who takes over your seat")
+    async def handover(self, interaction: discord.Interaction, to: discord.Member) -> None:
+        await self.h.seats.offer(interaction, to, None)
+
+    @game.command(
+        name="replace",
+        description="Offer a gone player's seat to another member (creator or Manage Channels)",
+    )
+    @app_commands.describe(player="The player who has gone", with_="The member who takes over the seat")
+    @app_commands.rename(with_="with")
+    async def replace(
+        self, interaction: discord.Interaction, player: discord.Member, with_: discord.Member
+    ) -> None:
+        await self.h.seats.offer(interaction, with_, player)
+
+    @game.command(name="pause", description="Pause the whole game (creator or Manage Channels)")
+    async def pause(self, interaction: discord.Interaction) -> None:
+        await self.h.seats.pause(interaction, resume=False)
+
+    @game.command(name="resume", description="Resume a paused game (creator or Manage Channels)")
+    async def resume(self, interaction: discord.Interaction) -> None:
+        await self.h.seats.pause(interaction, resume=True)
+
 
 class AdminCog(commands.Cog):
     """``/alexandros-admin sync``: push the command list to Discord (never done on every start).

@@ -47,8 +47,9 @@ def lobby_view(game_id: int) -> discord.ui.View:
     return v
 
 
-def turn_view(g: int, ver: int, moving: bool) -> discord.ui.View:
-    """The active turn's buttons: My hand, Move, Actions, End turn (the last three carry the version)."""
+def turn_view(g: int, ver: int, moving: bool, undo: bool = False) -> discord.ui.View:
+    """The active turn's buttons: My hand, Move, Actions, End turn (the last three carry the version), and
+    Undo (P10, with the version) while the player on turn has a step to take back."""
     v = discord.ui.View(timeout=None)
     v.add_item(GameButton(cid_button("hand", g), "My hand", discord.ButtonStyle.secondary, emoji="🂠"))
     v.add_item(
@@ -58,6 +59,8 @@ def turn_view(g: int, ver: int, moving: bool) -> discord.ui.View:
         GameButton(cid_button("acts", g, ver), "Actions", discord.ButtonStyle.primary, disabled=moving)
     )
     v.add_item(GameButton(cid_button("end", g, ver), "End turn", discord.ButtonStyle.danger, disabled=moving))
+    if undo:
+        v.add_item(GameButton(cid_button("undo", g, ver), "Undo", discord.ButtonStyle.secondary, emoji="↩"))
     return v
 
 

@@ -251,7 +251,7 @@ class Deliveries:
         b = p.get("buttons")
         if not b:
             return None
-        return turn_view(int(b["game"]), int(b["version"]), bool(b["moving"]))
+        return turn_view(int(b["game"]), int(b["version"]), bool(b["moving"]), bool(b.get("undo")))
 
     async def _post(self, duty: Duty, now: float, nonce: str | None = None) -> str:
         p = duty.payload

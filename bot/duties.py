@@ -42,7 +42,10 @@ def buttons(table: Table) -> dict[str, Any] | None:
     st = table.state
     if st is None or st.over or table.record.status != "playing":
         return None
-    return {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
+    facts: dict[str, Any] = {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
+    if st.undo.points:  # P10: the Undo button, while a step can be taken back
+        facts["undo"] = True
+    return facts
 
 
 def _picture(state: GameState, table: Table) -> dict[str, Any]:
@@ -150,3 +153,12 @@ def deadline(table: Table, since: int, due: float) -> NewDuty:
     assert st is not None
     payload = {"since": since, "turn": st.turn}
     return NewDuty(DEADLINE, due, table.record.channel_id, table.current_user, payload, key=DEADLINE)
+
+
+def turn_edit(table: Table, since: int, turn_events: Sequence[Event], now: float) -> NewDuty:
+    """The live turn post worded afresh (a seat handed over, a vacation, a pause: bot.seats)."""
+    state = table.state
+    assert state is not None
+    text = texts.turn_text(table, texts.turn_header(table), turn_events)
+    payload = {"text": text, "since": since, "buttons": buttons(table), **_picture(state, table)}
+    return NewDuty(EDIT, now, table.record.channel_id, payload=payload)

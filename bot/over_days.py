@@ -15,6 +15,7 @@ from .answers import display_name, say
 from .context import Context
 from .pipeline import META_ABSENT, META_NUDGED_AT, META_TURN_POST, user_ids
 from .schedule import ReminderPrefs, next_nudge_at, nudge_allowed
+from .seat_rules import is_paused
 from .tables import Refused
 
 log = logging.getLogger("bot")
@@ -99,6 +100,8 @@ class OverDays:
 
         async def body() -> None:
             record, _ = await ctx.pipeline.authorise(ctx.ask(interaction, turn=False))
+            if is_paused(record.options):  # nobody is waited for while the game is paused (bot.seats)
+                raise Refused("bot/paused")
             waiting = record.waiting_on
             if waiting == interaction.user.id:
                 raise Refused("bot/nudge-self")

@@ -39,6 +39,7 @@ from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, Ve
 from . import duties as dt
 from . import ratings, replays
 from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy, turn_deadline
+from .seat_rules import is_paused, vacation_until
 from .tables import Outcome, Refused, Table, Tables, names_of
 from .words import Speaker
 
@@ -143,6 +144,8 @@ class Pipeline:
             raise Refused("bot/not-a-player")
         if ask.version is not None and ask.version != record.version:
             raise Refused("game/stale", expected=ask.version, actual=record.version)
+        if ask.turn and is_paused(record.options):  # while paused no turn waits on anyone (bot.seats)
+            raise Refused("bot/paused")
         if ask.turn and record.waiting_on != ask.user_id:
             current = record.seat_of(record.waiting_on) if record.waiting_on is not None else None
             raise Refused("game/not-your-turn", Speaker(names_of(record)), player=seat, current=current)
@@ -165,6 +168,8 @@ class Pipeline:
         )
         async with self.tables.locks.hold(game_id):
             table, state, seat = await self.look(dataclasses.replace(ask, game_id=game_id))
+            if is_paused(table.record.options):  # resigning too waits for the game to be resumed
+                raise Refused("bot/paused")
             action = parse(state, seat)
             try:
                 new_state, events = apply(state, action)
@@ -317,6 +322,9 @@ class Pipeline:
         uid = table.current_user
         if due is None or table.state is None or uid is None:
             return None
+        away = vacation_until(table.record.options, uid, self.clock())
+        if away is not None:  # a player on vacation: the deadline waits for their return (bot.seats)
+            due = max(due, away)
         if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:
             if meta_changes is not None and META_ABSENT in meta_changes:
                 absent = user_ids(meta_changes[META_ABSENT])

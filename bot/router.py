@@ -16,6 +16,7 @@ from .privacy import Privacy
 from .provinces import ProvinceActions
 from .ratings import Ratings
 from .replays import Replays
+from .seats import Seats
 from .turns import TurnActions
 
 
@@ -38,6 +39,7 @@ class Handlers:
         self.replays = Replays(ctx.client, ctx.tables, ctx.pictures)
         self.history = History(ctx, self.ratings, self.replays)
         self.privacy = Privacy(ctx)
+        self.seats = Seats(ctx)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""
@@ -62,6 +64,10 @@ class Handlers:
             await self.provinces.guards(interaction, g, int(a[1]), int(a[2]), a[3])
         elif kind == "forget":  # g is the user id here (bot.privacy)
             await self.privacy.forget_confirmed(interaction, g)
+        elif kind == "undo":  # the turn post's Undo (P10, bot.seats)
+            await self.seats.undo(interaction, g, int(a[1]))
+        elif kind == "seatok":  # a seat offer's Accept (bot.seats)
+            await self.seats.accept(interaction, g, int(a[1]), int(a[2]))
         else:
             return False
         return True

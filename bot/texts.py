@@ -22,6 +22,7 @@ from storage import GameRecord, PlayerRating
 
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
+from .seat_rules import is_paused, vacations
 from .tables import Table
 from .words import END_REASONS, cards_text
 
@@ -121,7 +122,7 @@ def turn_header(table: Table) -> str:
     name = table.speaker.seat(seat)
     return (
         f"**Turn {st.turn} — {name} ({COLOURS[seat]})** <@{uid}>, it is your turn.\n"
-        f"{can_do(table)}{deadline_note(table)}"
+        f"{can_do(table)}{deadline_note(table)}{away_note(table)}"
     )
 
 
@@ -647,4 +648,76 @@ def purged(count: int, days: int) -> str:
     return (
         f"Deleted {count} finished or abandoned game{'s' if count != 1 else ''} of this server older than "
         f"{days} days, with their moves and settings. Games in play were not touched."
+    )
+
+
+# --- seats over days: substitutes, vacations, pausing, taking back (bot.seats) --------------------------
+
+TOOK_BACK = "You took back your last step. Play on, or take back more with Undo (or `/alexandros game undo`)."
+OFFER_ACCEPTED = (
+    "You hold the seat now. Your hand: the My hand button on the turn post, or `/alexandros hand`."
+)
+ACCEPT_SEAT = "Accept the seat"
+
+
+def away_note(table: Table) -> str:
+    """The turn post's line about a paused game and the players on vacation (what everyone sees)."""
+    out = ""
+    if is_paused(table.record.options):
+        out += "\n⏸ The game is paused: nothing can be played, and no deadline runs, until it is resumed."
+    away = [
+        f"{table.speaker.seat(seat)} until {when(until)}"
+        for uid, until in sorted(vacations(table.record.options).items(), key=lambda kv: kv[1])
+        # the record's last change is when the post is worded: a vacation over by then is not shown
+        if (seat := table.seat_of(uid)) is not None and until > table.record.updated_at
+    ]
+    if away:
+        out += "\n🏖 On vacation (deadlines and reminders wait): " + ", ".join(away) + "."
+    return out
+
+
+def took_back_public(name: str) -> str:
+    return f"{name} took back their move."
+
+
+def seat_offered(holder: str, colour: str, to_user: int, by: str) -> str:
+    return (
+        f"{by} offers {holder}'s seat ({colour}) to <@{to_user}>. <@{to_user}>, press the button to take it: "
+        "from then on the seat's hand and turns are yours."
+    )
+
+
+def seat_taken(new_user: int, old: str, colour: str, on_turn: bool) -> str:
+    turn = f" <@{new_user}>, it is your turn." if on_turn else ""
+    return f"<@{new_user}> took over {old}'s seat ({colour}). {old} no longer plays in this game.{turn}"
+
+
+def paused_public(by: str) -> str:
+    return (
+        f"⏸ {by} paused the game. Nothing can be played, and no deadline or reminder runs, until it is "
+        "resumed."
+    )
+
+
+def resumed_public(by: str, user_id: int | None) -> str:
+    turn = f" <@{user_id}>, it is your turn again." if user_id is not None else ""
+    return f"▶ {by} resumed the game.{turn}"
+
+
+PAUSED = "The game is paused. Resume it with `/alexandros game resume`."
+RESUMED = "The game is resumed; the turn's deadline starts again from now."
+
+
+def vacation_public(name: str, until: float | None) -> str:
+    if until is None:
+        return f"{name} is back from vacation."
+    return f"🏖 {name} is on vacation until {when(until)}: their deadlines and reminders wait until then."
+
+
+def vacation_set(until: float | None) -> str:
+    if until is None:
+        return "Welcome back: your deadlines and reminders run again."
+    return (
+        f"Your vacation runs until {when(until)}. Your turn's deadline waits until then, and no reminder "
+        "is sent. End it early with `/alexandros vacation days:0`."
     )

@@ -34,6 +34,7 @@ from . import duties as dt
 from . import notices, texts
 from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
+from .seat_rules import is_paused, vacation_until
 from .tables import Refused, Table
 
 log = logging.getLogger("bot")
@@ -71,6 +72,12 @@ class Timers:
             return "dropped: the turn moved on"
         if uid in user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT)):
             return "dropped: the computer plays for them"
+        if is_paused(table.record.options):
+            return "dropped: the game is paused"
+        away = vacation_until(table.record.options, uid, now)
+        if away is not None:  # on vacation: no reminder until they are back
+            await self.store.add_duties(table.id, [NewDuty(**{**_fields(duty), "due_at": away})], now)
+            return "moved to the end of the vacation"
         planned_at = duty.payload.get("version")
         if planned_at is not None and int(planned_at) != table.version:
             # The player acted since (a move, an action): the wait starts again from that action.
@@ -133,6 +140,13 @@ class Timers:
                 return "dropped: the game is over"
             if state.turn != turn or table.current_user != duty.user_id:
                 return "dropped: the player acted in time"
+            if is_paused(table.record.options):
+                return "dropped: the game is paused"
+            away = vacation_until(table.record.options, duty.user_id, now)
+            if away is not None:  # the player went on vacation: their deadline waits until they are back
+                since = int(duty.payload.get("since", 0))
+                await self.store.add_duties(table.id, [dt.deadline(table, since, away)], now)
+                return "moved to the end of the vacation"
             hours = float(table.record.options.get("deadline_hours") or 0)
             uid = table.current_user
             if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:

@@ -18,6 +18,7 @@ from . import texts
 from .answers import defer_private, display_name, say
 from .context import Context
 from .pipeline import META_AGREED, user_ids
+from .seat_rules import is_paused
 from .tables import Refused
 
 
@@ -81,6 +82,8 @@ class TurnActions:
             await defer_private(interaction)
             ask = ctx.ask(interaction, turn=False)
             record, seat = await ctx.pipeline.authorise(ask)
+            if is_paused(record.options):  # ending by agreement waits for the game to be resumed
+                raise Refused("bot/paused")
             async with ctx.tables.locks.hold(record.id):
                 table, state, seat = await ctx.pipeline.look(ask)
                 interaction.extras["speaker"] = table.speaker

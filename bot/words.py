@@ -151,6 +151,8 @@ class Speaker:
             return f"{who(event.player)} {'skipped the turn' if event.skipped else 'ended the turn'}."
         if isinstance(event, ev.PlayerResigned):
             return f"{who(event.player)} resigned."
+        if isinstance(event, ev.StepTakenBack):
+            return f"{who(event.player)} took back their last step."
         if isinstance(event, ev.GameEnded):
             return f"The game is over ({END_REASONS.get(event.reason, str(event.reason))})."
         if isinstance(event, ev.TurnStarted):
@@ -334,6 +336,11 @@ _REFUSALS: dict[str, Refusal] = {
     "takeback/not-your-guard": lambda s, d: (
         f"You have no guard on the {s.space(d['space'])}. Pick one of your guards from the list."
     ),
+    "undo/nothing": lambda s, d: "There is nothing of this turn to take back.",
+    "undo/revealed": lambda s, d: (
+        "That can no longer be taken back: a hidden card was revealed since (a card drawn from the supply, "
+        "a face-up card turned, or cards given to another player)."
+    ),
     # --- bot codes --------------------------------------------------------------------------------------
     "bot/no-game": lambda s, d: "There is no game in this channel. Start one with `/alexandros new`.",
     "bot/creator-left": lambda s, d: (
@@ -387,6 +394,25 @@ _REFUSALS: dict[str, Refusal] = {
     ),
     "bot/already-voted": lambda s, d: f"You have already agreed to end the game; waiting for {d['waiting']}.",
     "bot/select-count": lambda s, d: f"Choose exactly {d['count']} cards.",
+    # seats over days (bot.seats)
+    "bot/paused": lambda s, d: (
+        "The game is paused: nothing can be played until its creator resumes it "
+        "with `/alexandros game resume`."
+    ),
+    "bot/already-paused": lambda s, d: (
+        "The game is already paused. Resume it with `/alexandros game resume`."
+    ),
+    "bot/not-paused": lambda s, d: "The game is not paused.",
+    "bot/not-creator-or-manager": lambda s, d: (
+        f"Only the game's creator or a member with Manage Channels can {d['what']}."
+    ),
+    "bot/offer-stale": lambda s, d: (
+        "This seat offer is out of date: the seat changed hands, or a newer offer replaced it."
+    ),
+    "bot/offer-not-yours": lambda s, d: f"This seat is offered to {d['to']}, not to you.",
+    "bot/offer-bad-member": lambda s, d: (
+        f"{d['who']} cannot take a seat here: already seated in this game, a bot, or the seat's own holder."
+    ),
     "bot/shutting-down": lambda s, d: (
         "The bot is restarting and takes no new actions now. Your game is saved; try again in a minute."
     ),

@@ -23,6 +23,7 @@ from engine.actions import (
     TakeBack,
     TakeCard,
     TakeOver,
+    Undo,
 )
 from engine.errors import ERROR_CODES, IllegalAction
 from engine.events import (
@@ -43,6 +44,7 @@ from engine.events import (
     PlayerResigned,
     ProvinceSplit,
     Scored,
+    StepTakenBack,
     SupplyShuffled,
     TurnEnded,
     TurnStarted,
@@ -63,6 +65,7 @@ from engine.state import (
     Phase,
     PlayerState,
     Province,
+    UndoTrail,
 )
 from engine.symbols import SYMBOLS, Cards, Symbol
 from engine.views import GameView, PlayerPublic, ProvinceView, redact, view
@@ -75,8 +78,9 @@ __all__ = [
     "LastMove", "Levy", "Map", "MapError", "Move", "MoveChoice", "MovePreview", "MoveSkipped", "MoveWay",
     "NotationError", "Occupy", "Options", "PathOption", "Phase", "PlayerPublic", "PlayerResigned",
     "PlayerState", "Point", "Province", "ProvinceCut", "ProvincePart", "ProvinceSplit", "ProvinceView",
-    "Resign", "Scored", "Side", "SkipTurn", "SnapshotError", "Space", "SupplyShuffled", "Symbol", "TakeBack",
-    "TakeCard", "TakeOver", "TurnEnded", "TurnStarted", "apply", "default_map", "dump_state", "evolve",
-    "format_action", "format_position", "load_map", "load_state", "map_ref", "new_game", "packaged_map",
-    "parse_action", "parse_map", "parse_position", "point_label", "redact", "replay", "view",
+    "Resign", "Scored", "Side", "SkipTurn", "SnapshotError", "Space", "StepTakenBack", "SupplyShuffled",
+    "Symbol", "TakeBack", "TakeCard", "TakeOver", "TurnEnded", "TurnStarted", "Undo", "UndoTrail", "apply",
+    "default_map", "dump_state", "evolve", "format_action", "format_position", "load_map", "load_state",
+    "map_ref", "new_game", "packaged_map", "parse_action", "parse_map", "parse_position", "point_label",
+    "redact", "replay", "view",
 ]

@@ -110,7 +110,17 @@ class EndByAgreement:
     player: int
 
 
-Action = Move | TakeCard | Occupy | TakeOver | Levy | TakeBack | EndTurn | Resign | SkipTurn | EndByAgreement
+@dataclass(frozen=True)
+class Undo:
+    """Take back the last step of this turn (the move or one action) that revealed nothing (P10)."""
+
+    player: int
+
+
+Action = (
+    Move | TakeCard | Occupy | TakeOver | Levy | TakeBack | EndTurn | Resign | SkipTurn | EndByAgreement
+    | Undo
+)
 ACTION_TYPES: tuple[type, ...] = (
-    Move, TakeCard, Occupy, TakeOver, Levy, TakeBack, EndTurn, Resign, SkipTurn, EndByAgreement,
+    Move, TakeCard, Occupy, TakeOver, Levy, TakeBack, EndTurn, Resign, SkipTurn, EndByAgreement, Undo,
 )

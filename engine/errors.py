@@ -7,7 +7,8 @@ several ways always gets the same code (tests/engine/test_error_codes.py pins th
 
 1. ``game/stale`` (an older ``expected_version``), ``game/over``, ``game/unknown-player``,
    ``game/resigned``; ``Resign`` and ``EndByAgreement`` need nothing more; then ``game/not-your-turn``.
-2. ``EndTurn``: ``turn/move-first``. ``SkipTurn``: nothing more.
+2. ``EndTurn``: ``turn/move-first``. ``SkipTurn``: nothing more. ``Undo`` (P10): ``undo/revealed`` when this
+   turn revealed hidden information after its last step that could be taken back, else ``undo/nothing``.
 3. ``Move`` (engine.rules.check_move, which preview_move shares):
    a. the turn: ``turn/already-moved``;
    b. the card (R3.1): ``move/bad-slot``, ``move/slot-empty``; then for a normal move
@@ -93,4 +94,6 @@ ERROR_CODES: frozenset[str] = frozenset({
     "levy/not-in-hand",
     "levy/card-not-matching",
     "takeback/not-your-guard",
+    "undo/nothing",
+    "undo/revealed",
 })

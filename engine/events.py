@@ -152,6 +152,15 @@ class PlayerResigned:
 
 
 @dataclass(frozen=True)
+class StepTakenBack:
+    """P10: ``player`` took back their last step; the state is again the one at ``version`` (the version
+    counter aside, which still counts every event)."""
+
+    player: int
+    version: int
+
+
+@dataclass(frozen=True)
 class GameEnded:
     reason: EndReason
     winners: tuple[int, ...]
@@ -177,9 +186,10 @@ Event = (
     | TurnEnded
     | PlayerResigned
     | GameEnded
+    | StepTakenBack
 )
 EVENT_TYPES: tuple[type, ...] = (
     GameCreated, SupplyShuffled, FirstPlayerChosen, CardTaken, FaceUpTurned, CardsDiscarded, TurnStarted,
     AlexanderMoved, MoveSkipped, ProvinceSplit, ActionUsed, GuardsPlaced, GuardsRemoved, CardsGiven, Scored,
-    TurnEnded, PlayerResigned, GameEnded,
+    TurnEnded, PlayerResigned, GameEnded, StepTakenBack,
 )

@@ -25,6 +25,7 @@ from engine.actions import (
     TakeBack,
     TakeCard,
     TakeOver,
+    Undo,
 )
 from engine.errors import IllegalAction
 from engine.events import (
@@ -44,6 +45,7 @@ from engine.events import (
     PlayerResigned,
     ProvinceSplit,
     Scored,
+    StepTakenBack,
     SupplyShuffled,
     TurnEnded,
     TurnStarted,
@@ -63,6 +65,7 @@ from engine.state import (
     Phase,
     PlayerState,
     Province,
+    UndoTrail,
     randbelow,
     shuffled,
 )
@@ -124,6 +127,8 @@ def apply(
             _move(tx, action)
         elif isinstance(action, SkipTurn):
             _end_turn(tx, skipped=True)
+        elif isinstance(action, Undo):
+            _undo(tx, action.player)
         elif isinstance(action, EndTurn):
             if state.phase is Phase.MOVE:
                 raise IllegalAction("turn/move-first")
@@ -222,6 +227,14 @@ def _resign(tx: _Tx, player: int) -> None:
         _end(tx, EndReason.RESIGNATIONS)
     elif was_current:
         _end_turn(tx, skipped=True)
+
+
+def _undo(tx: _Tx, player: int) -> None:
+    """P10: take back the last step of this turn, unless hidden information was revealed since it began."""
+    trail = tx.state.undo
+    if not trail.points:
+        raise IllegalAction("undo/revealed" if trail.revealed else "undo/nothing")
+    tx.emit(StepTakenBack(player, trail.points[-1].version))
 
 
 # --- Moving Alexander (R3) ----------------------------------------------------------------------------
@@ -401,6 +414,44 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     if isinstance(event, GameCreated):
         return _created(event)
     assert state is not None, "the first event must be GameCreated"
+    if isinstance(event, StepTakenBack):
+        return _taken_back(state, event)
+    after = _fold(state, event)
+    return replace(after, undo=_trail(state, event))
+
+
+# Events that show someone a card nobody could know before (R2.5): no undo reaches back past them (P10).
+_REVEALING = (SupplyShuffled, FaceUpTurned, CardsGiven, FirstPlayerChosen)
+
+
+def _trail(before: GameState, event: Event) -> UndoTrail:
+    """P10: the undo trail after ``event``. The first event of a step (the move or an action) pushes the
+    state before it; a revealing event clears the trail; a turn's start, its end, a resignation and the
+    game's end leave nothing to take back."""
+    trail = before.undo
+    if isinstance(event, TurnStarted):
+        return UndoTrail()
+    if isinstance(event, _REVEALING) or (isinstance(event, CardTaken) and event.source is CardSource.SUPPLY):
+        return UndoTrail((), step_open=True, revealed=True)
+    if isinstance(event, TurnEnded | PlayerResigned | GameEnded):
+        return UndoTrail(revealed=trail.revealed)
+    if isinstance(event, AlexanderMoved | ActionUsed | MoveSkipped):
+        return replace(trail, step_open=False)  # the step's end (a move's splits follow, and push nothing)
+    if isinstance(event, ProvinceSplit) or trail.step_open or before.phase is Phase.OVER:
+        return trail
+    return UndoTrail(trail.points + (replace(before, undo=UndoTrail()),), True, trail.revealed)
+
+
+def _taken_back(state: GameState, event: StepTakenBack) -> GameState:
+    """P10: the state at the last undo point again, with the trail before it; only the version counts on."""
+    points = state.undo.points
+    assert points and points[-1].version == event.version, "the trail has no undo point at that version"
+    trail = UndoTrail(points[:-1], step_open=False, revealed=state.undo.revealed)
+    return replace(points[-1], version=state.version + 1, undo=trail)
+
+
+def _fold(state: GameState, event: Event) -> GameState:
+    """The change one event makes, the undo trail aside."""
     st = replace(state, version=state.version + 1)
     if isinstance(event, SupplyShuffled):
         assert event.order is not None and event.rng is not None, "cannot fold a redacted shuffle"

@@ -65,9 +65,11 @@ from engine.actions import (
     TakeBack,
     TakeCard,
     TakeOver,
+    Undo,
 )
 from engine.geometry import Point, Side, Space, parse_label_syntax, point_label, side, side_label
 from engine.maps import Map, MapError, packaged_map, parse_map
+from engine.snapshot import dumps_state, loads_state
 from engine.state import (
     ActionKind,
     EndReason,
@@ -78,6 +80,7 @@ from engine.state import (
     Phase,
     PlayerState,
     Province,
+    UndoTrail,
 )
 from engine.symbols import LETTER_SYMBOLS, NO_CARDS, Cards, Symbol, as_list, cards_of
 
@@ -111,7 +114,7 @@ def format_action(action: Action) -> str:
         return f"{head}L {action.card.value}"
     if isinstance(action, TakeBack):
         return f"{head}B {_space(action.space)}"
-    letter = {EndTurn: "E", Resign: "R", SkipTurn: "K", EndByAgreement: "A"}[type(action)]
+    letter = {EndTurn: "E", Resign: "R", SkipTurn: "K", EndByAgreement: "A", Undo: "U"}[type(action)]
     return head + letter
 
 
@@ -163,7 +166,7 @@ def _parse(player: int, kind: str, args: list[str]) -> Action:
     if kind == "B":
         return TakeBack(player, _parse_space(args[0]))
     simple: dict[str, Callable[[int], Action]] = {
-        "E": EndTurn, "R": Resign, "K": SkipTurn, "A": EndByAgreement,
+        "E": EndTurn, "R": Resign, "K": SkipTurn, "A": EndByAgreement, "U": Undo,
     }
     if kind in simple and not args:
         return simple[kind](player)
@@ -233,6 +236,7 @@ def format_position(state: GameState, map_text: bool = False) -> str:
         winners = ",".join(str(w) for w in res.winners) or "-"
         scores = ",".join(str(x) for x in res.scores) or "-"
         lines.append(f"result: {res.reason.value} winners {winners} scores {scores}")
+    lines.extend(_undo_lines(state.undo))
     if map_text:
         lines.append("map-text:")
         lines.extend(f"| {line}".rstrip() for line in state.map.text.splitlines())
@@ -321,8 +325,29 @@ def _position(fields: dict[str, str], map_lines: list[str], maps: Callable[[str]
         result=_result(fields["result"]),
         version=int(fields["version"]),
         seed=int(fields["seed"]),
+        undo=_parse_undo(fields, game_map),
     )
     return _with_provinces(state, fields["provinces"])
+
+
+def _undo_lines(trail: UndoTrail) -> list[str]:
+    """P10's trail, only when there is one: its flags, then each undo point as a lean snapshot line."""
+    if trail == UndoTrail():
+        return []
+    flags = [name for name, on in (("open", trail.step_open), ("revealed", trail.revealed)) if on]
+    lines = [f"undo: {' '.join(flags) or '-'}"]
+    lines.extend(f"undo-point {i}: {dumps_state(p)}" for i, p in enumerate(trail.points))
+    return lines
+
+
+def _parse_undo(fields: dict[str, str], game_map: Map) -> UndoTrail:
+    if "undo" not in fields:
+        return UndoTrail()
+    flags = set(_dash(fields["undo"]).split())
+    points: list[GameState] = []
+    while f"undo-point {len(points)}" in fields:
+        points.append(loads_state(fields[f"undo-point {len(points)}"], lambda digest: game_map))
+    return UndoTrail(tuple(points), "open" in flags, "revealed" in flags)
 
 
 def _with_provinces(state: GameState, text: str) -> GameState:

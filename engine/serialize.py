@@ -43,7 +43,13 @@ def to_data(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out: dict[str, Any] = {"type": type(value).__name__}
         for f in dataclasses.fields(value):
-            out[f.name] = to_data(getattr(value, f.name))
+            item = getattr(value, f.name)
+            if f.metadata.get("omit_default") and item == f.default:
+                continue  # a field added later, written only when set (engine.state.GameState.undo)
+            out[f.name] = to_data(item)
+        if isinstance(value, state.UndoTrail):
+            # P10's points share the game's map: written once, by the state that holds the trail.
+            out["points"] = [{k: v for k, v in p.items() if k != "map"} for p in out["points"]]
         return out
     if isinstance(value, frozenset):
         return sorted((to_data(v) for v in value), key=json.dumps)
@@ -118,6 +124,8 @@ def _object(data: dict[str, Any], expected: type | None = None) -> Any:
         raise SchemaError(f"unknown type {name!r}")
     if expected is not None and cls is not expected:
         raise SchemaError(f"expected {expected.__name__}, got {name}")
+    if cls is state.GameState and isinstance(data.get("undo"), dict) and "map" in data:
+        return _with_trail(data)
     hints = _hints(cls)
     kwargs = {}
     for f in dataclasses.fields(cls):
@@ -126,6 +134,19 @@ def _object(data: dict[str, Any], expected: type | None = None) -> Any:
         elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
             raise SchemaError(f"{cls.__name__} lacks {f.name!r}")
     return cls(**kwargs)
+
+
+def _with_trail(data: dict[str, Any]) -> state.GameState:
+    """A state with P10's undo trail, whose points were written without the map they share with it."""
+    outer: state.GameState = _object({k: v for k, v in data.items() if k != "undo"}, state.GameState)
+    trail = data["undo"]
+    points = tuple(
+        _object({**p, "map": data["map"]}, state.GameState) if "map" not in p else _object(p, state.GameState)
+        for p in trail.get("points", [])
+    )
+    points = tuple(dataclasses.replace(p, map=outer.map) for p in points)
+    undo = state.UndoTrail(points, bool(trail.get("step_open")), bool(trail.get("revealed")))
+    return dataclasses.replace(outer, undo=undo)
 
 
 def dump(value: Any) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from engine.state import (
     Phase,
     PlayerState,
     Province,
+    UndoTrail,
 )
 from engine.symbols import LETTER_SYMBOLS, Cards
 
@@ -67,7 +68,7 @@ def dump_state(state: GameState) -> dict[str, Any]:
     """A JSON-able snapshot of ``state`` without its map (see ``map_ref``)."""
     last = state.last_move
     result = state.result
-    return {
+    doc: dict[str, Any] = {
         "lean": LEAN_VERSION,
         "map": [state.map.name, state.map.digest],
         "options": [state.options.coast_walls],
@@ -97,6 +98,21 @@ def dump_state(state: GameState) -> dict[str, Any]:
         "version": state.version,
         "seed": state.seed,
     }
+    if state.undo != UndoTrail():  # P10's trail; most snapshots have none, and stay as they were
+        doc["undo"] = _dump_undo(state.undo)
+    return doc
+
+
+def _dump_undo(trail: UndoTrail) -> list[Any]:
+    """P10's trail: its points (each a lean state) and its flags."""
+    return [[dump_state(p) for p in trail.points], trail.step_open, trail.revealed]
+
+
+def _load_undo(data: list[Any] | None, game_map: Map) -> UndoTrail:
+    if data is None:
+        return UndoTrail()
+    points, step_open, revealed = data
+    return UndoTrail(tuple(_state(p, game_map) for p in points), bool(step_open), bool(revealed))
 
 
 def load_state(doc: dict[str, Any], maps: MapLookup | None = None) -> GameState:
@@ -161,6 +177,7 @@ def _state(doc: dict[str, Any], game_map: Map) -> GameState:
         else GameResult(EndReason(result[0]), tuple(result[1]), tuple(result[2])),
         version=doc["version"],
         seed=doc["seed"],
+        undo=_load_undo(doc.get("undo"), game_map),  # snapshots older than P10 have none
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
 
@@ -85,6 +85,18 @@ class GameResult:
 
 
 @dataclass(frozen=True)
+class UndoTrail:
+    """P10: what the player on turn may take back. ``points`` are the states before each step (the move or
+    one action) of this turn that revealed nothing, oldest first, each without a trail of its own. A step
+    that reveals hidden information (a card drawn from the supply, a face-up card turned, a reshuffle,
+    cards given to another player) clears them, so no undo reaches back past it."""
+
+    points: tuple[GameState, ...] = ()
+    step_open: bool = False  # a step has begun and not finished: its later events push no point
+    revealed: bool = False  # this turn revealed something, so its earlier steps can never be taken back
+
+
+@dataclass(frozen=True)
 class GameState:
     map: Map
     options: Options
@@ -107,6 +119,8 @@ class GameState:
     result: GameResult | None = None
     version: int = 0  # counts applied actions; a stale action names an older version
     seed: int = 0
+    # P10; left out of JSON documents while empty, so that documents of states without it stay as they were
+    undo: UndoTrail = field(default=UndoTrail(), metadata={"omit_default": True})
 
     @property
     def black_left(self) -> int:

@@ -278,6 +278,25 @@ class GameStore(Protocol):
         meta: Mapping[str, Any] | None = None,
     ) -> GameRecord: ...
 
+    async def amend(
+        self,
+        game_id: int,
+        expected_version: int,
+        now: float,
+        *,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> GameRecord:
+        """A change to a game in play that has no engine event (a seat handed over, a pause): seats,
+        waiting_on, duties, cancelled keys, meta and the options (replaced whole when given) in one
+        transaction, as `append` writes them, at `expected_version` (else VersionConflict); the version,
+        events and snapshot stay as they are."""
+        ...
+
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord: ...
 
     async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None: ...

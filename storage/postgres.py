@@ -497,6 +497,55 @@ class PostgresGameStore(
 
         return await self._write(body)
 
+    async def amend(
+        self,
+        game_id: int,
+        expected_version: int,
+        now: float,
+        *,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> GameRecord:
+        """A change with no engine event, exactly as `SqliteGameStore.amend` does."""
+        seat_rows = None if seats is None else _check_seats(seats)
+        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        set_waiting = not isinstance(waiting_on, _Keep)
+        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
+        keys = list(cancel_keys)
+        meta_rows = _meta_rows(meta or {})
+        options_json = None if options is None else _dumps(options)
+
+        async def body(conn: _Conn) -> GameRecord:
+            updated = await conn.fetchrow(
+                "UPDATE games g SET updated_at = $1, options = COALESCE($6::text, g.options),"
+                " turn_started_at = CASE WHEN NOT $2::boolean OR g.waiting_on IS NOT DISTINCT FROM $3::bigint"
+                "   THEN g.turn_started_at WHEN $3::bigint IS NULL THEN NULL ELSE $1 END,"
+                " waiting_on = CASE WHEN $2::boolean THEN $3::bigint ELSE g.waiting_on END"
+                " WHERE g.id = $4 AND g.version = $5 AND g.status = 'playing'"
+                f" RETURNING {_GAME_COLUMNS}",
+                now, set_waiting, waiting, game_id, expected_version, options_json,
+            )  # fmt: skip
+            if updated is None:
+                row = await conn.fetchrow("SELECT version, status FROM games WHERE id = $1", game_id)
+                if row is None:
+                    raise GameNotFound(game_id)
+                if row[0] != expected_version:
+                    raise VersionConflict(game_id, expected_version, row[0])
+                raise GameClosed(game_id, row[1])
+            record = _game_from_row(updated)
+            if seat_rows is not None:
+                await self._replace_seats(conn, game_id, seat_rows)
+                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
+            await self._insert_duties(conn, game_id, record.guild_id, duty_rows, now, cancel=keys)
+            await _write_meta(conn, game_id, meta_rows, now)
+            return record
+
+        return await self._write(body)
+
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
         """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
         Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""

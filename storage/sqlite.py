@@ -555,6 +555,65 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
 
         return await self._write(body)
 
+    async def amend(
+        self,
+        game_id: int,
+        expected_version: int,
+        now: float,
+        *,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> GameRecord:
+        """A change with no engine event (see GameStore.amend): like `append` without events or snapshot."""
+        seat_rows = None if seats is None else _check_seats(seats)
+        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        set_waiting = not isinstance(waiting_on, _Keep)
+        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
+        keys = list(cancel_keys)
+        meta_rows = _meta_rows(meta or {})
+        options_json = None if options is None else _dumps(options)
+
+        async def body(conn: aiosqlite.Connection) -> GameRecord:
+            updated = list(
+                await conn.execute_fetchall(
+                    "UPDATE games SET updated_at = ?, options = COALESCE(?, options),"
+                    " turn_started_at = CASE WHEN NOT ? OR waiting_on IS ? THEN turn_started_at"
+                    "   WHEN ? IS NULL THEN NULL ELSE ? END,"
+                    " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
+                    " WHERE id = ? AND version = ? AND status = 'playing'"
+                    f" RETURNING {_RETURNING_COLUMNS}",
+                    (now, options_json, set_waiting, waiting, waiting, now, set_waiting, waiting,
+                     game_id, expected_version),
+                )
+            )  # fmt: skip
+            if not updated:
+                rows = list(
+                    await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,))
+                )
+                if not rows:
+                    raise GameNotFound(game_id)
+                if rows[0][0] != expected_version:
+                    raise VersionConflict(game_id, expected_version, rows[0][0])
+                raise GameClosed(game_id, rows[0][1])
+            record = _game_from_row(updated[0])
+            if seat_rows is not None:
+                await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+                await conn.executemany(
+                    "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
+                    [(game_id, s, u) for s, u in seat_rows],
+                )
+                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
+            await self._cancel_keys(conn, game_id, keys)
+            await self._insert_duties(conn, game_id, duty_rows, now)
+            await _write_meta(conn, game_id, meta_rows, now)
+            return record
+
+        return await self._write(body)
+
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
         """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
         Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""

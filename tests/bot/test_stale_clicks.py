@@ -25,7 +25,7 @@ REFUSALS = re.compile(
     r"|only the game's creator|can start|no longer|is finished",
     re.IGNORECASE,
 )
-VERSIONED = {"move", "acts", "end", "mgo", "oc", "mc", "mt", "mp", "act", "og", "tc"}
+VERSIONED = {"move", "acts", "end", "undo", "mgo", "oc", "mc", "mt", "mp", "act", "og", "tc"}
 
 
 @pytest.fixture(autouse=True)

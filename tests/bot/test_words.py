@@ -47,6 +47,8 @@ DETAILS: dict[str, dict[str, Any]] = {
     "move/not-shortest": {"length": 6, "shortest": 4},
     "move/too-many-walls": {"needed": 6, "left": 3, "fewest": 2},
     "move/not-fewest-walls": {"needed": 6, "fewest": 4, "left": 3},
+    "undo/nothing": {},
+    "undo/revealed": {},
     "card/bad-slot": {"slot": 5},
     "card/slot-empty": {"slot": 0},
     "card/supply-empty": {},
@@ -148,6 +150,8 @@ def test_bot_codes_have_sentences(code: str) -> None:
             "count": 3,
             "waiting": "bob",
             "at": 1_800_000_000.0,
+            "to": "<@7>",
+            "who": "dave",
         },
     )
     assert code not in text and text.endswith((".", ")", "”"))

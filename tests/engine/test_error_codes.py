@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from engine import rules
-from engine.actions import CardSource, EndTurn, Levy, Move, MoveWay, Occupy, Resign, TakeCard, TakeOver
+from engine.actions import CardSource, EndTurn, Levy, Move, MoveWay, Occupy, Resign, TakeCard, TakeOver, Undo
 from engine.errors import ERROR_CODES, IllegalAction
 from engine.game import apply, new_game
 from engine.geometry import Point, corners
@@ -104,6 +104,11 @@ def _levy_not_in_hand() -> None:
     apply(st, Levy(0, H))
 
 
+def _undo_after_a_draw() -> None:
+    st, _ = apply(position(STRIP, phase=Phase.ACTIONS), TakeCard(0, CardSource.SUPPLY))
+    apply(st, Undo(0))
+
+
 SCENARIOS: dict[str, Callable[[], None]] = {
     "game/stale": _stale,
     "game/unknown-player": _unknown_player,
@@ -124,6 +129,8 @@ SCENARIOS: dict[str, Callable[[], None]] = {
     "province/unknown": _action(Occupy(0, 99, ((0, 0),))),
     "takeover/free": _action(TakeOver(0, 1, ((0, 5),))),
     "levy/not-in-hand": _levy_not_in_hand,
+    "undo/nothing": lambda: apply(position(MAP), Undo(0)),
+    "undo/revealed": _undo_after_a_draw,
 }
 
 # Codes whose scenarios live beside the rule they enforce.

@@ -313,6 +313,44 @@ async def test_append_can_reseat_and_finish(store: GameStore) -> None:
     assert await store.games_waiting_on(ALICE) == []
 
 
+async def test_amend_reseats_with_duties_and_meta_at_the_same_version(store: GameStore) -> None:
+    """A seat handed over (no engine event): seats, whose turn, duties, cancelled keys and meta in one
+    step; the version, the events and the snapshot stay."""
+    game = await started_game(store)
+    await store.add_duties(game.id, [NewDuty("remind", T0 + 50, CHANNEL, ALICE, key="remind")], T0 + 2)
+    amended = await store.amend(
+        game.id,
+        game.version,
+        T0 + 5,
+        waiting_on=CAROL,
+        seats=[(0, CAROL), (1, BOB)],
+        duties=[post()],
+        cancel_keys=["remind"],
+        meta={"handed": [ALICE]},
+        options={"map": "default", "names": {str(CAROL): "carol"}},
+    )
+    assert amended.options == {"map": "default", "names": {str(CAROL): "carol"}}
+    assert amended.seats == ((0, CAROL), (1, BOB)) and amended.version == game.version
+    assert amended.waiting_on == CAROL and amended.turn_started_at == T0 + 5
+    assert await store.game_by_id(game.id) == amended
+    assert [d.kind for d in await store.pending_duties(game.id)] == ["post"]
+    assert (await store.get_game_meta(game.id))["handed"] == [ALICE]
+    assert [g.id for g in await store.games_waiting_on(CAROL)] == [game.id]
+    assert await store.games_waiting_on(ALICE) == []
+    await check_log(store, game.id)
+    paused = await store.amend(game.id, game.version, T0 + 6, waiting_on=None)
+    assert paused.waiting_on is None and paused.turn_started_at is None and paused.seats == amended.seats
+    assert paused.options == amended.options  # kept when not given
+    with pytest.raises(VersionConflict):
+        await store.amend(game.id, game.version - 1, T0 + 7, waiting_on=BOB)
+    with pytest.raises(GameNotFound):
+        await store.amend(424242, 1, T0 + 7)
+    lobby = await store.create_game(GUILD, CHANNEL + 1, ALICE, {}, T0)
+    with pytest.raises(GameClosed):
+        await store.amend(lobby.id, 0, T0 + 7, waiting_on=ALICE)
+    assert (await store.game_by_id(game.id)) == paused
+
+
 # ---------------------------------------------------------------- listing
 
 

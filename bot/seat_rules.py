@@ -1,0 +1,48 @@
+"""Who holds a seat's duties, and when: pauses and vacations as plain facts of a game's options (no I/O).
+
+Kept in the game's options (``GameRecord.options``), so the pipeline, the timers and the turn post read
+them from the record they already have: ``paused`` ({"by": user id, "at": time}) while the creator paused
+the game; ``vacations`` ({user id: until}) for players whose deadlines and reminders wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+OPT_PAUSED = "paused"
+OPT_VACATIONS = "vacations"
+MAX_VACATION_DAYS = 14
+DAY = 24 * 3600.0
+
+
+def is_paused(options: Mapping[str, Any]) -> bool:
+    return bool(options.get(OPT_PAUSED))
+
+
+def vacations(options: Mapping[str, Any]) -> dict[int, float]:
+    raw = options.get(OPT_VACATIONS)
+    if not isinstance(raw, dict):
+        return {}
+    return {int(uid): float(until) for uid, until in raw.items()}
+
+
+def vacation_until(options: Mapping[str, Any], user_id: int | None, now: float) -> float | None:
+    """The end of ``user_id``'s vacation, if it is still running at ``now``."""
+    if user_id is None:
+        return None
+    until = vacations(options).get(user_id)
+    return until if until is not None and until > now else None
+
+
+def with_vacation(options: Mapping[str, Any], user_id: int, until: float | None) -> dict[str, Any]:
+    """The options with ``user_id``'s vacation set (or ended, with None)."""
+    current = {str(u): t for u, t in vacations(options).items() if u != user_id}
+    if until is not None:
+        current[str(user_id)] = until
+    out = dict(options)
+    if current:
+        out[OPT_VACATIONS] = current
+    else:
+        out.pop(OPT_VACATIONS, None)
+    return out
