@@ -36,7 +36,7 @@ from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add
 
 from . import limits, words
 from .tables import Refused
-from .words import Speaker, cards_text
+from .words import Speaker, cards_text, count
 
 MAX_CHOICES = 25
 
@@ -114,7 +114,7 @@ def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destinati
 
 def _walls(lo: int, hi: int) -> str:
     if lo == hi:
-        return f"{lo} new wall{'s' if lo != 1 else ''}"
+        return count(lo, "new wall")
     return f"{lo}–{hi} new walls"
 
 
@@ -127,8 +127,8 @@ def destination_choices(
     for d in destinations(state, mc):
         label = point_label(d.point)
         mark = f"{letters[d.point]} · " if letters and d.point in letters else ""
-        paths = f"{d.paths} path{'s' if d.paths != 1 else ''}"
-        info = f"{d.distance} sides, {paths}, {_walls(d.fewest_walls, d.most_walls)}"
+        walls = _walls(d.fewest_walls, d.most_walls)
+        info = f"{count(d.distance, 'side')}, {count(d.paths, 'path')}, {walls}"
         out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
     return out
 
@@ -167,7 +167,7 @@ def path_label(n: int, option: rules.PathOption) -> str:
     via = [point_label(p) for p in option.points[1:-1]]
     end = point_label(option.points[-1])
     route = f"{end} via {' '.join(via)}" if via else f"{end} directly"
-    return limits.label(f"{n} — {w} new wall{'s' if w != 1 else ''} ({route})")
+    return limits.label(f"{n} — {count(w, 'new wall')} ({route})")
 
 
 def path_choices(state: GameState, corner: Point) -> list[Choice]:
@@ -297,8 +297,9 @@ def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> st
     g = len(plan.guards)
     owner = f", held by {speaker.seat(info.owner)}" if info.owner is not None else ""
     return limits.label(
-        f"Province {plan.province} — value {info.value}, {len(info.symbol_spaces)} symbol spaces{owner}; "
-        f"{g} guard{'s' if g != 1 else ''} + pay {cards_text(plan.paid)}"
+        f"Province {plan.province} — value {info.value}, "
+        f"{count(len(info.symbol_spaces), 'symbol space')}{owner}; "
+        f"{count(g, 'guard')} + pay {cards_text(plan.paid)}"
     )
 
 

@@ -22,7 +22,7 @@ from storage import GameRecord
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .tables import Table
-from .words import END_REASONS, cards_text
+from .words import END_REASONS, cards_text, count
 
 
 def when(ts: float | None) -> str:
@@ -87,7 +87,7 @@ def can_do(table: Table) -> str:
         return "Both actions are used: end the turn (`/alexandros end` or **End turn**)."
     kinds = open_actions(st)
     offer = f"{', '.join(kinds)} (**Actions**), or end the turn" if kinds else "end the turn"
-    return f"{left} action{'s' if left != 1 else ''} left: {offer}."
+    return f"{count(left, 'action')} left: {offer}."
 
 
 def open_actions(st: GameState) -> list[str]:
@@ -200,7 +200,7 @@ def hand_text(table: Table, seat: int) -> str:
     p = st.players[seat]
     n = total(hand)
     return (
-        f"Your hand ({n} card{'s' if n != 1 else ''}): {cards_text(hand)}. "
+        f"Your hand ({count(n, 'card')}): {cards_text(hand)}. "
         f"Guards left to place: {p.guards_in_supply}. Score: {p.score}."
     )
 
@@ -257,7 +257,7 @@ def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dic
     """``/alexandros waiting``: every game waiting on the asking player, across servers, with links."""
     if not entries:
         return "No game is waiting for you. Enjoy the break!"
-    lines = [f"**{len(entries)} game{'s' if len(entries) != 1 else ''} waiting for you**"]
+    lines = [f"**{count(len(entries), 'game')} waiting for you**"]
     for record, message_id in entries:
         line = (
             f"• Game {record.id}: {jump_link(record.guild_id, record.channel_id, message_id)} — your turn "
@@ -343,8 +343,8 @@ MOVE_STEP_1 = "**Move Alexander** — step 1 of 3: pick a card."
 PICK_MOVE_CARD = "Pick a card to move with:"
 
 
-def pick_cards(count: int) -> str:
-    return f"Pick {count} cards"
+def pick_cards(n: int) -> str:
+    return f"Pick {count(n, 'card')}"
 
 
 def move_step_2(card: str, shown: int, total: int) -> str:
@@ -352,18 +352,18 @@ def move_step_2(card: str, shown: int, total: int) -> str:
     return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}."
 
 
-def move_step_3(count: int, point: str) -> str:
-    return f"**Move Alexander** — step 3 of 3: {count} paths to {point} differ in their walls. Pick one."
+def move_step_3(n: int, point: str) -> str:
+    return f"**Move Alexander** — step 3 of 3: {count(n, 'path')} to {point} differ in their walls. Pick one."
 
 
 def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
     """The guided move's last step: what the move will do, flagged when it ends the game (R3.6, R10.1)."""
-    walls = f"{len(preview.black)} black wall{'s' if len(preview.black) != 1 else ''}"
+    walls = count(len(preview.black), "black wall")
     if preview.red:
-        walls += f" and {len(preview.red)} red wall{'s' if len(preview.red) != 1 else ''}"
+        walls += f" and {count(len(preview.red), 'red wall')}"
     cut = ""
     if preview.cuts:
-        cut = f" It cuts {len(preview.cuts)} province{'s' if len(preview.cuts) != 1 else ''}."
+        cut = f" It cuts {count(len(preview.cuts), 'province')}."
     end = (
         " **This move ends the game**: the walls run out, so the game ends after your actions."
         if (preview.ends_game)
@@ -387,8 +387,8 @@ def province_prompt(takeover: bool, province: int, guards: str, paid: str, guard
 
 def compensation_prompt(province: int, paid: str, size: int, owner: str) -> str:
     return (
-        f"**Take over province {province}** — you pay {paid}. Choose the {size} card"
-        f"{'s' if size != 1 else ''} {owner} receives."
+        f"**Take over province {province}** — you pay {paid}. "
+        f"Choose the {count(size, 'card')} {owner} receives."
     )
 
 

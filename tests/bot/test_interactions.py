@@ -121,6 +121,7 @@ async def test_refusals_are_ephemeral_sentences(tmp_path):
             if st.map.symbol[s] is mc.symbol and rules.space_distance(st, s) > closest
         ]
         from bot import choices as ch
+        from bot.words import count
         from engine.geometry import corners, point_label
 
         if farther:
@@ -130,8 +131,8 @@ async def test_refusals_are_ephemeral_sentences(tmp_path):
             r = await d.slash(me, "alexandros move", card=ch.card_code(mc), to=point_label(corner), path="1")
             assert (
                 r.ephemeral
-                and f"{dist} sides away" in r.content
-                and f"closest empty {mc.symbol.value} space is {closest} sides" in r.content
+                and f"{count(dist, 'side')} away" in r.content
+                and f"closest empty {mc.symbol.value} space is {count(closest, 'side')} away" in r.content
             ), r.content
         r = await d.slash(me, "alexandros move", card=ch.card_code(mc), to="Z99", path="1")
         assert r.ephemeral and "not a point of this map" in r.content
