@@ -13,6 +13,7 @@ Values are short codes that also fit in a ``custom_id``:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from engine.actions import (
     TakeCard,
     TakeOver,
 )
+from engine.errors import IllegalAction
 from engine.geometry import Point, Space, point_label
 from engine.maps import LabelError
 from engine.state import GameState, Phase
@@ -92,7 +94,7 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
         raise Refused("bot/no-moves")
     v = (value or "").strip()
     for mc in options:
-        if v == card_code(mc) or v.lower() == card_label(state, mc).lower():
+        if v.lower() in (card_code(mc).lower(), card_label(state, mc).lower()):
             return mc
     low = v.lower()
     if low in ("1", "2"):
@@ -103,8 +105,51 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
     by_symbol = [mc for mc in options if mc.symbol.value == low and mc.way is not MoveWay.JOKER]
     if by_symbol:
         return by_symbol[0]
-    allowed = "; ".join(card_label(state, mc) for mc in options)
-    raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_play(allowed))
+    allowed = words.can_play(words.listing(f"`{card_code(mc)}` {card_label(state, mc)}" for mc in options))
+    raise _why_not(state, v, allowed) or Refused("bot/bad-choice", what="card", value=v, allowed=allowed)
+
+
+_CARD_CODE = re.compile(
+    r"^(?:[nN](?P<slot>\d)|[jJ](?P<jslot>\d)(?P<named>[A-Za-z])|[sS](?P<card>[A-Za-z]))$"
+)
+
+
+# The engine's refusals of the card itself (R3.1), before any point or path is looked at.
+_CARD_CODES = frozenset({
+    "move/bad-slot", "move/slot-empty", "move/unexpected-symbol", "move/no-empty-space",
+    "move/joker-not-allowed", "move/joker-needs-symbol", "move/not-in-hand",
+})  # fmt: skip
+
+
+def _why_not(state: GameState, value: str, allowed: str) -> Refused | None:
+    """Why a well-formed card code (``n1``, ``j1H``, ``sH``) cannot be played now, in the engine's words
+    (R3.1): the engine checks the card before the path, so a move that stays put is refused for its card
+    if the card is wrong. None when the value is no card code, or its card is fine."""
+    m = _CARD_CODE.match(value.strip())
+    if m is None:
+        return None
+    letter = m.group("named") or m.group("card")
+    symbol = LETTER_SYMBOLS.get(letter.upper()) if letter else None
+    if letter and symbol is None:
+        letters = ", ".join(f"{s.letter} ({s.value})" for s in SYMBOLS)
+        allowed = words.symbols_are(letters)
+        return Refused("bot/bad-choice", what="symbol letter", value=letter, allowed=allowed)
+    seat, here = state.current, (state.alexander,)
+    if m.group("card"):
+        move = Move(seat, MoveWay.SPECIAL, here, card=symbol)
+    else:
+        slot = int(m.group("slot") or m.group("jslot")) - 1
+        way = MoveWay.JOKER if m.group("jslot") else MoveWay.NORMAL
+        move = Move(seat, way, here, slot=slot, named=symbol)
+    try:
+        rules.check_move(state, move)
+    except IllegalAction as err:
+        if err.code in _CARD_CODES:
+            details = {**err.details, "allowed": allowed}
+            if move.slot is not None:
+                details.setdefault("slot", move.slot)
+            return Refused(err.code, **details)
+    return None
 
 
 def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destination]:

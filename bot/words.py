@@ -8,7 +8,7 @@ card drawn from the supply.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,6 +210,11 @@ END_REASONS: dict[EndReason | str, str] = {
 }
 
 
+def _also(d: Mapping[str, Any]) -> str:
+    """The list of what may be played instead, when the refusal carries it."""
+    return f" {d['allowed']}" if d.get("allowed") else ""
+
+
 def _slot(d: Mapping[str, Any]) -> str:
     s = d.get("slot")
     return f"face-up slot {s + 1}" if isinstance(s, int) else f"face-up slot {s}"
@@ -248,23 +253,35 @@ _REFUSALS: dict[str, Refusal] = {
     "turn/no-actions-left": lambda s, d: (
         "You have used both actions of this turn. End the turn with `/alexandros end`."
     ),
-    "move/bad-slot": lambda s, d: f"There is no {_slot(d)}: choose face-up card 1 or 2.",
-    "move/slot-empty": lambda s, d: f"The {_slot(d)} is empty. Choose the other face-up card or a hand card.",
+    "move/bad-slot": lambda s, d: f"There is no {_slot(d)}: choose face-up card 1 or 2.{_also(d)}",
+    "move/slot-empty": lambda s, d: (
+        f"The {_slot(d)} is empty. Choose the other face-up card or a hand card.{_also(d)}"
+    ),
     "move/not-in-hand": lambda s, d: (
         f"You have no {symbol_name(d['card'])} card in your hand for a special move. "
-        "Choose a card from the list offered."
+        + d.get("allowed", "Choose a card from the list offered.")
     ),
     "move/no-empty-space": lambda s, d: (
         f"No empty space shows {a(d['symbol'])}"
         + (
-            ", so that face-up card can only be played as a joker (name another symbol)."
+            ", so that face-up card can only be played as a joker (name another symbol"
+            + (f", e.g. `j{d['slot'] + 1}T` for temple" if isinstance(d.get("slot"), int) else "")
+            + ")."
             if d["joker"]
             else ". Choose another symbol."
         )
+        + _also(d)
     ),
     "move/joker-not-allowed": lambda s, d: (
-        f"{a(d['symbol']).capitalize()} can only be a joker when no empty space shows {a(d['symbol'])}; "
-        "here one does, so play it as a normal move."
+        (
+            f"Face-up card {d['slot'] + 1} ({d['symbol']}) is not a joker"
+            if isinstance(d.get("slot"), int)
+            else f"{a(d['symbol']).capitalize()} is not a joker"
+        )
+        + f": a face-up card is a joker only when no empty space shows its symbol, and an empty space "
+        f"shows {a(d['symbol'])}. Play it as a normal move"
+        + (f" (`n{d['slot'] + 1}`)." if isinstance(d.get("slot"), int) else ".")
+        + _also(d)
     ),
     "move/joker-needs-symbol": lambda s, d: (
         "A joker needs a named symbol: pick the symbol Alexander goes to."
@@ -457,6 +474,18 @@ PICK_FROM_LIST = "Pick one from the list."
 PICK_CARDS_FROM_LIST = "Pick cards from the list."
 PICK_PROVINCE = "Type a province number from the list offered."
 POLICY_CHOICES = "Choose skip or autoplay."
+
+
+def listing(items: Iterable[str], limit: int = 1200) -> str:
+    """Items joined with "; ", within ``limit`` characters (then "and N more"), so that a refusal listing
+    every valid value still fits in a Discord message (bot.limits)."""
+    items = list(items)
+    out: list[str] = []
+    for item in items:
+        if len("; ".join([*out, item])) > limit - 40:  # room for the tail
+            return "; ".join(out) + f"; and {len(items) - len(out)} more (see the list offered)"
+        out.append(item)
+    return "; ".join(out) if out else "nothing"
 
 
 def can_play(labels: str) -> str:
