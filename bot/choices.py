@@ -287,7 +287,19 @@ def take_choices(state: GameState) -> list[Choice]:
     return out
 
 
+def _actions_phase(state: GameState) -> None:
+    """A typed action before the move is refused for that (R3), not for its value."""
+    if state.phase is Phase.MOVE:
+        raise Refused("turn/move-first")
+
+
+def _values(choices: Sequence[Choice]) -> str:
+    """The values a player may type, each with its label: "`1` face-up 1: lyre; `supply` …"."""
+    return words.listing(f"`{c.value}` {c.name}" for c in choices)
+
+
 def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
+    _actions_phase(state)
     v = (value or "").strip().lower()
     if v in ("supply", "s", "deck") or v.startswith("supply"):
         return TakeCard(seat, CardSource.SUPPLY)
@@ -296,8 +308,11 @@ def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
             return TakeCard(seat, CardSource.FACE_UP, int(c.value) - 1)
     if v in ("1", "2"):
         return TakeCard(seat, CardSource.FACE_UP, int(v) - 1)  # let the engine say why not
-    allowed = "; ".join(c.name for c in take_choices(state)) or "nothing"
-    raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_take(allowed))
+    for i, up in enumerate(state.face_up):  # a face-up card by its symbol: "take card:horse"
+        if isinstance(up, Symbol) and v in (up.value, up.letter.lower()):
+            return TakeCard(seat, CardSource.FACE_UP, i)
+    allowed = words.can_take(_values(take_choices(state)))
+    raise Refused("bot/bad-choice", what="card", value=v, allowed=allowed)
 
 
 def space_code(space: Space) -> str:
@@ -354,17 +369,19 @@ def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speak
     ]
 
 
-def parse_province(state: GameState, value: str | int | None) -> int:
+def parse_province(state: GameState, value: str | int | None, takeover: bool | None = None) -> int:
+    """A province number; a bad one is refused with the provinces the player can afford (``takeover``:
+    an opponent's, or else a free one)."""
     v = str(value or "").strip().lower().removeprefix("province").strip().split(" ")[0]
     try:
         return int(v)
     except ValueError:
-        raise Refused(
-            "bot/bad-choice",
-            what="province",
-            value=str(value),
-            allowed=words.PICK_PROVINCE,
-        ) from None
+        allowed = words.PICK_PROVINCE
+        if takeover is not None and state.phase is Phase.ACTIONS:
+            plans = province_plans(state, state.current, takeover)
+            numbers = words.listing(f"{p.province}" for p in plans)
+            allowed = words.can_choose_provinces(numbers) if plans else words.NO_PROVINCE_AFFORDABLE
+        raise Refused("bot/bad-choice", what="province", value=str(value), allowed=allowed) from None
 
 
 def guard_space_choices(state: GameState, province: int, speaker: Speaker) -> list[Choice]:
@@ -434,12 +451,26 @@ def parse_symbol(value: str | None, what: str = "card") -> Symbol:
     for s in SYMBOLS:
         if v in (s.value, s.letter.lower()):
             return s
-    names = ", ".join(s.value for s in SYMBOLS)
-    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(names))
+    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(_symbol_names()))
 
 
 def levy_action(state: GameState, seat: int, value: str | None) -> Levy:
-    return Levy(seat, parse_symbol(value))
+    _actions_phase(state)
+    v = (value or "").strip().lower().split(" ")[0]
+    symbol = next((s for s in SYMBOLS if v in (s.value, s.letter.lower())), None)
+    if symbol is None:
+        if not state.players[seat].guards:
+            raise Refused("levy/no-guards")
+        if state.levied:
+            raise Refused("levy/already")
+        offered = levy_choices(state, seat)
+        allowed = words.can_pay(_values(offered)) if offered else words.NO_LEVY_CARD
+        raise Refused("bot/bad-choice", what="card", value=value or "", allowed=allowed)
+    return Levy(seat, symbol)  # a symbol the hand lacks or no guard matches: the engine says why
+
+
+def _symbol_names() -> str:
+    return ", ".join(s.value for s in SYMBOLS)
 
 
 def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
@@ -451,7 +482,13 @@ def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]
 
 
 def takeback_action(state: GameState, seat: int, value: str | None) -> TakeBack:
-    return TakeBack(seat, parse_space(value or ""))
+    _actions_phase(state)
+    try:
+        return TakeBack(seat, parse_space(value or ""))
+    except Refused:
+        guards = guard_choices(state, seat, Speaker(game_map=state.map))
+        allowed = words.can_take_back(_values(guards)) if guards else words.NO_GUARD_TO_TAKE_BACK
+        raise Refused("bot/bad-choice", what="guard", value=value or "", allowed=allowed) from None
 
 
 def end_action(state: GameState, seat: int) -> EndTurn:

@@ -91,7 +91,7 @@ class ProvinceActions:
             else:
                 await defer_private(interaction)
             table, state, seat = await self._look(interaction, game_id, version)
-            pid = ch.parse_province(state, value)
+            pid = ch.parse_province(state, value, takeover)
             try:
                 p = rules.check_province_action(state, seat, pid, takeover)
             except IllegalAction as refused:

@@ -496,6 +496,23 @@ def can_take(labels: str) -> str:
     return f"You can take: {labels}."
 
 
+def can_pay(labels: str) -> str:
+    return f"You can pay: {labels}."
+
+
+def can_take_back(labels: str) -> str:
+    return f"You can take back: {labels}."
+
+
+def can_choose_provinces(numbers: str) -> str:
+    return f"Provinces you can afford now: {numbers}."
+
+
+NO_LEVY_CARD = "No card in your hand matches one of your guards: take a card first, or end the turn."
+NO_GUARD_TO_TAKE_BACK = "You have no guard on the map to take back; take another action or end the turn."
+NO_PROVINCE_AFFORDABLE = "No such province is affordable now; take another action or end the turn."
+
+
 def symbols_are(names: str) -> str:
     return f"Symbols are: {names}."
 

@@ -76,3 +76,59 @@ def test_r3_1b_a_special_move_without_the_card_lists_what_can_be_played() -> Non
         ch.parse_card(st, "sS")
     text = refusal(err.value)
     assert "no soldier card" in text and "`sH` hand: horse (special)" in text, text
+
+
+# --- a refusal of a bad value lists the valid values (within Discord's limits) ---------------------------
+
+
+def _refused(make) -> str:  # type: ignore[no-untyped-def]
+    with pytest.raises(Refused) as err:
+        make()
+    return refusal(err.value)
+
+
+def test_r5_a_bad_card_to_take_lists_the_values_to_type() -> None:
+    st = position(STRIP, phase=Phase.ACTIONS, face_up=(L, T))
+    text = _refused(lambda: ch.take_action(st, 0, "soldier"))
+    assert "`1` face-up 1: lyre" in text and "`2` face-up 2: temple" in text and "`supply`" in text, text
+    assert ch.take_action(st, 0, "temple").slot == 1  # a face-up card by its symbol
+
+
+def test_an_action_typed_before_the_move_is_told_to_move_first() -> None:
+    st = position(STRIP, face_up=(L, T))
+    for make in (
+        lambda: ch.take_action(st, 0, "soldier"),
+        lambda: ch.levy_action(st, 0, "xx"),
+        lambda: ch.takeback_action(st, 0, "zz"),
+    ):
+        assert "move Alexander first" in _refused(make)
+
+
+def test_r7_a_bad_levy_card_lists_the_cards_that_can_pay() -> None:
+    st = position(STRIP, phase=Phase.ACTIONS, guards={0: ((0, 1),)}, hands={0: hand(H, T), 1: hand()})
+    text = _refused(lambda: ch.levy_action(st, 0, "xx"))
+    assert "You can pay: `horse`" in text and "temple" not in text.split("You can pay")[1], text
+    bare = position(STRIP, phase=Phase.ACTIONS, hands={0: hand(H), 1: hand()})
+    assert "no guard on the map" in _refused(lambda: ch.levy_action(bare, 0, "xx"))
+
+
+def test_r8_a_bad_guard_lists_the_guards() -> None:
+    st = position(STRIP, phase=Phase.ACTIONS, guards={0: ((0, 1), (0, 3))})
+    text = _refused(lambda: ch.takeback_action(st, 0, "zz"))
+    assert "`0.1` horse space" in text and "`0.3` amphora space" in text, text
+
+
+def test_r6_a_bad_province_lists_the_provinces_that_can_be_afforded() -> None:
+    st = position(STRIP, phase=Phase.ACTIONS, hands={0: hand(T, H, L, T, H, L, T, H), 1: hand()})
+    plans = ch.province_plans(st, 0, False)
+    assert plans
+    text = _refused(lambda: ch.parse_province(st, "zz", False))
+    assert f"afford now: {plans[0].province}" in text, text
+
+
+def test_a_long_list_of_values_fits_in_a_message() -> None:
+    from bot import limits, words
+
+    allowed = words.can_take(words.listing(f"`{i}` item" * 5 for i in range(400)))
+    text = SPEAKER.refusal("bot/bad-choice", {"what": "card", "value": "x" * 500, "allowed": allowed})
+    assert len(text) <= limits.MAX_CONTENT and "more (see the list offered)" in text
