@@ -91,21 +91,33 @@ def can_do(table: Table) -> str:
 
 
 def open_actions(st: GameState) -> list[str]:
-    """The actions the current player may have now, judged from public facts only.
+    """The actions open to the current player now, judged from public facts only (R2.5).
 
-    A public message must not hint at a hidden hand, so whether the cards are there is not asked: a
-    levy is named when the player has a guard on the map, whatever their hand holds.
+    A public message must not hint at the hidden hand, so its CONTENTS are never asked; its SIZE is public.
+    An action is named when some hand of that size could pay for it: occupy when a free province with a
+    symbol space needs no more cards than the hand holds once every guard left covers a space (R6.1, R6.2);
+    take over likewise, with two cards for each of the owner's guards (R6.3); levy with a guard on the map,
+    no levy yet this turn and a card in hand (R7.1, R7.2); take back with a guard on the map (R8.1).
     """
     me = st.players[st.current]
+    cards = total(me.hand)
     provinces = rules.province_infos(st)
+    guards = me.guards_in_supply
+
+    def cards_needed(p: rules.ProvinceInfo) -> int:
+        removal = 2 * len(p.guards) if p.owner is not None else 0
+        return removal + max(0, len(p.symbol_spaces) - guards)
+
     out = []
     if any(s is not None for s in st.face_up) or rules.supply_can_give(st):
         out.append("take a card")
-    if me.guards_in_supply and any(p.owner is None and p.symbol_spaces for p in provinces):
+    if guards and any(p.owner is None and p.symbol_spaces and cards_needed(p) <= cards for p in provinces):
         out.append("occupy")
-    if me.guards_in_supply and any(p.owner not in (None, st.current) for p in provinces):
+    if guards and any(
+        p.owner not in (None, st.current) and cards_needed(p) <= cards for p in provinces
+    ):
         out.append("take over")
-    if me.guards and not st.levied:
+    if me.guards and not st.levied and cards:
         out.append("levy taxes")
     if me.guards:
         out.append("take back a guard")
