@@ -356,11 +356,32 @@ def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> st
     info = next(i for i in rules.province_infos(state) if i.id == plan.province)
     g = len(plan.guards)
     owner = f", held by {speaker.seat(info.owner)}" if info.owner is not None else ""
+    stacked = words.SCORES_NOTHING_TAG if g > 1 else ""
     return limits.label(
         f"Province {plan.province} — value {info.value}, "
         f"{count(len(info.symbol_spaces), 'symbol space')}{owner}; "
-        f"{count(g, 'guard')} + pay {cards_text(plan.paid)}"
+        f"{count(g, 'guard')}{stacked} + pay {cards_text(plan.paid)}"
     )
+
+
+def scoring_plan(state: GameState, seat: int, province: int) -> tuple[Space, Cards] | None:
+    """A plan with ONE guard that the hand can pay (the space and the cards), or None: two guards of one
+    player in a province score nothing (R7.3), so a preview whose cheapest plan stacks guards says whether
+    one guard would do. The cheapest plan already uses one guard whenever it can; this looks at every
+    space, so it also finds one the cheapest plan's choice of first space missed."""
+    p = state.province_by_id.get(province)
+    if p is None:
+        return None
+    hand = state.players[seat].hand
+    options = []
+    for space in rules.province_symbol_spaces(state, p):
+        paid = rules.takeover_price(state, p, (space,))
+        if all(h >= c for h, c in zip(hand, paid, strict=True)):
+            options.append((sum(paid), space, paid))
+    if not options:
+        return None
+    _, space, paid = min(options)
+    return space, paid
 
 
 def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speaker) -> list[Choice]:

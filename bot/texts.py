@@ -388,12 +388,35 @@ def actions_prompt(table: Table) -> str:
     return f"**Actions** — {can_do(table)}"
 
 
-def province_prompt(takeover: bool, province: int, guards: str, paid: str, guards_left: int) -> str:
-    """The occupy / take-over preview: the cheapest plan (``guards``, ``paid``), and the choice of spaces."""
+def province_prompt(
+    takeover: bool,
+    province: int,
+    guards: str,
+    paid: str,
+    guards_left: int,
+    stacked: int = 1,
+    scoring: tuple[str, str] | None = None,
+) -> str:
+    """The occupy / take-over preview: the cheapest plan (``guards``, ``paid``), and the choice of spaces.
+
+    ``stacked``: the plan's number of guards; two or more of one player's guards in a province score
+    nothing (R7.3), so such a plan is flagged, with ``scoring`` (a space, its price) when one guard is
+    affordable too."""
     verb = "Take over" if takeover else "Occupy"
+    warn = ""
+    if stacked > 1:
+        warn = (
+            f"\n**It scores nothing** with {count(stacked, 'guard')} of yours: a province scores only for a "
+            "player with exactly one guard in it (R7.3), until you take the others back."
+        )
+        if scoring is not None:
+            warn += f" With one guard on the {scoring[0]} it scores, paying {scoring[1]}."
+        else:
+            warn += " No plan with one guard is affordable now."
+    more = f"up to {guards_left}" + ("; one scores, two or more do not" if guards_left > 1 else "")
     return clip(
-        f"**{verb} province {province}** — cheapest: guards on {guards}, paying {paid}. Use it, or choose "
-        f"the guards' spaces (up to {guards_left})."
+        f"**{verb} province {province}** — cheapest: {'guards' if stacked != 1 else 'a guard'} on {guards}, "
+        f"paying {paid}. Use it, or choose the guards' spaces ({more}).{warn}"
     )
 
 

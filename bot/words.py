@@ -508,6 +508,7 @@ def can_choose_provinces(numbers: str) -> str:
     return f"Provinces you can afford now: {numbers}."
 
 
+SCORES_NOTHING_TAG = " (scores nothing, R7.3)"
 NO_LEVY_CARD = "No card in your hand matches one of your guards: take a card first, or end the turn."
 NO_GUARD_TO_TAKE_BACK = "You have no guard on the map to take back; take another action or end the turn."
 NO_PROVINCE_AFFORDABLE = "No such province is affordable now; take another action or end the turn."

@@ -8,12 +8,13 @@ import pytest
 from bot import choices as ch
 from bot.tables import Refused
 from bot.words import Speaker
+from engine import rules
 from engine.actions import MoveWay
 from engine.game import apply
 from engine.state import Phase
 from engine.symbols import Symbol
 from tests.bot.wrong_forms import no_way_forward, wrong_forms
-from tests.engine.helpers import H, L, T, hand, make_map, position
+from tests.engine.helpers import H, L, S, T, hand, make_map, position, sd
 
 STRIP = make_map("TH.A.A...\n.LT..S.H.", start="A5")
 LYRE = (1, 1)
@@ -132,3 +133,41 @@ def test_a_long_list_of_values_fits_in_a_message() -> None:
     allowed = words.can_take(words.listing(f"`{i}` item" * 5 for i in range(400)))
     text = SPEAKER.refusal("bot/bad-choice", {"what": "card", "value": "x" * 500, "allowed": allowed})
     assert len(text) <= limits.MAX_CONTENT and "more (see the list offered)" in text
+
+
+# --- the cheapest plan that stacks guards says it scores nothing (R7.3) -----------------------------------
+
+CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
+
+
+def _free_province(st):  # type: ignore[no-untyped-def]
+    return next(p for p in rules.province_infos(st) if p.owner is None and p.symbol_spaces)
+
+
+def test_r7_3_a_plan_that_stacks_guards_is_flagged_in_the_preview_and_the_list() -> None:
+    from bot import texts
+
+    st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand()})
+    free = _free_province(st)
+    plan = rules.plan_occupation(st, 0, st.province_by_id[free.id])
+    assert plan is not None and plan.affordable and len(plan.guards) == 3  # no card: a guard on each space
+    assert ch.scoring_plan(st, 0, free.id) is None
+    label = ch.plan_label(st, plan, SPEAKER)
+    assert "3 guards (scores nothing, R7.3)" in label, label
+    text = texts.province_prompt(False, free.id, SPEAKER.spaces(plan.guards), "no cards", 4, len(plan.guards))
+    assert "It scores nothing" in text and "exactly one guard" in text, text
+    assert "No plan with one guard is affordable now." in text
+    assert wrong_forms(text, markup=False) == []
+
+
+def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found() -> None:
+    from bot import texts
+
+    st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand(S, H)})
+    free = _free_province(st)
+    plan = rules.plan_occupation(st, 0, st.province_by_id[free.id])
+    assert plan is not None and len(plan.guards) == 1
+    assert "scores nothing" not in ch.plan_label(st, plan, SPEAKER)
+    assert ch.scoring_plan(st, 0, free.id) == ((0, 5), hand(S, H))  # the amphora space, paying the others
+    text = texts.province_prompt(False, free.id, SPEAKER.spaces(plan.guards), "1 soldier, 1 horse", 4)
+    assert "scores nothing" not in text and "one scores, two or more do not" in text
