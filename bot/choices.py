@@ -157,10 +157,20 @@ def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destinati
     return rules.destinations(state, mc)
 
 
-def _walls(lo: int, hi: int) -> str:
-    if lo == hi:
-        return count(lo, "new wall")
-    return f"{lo}–{hi} new walls"
+def _walls(lo: int, hi: int, black_left: int | None = None) -> str:
+    """The new walls to a point, flagged when they end the game: more than the black walls left means red
+    walls, and the game ends after this turn (R3.6, R3.7, R10.1)."""
+    text = count(lo, "new wall") if lo == hi else f"{lo}–{hi} new walls"
+    if black_left is not None and lo > black_left:
+        text += words.ENDS_GAME_TAG
+    elif black_left is not None and hi > black_left:
+        text += words.SOME_PATHS_END_TAG
+    return text
+
+
+def move_ends_game(state: GameState, mc: rules.MoveChoice) -> bool:
+    """Whether some point or path for this card ends the game (R3.6, R3.7): the point step says so."""
+    return any(d.most_walls > state.black_left for d in destinations(state, mc))
 
 
 def destination_choices(
@@ -172,7 +182,7 @@ def destination_choices(
     for d in destinations(state, mc):
         label = point_label(d.point)
         mark = f"{letters[d.point]} · " if letters and d.point in letters else ""
-        walls = _walls(d.fewest_walls, d.most_walls)
+        walls = _walls(d.fewest_walls, d.most_walls, state.black_left)
         info = f"{count(d.distance, 'side')}, {count(d.paths, 'path')}, {walls}"
         out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
     return out
@@ -207,16 +217,19 @@ def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:
     return rules.legal_path_options(state, corner, limit=200)
 
 
-def path_label(n: int, option: rules.PathOption) -> str:
+def path_label(n: int, option: rules.PathOption, black_left: int | None = None) -> str:
     w = len(option.new_walls)
     via = [point_label(p) for p in option.points[1:-1]]
     end = point_label(option.points[-1])
     route = f"{end} via {' '.join(via)}" if via else f"{end} directly"
-    return limits.label(f"{n} — {count(w, 'new wall')} ({route})")
+    return limits.label(f"{n} — {_walls(w, w, black_left)} ({route})")
 
 
 def path_choices(state: GameState, corner: Point) -> list[Choice]:
-    return [Choice(path_label(i + 1, o), str(i + 1)) for i, o in enumerate(legal_paths(state, corner))]
+    return [
+        Choice(path_label(i + 1, o, state.black_left), str(i + 1))
+        for i, o in enumerate(legal_paths(state, corner))
+    ]
 
 
 def parse_path(state: GameState, corner: Point, value: str | None) -> rules.PathOption:

@@ -75,7 +75,9 @@ class GuidedMove:
         picture = await self.ctx.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
         await show(
             interaction,
-            texts.move_step_2(ch.card_label(state, mc), ch.MAX_CHOICES, len(dests)),
+            texts.move_step_2(
+                ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
+            ),
             file=png(picture, "move.png", texts.ALT_MOVE),
             view=ui.select_view(
                 ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),

@@ -359,9 +359,15 @@ def pick_cards(n: int) -> str:
     return f"Pick {count(n, 'card')}"
 
 
-def move_step_2(card: str, shown: int, total: int) -> str:
+def move_step_2(card: str, shown: int, total: int, ends_game: bool = False) -> str:
     more = "" if total <= shown else f" (the first {shown} of {total}; type `/alexandros move` for all)"
-    return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}."
+    end = (
+        "\n**Some of these moves end the game**: those marked “ends the game” need more walls than the black "
+        "walls left, so red walls are used and the game ends after your actions (R3.6)."
+        if ends_game
+        else ""
+    )
+    return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}.{end}"
 
 
 def move_step_3(n: int, point: str) -> str:

@@ -508,6 +508,8 @@ def can_choose_provinces(numbers: str) -> str:
     return f"Provinces you can afford now: {numbers}."
 
 
+ENDS_GAME_TAG = ", ends the game"
+SOME_PATHS_END_TAG = ", some paths end the game"
 SCORES_NOTHING_TAG = " (scores nothing, R7.3)"
 NO_LEVY_CARD = "No card in your hand matches one of your guards: take a card first, or end the turn."
 NO_GUARD_TO_TAKE_BACK = "You have no guard on the map to take back; take another action or end the turn."

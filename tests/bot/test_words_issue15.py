@@ -171,3 +171,33 @@ def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found
     assert ch.scoring_plan(st, 0, free.id) == ((0, 5), hand(S, H))  # the amphora space, paying the others
     text = texts.province_prompt(False, free.id, SPEAKER.spaces(plan.guards), "1 soldier, 1 horse", 4)
     assert "scores nothing" not in text and "one scores, two or more do not" in text
+
+
+# --- a move that ends the game is flagged at the point step, not only at Confirm (R3.6, R10.1) ----------
+
+
+def test_r3_6_points_and_paths_that_need_red_walls_say_they_end_the_game() -> None:
+    from bot import texts
+
+    short = make_map("TH.A.A...\n.LT..S.H.", start="A5", walls="1 black, 10 red")
+    st = position(short, face_up=(T, H))
+    mc = ch.parse_card(st, "n1")
+    dests = ch.destinations(st, mc)
+    assert any(d.fewest_walls > st.black_left for d in dests)
+    labels = [c.name for c in ch.destination_choices(st, mc)]
+    for d, label in zip(dests, labels, strict=True):
+        ends = d.fewest_walls > st.black_left
+        assert (", ends the game" in label) is ends, label
+    assert ch.move_ends_game(st, mc)
+    text = texts.move_step_2(ch.card_label(st, mc), ch.MAX_CHOICES, len(labels), ch.move_ends_game(st, mc))
+    assert "Some of these moves end the game" in text
+    far = next(d for d in dests if d.fewest_walls > st.black_left)
+    paths = [c.name for c in ch.path_choices(st, far.point)]
+    assert paths and all(", ends the game" in p for p in paths), paths
+
+
+def test_r3_6_nothing_is_flagged_while_the_black_walls_suffice() -> None:
+    st = position(STRIP, face_up=(T, H))
+    mc = ch.parse_card(st, "n1")
+    assert not ch.move_ends_game(st, mc)
+    assert all("end the game" not in c.name for c in ch.destination_choices(st, mc))
