@@ -305,6 +305,18 @@ def resigned_public(name: str) -> str:
     return f"{name} resigned."
 
 
+def abandon_prompt(game_id: int, lobby: bool) -> str:
+    what = "The table closes" if lobby else "The game ends now for everyone, unscored"
+    return (
+        f"**Abandon game {game_id}?** {what}, and this cannot be undone. Press **Abandon the game** to "
+        "confirm, or dismiss this message to keep playing."
+    )
+
+
+def abandoned_private(game_id: int) -> str:
+    return f"You abandoned game {game_id}. Start a new one with `/alexandros new`."
+
+
 def abandoned_text(game_id: int, by: str) -> str:
     return f"Game {game_id} was abandoned by {by}. The channel is free for a new game."
 

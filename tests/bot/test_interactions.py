@@ -17,6 +17,7 @@ from tests.bot.driver import (
     POINTS_MAP,
     WALLS_MAP,
     Game,
+    abandon,
     bot_factory,
     harness,
     play_whole_game,
@@ -280,8 +281,9 @@ async def test_resign_agree_and_abandon(tmp_path):
         g2 = await started(d, 2)
         r = await d.slash(d.member("eve"), "alexandros abandon")
         assert r.ephemeral and "Only the game's creator" in r.content
-        r = await d.slash(g2.users[0], "alexandros abandon")
-        assert not r.ephemeral and "abandoned" in r.content
+        r = await abandon(d, g2.users[0])
+        assert r.ephemeral and "You abandoned" in r.content
+        assert "was abandoned by" in d.last_message().content and not d.last_message().ephemeral
         r = await d.slash(g2.users[0], "alexandros new")
         assert not r.ephemeral
 
@@ -311,7 +313,7 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
         # An abandoned game shows too, as abandoned; a table closed in the lobby shows its lobby text.
         g2 = await started(d, 2)
         turn = next(m for m in reversed(d.channel_messages(CHANNEL)) if m.custom_ids)
-        await d.slash(g2.users[0], "alexandros abandon")
+        await abandon(d, g2.users[0])
         assert not d.message(turn.id).custom_ids  # the turn message (found in the metadata) lost its buttons
         r = await d.slash(a, "alexandros status")
         assert r.ephemeral and f"game {g2.game_id}** (abandoned)" in r.content and "Turn " not in r.content
@@ -322,7 +324,7 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
         await d.slash(a, "alexandros new")
         r = await d.slash(a, "alexandros board")
         assert r.ephemeral and "not started" in r.content.lower()
-        await d.slash(a, "alexandros abandon")
+        await abandon(d, a)
         r = await d.slash(a, "alexandros board")
         assert r.ephemeral and "was closed" in r.content
         g.check_public()
