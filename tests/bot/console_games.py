@@ -112,7 +112,7 @@ def _mistakes_before_move(name: str, other: str) -> list[str]:
 
 def _mistakes_after_move(name: str) -> list[str]:
     return [
-        f"{name}: /alexandros take card:soldier",
+        f"{name}: /alexandros take card:banana",  # not "soldier": a face-up soldier would be taken
         f"{name}: /alexandros take card:?",
         f"{name}: /alexandros levy card:xx",
         f"{name}: /alexandros occupy province:zz",
