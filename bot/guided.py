@@ -15,6 +15,7 @@ import discord
 
 from engine import rules
 from engine.errors import IllegalAction
+from engine.geometry import point_label
 from engine.state import GameState, Phase
 from engine.views import view
 
@@ -160,7 +161,9 @@ class GuidedMove:
         )
         await show(
             interaction,
-            texts.move_confirm(ch.card_label(state, mc), ch.path_label(int(path), option), preview),
+            texts.move_confirm(
+                ch.card_label(state, mc), texts.route_text([point_label(p) for p in option.points]), preview
+            ),
             file=png(picture, "path.png", texts.ALT_PATH),
             view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
         )

@@ -112,7 +112,7 @@ class ProvinceActions:
             text = texts.province_prompt(
                 owner is not None,
                 pid,
-                table.speaker.spaces(plan.guards) if plan else "-",
+                ", ".join(f"the {table.speaker.space(g)}" for g in plan.guards) if plan else "-",
                 cards_text(plan.paid) if plan else "-",
                 guards_left,
                 stacked,

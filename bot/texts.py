@@ -174,7 +174,11 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
         out.append(
             f"Turn {st.turn}: {table.speaker.seat(st.current)} ({COLOURS[st.current]}), since "
             f"{when(rec.turn_started_at)}; "
-            + ("moving Alexander." if st.phase is Phase.MOVE else f"{rules.actions_left(st)} action(s) left.")
+            + (
+                "moving Alexander."
+                if st.phase is Phase.MOVE
+                else f"{count(rules.actions_left(st), 'action')} left."
+            )
         )
     out.append(f"Walls left: {v.black_left} black, {v.red_left} red.")
     out.append(scores_line(table))
@@ -386,8 +390,15 @@ def move_step_3(n: int, point: str) -> str:
     return f"**Move Alexander** — step 3 of 3: {count(n, 'path')} to {point} differ in their walls. Pick one."
 
 
+def route_text(points: Sequence[str]) -> str:
+    """Where a path goes, for the confirm step: "D2 via C1 B2", or "D2" for a single side."""
+    via = f" via {' '.join(points[1:-1])}" if len(points) > 2 else ""
+    return f"{points[-1]}{via}"
+
+
 def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
-    """The guided move's last step: what the move will do, flagged when it ends the game (R3.6, R10.1)."""
+    """The guided move's last step: what the move will do, flagged when it ends the game (R3.6, R10.1);
+    ``path`` is where it goes (``route_text``)."""
     walls = count(len(preview.black), "black wall")
     if preview.red:
         walls += f" and {count(len(preview.red), 'red wall')}"
@@ -431,10 +442,13 @@ def province_prompt(
             warn += f" With one guard on the {scoring[0]} it scores, paying {scoring[1]}."
         else:
             warn += " No plan with one guard is affordable now."
-    more = f"up to {guards_left}" + ("; one scores, two or more do not" if guards_left > 1 else "")
+    if guards_left > 1:
+        choose = f"choose the guards' spaces (up to {guards_left}; one scores, two or more do not)"
+    else:
+        choose = "choose the guard's space"
     return clip(
         f"**{verb} province {province}** — cheapest: {'guards' if stacked != 1 else 'a guard'} on {guards}, "
-        f"paying {paid}. Use it, or choose the guards' spaces ({more}).{warn}"
+        f"paying {paid}. Use it, or {choose}.{warn}"
     )
 
 

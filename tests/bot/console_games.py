@@ -119,6 +119,7 @@ def _mistakes_after_move(name: str) -> list[str]:
         f"{name}: /alexandros takeover province:zz",
         f"{name}: /alexandros takeback guard:zz",
         f"{name}: /alexandros log",
+        f"{name}: /alexandros status",
     ]
 
 

@@ -201,3 +201,16 @@ def test_r3_6_nothing_is_flagged_while_the_black_walls_suffice() -> None:
     mc = ch.parse_card(st, "n1")
     assert not ch.move_ends_game(st, mc)
     assert all("end the game" not in c.name for c in ch.destination_choices(st, mc))
+
+
+def test_the_confirm_step_names_where_the_path_goes_not_its_list_number() -> None:
+    from bot import texts
+
+    st = position(STRIP, face_up=(T, H))
+    move = ch.move_action(st, 0, "n1", ch.destination_choices(st, ch.parse_card(st, "n1"))[0].value, "1")
+    preview = rules.preview_move(st, move)
+    labels = ["A5", "B4", "C3"]
+    text = texts.move_confirm("face-up 1: temple", texts.route_text(labels), preview)
+    assert "to C3 via B4: it places" in text, text
+    assert texts.route_text(["A5", "B4"]) == "B4"
+    assert wrong_forms(text, markup=False) == []

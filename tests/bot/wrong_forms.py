@@ -18,6 +18,7 @@ WRONG: dict[str, re.Pattern[str]] = {
     "'a' before a vowel": re.compile(r"\b[Aa] (?=[aeiou]\w)"),
     "'an' before a consonant": re.compile(r"\b[Aa]n (?=[b-df-hj-np-tv-z]\w)"),
     "'a a'": re.compile(r"\b[Aa]n? an?\b"),
+    "lazy plural": re.compile(r"[a-z]\(s\)"),
     "plural after 1": re.compile(rf"(?<![\d.,/–-])\b1 {_NOUNS}s\b"),
     "singular after 0 or many": re.compile(rf"(?<![\d.,/–-])\b(?:0|[2-9]|\d{{2,}}) {_NOUNS}\b(?!s)"),
     "raw timestamp": re.compile(r"<t:\d+(?::\w)?>"),
