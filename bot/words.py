@@ -23,8 +23,9 @@ from .schedule import format_timestamp
 
 
 def symbol_name(symbol: Symbol | str | None) -> str:
+    """A symbol's name, for "no horse card"; an unnamed one is "such" ("no such card")."""
     if symbol is None:
-        return "a card"
+        return "such"
     return str(symbol.value if isinstance(symbol, Symbol) else symbol)
 
 
@@ -210,6 +211,10 @@ END_REASONS: dict[EndReason | str, str] = {
 }
 
 
+def _that_card(card: Any) -> str:
+    return "That card" if card is None else f"{a(symbol_name(card)).capitalize()} card"
+
+
 def _also(d: Mapping[str, Any]) -> str:
     """The list of what may be played instead, when the refusal carries it."""
     return f" {d['allowed']}" if d.get("allowed") else ""
@@ -383,7 +388,7 @@ _REFUSALS: dict[str, Refusal] = {
         "your guards (`/alexandros hand` shows your cards)."
     ),
     "levy/card-not-matching": lambda s, d: (
-        f"{a(symbol_name(d['card'])).capitalize()} card matches none of your guards; pay one of: "
+        f"{_that_card(d['card'])} matches none of your guards; pay one of: "
         f"{', '.join(d['allowed']) or 'none'}."
     ),
     "takeback/not-your-guard": lambda s, d: (

@@ -319,3 +319,16 @@ def test_every_refusal_says_what_to_do_or_what_is_allowed(code: str) -> None:
         text = SPEAKER.refusal(code, d)
         assert not no_way_forward(text), f"{code}: no way forward in {text!r}"
         assert wrong_forms(text, markup=False) == [], (code, text)
+
+
+def test_a_refusal_without_its_card_still_reads() -> None:
+    from tests.bot.wrong_forms import wrong_forms
+
+    for code, details in (
+        ("move/not-in-hand", {"card": None}),
+        ("levy/not-in-hand", {"card": None}),
+        ("levy/card-not-matching", {"card": None, "allowed": ["horse"]}),
+    ):
+        text = SPEAKER.refusal(code, details)
+        assert "a card card" not in text and "such card matches" not in text, text
+        assert wrong_forms(text, markup=False) == [] and code not in text, text
