@@ -1,5 +1,6 @@
 """``python -m bot``: run the bot; ``--sync`` also pushes the slash commands once; ``console`` plays
 locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped);
+``ratings --recompute`` rates every server's finished games again from the stored games (issue 16);
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.config and docs/HOSTING.md. A missing or
@@ -28,6 +29,7 @@ USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
                              [--map FILE]
        python -m bot restore BACKUP_FILE
+       python -m bot ratings --recompute [--db PATH_OR_URL] [--guild ID]
        python -m bot health"""
 
 log = logging.getLogger("bot")
@@ -162,6 +164,48 @@ def restore(argv: Sequence[str]) -> int:
     return 0
 
 
+def ratings(argv: Sequence[str]) -> int:
+    """``ratings --recompute [--db PATH_OR_URL] [--guild ID]``: the ratings again, from the stored games.
+
+    Safe while the bot runs: each server's ratings are replaced in one transaction, and a game that ends
+    meanwhile is rated once, by the bot or by the recomputation (bot.ratings.Ratings.recompute)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m bot ratings")
+    parser.add_argument("--recompute", action="store_true", required=True)
+    parser.add_argument("--db", help="the database (default: the configured one)")
+    parser.add_argument("--guild", type=int, help="one server only (default: every server)")
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    if args.db:
+        database = str(args.db)
+    else:
+        from .config import load_or_exit
+
+        database = load_or_exit(os.environ, Path(".env"), require_token=False).database
+    return asyncio.run(_recompute(database, args.guild))
+
+
+async def _recompute(database: str, guild: int | None) -> int:
+    from storage import open_database
+
+    from .ratings import Ratings
+    from .tables import Tables
+
+    store = await open_database(database)
+    try:
+        rater = Ratings(Tables(store, 64))
+        servers = [guild] if guild is not None else await rater.servers()
+        for g in servers:
+            games, players = await rater.recompute(g, time.time())
+            print(f"server {g}: {games} rated games, {players} players")
+    finally:
+        await store.close()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["console"]:
@@ -170,6 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return console_main(args[1:])
     if args[:1] == ["restore"]:
         return restore(args[1:])
+    if args[:1] == ["ratings"]:
+        return ratings(args[1:])
     if args == ["health"]:
         from .health import main as health_main
 

@@ -30,10 +30,14 @@ from .backups import BackupScheduler
 from .cog import AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .context import Context
+from .dashboard import STATUS, Dashboard
 from .deliveries import Deliveries
 from .lobby import MapProvider, SeedSource
+from .notices import DM, Notices
 from .pictures import Pictures
 from .pipeline import Clock, Pipeline
+from .ratings import RATE
+from .replays import REPLAY
 from .router import Handlers
 from .tables import Tables
 from .timers import Timers
@@ -134,10 +138,17 @@ class AlexandrosBot(commands.AutoShardedBot):
             Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
         )
         self.deliveries.timers = Timers(self, self.pipeline)
+        # Turn pings and reminders by DM (bot.notices) and the pinned status message (bot.dashboard).
+        self.notices = Notices(self, store, self.clock)
+        self.dashboard = Dashboard(self, store, self.clock)
+        self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
+        self.deliveries.handlers.update({DM: self.notices.deliver, STATUS: self.dashboard.deliver})
         ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
+        self.deliveries.handlers[RATE] = self.handlers.ratings.handle
+        self.deliveries.handlers[REPLAY] = self.handlers.replays.post
         await self.add_cog(AlexandrosCog(self, self.handlers))
-        await self.add_cog(AdminCog(self, self.sync_guild))
+        await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(

@@ -118,15 +118,22 @@ class AlexandrosCog(commands.Cog):
     ) -> None:
         await self.h.lobby.new(interaction, thread, deadline_hours, deadline_policy)
 
-    @group.command(name="join", description="Sit down at this channel's table")
+    # Discord allows 25 subcommands or subgroups in a group: the table's own commands (their buttons are
+    # the usual way) and a player's personal ones live in subgroups, /alexandros table … and /alexandros me ….
+    table = app_commands.Group(name="table", description="This channel's table before the game", parent=group)
+    me = app_commands.Group(
+        name="me", description="Yours: reminders, games waiting for you, your games", parent=group
+    )
+
+    @table.command(name="join", description="Sit down at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
         await self.h.lobby.join(interaction, None, from_button=False)
 
-    @group.command(name="leave", description="Leave this channel's table before the game starts")
+    @table.command(name="leave", description="Leave this channel's table before the game starts")
     async def leave(self, interaction: discord.Interaction) -> None:
         await self.h.lobby.leave(interaction, None, from_button=False)
 
-    @group.command(name="start", description="Start the game (the creator, with 2 to 4 players seated)")
+    @table.command(name="start", description="Start the game (the creator, with 2 to 4 players seated)")
     async def start(self, interaction: discord.Interaction) -> None:
         await self.h.lobby.start(interaction, None, from_button=False)
 
@@ -250,11 +257,12 @@ class AlexandrosCog(commands.Cog):
     async def rules(self, interaction: discord.Interaction) -> None:
         await self.h.info.rules(interaction)
 
-    @group.command(name="reminders", description="Your own reminder interval, quiet hours and time zone")
+    @me.command(name="reminders", description="Your own reminder interval, quiet hours and time zone")
     @app_commands.describe(
         hours="Hours between reminders while your turn waits (0: no reminders)",
         quiet="Quiet hours in your time, like 22:00-08:00, or off",
         time_zone="Your time zone, like Europe/Paris or America/New_York",
+        dm="Get your turn pings and reminders by direct message instead of in the channel",
     )
     async def reminders(
         self,
@@ -262,8 +270,9 @@ class AlexandrosCog(commands.Cog):
         hours: app_commands.Range[float, 0, 168] | None = None,
         quiet: str | None = None,
         time_zone: str | None = None,
+        dm: bool | None = None,
     ) -> None:
-        await self.h.over_days.reminder_settings(interaction, hours, quiet, time_zone)
+        await self.h.over_days.reminder_settings(interaction, hours, quiet, time_zone, dm)
 
     @reminders.autocomplete("time_zone")
     async def time_zone_ac(self, interaction: discord.Interaction, current: str) -> Choices:
@@ -275,7 +284,7 @@ class AlexandrosCog(commands.Cog):
 
     # --- playing over days ---------------------------------------------------------------------------------
 
-    @group.command(name="waiting", description="Every game, on any server, waiting for your turn (only you)")
+    @me.command(name="waiting", description="Every game, on any server, waiting for your turn (only you)")
     async def waiting(self, interaction: discord.Interaction) -> None:
         await self.h.over_days.waiting(interaction)
 
@@ -286,6 +295,12 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="back", description="Take your seat back: the computer stops playing your turns")
     async def back(self, interaction: discord.Interaction) -> None:
         await self.h.over_days.back(interaction)
+
+    # --- the dashboard (bot.dashboard) ---------------------------------------------------------------------
+
+    @me.command(name="games", description="Your games in this server: whose turn, since when, links")
+    async def mygames(self, interaction: discord.Interaction) -> None:
+        await self.h.dashboard.mygames(interaction)
 
     # --- leaving and ending ---------------------------------------------------------------------------------
 
@@ -302,6 +317,26 @@ class AlexandrosCog(commands.Cog):
     @group.command(name="agree", description="Agree to end the game now, scored as it stands")
     async def agree(self, interaction: discord.Interaction) -> None:
         await self.h.turns.agree(interaction)
+
+    # --- ratings, leaderboard and replays (issue 16) -------------------------------------------------------
+    # The two rating commands share one subgroup: /alexandros ratings leaderboard and … stats.
+
+    ratings = app_commands.Group(
+        name="ratings", description="Ratings of this server's players (openskill)", parent=group
+    )
+
+    @ratings.command(name="leaderboard", description="This server's best ratings (finished games only)")
+    async def leaderboard(self, interaction: discord.Interaction) -> None:
+        await self.h.history.leaderboard(interaction)
+
+    @ratings.command(name="stats", description="A player's rating, games and wins on this server")
+    @app_commands.describe(user="Whose stats (default: yours)")
+    async def stats(self, interaction: discord.Interaction, user: discord.User | None = None) -> None:
+        await self.h.history.stats(interaction, user)
+
+    @group.command(name="replay", description="An animated replay of this channel's newest game")
+    async def replay(self, interaction: discord.Interaction) -> None:
+        await self.h.history.replay(interaction)
 
 
 class AdminCog(commands.Cog):
@@ -320,9 +355,12 @@ class AdminCog(commands.Cog):
         guild_only=True,
     )
 
-    def __init__(self, bot: commands.AutoShardedBot, test_guild: int | None = None) -> None:
+    def __init__(
+        self, bot: commands.AutoShardedBot, test_guild: int | None = None, handlers: Handlers | None = None
+    ) -> None:
         self.bot = bot
         self.test_guild = test_guild
+        self.h = handlers
 
     @admin.command(
         name="sync", description="Sync the slash commands (this server, or everywhere: owner only)"
@@ -347,3 +385,12 @@ class AdminCog(commands.Cog):
         finally:
             tree.clear_commands(guild=guild)  # the copies live in Discord, not in this process's tree
         await interaction.edit_original_response(content=texts.synced(len(done), everywhere=False))
+
+    # --- ratings (issue 16) --------------------------------------------------------------------------------
+
+    @admin.command(
+        name="recompute-ratings", description="Recompute this server's ratings from its finished games"
+    )
+    async def recompute_ratings(self, interaction: discord.Interaction) -> None:
+        assert self.h is not None, "the admin commands of ratings need the handlers"
+        await self.h.history.recompute(interaction)

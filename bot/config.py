@@ -82,8 +82,9 @@ DEVELOPER_PORTAL = "https://discord.com/developers/applications"
 
 # Exactly what the bot does in a channel, and nothing more (docs/HOSTING.md explains each one):
 # read the channel and its history (to edit its own turn posts), post and edit messages with board
-# pictures and embeds, and open a thread per game when the channel wants one. It never pings
-# @everyone and never manages anything, so it asks for no such permission.
+# pictures and embeds, open a thread per game when the channel wants one, and pin each game's status
+# message (bot.dashboard; since February 2026 pinning needs Pin Messages, Manage Messages no longer
+# does). It never pings @everyone and never manages anything, so it asks for no such permission.
 BOT_PERMISSION_NAMES = (
     "view_channel",
     "send_messages",
@@ -92,6 +93,7 @@ BOT_PERMISSION_NAMES = (
     "embed_links",
     "attach_files",
     "read_message_history",
+    "pin_messages",
 )
 INVITE_SCOPES = ("bot", "applications.commands")
 

@@ -19,7 +19,7 @@ from . import texts
 from .answers import InFlight, defer_private, defer_update, guarded, interaction_kind, show
 from .pictures import Pictures
 from .pipeline import Ask, Pipeline
-from .tables import Outcome, Tables
+from .tables import Outcome, Table, Tables
 
 
 @dataclass
@@ -60,6 +60,14 @@ class Context:
         return Ask(
             interaction.user.id, interaction.channel_id, game_id, version, turn, interaction_kind(interaction)
         )
+
+    async def look(
+        self, interaction: discord.Interaction, game_id: int | None, version: int | None
+    ) -> tuple[Table, GameState, int]:
+        """The pipeline's checks, then the state, for a menu or preview of the asker's own options."""
+        table, state, seat = await self.pipeline.look(self.ask(interaction, game_id, version))
+        interaction.extras["speaker"] = table.speaker
+        return table, state, seat
 
     async def act(
         self,

@@ -120,6 +120,8 @@ class Deliveries:
         self.keep_done_days = keep_done_days
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.timers: TimerHandler | None = None
+        # Duty kinds handled elsewhere (bot.notices: ``dm``; bot.dashboard: ``status``), by kind.
+        self.handlers: dict[str, Callable[[Duty, float], Awaitable[str]]] = {}
         self._wake = asyncio.Event()
         self._drain: asyncio.Task[int] | None = None
         self._again = False
@@ -227,7 +229,7 @@ class Deliveries:
             dt.EDIT: self._edit_turn,
             dt.LOBBY: self._edit_lobby,
         }
-        handler = handlers.get(duty.kind)
+        handler = handlers.get(duty.kind) or self.handlers.get(duty.kind)
         if handler is not None:
             return await handler(duty, now)
         if self.timers is not None and duty.kind in (dt.REMIND, dt.DEADLINE):

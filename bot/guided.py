@@ -32,18 +32,11 @@ class GuidedMove:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    async def _look(
-        self, interaction: discord.Interaction, game_id: int | None, version: int | None
-    ) -> tuple[Table, GameState, int]:
-        table, state, seat = await self.ctx.pipeline.look(self.ctx.ask(interaction, game_id, version))
-        interaction.extras["speaker"] = table.speaker
-        return table, state, seat
-
     async def start(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
         """The Move button: pick a card (step 1)."""
 
         async def body() -> None:
-            table, state, _ = await self._look(interaction, game_id, version)
+            table, state, _ = await self.ctx.look(interaction, game_id, version)
             await say(interaction, texts.MOVE_STEP_1, view=self._cards(table, state))
 
         await self.ctx.guard(interaction, body)
@@ -62,7 +55,7 @@ class GuidedMove:
 
         async def body() -> None:
             await defer_update(interaction)
-            table, state, seat = await self._look(interaction, game_id, version)
+            table, state, seat = await self.ctx.look(interaction, game_id, version)
             await self._points(interaction, table, state, seat, card)
 
         await self.ctx.guard(interaction, body)
@@ -94,7 +87,7 @@ class GuidedMove:
 
         async def body() -> None:
             await defer_update(interaction)
-            table, state, seat = await self._look(interaction, game_id, version)
+            table, state, seat = await self.ctx.look(interaction, game_id, version)
             point = ch.parse_destination(state, ch.parse_card(state, card), to)
             paths = ch.legal_paths(state, point)
             if len(paths) == 1:
@@ -134,7 +127,7 @@ class GuidedMove:
 
         async def body() -> None:
             await defer_update(interaction)
-            table, state, seat = await self._look(interaction, game_id, version)
+            table, state, seat = await self.ctx.look(interaction, game_id, version)
             await self._confirm(interaction, table, state, seat, card, to, path)
 
         await self.ctx.guard(interaction, body)
@@ -193,7 +186,7 @@ class GuidedMove:
         ctx = self.ctx
 
         async def body() -> None:
-            table, state, seat = await self._look(interaction, None, None)
+            table, state, seat = await self.ctx.look(interaction, None, None)
             if card is None:
                 await say(interaction, texts.PICK_MOVE_CARD, view=self._cards(table, state))
                 return

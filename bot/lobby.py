@@ -24,6 +24,7 @@ from . import duties as dt
 from . import texts
 from .answers import defer_private, display_name, say
 from .context import Context
+from .dashboard import closed_duty as _status_closed
 from .pipeline import IN_PLAY_META, META_TURN_POST
 from .schedule import DeadlinePolicy, parse_policy
 from .tables import Refused, Table, names_of
@@ -264,6 +265,7 @@ class Lobby:
                 if isinstance(post, dict):
                     payload = {"since": int(post["since"]), "buttons": None}
                     closing = [NewDuty(dt.EDIT, now, record.channel_id, payload=payload)]
+                closing.append(_status_closed(record, now))  # the pinned status message says so
             by = display_name(interaction.user)
             closing.append(dt.say(record.channel_id, texts.abandoned_text(record.id, by), now=now))
             await store.abandon_game(record.id, now, duties=closing)

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from . import duties as dt
-from . import texts
+from . import notices, texts
 from .answers import display_name, say
 from .context import Context
 from .pipeline import META_ABSENT, META_NUDGED_AT, META_TURN_POST, user_ids
@@ -25,9 +25,15 @@ class OverDays:
         self.ctx = ctx
 
     async def reminder_settings(
-        self, interaction: discord.Interaction, hours: float | None, quiet: str | None, time_zone: str | None
+        self,
+        interaction: discord.Interaction,
+        hours: float | None,
+        quiet: str | None,
+        time_zone: str | None,
+        dm: bool | None = None,
     ) -> None:
-        """A player's own reminder interval, quiet hours and time zone (checked by bot.schedule)."""
+        """A player's own reminder interval, quiet hours and time zone (checked by bot.schedule), and
+        whether their turn pings and reminders come by DM (bot.notices)."""
         ctx = self.ctx
 
         async def body() -> None:
@@ -48,6 +54,10 @@ class OverDays:
                         await say(interaction, texts.QUIET_HOURS_FORMAT)
                         return
                     changes["quiet_start"], changes["quiet_end"] = start.strip(), end.strip()
+            if dm is not None:
+                changes[notices.DM_ON] = dm
+                if dm:  # asked again: their DMs may be open now, so they are tried (and told) again
+                    changes[notices.DM_CLOSED] = None
             merged = {**current, **changes}
             try:
                 prefs = ReminderPrefs.from_settings({k: v for k, v in merged.items() if v is not None})
@@ -57,12 +67,14 @@ class OverDays:
             if changes:
                 await store.update_user_settings(uid, changes, ctx.clock())
                 ctx.pipeline.prefs.forget(uid)
-            await say(interaction, texts.reminder_settings_text(prefs, saved=bool(changes)))
+            dm_on, dm_closed = bool(merged.get(notices.DM_ON)), bool(merged.get(notices.DM_CLOSED))
+            dm_line = texts.dm_settings_line(dm_on, dm_closed)
+            await say(interaction, texts.reminder_settings_text(prefs, saved=bool(changes)) + "\n" + dm_line)
 
         await ctx.guard(interaction, body)
 
     async def waiting(self, interaction: discord.Interaction) -> None:
-        """``/alexandros waiting``: every game on any server that waits on the asking user, with links."""
+        """``/alexandros me waiting``: every game on any server that waits on the asking user, with links."""
         store = self.ctx.store
 
         async def body() -> None:

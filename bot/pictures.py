@@ -16,6 +16,7 @@ import multiprocessing
 import struct
 import zlib
 from collections.abc import Sequence
+from typing import Any
 
 from engine.geometry import Point
 from engine.rules import OccupyPlan, PathOption, Target
@@ -145,6 +146,18 @@ class Pictures:
             v, corner, paths, names, self.width, confirm=confirm, ends_game=ends_game
         )
         return await self._run(request)
+
+    async def replay(self, events: Sequence[dict[str, Any]], names: Sequence[str]) -> bytes:
+        """The animated GIF of a whole game from its stored events (issue 16), under Discord's smallest
+        upload limit; every frame is drawn from the public view (rendering.replay). A failure raises: the
+        caller (a duty, a command) says so or tries again, rather than posting a placeholder."""
+        from rendering.replay import render_replay_events
+
+        self.recent.append(("replay", None))
+        if self._pool is not None:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._pool, render_replay_events, list(events), list(names))
+        return await asyncio.to_thread(render_replay_events, list(events), list(names))
 
     async def province_preview(
         self, v: GameView, province: int, plan: OccupyPlan | None, names: Sequence[str]

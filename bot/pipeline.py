@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,7 @@ from engine.state import GameState
 from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, VersionConflict
 
 from . import duties as dt
+from . import ratings, replays
 from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy, turn_deadline
 from .tables import Outcome, Refused, Table, Tables, names_of
 from .words import Speaker
@@ -122,6 +123,9 @@ class Pipeline:
         self.reminder_hours = reminder_hours
         self.prefs = PrefsCache(tables.store)
         self.wake = wake
+        # Hooks on the duties of every commit, in order (bot.notices: turn pings by DM; bot.dashboard: the
+        # pinned status message). Each gets the outcome (the table as it will be after the commit).
+        self.duty_hooks: list[Callable[[Outcome, list[NewDuty], float], Awaitable[list[NewDuty]]]] = []
 
     # --- steps 1 and 2: find and authorise, from the record alone -------------------------------------
 
@@ -190,8 +194,17 @@ class Pipeline:
         changes = dict(meta or {})
         after_seats = tuple(sorted(seats)) if seats is not None else rec.seats
         waiting: int | None = None
+        end_duties: list[NewDuty] = []
         if new_state.over:
+            # Ratings and the replay (issue 16): who the computer played for at the end is kept for good
+            # (bot.ratings leaves them out), and the duties that rate the game and post its replay are
+            # written with the commit that ends it, so a crash loses neither.
+            absent = changes[META_ABSENT] if META_ABSENT in changes else None
+            if absent is None:
+                absent = (await self.store.get_game_meta(rec.id)).get(META_ABSENT)
             changes.update(dict.fromkeys(IN_PLAY_META))
+            changes[ratings.META_COMPUTER] = sorted(user_ids(absent))
+            end_duties = [*ratings.end_duties(rec, now), *replays.end_duties(rec, now)]
         else:
             waiting = dict(after_seats).get(new_state.current)
         expected = dataclasses.replace(
@@ -209,6 +222,9 @@ class Pipeline:
         since, turn_events = await self.current_turn(before)
         duties = [*extra, *dt.after_change(outcome, since, turn_events, now)]
         duties += await self.timers_for(outcome, changes)
+        duties += end_duties
+        for hook in self.duty_hooks:
+            duties = await hook(outcome, duties, now)
         try:
             saved = await self.store.append(
                 rec.id,

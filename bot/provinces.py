@@ -12,7 +12,7 @@ import discord
 
 from engine import rules
 from engine.errors import IllegalAction
-from engine.state import GameState, Phase
+from engine.state import Phase
 from engine.symbols import contains, missing
 from engine.views import view
 
@@ -21,7 +21,7 @@ from . import components as ui
 from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
-from .tables import Refused, Table
+from .tables import Refused
 from .words import cards_text
 
 
@@ -29,18 +29,11 @@ class ProvinceActions:
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
-    async def _look(
-        self, interaction: discord.Interaction, game_id: int | None, version: int | None
-    ) -> tuple[Table, GameState, int]:
-        table, state, seat = await self.ctx.pipeline.look(self.ctx.ask(interaction, game_id, version))
-        interaction.extras["speaker"] = table.speaker
-        return table, state, seat
-
     # --- the Actions menu --------------------------------------------------------------------------------
 
     async def menu(self, interaction: discord.Interaction, game_id: int, version: int) -> None:
         async def body() -> None:
-            table, state, seat = await self._look(interaction, game_id, version)
+            table, state, seat = await self.ctx.look(interaction, game_id, version)
             if state.phase is Phase.MOVE:
                 raise Refused("turn/move-first")
             menu = ch.action_menu(state, seat, table.speaker)
@@ -90,7 +83,7 @@ class ProvinceActions:
                 await defer_update(interaction)
             else:
                 await defer_private(interaction)
-            table, state, seat = await self._look(interaction, game_id, version)
+            table, state, seat = await self.ctx.look(interaction, game_id, version)
             pid = ch.parse_province(state, value, takeover)
             try:
                 p = rules.check_province_action(state, seat, pid, takeover)
@@ -136,7 +129,7 @@ class ProvinceActions:
         ctx = self.ctx
 
         async def body() -> None:
-            table, state, seat = await self._look(interaction, game_id, version)
+            table, state, seat = await self.ctx.look(interaction, game_id, version)
             spaces = (
                 ch.parse_spaces(guards)
                 if isinstance(guards, str)

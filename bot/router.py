@@ -6,11 +6,15 @@ from __future__ import annotations
 import discord
 
 from .context import Context
+from .dashboard import MyGames
 from .guided import GuidedMove
+from .history import History
 from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
 from .over_days import OverDays
 from .provinces import ProvinceActions
+from .ratings import Ratings
+from .replays import Replays
 from .turns import TurnActions
 
 
@@ -27,6 +31,11 @@ class Handlers:
         self.provinces = ProvinceActions(ctx)
         self.info = Info(ctx)
         self.over_days = OverDays(ctx)
+        self.dashboard = MyGames(ctx)
+        # Ratings and replays (issue 16): their duties are handed to these by the delivery worker.
+        self.ratings = Ratings(ctx.tables)
+        self.replays = Replays(ctx.client, ctx.tables, ctx.pictures)
+        self.history = History(ctx, self.ratings, self.replays)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""

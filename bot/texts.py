@@ -10,6 +10,7 @@ mentions and ``<t:unix:R>`` timestamps.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from engine import rules
 from engine.events import Event
@@ -17,7 +18,7 @@ from engine.game import MAX_PLAYERS, MIN_PLAYERS
 from engine.state import COLOURS, GameState, Phase
 from engine.symbols import total
 from engine.views import redact, view
-from storage import GameRecord
+from storage import GameRecord, PlayerRating
 
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
@@ -270,7 +271,7 @@ def nudge_text(table: Table, waiting: int, nudger: str) -> str:
 
 
 def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dict[int, float]) -> str:
-    """``/alexandros waiting``: every game waiting on the asking player, across servers, with links."""
+    """``/alexandros me waiting``: every game waiting on the asking player, across servers, with links."""
     if not entries:
         return "No game is waiting for you. Enjoy the break!"
     lines = [f"**{count(len(entries), 'game')} waiting for you**"]
@@ -475,7 +476,7 @@ QUIET_HOURS_FORMAT = "Write quiet hours as start-end, like 22:00-08:00, or off."
 
 
 def reminder_settings_text(prefs: ReminderPrefs, saved: bool) -> str:
-    """``/alexandros reminders``: the player's settings as they now stand."""
+    """``/alexandros me reminders``: the player's settings as they now stand."""
     if prefs.interval_hours is None:
         every = "the table's interval"
     elif prefs.interval_hours == 0:
@@ -525,3 +526,149 @@ def synced(count: int, everywhere: bool) -> str:
     if count:
         return f"Synced {count} commands to this server."
     return "This server has no copies of the commands left: it shows the global ones, each once."
+
+
+# --- DM notices (bot.notices) and the dashboard (bot.dashboard) --------------------------------------------
+
+
+def dm_turn_text(table: Table) -> str:
+    """A turn ping by direct message (public facts only, like the turn post it points to)."""
+    st = table.state
+    assert st is not None
+    return clip(f"It is your turn in Alexandros game {table.id} (turn {st.turn}). {can_do(table)}")
+
+
+def dm_fallback_turn_text(table: Table, user_id: int) -> str:
+    """The channel ping that replaces a turn DM the user's privacy settings refused."""
+    st = table.state
+    assert st is not None
+    return f"<@{user_id}>, it is your turn in game {table.id} (turn {st.turn})."
+
+
+def dm_reminder_text(table: Table, started: float) -> str:
+    st = table.state
+    assert st is not None
+    return clip(
+        f"A reminder: it is still your turn in Alexandros game {table.id} (turn {st.turn}, waiting since "
+        f"{when(started)}). {can_do(table)}"
+    )
+
+
+def dms_closed_note() -> str:
+    """Said once, under the channel ping that replaced a refused direct message."""
+    return (
+        "(I tried to tell you by direct message, but your privacy settings refuse messages from me, so I "
+        "ping you here from now on. To get direct messages, allow them from this server's members (the "
+        "server's Privacy Settings) and type `/alexandros me reminders dm:true` again.)"
+    )
+
+
+def dm_settings_line(on: bool, closed: bool) -> str:
+    """The DM part of ``/alexandros me reminders``' answer."""
+    if not on:
+        return "Turn pings and reminders: in the game's channel (`dm:true` sends them by direct message)."
+    if closed:
+        return (
+            "Turn pings and reminders: by direct message was asked, but your direct messages were closed to "
+            "me, so they come in the channel. Open them and type `/alexandros me reminders dm:true` again."
+        )
+    return (
+        "Turn pings and reminders: by direct message, instead of a ping in the channel. If your direct "
+        "messages are closed to me, I ping you in the channel and tell you once."
+    )
+
+
+def status_post_text(status: str, turn_link: str | None) -> str:
+    """The pinned status message of a game channel: the public status, and a link to the turn post."""
+    link = f"\nThe current turn: {turn_link}" if turn_link else ""
+    return clip(f"📌 {status}{link}\n-# Kept up to date by the bot; `/alexandros me games` lists your games.")
+
+
+PIN_PERMISSION_MISSING = (
+    "I could not pin this game's status message: pinning needs the **Pin Messages** permission. A server "
+    "admin can give it to my role in this channel's settings (Edit Channel → Permissions). The status "
+    "message is still kept up to date, unpinned."
+)
+
+
+class MyGame(NamedTuple):
+    """One line of ``/alexandros me games``: a game, its players' names, its turn post and status message."""
+
+    record: GameRecord
+    names: tuple[str, ...]
+    turn_post: int | None
+    status_post: int | None
+
+
+def mygames_text(user_id: int, games: Sequence[MyGame], total: int, limit: int = 2000) -> str:
+    """``/alexandros me games``: the asker's games in this server (only to them), with jump links. As many
+    whole lines as fit in one message (``limit``), then how many more there are."""
+    if not games:
+        return "You are in no game in this server. Open one with `/alexandros new`, or join a table."
+    lines = [f"**Your games in this server ({total})**"]
+    for g in games:
+        line = _mygame_line(user_id, g)
+        if len("\n".join([*lines, line])) > limit - 40:  # room for the "more" line
+            break
+        lines.append(line)
+    shown = len(lines) - 1
+    if total > shown:
+        lines.append(f"…and {total - shown} more.")
+    return clip("\n".join(lines))
+
+
+def _mygame_line(user_id: int, g: MyGame) -> str:
+    rec = g.record
+    if rec.status == "lobby":
+        where = jump_link(rec.guild_id, rec.channel_id, g.status_post)
+        seated = len(rec.seats)
+        return f"• Game {rec.id} in <#{rec.channel_id}>: at the table, {seated} seated, not started. {where}"
+    names = dict(zip((uid for _, uid in sorted(rec.seats)), g.names, strict=False))
+    waiting = rec.waiting_on
+    whose = "**your turn**" if waiting == user_id else f"{names.get(waiting or 0, 'nobody')}'s turn"
+    post = g.turn_post if g.turn_post is not None else g.status_post
+    return (
+        f"• Game {rec.id} in <#{rec.channel_id}>: {whose} since {when(rec.turn_started_at)} — "
+        f"{jump_link(rec.guild_id, rec.channel_id, post)}"
+    )
+
+
+# --- Ratings, leaderboard and replays (issue 16) --------------------------------------------------------
+
+ALT_REPLAY = "an animated replay of the game, one frame per turn"
+NO_RATINGS = "No game on this server has been rated yet: a finished game of two or more players counts."
+RATINGS_NOTE = "Rating: skill minus three times its uncertainty (openskill). Computer players are not rated."
+
+
+def replay_text(game_id: int, over: bool) -> str:
+    until = "the end" if over else "now"
+    return f"Replay of game {game_id}: every turn from the deal to {until}."
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _rating_line(r: PlayerRating) -> str:
+    return (
+        f"<@{r.user_id}>: {r.ordinal:.1f} (skill {r.mu:.1f} ± {r.sigma:.1f}), "
+        f"{_n(r.games, 'game')}, {_n(r.wins, 'win')}"
+    )
+
+
+def leaderboard_text(entries: Sequence[PlayerRating]) -> str:
+    if not entries:
+        return NO_RATINGS
+    lines = [f"{i}. {_rating_line(r)}" for i, r in enumerate(entries, 1)]
+    return "**Leaderboard of this server**\n" + "\n".join(lines) + f"\n-# {RATINGS_NOTE}"
+
+
+def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rated: int) -> str:
+    if rating is None:
+        return f"<@{user_id}> has no rated game on this server yet."
+    where = f" Place {place} of {rated} on this server." if place is not None else ""
+    return f"{_rating_line(rating)}.{where}\n-# {RATINGS_NOTE}"
+
+
+def recomputed_text(games: int, players: int) -> str:
+    return f"Ratings recomputed from {_n(games, 'rated game')}: {_n(players, 'player')} rated."

@@ -31,7 +31,7 @@ from engine.views import redact
 from storage import Duty, NewDuty
 
 from . import duties as dt
-from . import texts
+from . import notices, texts
 from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
 from .tables import Refused, Table
@@ -82,6 +82,8 @@ class Timers:
             await self.store.add_duties(table.id, [NewDuty(**{**_fields(duty), "due_at": quiet_end})], now)
             return "moved to the end of the quiet hours"
         started = float(duty.payload.get("started") or table.record.turn_started_at or now)
+        if await notices.wants_dm(self.store, uid):
+            return await self._remind_by_dm(table, uid, since, started, now)
         msg = await self.client.get_partial_messageable(table.record.channel_id).send(
             texts.reminder_text(table, uid, started),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
@@ -104,6 +106,18 @@ class Timers:
             await self.store.cancel_duties(table.id, [dt.REMIND])
         else:
             await self.store.add_duties(table.id, [dt.reminder(table, since, started, due, last_sent)], now)
+
+    async def _remind_by_dm(self, table: Table, uid: int, since: int, started: float, now: float) -> str:
+        """The reminder as a ``dm`` duty (bot.notices), written in one transaction with the next reminder,
+        which replaces this one: handled again after a crash, it cannot be sent twice."""
+        text, fallback = texts.dm_reminder_text(table, started), texts.reminder_text(table, uid, started)
+        due = next_reminder(started, self.pipeline.reminder_hours, await self.pipeline.prefs.get(uid), now)
+        out = [notices.dm_duty(table.record, uid, since, text, fallback, now)]
+        if due is not None:
+            out.append(dt.reminder(table, since, started, due, now))
+        await self.store.add_duties(table.id, out, now, cancel_keys=() if due is not None else [dt.REMIND])
+        log.info("reminder by dm game=%s user=%s", table.id, uid)
+        return "sent as a direct message duty"
 
     # --- deadlines (P2) ------------------------------------------------------------------------------------
 

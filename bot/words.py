@@ -408,8 +408,8 @@ _REFUSALS: dict[str, Refusal] = {
         f"Game {d['game']} does not exist (any more). Use `/alexandros status` to see this channel's game."
     ),
     "bot/channel-busy": lambda s, d: (
-        f"This channel already has an unfinished game (game {d['game']}). Join it with `/alexandros join`, "
-        "or start a game in a new thread with `/alexandros new thread:True`."
+        f"This channel already has an unfinished game (game {d['game']}). Join it with "
+        "`/alexandros table join`, or start a game in a new thread with `/alexandros new thread:True`."
     ),
     "bot/not-a-player": lambda s, d: (
         "You are not playing in this game. You can follow it here, and use `/alexandros board`, "

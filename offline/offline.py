@@ -80,6 +80,7 @@ DEFAULT_WATCHED_TASKS = (
     "discord.py: on_",
 )
 ADMINISTRATOR = 1 << 3
+PIN_MESSAGES = 1 << 51  # since February 2026 the only permission that lets a bot pin (not Manage Messages)
 _MESSAGE_FLAGS_KEPT = EPHEMERAL | (1 << 2) | (1 << 12) | (1 << 15)  # ephemeral, suppress embeds/notifs, v2
 _SUBCOMMAND, _GROUP = 1, 2
 _SELECT_TYPES = {3, 5, 6, 7, 8}
@@ -133,7 +134,7 @@ def _http_error(status: int, code: int, message: str) -> discord.HTTPException:
     return discord.HTTPException(response, payload)
 
 
-FAULTS = ("500", "502", "503", "504", "429", "403", "404", "timeout", "disconnect")
+FAULTS = ("400", "500", "502", "503", "504", "429", "403", "404", "timeout", "disconnect")
 
 
 @dataclass
@@ -152,6 +153,7 @@ class Fault:
     lost_reply: bool = False
     when: Callable[[Request], bool] | None = None
     hits: list[Request] = field(default_factory=list)
+    code: int = 0  # Discord's JSON error code, e.g. 30046 (the edit cap of messages older than an hour)
 
     def matches(self, req: Request) -> bool:
         return (
@@ -169,7 +171,7 @@ class Fault:
             # What discord.py raises when a rate limit outlasts its own patience (max_ratelimit_timeout).
             return discord.RateLimited(self.retry_after)
         status = int(self.error)
-        return _http_error(status, 0, f"injected {status}")
+        return _http_error(status, self.code, f"injected {status}")
 
 
 _ROUTE_RE_CACHE: dict[str, re.Pattern[str]] = {}
@@ -1368,11 +1370,13 @@ class OfflineDiscord:
         retry_after: float = 1.0,
         lost_reply: bool = False,
         when: Callable[[Request], bool] | None = None,
+        code: int = 0,
     ) -> Fault:
-        """Make the next ``times`` HTTP requests of ``kind`` fail with ``error`` (one of ``FAULTS``)."""
+        """Make the next ``times`` HTTP requests of ``kind`` fail with ``error`` (one of ``FAULTS``);
+        ``code`` is the JSON error code Discord would send with it (e.g. ``"400"`` with 30046)."""
         if error not in FAULTS:
             raise ValueError(f"unknown fault {error!r}; one of {FAULTS}")
-        fault = Fault(kind, error, times, retry_after, lost_reply, when)
+        fault = Fault(kind, error, times, retry_after, lost_reply, when, code=code)
         self.faults.append(fault)
         return fault
 
@@ -1569,6 +1573,10 @@ class OfflineDiscord:
         channel = self.channels.get(cid)
         if channel is None:
             raise _http_error(404, 10003, "Unknown Channel")
+        if channel.get("type") == DM:
+            recipient = self.users.get(int(channel["recipients"][0]["id"]))
+            if recipient is not None and not recipient.dms_open:
+                raise _http_error(403, 50007, "Cannot send messages to this user")
         data = req.data
         nonce = data.get("nonce")
         if nonce is not None and data.get("enforce_nonce"):
@@ -1592,6 +1600,19 @@ class OfflineDiscord:
         self._edit(msg, req.data, req.files)
         req.message_id, req.channel_id = msg.id, msg.channel_id
         return msg.json
+
+    def _h_pin(self, req: Request, args: dict[str, str]) -> Any:
+        """Pin or unpin (by the method); the bot needs Pin Messages, or Discord answers 403, code 50013."""
+        if not self.app_permissions & PIN_MESSAGES:
+            raise _http_error(403, 50013, "Missing Permissions")
+        msg = self._live(int(args["message_id"]), int(args["channel_id"]))
+        msg.pinned = req.method == "PUT"
+        req.message_id, req.channel_id = msg.id, msg.channel_id
+        return None
+
+    def pinned(self, channel_id: int | None = None) -> list[StoredMessage]:
+        """The channel's pinned messages, oldest first."""
+        return [m for m in self.channel_messages(channel_id or self.channel_id) if m.pinned]
 
     def _h_delete(self, req: Request, args: dict[str, str]) -> Any:
         msg = self._live(int(args["message_id"]), int(args["channel_id"]))
@@ -1846,8 +1867,10 @@ _HTTP_ROUTES: dict[tuple[str, str], tuple[str, Callable[..., Any]]] = {
     ("DELETE", _C + "/thread-members/{user_id}"): ("remove_thread_member", OfflineDiscord._h_none),
     ("POST", _C + "/typing"): ("typing", OfflineDiscord._h_none),
     ("PUT", _M + "/reactions/{emoji}/@me"): ("reaction", OfflineDiscord._h_none),
-    ("PUT", _C + "/pins/{message_id}"): ("pin", OfflineDiscord._h_none),
-    ("PUT", _C + "/messages/pins/{message_id}"): ("pin", OfflineDiscord._h_none),
+    ("PUT", _C + "/pins/{message_id}"): ("pin", OfflineDiscord._h_pin),
+    ("PUT", _C + "/messages/pins/{message_id}"): ("pin", OfflineDiscord._h_pin),
+    ("DELETE", _C + "/pins/{message_id}"): ("unpin", OfflineDiscord._h_pin),
+    ("DELETE", _C + "/messages/pins/{message_id}"): ("unpin", OfflineDiscord._h_pin),
     ("POST", "/users/@me/channels"): ("dm_channel", OfflineDiscord._h_dm),
     ("GET", "/guilds/{guild_id}/members/{user_id}"): ("get_member", OfflineDiscord._h_member),
     ("GET", "/users/{user_id}"): ("get_user", OfflineDiscord._h_user),

@@ -65,6 +65,8 @@ class FakeUser:
     bot: bool = False
     locale: str = "en-US"
     nick: str | None = None
+    # False: the user's privacy settings refuse direct messages from the bot (Discord: 403, code 50007).
+    dms_open: bool = True
 
     @property
     def mention(self) -> str:

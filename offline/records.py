@@ -184,6 +184,7 @@ class StoredMessage:
     interaction_id: int | None = None
     edits: int = 0
     deleted: bool = False
+    pinned: bool = False
 
     @property
     def id(self) -> int:

@@ -67,6 +67,11 @@ backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format
 integrity_check() -> IntegrityReport (truthy when ok)
 export_game(game_id) -> dict / import_game(data, *, replace=False, keep_id=True) -> GameRecord
 close()
+
+Ratings per server (bot.ratings computes them; the store keeps them, each game rated once):
+rate_game(game_id, guild_id, user_ids, rate, now) -> bool   # False: already rated
+ratings(guild_id, limit=None) -> list[PlayerRating] / rating_of(guild_id, user_id) -> PlayerRating | None
+rated_games(guild_id) -> list[int] / replace_ratings(guild_id, ratings, game_ids, now)
 """
 
 import os
@@ -88,6 +93,8 @@ from .base import (
     InvalidGameData,
     JsonDict,
     NewDuty,
+    PlayerRating,
+    RateFn,
     SeatError,
     ShardSlice,
     Status,
@@ -143,7 +150,9 @@ __all__ = [
     "Duty",
     "NewDuty",
     "PgSchemaTooNew",
+    "PlayerRating",
     "PostgresGameStore",
+    "RateFn",
     "SchemaTooNew",
     "SeatError",
     "ShardSlice",

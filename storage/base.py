@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Protocol, TypeAlias
 
@@ -187,6 +187,28 @@ class IntegrityReport:
         return "ok" if self.ok else "\n".join(self.problems)
 
 
+@dataclass(frozen=True)
+class PlayerRating:
+    """One player's rating on one server (openskill's ``mu`` and ``sigma``), with games rated and won."""
+
+    guild_id: int
+    user_id: int
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    updated_at: float = 0.0
+
+    @property
+    def ordinal(self) -> float:
+        """The conservative skill the leaderboard sorts by: ``mu - 3 sigma``."""
+        return self.mu - 3.0 * self.sigma
+
+
+RateFn: TypeAlias = Callable[[Mapping[int, "PlayerRating | None"]], Sequence["PlayerRating"]]
+"""Given the current ratings of a game's rated users (None: not rated yet), their new ratings."""
+
+
 class GameStore(Protocol):
     """What the bot needs from persistent storage. Every method is safe to call concurrently.
 
@@ -304,6 +326,32 @@ class GameStore(Protocol):
     async def update_user_settings(
         self, user_id: int, changes: Mapping[str, Any], now: float
     ) -> JsonDict: ...
+
+    # --- ratings per server (bot.ratings decides who is rated and computes; the store keeps) -------------
+
+    async def rate_game(
+        self, game_id: int, guild_id: int, user_ids: Sequence[int], rate: RateFn, now: float
+    ) -> bool:
+        """Rate one finished game exactly once: in one transaction (serialised per server), read the
+        users' ratings, call ``rate`` (pure and quick) and write what it returns, and mark the game rated.
+        False, and nothing written, when the game was already rated."""
+        ...
+
+    async def ratings(self, guild_id: int, limit: int | None = None) -> list[PlayerRating]:
+        """The server's ratings, best first (highest ``mu - 3 sigma``, then more games, then user id)."""
+        ...
+
+    async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None: ...
+
+    async def rated_games(self, guild_id: int) -> list[int]:
+        """The ids of the server's games that count in its ratings, in id order."""
+        ...
+
+    async def replace_ratings(
+        self, guild_id: int, ratings: Sequence[PlayerRating], game_ids: Sequence[int], now: float
+    ) -> None:
+        """Replace all of a server's ratings and its rated games at once (a recomputation)."""
+        ...
 
     async def backup(self, dest_path: str | os.PathLike[str]) -> None: ...
 

@@ -154,7 +154,32 @@ _V4: Final[tuple[str, ...]] = (
     "DROP TABLE notices",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
+# Ratings per server (issue 16). Numbered 5 here; at the merge it follows the lean snapshots' migration.
+_V5: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE ratings (
+        guild_id   INTEGER NOT NULL,
+        user_id    INTEGER NOT NULL,
+        mu         REAL    NOT NULL,
+        sigma      REAL    NOT NULL,
+        games      INTEGER NOT NULL DEFAULT 0,
+        wins       INTEGER NOT NULL DEFAULT 0,
+        updated_at REAL    NOT NULL,
+        PRIMARY KEY (guild_id, user_id)
+    ) WITHOUT ROWID
+    """,
+    # A game is rated at most once: the row is written in the same transaction as the ratings it changed.
+    """
+    CREATE TABLE rated_games (
+        game_id  INTEGER PRIMARY KEY,
+        guild_id INTEGER NOT NULL,
+        rated_at REAL    NOT NULL
+    )
+    """,
+    "CREATE INDEX rated_games_guild ON rated_games (guild_id, game_id)",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 

@@ -122,7 +122,32 @@ _V1: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1,)
+# Ratings per server (issue 16). Numbered 2 here; at the merge it follows the lean snapshots' migration.
+_V2: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE ratings (
+        guild_id   bigint           NOT NULL,
+        user_id    bigint           NOT NULL,
+        mu         double precision NOT NULL,
+        sigma      double precision NOT NULL,
+        games      integer          NOT NULL DEFAULT 0,
+        wins       integer          NOT NULL DEFAULT 0,
+        updated_at double precision NOT NULL,
+        PRIMARY KEY (guild_id, user_id)
+    )
+    """,
+    # A game is rated at most once: the row is written in the same transaction as the ratings it changed.
+    """
+    CREATE TABLE rated_games (
+        game_id  bigint           PRIMARY KEY,
+        guild_id bigint           NOT NULL,
+        rated_at double precision NOT NULL
+    )
+    """,
+    "CREATE INDEX rated_games_guild ON rated_games (guild_id, game_id)",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """

@@ -51,6 +51,7 @@ from .base import (
     _Keep,
 )
 from .pg_migrations import LATEST_VERSION, migrate, schema_version
+from .ratings import PostgresRatings
 from .sqlite import (
     EXPORT_FORMAT,
     EXPORT_FORMAT_VERSION,
@@ -166,7 +167,7 @@ async def open_postgres_store(url: str, *, min_size: int = 1, max_size: int = 10
     return PostgresGameStore(url, pool)
 
 
-class PostgresGameStore:
+class PostgresGameStore(PostgresRatings):
     """`GameStore` on one PostgreSQL database. Make it with `open_postgres_store`; `close()` it when done."""
 
     def __init__(self, url: str, pool: asyncpg.Pool) -> None:

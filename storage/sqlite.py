@@ -52,6 +52,7 @@ from .base import (
     _Keep,
 )
 from .migrations import LATEST_VERSION, migrate
+from .ratings import SqliteRatings
 
 T = TypeVar("T")
 
@@ -216,7 +217,7 @@ async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
     return SqliteGameStore(path, writer, reader)
 
 
-class SqliteGameStore:
+class SqliteGameStore(SqliteRatings):
     """`GameStore` on one SQLite file. Create it with `open_store`, and `close()` it when done."""
 
     def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:

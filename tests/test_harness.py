@@ -812,3 +812,27 @@ async def test_a_deleted_message_reaches_the_bot_and_cannot_be_clicked():
         assert d.bot.deleted == [board.id] and d.channel_messages() == []
         with pytest.raises(HarnessError, match="deleted"):
             await d.click(alice, board.id, "demo:join:7")
+
+
+async def test_closed_dms_pins_and_error_codes_are_faked():
+    async with make_harness(app_permissions=(1 << 53) - 1 - (1 << 3) - (1 << 51)) as d:
+        alice = d.member("alice")
+        alice.dms_open = False
+        dm = await d.bot.create_dm(discord.Object(alice.id))
+        with pytest.raises(discord.Forbidden) as closed:
+            await dm.send("psst")
+        assert closed.value.code == 50007 and d.channel_messages(d.dm_channel(alice)) == []
+        channel = d.bot.get_partial_messageable(CHANNEL_ID)
+        msg = await channel.send("status")
+        with pytest.raises(discord.Forbidden) as refused:  # no Pin Messages
+            await msg.pin()
+        assert refused.value.code == 50013 and d.pinned() == []
+        d.app_permissions |= 1 << 51
+        await msg.pin()
+        assert [m.id for m in d.pinned()] == [msg.id]
+        await msg.unpin()
+        assert d.pinned() == []
+        d.fail("edit_message", "400", code=30046)
+        with pytest.raises(discord.HTTPException) as capped:
+            await msg.edit(content="again")
+        assert capped.value.status == 400 and capped.value.code == 30046

@@ -116,7 +116,7 @@ async def test_the_lobby_is_edited_once_through_a_fault(tmp_path, fault, lost):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         users, msg, gid = await lobby(d)
         d.fail("edit_message", fault, times=2, lost_reply=lost)
-        r = await d.slash(users[1], "alexandros join")
+        r = await d.slash(users[1], "alexandros table join")
         assert r.ephemeral
         await flush(d, clock)
         assert f"<@{users[1].id}>" in d.message(msg.id).content

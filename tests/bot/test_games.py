@@ -34,7 +34,11 @@ async def test_whole_game(tmp_path, players, game_map, reason):
         assert st.result is not None and st.result.reason is reason, st.result
         assert g.stats.get("end_pings") == 1
         assert g.stats.get("menu", 0) > 0 and g.stats["Move"] > 0  # the Actions menu and moves were used
-        end = d.last_message()
+        *_, end, replay = d.channel_messages()  # the end post, then its replay (issue 16)
         assert "is over" in end.content and end.attachments
         for u in g.users:
             assert f"<@{u.id}>" in end.content
+        assert replay.content.startswith(f"Replay of game {g.game_id}")
+        assert [a.filename for a in replay.attachments] == ["replay.gif"]
+        rated = await d.bot.store.ratings(d.guild_id)
+        assert sorted(r.user_id for r in rated) == sorted(u.id for u in g.users)

@@ -88,9 +88,9 @@ async def test_a_creator_who_left_cannot_start(tmp_path):
         await d.click(ann, lobby.id, f"alx:leave:{gid}")
         r = await d.click(ann, lobby.id, f"alx:start:{gid}")
         assert r.ephemeral and "You left this table" in r.content
-        r = await d.slash(ann, "alexandros start")
+        r = await d.slash(ann, "alexandros table start")
         assert r.ephemeral and "You left this table" in r.content
-        r = await d.slash(bob, "alexandros start")
+        r = await d.slash(bob, "alexandros table start")
         assert r.ephemeral and "Only ann" in r.content
         assert "Turn " not in d.message(lobby.id).content
 
@@ -106,8 +106,8 @@ async def test_a_creator_who_left_cannot_start(tmp_path):
         ("alexandros move", {"card": "n1" * 150}),
         ("alexandros move", {"card": "n1", "to": "Z" * 300}),
         ("alexandros move", {"card": "n1", "to": "B2", "path": "9" * 300}),
-        ("alexandros reminders", {"quiet": "2" * 300}),
-        ("alexandros reminders", {"time_zone": "Europe/" + "x" * 290}),
+        ("alexandros me reminders", {"quiet": "2" * 300}),
+        ("alexandros me reminders", {"time_zone": "Europe/" + "x" * 290}),
     ],
 )
 async def test_long_values_get_a_short_sentence(tmp_path, command, options):
@@ -126,14 +126,14 @@ async def test_long_values_get_a_short_sentence(tmp_path, command, options):
 async def test_time_zones_are_offered_and_a_folder_of_the_zone_database_is_refused(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         ann = d.member("ann")
-        got = await d.autocomplete(ann, "alexandros reminders", focused="time_zone", value="paris")
+        got = await d.autocomplete(ann, "alexandros me reminders", focused="time_zone", value="paris")
         assert [c["value"] for c in got] == ["Europe/Paris"]
-        got = await d.autocomplete(ann, "alexandros reminders", focused="time_zone", value="")
+        got = await d.autocomplete(ann, "alexandros me reminders", focused="time_zone", value="")
         assert len(got) == 25
         for value in ("Europe", "../../etc/passwd", "Mars/Olympus", "x" * 300):
-            r = await d.slash(ann, "alexandros reminders", time_zone=value)
+            r = await d.slash(ann, "alexandros me reminders", time_zone=value)
             assert r.ephemeral and "is not a time zone name" in r.content and len(r.content) < 300
-        r = await d.slash(ann, "alexandros reminders", time_zone="Europe/Paris")
+        r = await d.slash(ann, "alexandros me reminders", time_zone="Europe/Paris")
         assert "Europe/Paris" in r.content and "Saved" in r.content
 
 

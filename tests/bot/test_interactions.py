@@ -55,9 +55,13 @@ async def test_command_tree_is_within_discords_limits(tmp_path):
         paths = d.command_paths()
         for sub in (
             "new",
-            "join",
-            "leave",
-            "start",
+            "table join",
+            "table leave",
+            "table start",
+            "me reminders",
+            "me waiting",
+            "me games",
+            "ratings leaderboard",
             "move",
             "take",
             "occupy",
@@ -274,8 +278,11 @@ async def test_resign_agree_and_abandon(tmp_path):
         assert r.ephemeral
         st = await g.state()
         assert st.over and st.result.reason.value == "agreed"
-        end = d.last_message()
-        assert "is over" in end.content
+        *_, end, replay = d.channel_messages()  # the end post, then its replay (issue 16)
+        assert "is over" in end.content and replay.content.startswith("Replay of game")
+        # Rated (issue 16): the player who resigned ranks last, below both who agreed.
+        board = await d.bot.store.ratings(d.guild_id)
+        assert len(board) == 3 and board[-1].user_id == me.id and board[-1].mu < min(r.mu for r in board[:2])
         g.check_public()
         # Abandon: a stranger may not, the creator may; the channel is free again.
         g2 = await started(d, 2)
@@ -398,7 +405,9 @@ async def test_a_waiting_player_is_reminded_once_per_interval(tmp_path):
         async def reminders(now: float) -> list:
             mark = d.mark()
             await d.bot.deliveries.drain(now)
-            return [r for r in d.requests_since(mark) if r.kind == "channel_message"]
+            # The pinned status message (bot.dashboard) is a channel message too, but no reminder.
+            sent = [r for r in d.requests_since(mark) if r.kind == "channel_message"]
+            return [r for r in sent if not (r.content or "").startswith("📌")]
 
         assert await reminders(clock.now + 3600) == []  # not yet: the table's interval is 24 h
         (sent,) = await reminders(clock.now + 25 * 3600)
@@ -491,16 +500,16 @@ async def test_a_turn_past_the_tables_deadline_is_skipped(tmp_path):
 async def test_players_set_their_own_reminders(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         ann = d.member("ann")
-        r = await d.slash(ann, "alexandros reminders")
+        r = await d.slash(ann, "alexandros me reminders")
         assert r.ephemeral and "the table's interval" in r.content
         r = await d.slash(
-            ann, "alexandros reminders", hours=12, quiet="22:00-08:00", time_zone="Europe/Paris"
+            ann, "alexandros me reminders", hours=12, quiet="22:00-08:00", time_zone="Europe/Paris"
         )
         assert r.ephemeral and "every 12 hours" in r.content and "22:00-08:00" in r.content
         assert "Europe/Paris" in r.content
-        r = await d.slash(ann, "alexandros reminders", time_zone="Mars/Olympus")
+        r = await d.slash(ann, "alexandros me reminders", time_zone="Mars/Olympus")
         assert r.ephemeral and "Mars/Olympus" in r.content and "Saved" not in r.content
-        r = await d.slash(ann, "alexandros reminders", quiet="late")
+        r = await d.slash(ann, "alexandros me reminders", quiet="late")
         assert r.ephemeral and "22:00-08:00" in r.content  # an example of what is allowed
         settings = await d.bot.store.get_user_settings(ann.id)
         assert settings["reminder_hours"] == 12 and settings["time_zone"] == "Europe/Paris"

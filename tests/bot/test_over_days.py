@@ -155,7 +155,7 @@ async def test_quiet_hours_move_a_reminder_to_their_end(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         for name in NAMES[:2]:  # whoever starts: quiet from 08:30 to 13:00, Paris time
             r = await d.slash(
-                d.member(name), "alexandros reminders", quiet="08:30-13:00", time_zone="Europe/Paris"
+                d.member(name), "alexandros me reminders", quiet="08:30-13:00", time_zone="Europe/Paris"
             )
             assert r.ephemeral
         g = await open_game(d)
@@ -293,13 +293,13 @@ async def test_waiting_lists_every_game_waiting_on_me_across_servers(tmp_path):
         out = await pipeline.commit(Table(far, None, names_of(far)), state, tuple(events), seats=seats)
         assert out.table.current_user == me.id
 
-        r = await d.slash(me, "alexandros waiting")
+        r = await d.slash(me, "alexandros me waiting")
         assert r.ephemeral and "2 games waiting for you" in r.content
         turn_msg = g.turn_message()
         assert f"https://discord.com/channels/{d.guild_id}/{d.channel_id}/{turn_msg.id}" in r.content
         assert "https://discord.com/channels/999/888" in r.content
         assert "<t:" in r.content
-        r = await d.slash(other, "alexandros waiting")
+        r = await d.slash(other, "alexandros me waiting")
         assert r.ephemeral and "No game is waiting for you" in r.content
 
 

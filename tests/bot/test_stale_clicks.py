@@ -122,6 +122,7 @@ async def test_every_kept_component_pressed_later_by_every_seat_leaks_nothing(
     sweep = Sweep()
     async with harness(bot_factory(str(tmp_path / "g.db"), game_map, seed)) as d:
         await play_whole_game(d, players, ai_seed=seed, on_action=sweep, require_end=False, max_actions=120)
+    print(f"\nsweep: {sweep.presses} presses, {sweep.answers}")
     assert sweep.presses > 200, sweep.presses
     assert sweep.answers.get("out of date", 0) > 50 and sweep.answers.get("not your turn", 0) > 0, (
         sweep.answers
@@ -145,3 +146,58 @@ async def test_autocomplete_offers_nothing_to_a_player_off_turn(tmp_path):
             assert not CARD_WORDS.search(got[0]["name"])
         r = await d.slash(other, "alexandros take", card="soldier")
         assert r.ephemeral and "not your turn" in r.content.lower() and not CARD_WORDS.search(r.content)
+
+
+async def test_guided_move_races_end_out_of_date_never_in_a_misleading_refusal(tmp_path):
+    """Issue 10: in guided-move races the loser was told "There is no card you can move with right now."
+    Here a Confirm and another flow's card pick race at every move of a game."""
+    import asyncio
+    import random
+
+    from bot import choices as ch
+    from engine import ai
+    from engine.actions import Move
+
+    outcomes: dict[str, int] = {}
+    async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 3)) as d:
+        g = Game(d, [d.member("alice"), d.member("bob")])
+        await g.open()
+        rng = random.Random(3)
+        for n in range(90):
+            st = await g.state()
+            if st.over:
+                break
+            action = ai.greedy_player(st, rng)
+            card, to, path = ch.move_code(st, action) if isinstance(action, Move) else ("", "", "")
+            if not isinstance(action, Move) or int(path) > 25:  # a select holds 25 paths
+                await g.play(action, n)
+                continue
+            table = await g.table()
+            me = g.user_of_seat(table, st.current)
+            post, v = g.turn_message(), st.version
+            flows = []
+            for _ in range(2):
+                r = await d.click(me, post.id, f"alx:move:{g.game_id}:{v}")
+                flows.append(r.response_message)
+            a, b = flows
+            await d.select(me, a.id, f"alxs:mc:{g.game_id}:{v}", [card])
+            await d.select(me, a.id, f"alxs:mt:{g.game_id}:{v}:{card}", [to])
+            mp = f"alxs:mp:{g.game_id}:{v}:{card}:{to}"
+            if d.message(a.id).component(mp) is not None:
+                await d.select(me, a.id, mp, [path])
+            confirm = d.click(me, a.id, f"alx:mgo:{g.game_id}:{v}:{card}:{to}:{path}")
+            pick = d.select(me, b.id, f"alxs:mc:{g.game_id}:{v}", [card])
+            if n % 3 == 2:  # the pick lands just after the commit
+                await confirm
+                other = await pick
+            elif n % 3 == 1:
+                other, _ = await asyncio.gather(pick, confirm)
+            else:
+                _, other = await asyncio.gather(confirm, pick)
+            assert (await g.state()).version > v, "the confirmed move was applied"
+            answer = other.followups[-1].content if other.type == 6 and other.followups else other.content
+            assert "no card you can move with" not in answer, answer
+            key = "out of date" if "out of date" in answer else "step 2" if "step 2" in answer else answer
+            assert key in ("out of date", "step 2"), answer
+            outcomes[key] = outcomes.get(key, 0) + 1
+    assert sum(outcomes.values()) >= 10 and outcomes.get("out of date", 0) > 0, outcomes

@@ -246,11 +246,13 @@ def test_invite_url_has_exactly_the_needed_permissions() -> None:
         | (1 << 14)  # EMBED_LINKS
         | (1 << 15)  # ATTACH_FILES
         | (1 << 16)  # READ_MESSAGE_HISTORY
+        | (1 << 51)  # PIN_MESSAGES (the game's status message)
     )
-    assert bot_permissions() == expected == 309237763072
+    assert bot_permissions() == expected == 2252109051448320
     assert not bot_permissions() & (1 << 17)  # MENTION_EVERYONE is not asked for
     assert not bot_permissions() & (1 << 3)  # nor ADMINISTRATOR
-    assert len(BOT_PERMISSION_NAMES) == 7
+    assert not bot_permissions() & (1 << 13)  # nor MANAGE_MESSAGES (pinning has its own permission)
+    assert len(BOT_PERMISSION_NAMES) == 8
     url = invite_url(1234567890)
     assert url == (
         "https://discord.com/oauth2/authorize?client_id=1234567890"

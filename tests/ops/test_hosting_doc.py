@@ -24,6 +24,7 @@ def test_invite_link_in_the_doc_has_the_bots_permissions() -> None:
         "embed_links": "Embed Links",
         "attach_files": "Attach Files",
         "read_message_history": "Read Message History",
+        "pin_messages": "Pin Messages",
     }
     assert set(labels) == set(BOT_PERMISSION_NAMES)
     for label in labels.values():

@@ -714,3 +714,72 @@ async def test_export_carries_meta_and_old_exports_still_import(store: GameStore
     old = {k: v for k, v in data.items() if k != "meta"} | {"format_version": 1}
     moved = await store.import_game(old | {"game": data["game"] | {"channel_id": CHANNEL + 5}}, keep_id=False)
     assert await store.get_game_meta(moved.id) == {}
+
+
+# ---------------------------------------------------------------- ratings per server (issue 16)
+def _plus_one(guild: int, won: int) -> Any:
+    """A stand-in rating function: every rated user gains 1 mu; ``won`` counts a win."""
+    from storage import PlayerRating
+
+    def rate(current: Any) -> list[PlayerRating]:
+        out = []
+        for user, r in current.items():
+            base = r or PlayerRating(guild, user, 25.0, 8.0)
+            wins = base.wins + (user == won)
+            out.append(PlayerRating(guild, user, base.mu + 1, base.sigma * 0.9, base.games + 1, wins))
+        return out
+
+    return rate
+
+
+async def test_rate_game_rates_a_game_once_and_keeps_servers_apart(store: GameStore) -> None:
+    assert await store.ratings(GUILD) == [] and await store.rating_of(GUILD, ALICE) is None
+    assert await store.rate_game(7, GUILD, [ALICE, BOB], _plus_one(GUILD, ALICE), T0)
+    assert not await store.rate_game(7, GUILD, [ALICE, BOB], _plus_one(GUILD, ALICE), T0 + 1), "rated once"
+    assert await store.rate_game(8, GUILD, [ALICE, CAROL], _plus_one(GUILD, CAROL), T0 + 2)
+    assert await store.rate_game(9, GUILD + 1, [ALICE, BOB], _plus_one(GUILD + 1, BOB), T0 + 3)
+    alice = await store.rating_of(GUILD, ALICE)
+    assert alice is not None and (alice.mu, alice.games, alice.wins) == (27.0, 2, 1)
+    assert alice.updated_at == T0 + 2
+    board = await store.ratings(GUILD)
+    assert [r.user_id for r in board] == [ALICE, BOB, CAROL]  # best ordinal first, then more games
+    assert [r.user_id for r in await store.ratings(GUILD, limit=1)] == [ALICE]
+    assert await store.rated_games(GUILD) == [7, 8] and await store.rated_games(GUILD + 1) == [9]
+    other = await store.rating_of(GUILD + 1, ALICE)
+    assert other is not None and other.games == 1 and other.wins == 0
+
+
+async def test_rate_game_writes_nothing_when_the_rating_function_fails(store: GameStore) -> None:
+    def broken(current: Any) -> list[Any]:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        await store.rate_game(7, GUILD, [ALICE, BOB], broken, T0)
+    assert await store.rated_games(GUILD) == [] and await store.ratings(GUILD) == []
+    assert await store.rate_game(7, GUILD, [ALICE, BOB], _plus_one(GUILD, BOB), T0 + 1)
+
+
+async def test_concurrent_ratings_of_one_server_lose_no_update(store: GameStore) -> None:
+    results = await asyncio.gather(
+        *(store.rate_game(100 + i, GUILD, [ALICE, BOB], _plus_one(GUILD, ALICE), T0 + i) for i in range(8)),
+        store.rate_game(100, GUILD, [ALICE, BOB], _plus_one(GUILD, ALICE), T0),
+    )
+    assert sorted(results) == [False] + [True] * 8
+    alice = await store.rating_of(GUILD, ALICE)
+    assert alice is not None and alice.games == 8 and alice.mu == 33.0
+
+
+async def test_replace_ratings_replaces_one_server(store: GameStore) -> None:
+    from storage import PlayerRating
+
+    await store.rate_game(7, GUILD, [ALICE, BOB], _plus_one(GUILD, ALICE), T0)
+    await store.rate_game(9, GUILD + 1, [ALICE, BOB], _plus_one(GUILD + 1, BOB), T0)
+    new = [PlayerRating(GUILD, CAROL, 30.0, 5.0, 3, 2), PlayerRating(GUILD, DAVE, 20.0, 5.0, 3, 1)]
+    await store.replace_ratings(GUILD, new, [7, 8, 10], T0 + 5)
+    assert [(r.user_id, r.mu, r.games, r.wins, r.updated_at) for r in await store.ratings(GUILD)] == [
+        (CAROL, 30.0, 3, 2, T0 + 5),
+        (DAVE, 20.0, 3, 1, T0 + 5),
+    ]
+    assert await store.rated_games(GUILD) == [7, 8, 10]
+    assert await store.rated_games(GUILD + 1) == [9] and len(await store.ratings(GUILD + 1)) == 2
+    assert not await store.rate_game(8, GUILD, [ALICE], _plus_one(GUILD, ALICE), T0 + 6)
