@@ -35,6 +35,7 @@ from offline.payloads import FakeUser
 from storage import StoreError
 
 from .client import make_bot
+from .words import count
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 _PICTURE = re.compile(r"^(\d{4,})-")
@@ -63,7 +64,7 @@ def relative(seconds: float) -> str:
                        ("minute", 60), ("second", 1)):  # fmt: skip
         if span >= size:
             n = round(span / size) if unit != "second" else int(span)
-            amount = f"{n} {unit}{'s' if n != 1 else ''}"
+            amount = count(n, unit)
             return f"in {amount}" if seconds > 0 else f"{amount} ago"
     return "now"
 

@@ -340,7 +340,8 @@ def agree_proposed(by: str, waiting: str) -> str:
 def log_text(lines: Sequence[str]) -> str:
     """``/alexandros log``: the last events, one bullet each."""
     body = "\n".join(f"• {x}" for x in lines) or NOTHING_YET
-    return clip(f"**The last {len(lines)} events**\n{body}")
+    title = "The last event" if len(lines) == 1 else f"The last {count(len(lines), 'event')}"
+    return clip(f"**{title}**\n{body}")
 
 
 # --- private answers: what an action did ---------------------------------------------------------------
@@ -645,14 +646,10 @@ def replay_text(game_id: int, over: bool) -> str:
     return f"Replay of game {game_id}: every turn from the deal to {until}."
 
 
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _rating_line(r: PlayerRating) -> str:
     return (
         f"<@{r.user_id}>: {r.ordinal:.1f} (skill {r.mu:.1f} ± {r.sigma:.1f}), "
-        f"{_n(r.games, 'game')}, {_n(r.wins, 'win')}"
+        f"{count(r.games, 'game')}, {count(r.wins, 'win')}"
     )
 
 
@@ -671,4 +668,4 @@ def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rat
 
 
 def recomputed_text(games: int, players: int) -> str:
-    return f"Ratings recomputed from {_n(games, 'rated game')}: {_n(players, 'player')} rated."
+    return f"Ratings recomputed from {count(games, 'rated game')}: {count(players, 'player')} rated."
