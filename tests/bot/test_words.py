@@ -332,3 +332,17 @@ def test_a_refusal_without_its_card_still_reads() -> None:
         text = SPEAKER.refusal(code, details)
         assert "a card card" not in text and "such card matches" not in text, text
         assert wrong_forms(text, markup=False) == [] and code not in text, text
+
+
+def test_plurals_and_articles_are_made_by_one_helper() -> None:
+    """words.count and words.a decide; no module makes its own "s" or "an" (issue 15)."""
+    own = re.compile(r"""['"]s['"] if |['"]an ['"] if |\{['"]s['"] if""")
+    bot = pathlib.Path(__file__).parents[2] / "bot"
+    offenders = [
+        f"{p.name}:{i}"
+        for p in sorted(bot.glob("*.py"))
+        if p.name != "words.py"
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if own.search(line)
+    ]
+    assert offenders == []
