@@ -13,6 +13,7 @@ Values are short codes that also fit in a ``custom_id``:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,7 @@ from engine.actions import (
     TakeCard,
     TakeOver,
 )
+from engine.errors import IllegalAction
 from engine.geometry import Point, Space, point_label
 from engine.maps import LabelError
 from engine.state import GameState, Phase
@@ -36,7 +38,7 @@ from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add
 
 from . import limits, words
 from .tables import Refused
-from .words import Speaker, cards_text
+from .words import Speaker, cards_text, count
 
 MAX_CHOICES = 25
 
@@ -92,7 +94,7 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
         raise Refused("bot/no-moves")
     v = (value or "").strip()
     for mc in options:
-        if v == card_code(mc) or v.lower() == card_label(state, mc).lower():
+        if v.lower() in (card_code(mc).lower(), card_label(state, mc).lower()):
             return mc
     low = v.lower()
     if low in ("1", "2"):
@@ -103,8 +105,49 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
     by_symbol = [mc for mc in options if mc.symbol.value == low and mc.way is not MoveWay.JOKER]
     if by_symbol:
         return by_symbol[0]
-    allowed = "; ".join(card_label(state, mc) for mc in options)
-    raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_play(allowed))
+    allowed = words.can_play(words.listing(f"`{card_code(mc)}` {card_label(state, mc)}" for mc in options))
+    raise _why_not(state, v, allowed) or Refused("bot/bad-choice", what="card", value=v, allowed=allowed)
+
+
+_CARD_CODE = re.compile(r"^(?:[nN](?P<slot>\d)|[jJ](?P<jslot>\d)(?P<named>[A-Za-z])|[sS](?P<card>[A-Za-z]))$")
+
+
+# The engine's refusals of the card itself (R3.1), before any point or path is looked at.
+_CARD_CODES = frozenset({
+    "move/bad-slot", "move/slot-empty", "move/unexpected-symbol", "move/no-empty-space",
+    "move/joker-not-allowed", "move/joker-needs-symbol", "move/not-in-hand",
+})  # fmt: skip
+
+
+def _why_not(state: GameState, value: str, allowed: str) -> Refused | None:
+    """Why a well-formed card code (``n1``, ``j1H``, ``sH``) cannot be played now, in the engine's words
+    (R3.1): the engine checks the card before the path, so a move that stays put is refused for its card
+    if the card is wrong. None when the value is no card code, or its card is fine."""
+    m = _CARD_CODE.match(value.strip())
+    if m is None:
+        return None
+    letter = m.group("named") or m.group("card")
+    symbol = LETTER_SYMBOLS.get(letter.upper()) if letter else None
+    if letter and symbol is None:
+        letters = ", ".join(f"{s.letter} ({s.value})" for s in SYMBOLS)
+        allowed = words.symbols_are(letters)
+        return Refused("bot/bad-choice", what="symbol letter", value=letter, allowed=allowed)
+    seat, here = state.current, (state.alexander,)
+    if m.group("card"):
+        move = Move(seat, MoveWay.SPECIAL, here, card=symbol)
+    else:
+        slot = int(m.group("slot") or m.group("jslot")) - 1
+        way = MoveWay.JOKER if m.group("jslot") else MoveWay.NORMAL
+        move = Move(seat, way, here, slot=slot, named=symbol)
+    try:
+        rules.check_move(state, move)
+    except IllegalAction as err:
+        if err.code in _CARD_CODES:
+            details = {**err.details, "allowed": allowed}
+            if move.slot is not None:
+                details.setdefault("slot", move.slot)
+            return Refused(err.code, **details)
+    return None
 
 
 def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destination]:
@@ -112,10 +155,20 @@ def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destinati
     return rules.destinations(state, mc)
 
 
-def _walls(lo: int, hi: int) -> str:
-    if lo == hi:
-        return f"{lo} new wall{'s' if lo != 1 else ''}"
-    return f"{lo}–{hi} new walls"
+def _walls(lo: int, hi: int, black_left: int | None = None) -> str:
+    """The new walls to a point, flagged when they end the game: more than the black walls left means red
+    walls, and the game ends after this turn (R3.6, R3.7, R10.1)."""
+    text = count(lo, "new wall") if lo == hi else f"{lo}–{hi} new walls"
+    if black_left is not None and lo > black_left:
+        text += words.ENDS_GAME_TAG
+    elif black_left is not None and hi > black_left:
+        text += words.SOME_PATHS_END_TAG
+    return text
+
+
+def move_ends_game(state: GameState, mc: rules.MoveChoice) -> bool:
+    """Whether some point or path for this card ends the game (R3.6, R3.7): the point step says so."""
+    return any(d.most_walls > state.black_left for d in destinations(state, mc))
 
 
 def destination_choices(
@@ -127,8 +180,8 @@ def destination_choices(
     for d in destinations(state, mc):
         label = point_label(d.point)
         mark = f"{letters[d.point]} · " if letters and d.point in letters else ""
-        paths = f"{d.paths} path{'s' if d.paths != 1 else ''}"
-        info = f"{d.distance} sides, {paths}, {_walls(d.fewest_walls, d.most_walls)}"
+        walls = _walls(d.fewest_walls, d.most_walls, state.black_left)
+        info = f"{count(d.distance, 'side')}, {count(d.paths, 'path')}, {walls}"
         out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
     return out
 
@@ -162,16 +215,19 @@ def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:
     return rules.legal_path_options(state, corner, limit=200)
 
 
-def path_label(n: int, option: rules.PathOption) -> str:
+def path_label(n: int, option: rules.PathOption, black_left: int | None = None) -> str:
     w = len(option.new_walls)
     via = [point_label(p) for p in option.points[1:-1]]
     end = point_label(option.points[-1])
     route = f"{end} via {' '.join(via)}" if via else f"{end} directly"
-    return limits.label(f"{n} — {w} new wall{'s' if w != 1 else ''} ({route})")
+    return limits.label(f"{n} — {_walls(w, w, black_left)} ({route})")
 
 
 def path_choices(state: GameState, corner: Point) -> list[Choice]:
-    return [Choice(path_label(i + 1, o), str(i + 1)) for i, o in enumerate(legal_paths(state, corner))]
+    return [
+        Choice(path_label(i + 1, o, state.black_left), str(i + 1))
+        for i, o in enumerate(legal_paths(state, corner))
+    ]
 
 
 def parse_path(state: GameState, corner: Point, value: str | None) -> rules.PathOption:
@@ -242,7 +298,19 @@ def take_choices(state: GameState) -> list[Choice]:
     return out
 
 
+def _actions_phase(state: GameState) -> None:
+    """A typed action before the move is refused for that (R3), not for its value."""
+    if state.phase is Phase.MOVE:
+        raise Refused("turn/move-first")
+
+
+def _values(choices: Sequence[Choice]) -> str:
+    """The values a player may type, each with its label: "`1` face-up 1: lyre; `supply` …"."""
+    return words.listing(f"`{c.value}` {c.name}" for c in choices)
+
+
 def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
+    _actions_phase(state)
     v = (value or "").strip().lower()
     if v in ("supply", "s", "deck") or v.startswith("supply"):
         return TakeCard(seat, CardSource.SUPPLY)
@@ -251,8 +319,11 @@ def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
             return TakeCard(seat, CardSource.FACE_UP, int(c.value) - 1)
     if v in ("1", "2"):
         return TakeCard(seat, CardSource.FACE_UP, int(v) - 1)  # let the engine say why not
-    allowed = "; ".join(c.name for c in take_choices(state)) or "nothing"
-    raise Refused("bot/bad-choice", what="card", value=v, allowed=words.can_take(allowed))
+    for i, up in enumerate(state.face_up):  # a face-up card by its symbol: "take card:horse"
+        if isinstance(up, Symbol) and v in (up.value, up.letter.lower()):
+            return TakeCard(seat, CardSource.FACE_UP, i)
+    allowed = words.can_take(_values(take_choices(state)))
+    raise Refused("bot/bad-choice", what="card", value=v, allowed=allowed)
 
 
 def space_code(space: Space) -> str:
@@ -296,10 +367,32 @@ def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> st
     info = next(i for i in rules.province_infos(state) if i.id == plan.province)
     g = len(plan.guards)
     owner = f", held by {speaker.seat(info.owner)}" if info.owner is not None else ""
+    stacked = words.SCORES_NOTHING_TAG if g > 1 else ""
     return limits.label(
-        f"Province {plan.province} — value {info.value}, {len(info.symbol_spaces)} symbol spaces{owner}; "
-        f"{g} guard{'s' if g != 1 else ''} + pay {cards_text(plan.paid)}"
+        f"Province {plan.province} — value {info.value}, "
+        f"{count(len(info.symbol_spaces), 'symbol space')}{owner}; "
+        f"{count(g, 'guard')}{stacked} + pay {cards_text(plan.paid)}"
     )
+
+
+def scoring_plan(state: GameState, seat: int, province: int) -> tuple[Space, Cards] | None:
+    """A plan with ONE guard that the hand can pay (the space and the cards), or None: two guards of one
+    player in a province score nothing (R7.3), so a preview whose cheapest plan stacks guards says whether
+    one guard would do. The cheapest plan already uses one guard whenever it can; this looks at every
+    space, so it also finds one the cheapest plan's choice of first space missed."""
+    p = state.province_by_id.get(province)
+    if p is None:
+        return None
+    hand = state.players[seat].hand
+    options = []
+    for space in rules.province_symbol_spaces(state, p):
+        paid = rules.takeover_price(state, p, (space,))
+        if all(h >= c for h, c in zip(hand, paid, strict=True)):
+            options.append((sum(paid), space, paid))
+    if not options:
+        return None
+    _, space, paid = min(options)
+    return space, paid
 
 
 def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speaker) -> list[Choice]:
@@ -308,17 +401,19 @@ def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speak
     ]
 
 
-def parse_province(state: GameState, value: str | int | None) -> int:
+def parse_province(state: GameState, value: str | int | None, takeover: bool | None = None) -> int:
+    """A province number; a bad one is refused with the provinces the player can afford (``takeover``:
+    an opponent's, or else a free one)."""
     v = str(value or "").strip().lower().removeprefix("province").strip().split(" ")[0]
     try:
         return int(v)
     except ValueError:
-        raise Refused(
-            "bot/bad-choice",
-            what="province",
-            value=str(value),
-            allowed=words.PICK_PROVINCE,
-        ) from None
+        allowed = words.PICK_PROVINCE
+        if takeover is not None and state.phase is Phase.ACTIONS:
+            plans = province_plans(state, state.current, takeover)
+            numbers = words.listing(f"{p.province}" for p in plans)
+            allowed = words.can_choose_provinces(numbers) if plans else words.NO_PROVINCE_AFFORDABLE
+        raise Refused("bot/bad-choice", what="province", value=str(value), allowed=allowed) from None
 
 
 def guard_space_choices(state: GameState, province: int, speaker: Speaker) -> list[Choice]:
@@ -388,12 +483,26 @@ def parse_symbol(value: str | None, what: str = "card") -> Symbol:
     for s in SYMBOLS:
         if v in (s.value, s.letter.lower()):
             return s
-    names = ", ".join(s.value for s in SYMBOLS)
-    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(names))
+    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(_symbol_names()))
 
 
 def levy_action(state: GameState, seat: int, value: str | None) -> Levy:
-    return Levy(seat, parse_symbol(value))
+    _actions_phase(state)
+    v = (value or "").strip().lower().split(" ")[0]
+    symbol = next((s for s in SYMBOLS if v in (s.value, s.letter.lower())), None)
+    if symbol is None:
+        if not state.players[seat].guards:
+            raise Refused("levy/no-guards")
+        if state.levied:
+            raise Refused("levy/already")
+        offered = levy_choices(state, seat)
+        allowed = words.can_pay(_values(offered)) if offered else words.NO_LEVY_CARD
+        raise Refused("bot/bad-choice", what="card", value=value or "", allowed=allowed)
+    return Levy(seat, symbol)  # a symbol the hand lacks or no guard matches: the engine says why
+
+
+def _symbol_names() -> str:
+    return ", ".join(s.value for s in SYMBOLS)
 
 
 def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
@@ -405,7 +514,13 @@ def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]
 
 
 def takeback_action(state: GameState, seat: int, value: str | None) -> TakeBack:
-    return TakeBack(seat, parse_space(value or ""))
+    _actions_phase(state)
+    try:
+        return TakeBack(seat, parse_space(value or ""))
+    except Refused:
+        guards = guard_choices(state, seat, Speaker(game_map=state.map))
+        allowed = words.can_take_back(_values(guards)) if guards else words.NO_GUARD_TO_TAKE_BACK
+        raise Refused("bot/bad-choice", what="guard", value=value or "", allowed=allowed) from None
 
 
 def end_action(state: GameState, seat: int) -> EndTurn:

@@ -79,6 +79,13 @@ def select_view(
     return v
 
 
+def abandon_view(game_id: int) -> discord.ui.View:
+    """The ephemeral confirmation of ``/alexandros abandon``: one red button."""
+    v = discord.ui.View(timeout=None)
+    v.add_item(GameButton(cid_button("abandon", game_id), "Abandon the game", discord.ButtonStyle.danger))
+    return v
+
+
 def confirm_view(custom_id: str) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
     v.add_item(GameButton(custom_id, "Confirm", discord.ButtonStyle.success))

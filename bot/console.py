@@ -23,7 +23,9 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
@@ -34,6 +36,7 @@ from storage import BadDatabase, StoreError
 
 from .client import make_bot
 from .runlock import open_checks
+from .words import count
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 _PICTURE = re.compile(r"^(\d{4,})-")
@@ -49,6 +52,50 @@ def _last_picture_number(out: Path) -> int:
         return 0
     numbers = [int(m.group(1)) for p in out.iterdir() if (m := _PICTURE.match(p.name))]
     return max(numbers, default=0)
+
+
+_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
+_CHANNEL = re.compile(r"<#(\d+)>")
+
+
+def relative(seconds: float) -> str:
+    """A span as Discord's relative timestamp reads it: "in 3 hours", "5 minutes ago", "now"."""
+    span = abs(seconds)
+    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600),
+                       ("minute", 60), ("second", 1)):  # fmt: skip
+        if span >= size:
+            n = round(span / size) if unit != "second" else int(span)
+            amount = count(n, unit)
+            return f"in {amount}" if seconds > 0 else f"{amount} ago"
+    return "now"
+
+
+def show_time(unix: int, style: str, now: float) -> str:
+    """A Discord ``<t:unix:style>`` timestamp as a Discord client shows it, in UTC (the console has no
+    reader's time zone); the relative style gets the absolute time too, since a transcript is read later."""
+    at = datetime.fromtimestamp(unix, UTC)
+    formats = {
+        "t": "%H:%M UTC",
+        "T": "%H:%M:%S UTC",
+        "d": "%Y-%m-%d",
+        "D": "%d %B %Y",
+        "f": "%d %B %Y %H:%M UTC",
+        "F": "%A, %d %B %Y %H:%M UTC",
+    }
+    if style in formats:
+        return at.strftime(formats[style])
+    return f"{at:%Y-%m-%d %H:%M} UTC ({relative(unix - now)})"
+
+
+def render_markup(
+    text: str, names: dict[int, str], now: float, channels: dict[int, str] | None = None
+) -> str:
+    """Discord markup as a Discord client shows it: mentions as names, channels as #name, timestamps as
+    times."""
+    for uid, name in names.items():
+        text = text.replace(f"<@{uid}>", f"@{name}").replace(f"<@!{uid}>", f"@{name}")
+    text = _TIMESTAMP.sub(lambda m: show_time(int(m.group(1)), m.group(2) or "f", now), text)
+    return _CHANNEL.sub(lambda m: f"#{(channels or {}).get(int(m.group(1)), 'a-channel')}", text)
 
 
 _OPTION = re.compile(r"([a-z][a-z_]*):")
@@ -89,6 +136,7 @@ class Console:
             watched_tasks=("alx-",),
         )
         self.users: dict[str, FakeUser] = {}
+        self.now: Callable[[], float] = time.time  # the bot's clock (bot.client's default)
         self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []
 
     def print(self, text: str = "") -> None:
@@ -145,10 +193,9 @@ class Console:
             owner = next((n for n, u in self.users.items() if u.id == msg.ephemeral_to), "?")
             who = f"only {owner}"
         self.print(f"--- [{who}] message {msg.id}")
-        text = msg.as_text()
-        for n, u in self.users.items():  # mentions as names, as a Discord client shows them
-            text = text.replace(f"<@{u.id}>", f"@{n}")
-        self.print(text)
+        names = {u.id: n for n, u in self.users.items()}
+        channels = {cid: str(c.get("name") or "a-channel") for cid, c in self.d.channels.items()}
+        self.print(render_markup(msg.as_text(), names, self.now(), channels))
         for a in msg.attachments:
             self.pictures_written += 1
             path = self.out / f"{self.pictures_written:04d}-{a.filename}"

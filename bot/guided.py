@@ -15,6 +15,7 @@ import discord
 
 from engine import rules
 from engine.errors import IllegalAction
+from engine.geometry import point_label
 from engine.state import GameState, Phase
 from engine.views import view
 
@@ -68,7 +69,9 @@ class GuidedMove:
         picture = await self.ctx.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
         await show(
             interaction,
-            texts.move_step_2(ch.card_label(state, mc), ch.MAX_CHOICES, len(dests)),
+            texts.move_step_2(
+                ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
+            ),
             file=png(picture, "move.png", texts.ALT_MOVE),
             view=ui.select_view(
                 ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
@@ -151,7 +154,9 @@ class GuidedMove:
         )
         await show(
             interaction,
-            texts.move_confirm(ch.card_label(state, mc), ch.path_label(int(path), option), preview),
+            texts.move_confirm(
+                ch.card_label(state, mc), texts.route_text([point_label(p) for p in option.points]), preview
+            ),
             file=png(picture, "path.png", texts.ALT_PATH),
             view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
         )

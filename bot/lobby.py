@@ -17,7 +17,7 @@ import discord
 
 from engine.game import MAX_PLAYERS, MIN_PLAYERS, new_game
 from engine.maps import Map
-from storage import ChannelBusy, NewDuty, SeatError, Status
+from storage import ChannelBusy, GameRecord, NewDuty, SeatError, Status
 
 from . import components as ui
 from . import duties as dt
@@ -221,12 +221,40 @@ class Lobby:
     # --- closing -------------------------------------------------------------------------------------------
 
     async def abandon(self, interaction: discord.Interaction) -> None:
+        """``/alexandros abandon``: who may is checked, then an ephemeral prompt asks to confirm with a
+        button (abandoning cannot be undone); the button checks its presser again (``abandon_confirmed``)."""
+
         async def body() -> None:
-            record = await self.ctx.tables.record_in(interaction.channel_id or 0)
-            interaction.extras["game"] = record.id
-            perms = interaction.permissions
-            if record.created_by != interaction.user.id and not perms.manage_channels:
-                raise Refused("bot/no-permission")
+            record = await self._closable(interaction, None)
+            await say(
+                interaction,
+                texts.abandon_prompt(record.id, record.status == "lobby"),
+                view=ui.abandon_view(record.id),
+            )
+
+        await self.ctx.guard(interaction, body)
+
+    async def _closable(self, interaction: discord.Interaction, game_id: int | None) -> GameRecord:
+        """The game to abandon, if this presser may: its creator, or a member with Manage Channels here."""
+        tables = self.ctx.tables
+        if game_id is not None:
+            record = await tables.record_of(game_id)
+        else:
+            record = await tables.record_in(interaction.channel_id or 0)
+        interaction.extras["game"] = record.id
+        perms = interaction.permissions
+        if record.created_by != interaction.user.id and not perms.manage_channels:
+            raise Refused("bot/no-permission")
+        if record.status not in ("lobby", "playing"):
+            raise Refused("bot/closed", status=record.status)
+        return record
+
+    async def abandon_confirmed(self, interaction: discord.Interaction, game_id: int) -> None:
+        """The Abandon button: the presser is checked again (the prompt may be old, the permissions may have
+        changed), the game is closed, and the channel is told by a duty written with the closing."""
+
+        async def body() -> None:
+            record = await self._closable(interaction, game_id)
             store, now = self.ctx.store, self.ctx.clock()
             table = Table(record, None, names_of(record))
             if record.status == "lobby":
@@ -238,13 +266,13 @@ class Lobby:
                     payload = {"since": int(post["since"]), "buttons": None}
                     closing = [NewDuty(dt.EDIT, now, record.channel_id, payload=payload)]
                 closing.append(_status_closed(record, now))  # the pinned status message says so
+            by = display_name(interaction.user)
+            closing.append(dt.say(record.channel_id, texts.abandoned_text(record.id, by), now=now))
             await store.abandon_game(record.id, now, duties=closing)
             await store.set_game_meta(record.id, dict.fromkeys(IN_PLAY_META), now)
             self.ctx.tables.cache.drop(record.id)
             self.ctx.pipeline.wake()
-            await interaction.response.send_message(
-                texts.abandoned_text(record.id, display_name(interaction.user))
-            )
+            await interaction.response.edit_message(content=texts.abandoned_private(record.id), view=None)
 
         await self.ctx.guard(interaction, body)
 

@@ -84,7 +84,7 @@ class ProvinceActions:
             else:
                 await defer_private(interaction)
             table, state, seat = await self.ctx.look(interaction, game_id, version)
-            pid = ch.parse_province(state, value)
+            pid = ch.parse_province(state, value, takeover)
             try:
                 p = rules.check_province_action(state, seat, pid, takeover)
             except IllegalAction as refused:
@@ -100,12 +100,16 @@ class ProvinceActions:
             picture = await self.ctx.pictures.province_preview(view(state, seat), pid, plan, table.names)
             spaces = ch.guard_space_choices(state, pid, table.speaker)
             guards_left = state.players[seat].guards_in_supply
+            stacked = len(plan.guards) if plan else 1
+            alone = ch.scoring_plan(state, seat, pid) if stacked > 1 else None
             text = texts.province_prompt(
                 owner is not None,
                 pid,
-                table.speaker.spaces(plan.guards) if plan else "-",
+                ", ".join(f"the {table.speaker.space(g)}" for g in plan.guards) if plan else "-",
                 cards_text(plan.paid) if plan else "-",
                 guards_left,
+                stacked,
+                (table.speaker.space(alone[0]), cards_text(alone[1])) if alone else None,
             )
             suggested = ch.spaces_code(plan.guards) if plan else None
             gview = ui.province_view(table.id, table.version, pid, spaces, guards_left, suggested)

@@ -60,6 +60,8 @@ class Handlers:
             await self.turns.end(interaction, g, int(a[1]))
         elif kind == "mgo":
             await self.guided.go(interaction, g, int(a[1]), a[2], a[3], a[4])
+        elif kind == "abandon":
+            await self.lobby.abandon_confirmed(interaction, g)
         elif kind == "oc":
             await self.provinces.guards(interaction, g, int(a[1]), int(a[2]), a[3])
         elif kind == "forget":  # g is the user id here (bot.privacy)

@@ -24,7 +24,7 @@ from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .seat_rules import is_paused, vacations
 from .tables import Table
-from .words import END_REASONS, cards_text
+from .words import END_REASONS, cards_text, count
 
 
 def when(ts: float | None) -> str:
@@ -89,25 +89,35 @@ def can_do(table: Table) -> str:
         return "Both actions are used: end the turn (`/alexandros end` or **End turn**)."
     kinds = open_actions(st)
     offer = f"{', '.join(kinds)} (**Actions**), or end the turn" if kinds else "end the turn"
-    return f"{left} action{'s' if left != 1 else ''} left: {offer}."
+    return f"{count(left, 'action')} left: {offer}."
 
 
 def open_actions(st: GameState) -> list[str]:
-    """The actions the current player may have now, judged from public facts only.
+    """The actions open to the current player now, judged from public facts only (R2.5).
 
-    A public message must not hint at a hidden hand, so whether the cards are there is not asked: a
-    levy is named when the player has a guard on the map, whatever their hand holds.
+    A public message must not hint at the hidden hand, so its CONTENTS are never asked; its SIZE is public.
+    An action is named when some hand of that size could pay for it: occupy when a free province with a
+    symbol space needs no more cards than the hand holds once every guard left covers a space (R6.1, R6.2);
+    take over likewise, with two cards for each of the owner's guards (R6.3); levy with a guard on the map,
+    no levy yet this turn and a card in hand (R7.1, R7.2); take back with a guard on the map (R8.1).
     """
     me = st.players[st.current]
+    cards = total(me.hand)
     provinces = rules.province_infos(st)
+    guards = me.guards_in_supply
+
+    def cards_needed(p: rules.ProvinceInfo) -> int:
+        removal = 2 * len(p.guards) if p.owner is not None else 0
+        return removal + max(0, len(p.symbol_spaces) - guards)
+
     out = []
     if any(s is not None for s in st.face_up) or rules.supply_can_give(st):
         out.append("take a card")
-    if me.guards_in_supply and any(p.owner is None and p.symbol_spaces for p in provinces):
+    if guards and any(p.owner is None and p.symbol_spaces and cards_needed(p) <= cards for p in provinces):
         out.append("occupy")
-    if me.guards_in_supply and any(p.owner not in (None, st.current) for p in provinces):
+    if guards and any(p.owner not in (None, st.current) and cards_needed(p) <= cards for p in provinces):
         out.append("take over")
-    if me.guards and not st.levied:
+    if me.guards and not st.levied and cards:
         out.append("levy taxes")
     if me.guards:
         out.append("take back a guard")
@@ -164,7 +174,11 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
         out.append(
             f"Turn {st.turn}: {table.speaker.seat(st.current)} ({COLOURS[st.current]}), since "
             f"{when(rec.turn_started_at)}; "
-            + ("moving Alexander." if st.phase is Phase.MOVE else f"{rules.actions_left(st)} action(s) left.")
+            + (
+                "moving Alexander."
+                if st.phase is Phase.MOVE
+                else f"{count(rules.actions_left(st), 'action')} left."
+            )
         )
     out.append(f"Walls left: {v.black_left} black, {v.red_left} red.")
     out.append(scores_line(table))
@@ -202,7 +216,7 @@ def hand_text(table: Table, seat: int) -> str:
     p = st.players[seat]
     n = total(hand)
     return (
-        f"Your hand ({n} card{'s' if n != 1 else ''}): {cards_text(hand)}. "
+        f"Your hand ({count(n, 'card')}): {cards_text(hand)}. "
         f"Guards left to place: {p.guards_in_supply}. Score: {p.score}."
     )
 
@@ -259,7 +273,7 @@ def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dic
     """``/alexandros me waiting``: every game waiting on the asking player, across servers, with links."""
     if not entries:
         return "No game is waiting for you. Enjoy the break!"
-    lines = [f"**{len(entries)} game{'s' if len(entries) != 1 else ''} waiting for you**"]
+    lines = [f"**{count(len(entries), 'game')} waiting for you**"]
     for record, message_id in entries:
         line = (
             f"• Game {record.id}: {jump_link(record.guild_id, record.channel_id, message_id)} — your turn "
@@ -295,6 +309,18 @@ def resigned_public(name: str) -> str:
     return f"{name} resigned."
 
 
+def abandon_prompt(game_id: int, lobby: bool) -> str:
+    what = "The table closes" if lobby else "The game ends now for everyone, unscored"
+    return (
+        f"**Abandon game {game_id}?** {what}, and this cannot be undone. Press **Abandon the game** to "
+        "confirm, or dismiss this message to keep playing."
+    )
+
+
+def abandoned_private(game_id: int) -> str:
+    return f"You abandoned game {game_id}. Start a new one with `/alexandros new`."
+
+
 def abandoned_text(game_id: int, by: str) -> str:
     return f"Game {game_id} was abandoned by {by}. The channel is free for a new game."
 
@@ -313,7 +339,8 @@ def agree_proposed(by: str, waiting: str) -> str:
 def log_text(lines: Sequence[str]) -> str:
     """``/alexandros log``: the last events, one bullet each."""
     body = "\n".join(f"• {x}" for x in lines) or NOTHING_YET
-    return clip(f"**The last {len(lines)} events**\n{body}")
+    title = "The last event" if len(lines) == 1 else f"The last {count(len(lines), 'event')}"
+    return clip(f"**{title}**\n{body}")
 
 
 # --- private answers: what an action did ---------------------------------------------------------------
@@ -345,27 +372,40 @@ MOVE_STEP_1 = "**Move Alexander** — step 1 of 3: pick a card."
 PICK_MOVE_CARD = "Pick a card to move with:"
 
 
-def pick_cards(count: int) -> str:
-    return f"Pick {count} cards"
+def pick_cards(n: int) -> str:
+    return f"Pick {count(n, 'card')}"
 
 
-def move_step_2(card: str, shown: int, total: int) -> str:
+def move_step_2(card: str, shown: int, total: int, ends_game: bool = False) -> str:
     more = "" if total <= shown else f" (the first {shown} of {total}; type `/alexandros move` for all)"
-    return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}."
+    end = (
+        "\n**Some of these moves end the game**: those marked “ends the game” need more walls than the black "
+        "walls left, so red walls are used and the game ends after your actions (R3.6)."
+        if ends_game
+        else ""
+    )
+    return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}.{end}"
 
 
-def move_step_3(count: int, point: str) -> str:
-    return f"**Move Alexander** — step 3 of 3: {count} paths to {point} differ in their walls. Pick one."
+def move_step_3(n: int, point: str) -> str:
+    return f"**Move Alexander** — step 3 of 3: {count(n, 'path')} to {point} differ in their walls. Pick one."
+
+
+def route_text(points: Sequence[str]) -> str:
+    """Where a path goes, for the confirm step: "D2 via C1 B2", or "D2" for a single side."""
+    via = f" via {' '.join(points[1:-1])}" if len(points) > 2 else ""
+    return f"{points[-1]}{via}"
 
 
 def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
-    """The guided move's last step: what the move will do, flagged when it ends the game (R3.6, R10.1)."""
-    walls = f"{len(preview.black)} black wall{'s' if len(preview.black) != 1 else ''}"
+    """The guided move's last step: what the move will do, flagged when it ends the game (R3.6, R10.1);
+    ``path`` is where it goes (``route_text``)."""
+    walls = count(len(preview.black), "black wall")
     if preview.red:
-        walls += f" and {len(preview.red)} red wall{'s' if len(preview.red) != 1 else ''}"
+        walls += f" and {count(len(preview.red), 'red wall')}"
     cut = ""
     if preview.cuts:
-        cut = f" It cuts {len(preview.cuts)} province{'s' if len(preview.cuts) != 1 else ''}."
+        cut = f" It cuts {count(len(preview.cuts), 'province')}."
     end = (
         " **This move ends the game**: the walls run out, so the game ends after your actions."
         if (preview.ends_game)
@@ -378,19 +418,45 @@ def actions_prompt(table: Table) -> str:
     return f"**Actions** — {can_do(table)}"
 
 
-def province_prompt(takeover: bool, province: int, guards: str, paid: str, guards_left: int) -> str:
-    """The occupy / take-over preview: the cheapest plan (``guards``, ``paid``), and the choice of spaces."""
+def province_prompt(
+    takeover: bool,
+    province: int,
+    guards: str,
+    paid: str,
+    guards_left: int,
+    stacked: int = 1,
+    scoring: tuple[str, str] | None = None,
+) -> str:
+    """The occupy / take-over preview: the cheapest plan (``guards``, ``paid``), and the choice of spaces.
+
+    ``stacked``: the plan's number of guards; two or more of one player's guards in a province score
+    nothing (R7.3), so such a plan is flagged, with ``scoring`` (a space, its price) when one guard is
+    affordable too."""
     verb = "Take over" if takeover else "Occupy"
+    warn = ""
+    if stacked > 1:
+        warn = (
+            f"\n**It scores nothing** with {count(stacked, 'guard')} of yours: a province scores only for a "
+            "player with exactly one guard in it (R7.3), until you take the others back."
+        )
+        if scoring is not None:
+            warn += f" With one guard on the {scoring[0]} it scores, paying {scoring[1]}."
+        else:
+            warn += " No plan with one guard is affordable now."
+    if guards_left > 1:
+        choose = f"choose the guards' spaces (up to {guards_left}; one scores, two or more do not)"
+    else:
+        choose = "choose the guard's space"
     return clip(
-        f"**{verb} province {province}** — cheapest: guards on {guards}, paying {paid}. Use it, or choose "
-        f"the guards' spaces (up to {guards_left})."
+        f"**{verb} province {province}** — cheapest: {'guards' if stacked != 1 else 'a guard'} on {guards}, "
+        f"paying {paid}. Use it, or {choose}.{warn}"
     )
 
 
 def compensation_prompt(province: int, paid: str, size: int, owner: str) -> str:
     return (
-        f"**Take over province {province}** — you pay {paid}. Choose the {size} card"
-        f"{'s' if size != 1 else ''} {owner} receives."
+        f"**Take over province {province}** — you pay {paid}. "
+        f"Choose the {count(size, 'card')} {owner} receives."
     )
 
 
@@ -580,14 +646,10 @@ def replay_text(game_id: int, over: bool) -> str:
     return f"Replay of game {game_id}: every turn from the deal to {until}."
 
 
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def _rating_line(r: PlayerRating) -> str:
     return (
         f"<@{r.user_id}>: {r.ordinal:.1f} (skill {r.mu:.1f} ± {r.sigma:.1f}), "
-        f"{_n(r.games, 'game')}, {_n(r.wins, 'win')}"
+        f"{count(r.games, 'game')}, {count(r.wins, 'win')}"
     )
 
 
@@ -606,7 +668,7 @@ def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rat
 
 
 def recomputed_text(games: int, players: int) -> str:
-    return f"Ratings recomputed from {_n(games, 'rated game')}: {_n(players, 'player')} rated."
+    return f"Ratings recomputed from {count(games, 'rated game')}: {count(players, 'player')} rated."
 
 
 # --- users' data (issue 11): forget-me and the admin purge (bot/privacy.py) -----------------------------
@@ -634,20 +696,19 @@ def forget_seated(channel_ids: list[int]) -> str:
 def forgotten(games: int, settings: bool) -> str:
     what = "Your settings are deleted" if settings else "You had no settings"
     records = (
-        f"{games} game record{'s' if games != 1 else ''} now name{'s' if games == 1 else ''} a former player "
-        "instead of you"
+        f"a former player stands in your place in {count(games, 'game record')}"
         if games
         else "no game record named you"
     )
     return f"Done: {what}, and {records}. The host's log files may still show your id until they are rotated."
 
 
-def purged(count: int, days: int) -> str:
-    if not count:
+def purged(games: int, days: int) -> str:
+    if not games:
         return f"No finished or abandoned game of this server is older than {days} days: nothing was deleted."
     return (
-        f"Deleted {count} finished or abandoned game{'s' if count != 1 else ''} of this server older than "
-        f"{days} days, with their moves and settings. Games in play were not touched."
+        f"Deleted {count(games, 'finished or abandoned game')} of this server older than "
+        f"{count(days, 'day')}, with their moves and settings. Games in play were not touched."
     )
 
 

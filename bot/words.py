@@ -8,7 +8,7 @@ card drawn from the supply.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,13 +23,32 @@ from .schedule import format_timestamp
 
 
 def symbol_name(symbol: Symbol | str | None) -> str:
+    """A symbol's name, for "no horse card"; an unnamed one is "such" ("no such card")."""
     if symbol is None:
-        return "a card"
+        return "such"
     return str(symbol.value if isinstance(symbol, Symbol) else symbol)
 
 
-def article(word: str) -> str:
-    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+def a(noun: str) -> str:
+    """The noun with its indefinite article: "a horse", "an amphora" (the ONE place that decides)."""
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
+
+
+article = a  # the older name
+
+
+def plural(noun: str) -> str:
+    """English plural of the game's nouns: side -> sides, province -> provinces, match -> matches."""
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def count(n: int, noun: str, many: str | None = None) -> str:
+    """A number and its noun, agreeing: "1 side", "2 sides", "0 cards" (``many``: an irregular plural)."""
+    return f"{n} {noun if n == 1 else (many or plural(noun))}"
 
 
 def cards_text(cards: Cards | Sequence[int] | None) -> str:
@@ -108,7 +127,7 @@ class Speaker:
                 return None
             return f"{who(event.player)} took the face-up {event.symbol.value if event.symbol else 'card'}."
         if isinstance(event, ev.FaceUpTurned):
-            return f"{article(event.symbol.value).capitalize()} was turned face up (slot {event.slot + 1})."
+            return f"{a(event.symbol.value).capitalize()} was turned face up (slot {event.slot + 1})."
         if isinstance(event, ev.CardsDiscarded):
             if event.reason == "special-move":
                 return None  # the move line says it
@@ -120,8 +139,8 @@ class Speaker:
             path = "–".join(point_label(p) for p in event.path)
             line = (
                 f"{who(event.player)} moved Alexander to {point_label(event.path[-1])} "
-                f"on a {event.symbol.value} space{how}: path {path}, "
-                f"{walls} new wall{'s' if walls != 1 else ''}{red}."
+                f"on {a(event.symbol.value)} space{how}: path {path}, "
+                f"{count(walls, 'new wall')}{red}."
             )
             if event.walls_ran_out:
                 line += " The walls ran out: the game ends after this turn."
@@ -135,14 +154,14 @@ class Speaker:
             return f"Province {event.province} was split; new province{plural} {ids}."
         if isinstance(event, ev.GuardsPlaced):
             n = len(event.spaces)
-            return f"{who(event.player)} put {n} guard{'s' if n != 1 else ''} in province {event.province}."
+            return f"{who(event.player)} put {count(n, 'guard')} in province {event.province}."
         if isinstance(event, ev.GuardsRemoved):
             n = len(event.spaces)
             why = {"take-over": "lost", "take-back": "took back", "resigned": "withdrew"}.get(
                 event.reason, "lost"
             )
             tail = " to a take-over" if event.reason == "take-over" else ""
-            return f"{who(event.player)} {why} {n} guard{'s' if n != 1 else ''}{tail}."
+            return f"{who(event.player)} {why} {count(n, 'guard')}{tail}."
         if isinstance(event, ev.CardsGiven):
             return f"{who(event.giver)} gave {cards_text(event.cards)} to {who(event.receiver)}."
         if isinstance(event, ev.Scored):
@@ -194,6 +213,15 @@ END_REASONS: dict[EndReason | str, str] = {
 }
 
 
+def _that_card(card: Any) -> str:
+    return "That card" if card is None else f"{a(symbol_name(card)).capitalize()} card"
+
+
+def _also(d: Mapping[str, Any]) -> str:
+    """The list of what may be played instead, when the refusal carries it."""
+    return f" {d['allowed']}" if d.get("allowed") else ""
+
+
 def _slot(d: Mapping[str, Any]) -> str:
     s = d.get("slot")
     return f"face-up slot {s + 1}" if isinstance(s, int) else f"face-up slot {s}"
@@ -208,13 +236,21 @@ _REFUSALS: dict[str, Refusal] = {
         f"That was already done or is out of date (you saw step {d['expected']}, the game is at step "
         f"{d['actual']}). Look at the latest turn message and try again."
     ),
-    "game/unknown-player": lambda s, d: f"Seat {d['player']} is not part of this game.",
+    "game/unknown-player": lambda s, d: (
+        f"Seat {d['player']} is not part of this game. Use `/alexandros status` to see who plays."
+    ),
     "game/not-your-turn": lambda s, d: (
         f"It is not your turn: it is {s.seat(d['current'])}'s turn. You can look at `/alexandros hand`, "
         "`/alexandros board` or `/alexandros status` meanwhile."
     ),
-    "game/resigned": lambda s, d: f"{s.seat(d['player'])} has resigned and takes no more part in this game.",
-    "game/bad-setup": lambda s, d: f"A game needs {d['min']} to {d['max']} players, not {d['players']}.",
+    "game/resigned": lambda s, d: (
+        f"{s.seat(d['player'])} has resigned and takes no more part in this game; you can follow it with "
+        "`/alexandros board` and `/alexandros status`."
+    ),
+    "game/bad-setup": lambda s, d: (
+        f"A game needs {d['min']} to {d['max']} players, not {d['players']}: start it when "
+        f"{d['min']} to {d['max']} are seated."
+    ),
     "turn/move-first": lambda s, d: (
         "You must move Alexander first: use `/alexandros move` or the Move button."
     ),
@@ -224,23 +260,35 @@ _REFUSALS: dict[str, Refusal] = {
     "turn/no-actions-left": lambda s, d: (
         "You have used both actions of this turn. End the turn with `/alexandros end`."
     ),
-    "move/bad-slot": lambda s, d: f"There is no {_slot(d)}: choose face-up card 1 or 2.",
-    "move/slot-empty": lambda s, d: f"The {_slot(d)} is empty. Choose the other face-up card or a hand card.",
+    "move/bad-slot": lambda s, d: f"There is no {_slot(d)}: choose face-up card 1 or 2.{_also(d)}",
+    "move/slot-empty": lambda s, d: (
+        f"The {_slot(d)} is empty. Choose the other face-up card or a hand card.{_also(d)}"
+    ),
     "move/not-in-hand": lambda s, d: (
         f"You have no {symbol_name(d['card'])} card in your hand for a special move. "
-        "Choose a card from the list offered."
+        + d.get("allowed", "Choose a card from the list offered.")
     ),
     "move/no-empty-space": lambda s, d: (
-        f"No empty space shows a {d['symbol']}"
+        f"No empty space shows {a(d['symbol'])}"
         + (
-            ", so that face-up card can only be played as a joker (name another symbol)."
+            ", so that face-up card can only be played as a joker (name another symbol"
+            + (f", e.g. `j{d['slot'] + 1}T` for temple" if isinstance(d.get("slot"), int) else "")
+            + ")."
             if d["joker"]
             else ". Choose another symbol."
         )
+        + _also(d)
     ),
     "move/joker-not-allowed": lambda s, d: (
-        f"A {d['symbol']} can only be a joker when no empty space shows a {d['symbol']}; here one does, "
-        "so play it as a normal move."
+        (
+            f"Face-up card {d['slot'] + 1} ({d['symbol']}) is not a joker"
+            if isinstance(d.get("slot"), int)
+            else f"{a(d['symbol']).capitalize()} is not a joker"
+        )
+        + f": a face-up card is a joker only when no empty space shows its symbol, and an empty space "
+        f"shows {a(d['symbol'])}. Play it as a normal move"
+        + (f" (`n{d['slot'] + 1}`)." if isinstance(d.get("slot"), int) else ".")
+        + _also(d)
     ),
     "move/joker-needs-symbol": lambda s, d: (
         "A joker needs a named symbol: pick the symbol Alexander goes to."
@@ -250,15 +298,15 @@ _REFUSALS: dict[str, Refusal] = {
     ),
     "move/unknown-space": lambda s, d: f"There is no symbol space at {s.space(d['space'])}.",
     "move/wrong-symbol": lambda s, d: (
-        f"The {s.space(d['space'])} does not show a {d['symbol']}. Pick one of the points offered."
+        f"The {s.space(d['space'])} does not show {a(d['symbol'])}. Pick one of the points offered."
     ),
     "move/not-empty": lambda s, d: (
         f"The {s.space(d['space'])} is not empty (a wall, a guard or Alexander touches it). "
         "Pick one of the points offered."
     ),
     "move/not-closest": lambda s, d: (
-        f"That {d['symbol']} space is {d['distance']} sides away, but the closest empty {d['symbol']} "
-        f"space is {d['closest']} sides away. Alexander must go to a closest one: "
+        f"That {d['symbol']} space is {count(d['distance'], 'side')} away, but the closest empty "
+        f"{d['symbol']} space is {count(d['closest'], 'side')} away. Alexander must go to a closest one: "
         "pick one of the points offered."
     ),
     "move/bad-path": lambda s, d: (
@@ -272,14 +320,17 @@ _REFUSALS: dict[str, Refusal] = {
         "Pick one of the points offered."
     ),
     "move/not-shortest": lambda s, d: (
-        f"That path is {d['length']} sides long, but the shortest is {d['shortest']}. Pick a numbered path."
+        f"That path is {count(d['length'], 'side')} long, but the shortest is {d['shortest']}. "
+        "Pick a numbered path."
     ),
     "move/too-many-walls": lambda s, d: (
-        f"That path needs {d['needed']} new walls, but only {d['left']} are left. Choose a move that needs "
-        f"at most {d['left']} (the fewest any move needs is {d['fewest']})."
+        f"That path needs {count(d['needed'], 'new wall')}, but only {d['left']} "
+        f"{'is' if d['left'] == 1 else 'are'} left. Choose a move that needs at most {d['left']} "
+        f"(the fewest any move needs is {d['fewest']})."
     ),
     "move/not-fewest-walls": lambda s, d: (
-        f"No move fits the {d['left']} walls left, so you must make a move that needs the fewest walls "
+        f"No move fits the {count(d['left'], 'wall')} left, so you must make a move that needs the "
+        "fewest walls "
         f"({d['fewest']}); that one needs {d['needed']}."
     ),
     "card/bad-slot": lambda s, d: f"There is no {_slot(d)}: take face-up card 1, 2 or the supply.",
@@ -298,14 +349,16 @@ _REFUSALS: dict[str, Refusal] = {
     ),
     "occupy/no-guard": lambda s, d: "Choose at least one space for a guard.",
     "occupy/not-enough-guards": lambda s, d: (
-        f"You want to place {d['wanted']} guards but have only {d['have']} left. Choose fewer spaces."
+        f"You want to place {count(d['wanted'], 'guard')} but have only {d['have']} left. "
+        "Choose fewer spaces."
     ),
     "occupy/duplicate-space": lambda s, d: "Only one guard may stand on a space: choose different spaces.",
     "occupy/outside-province": lambda s, d: (
         f"The {s.space(d['space'])} is not in province {d['province']}. Choose spaces of that province."
     ),
     "occupy/open-space": lambda s, d: (
-        f"Guards stand on symbol spaces only; the {s.space(d['space'])} is open."
+        f"Guards stand on symbol spaces only; the {s.space(d['space'])} is open. Pick symbol spaces from "
+        "the list."
     ),
     "occupy/missing-cards": lambda s, d: (
         f"Not enough cards: this costs {cards_text(d['cost'])}, "
@@ -313,13 +366,17 @@ _REFUSALS: dict[str, Refusal] = {
         "Put a guard on those spaces instead, or take cards first."
     ),
     "takeover/free": lambda s, d: f"Province {d['province']} is free: use `/alexandros occupy` instead.",
-    "takeover/own-province": lambda s, d: f"Province {d['province']} is already yours.",
+    "takeover/own-province": lambda s, d: (
+        f"Province {d['province']} is already yours: pick an opponent's province to take over."
+    ),
     "takeover/missing-cards": lambda s, d: (
         f"Not enough cards: removing the guards costs {cards_text(d['removal'])} and occupying costs "
-        f"{cards_text(d['cost'])}; you are missing {cards_text(d['missing'])}."
+        f"{cards_text(d['cost'])}; you are missing {cards_text(d['missing'])}. Put more guards there instead "
+        "of paying, or take cards first."
     ),
     "takeover/bad-compensation": lambda s, d: (
-        f"The loser must get exactly {d['expected']} of the cards you pay ({cards_text(d['paid'])}); "
+        f"The loser must get exactly {count(d['expected'], 'card')} of those you pay "
+        f"({cards_text(d['paid'])}); "
         f"you chose {cards_text(d['given'])}."
     ),
     "levy/already": lambda s, d: (
@@ -328,9 +385,12 @@ _REFUSALS: dict[str, Refusal] = {
     "levy/no-guards": lambda s, d: (
         "You have no guard on the map, so you cannot levy taxes. Occupy a province first."
     ),
-    "levy/not-in-hand": lambda s, d: f"You have no {symbol_name(d['card'])} card in your hand.",
+    "levy/not-in-hand": lambda s, d: (
+        f"You have no {symbol_name(d['card'])} card in your hand: pay a card you hold that matches one of "
+        "your guards (`/alexandros hand` shows your cards)."
+    ),
     "levy/card-not-matching": lambda s, d: (
-        f"A {symbol_name(d['card'])} card matches none of your guards; pay one of: "
+        f"{_that_card(d['card'])} matches none of your guards; pay one of: "
         f"{', '.join(d['allowed']) or 'none'}."
     ),
     "takeback/not-your-guard": lambda s, d: (
@@ -339,7 +399,7 @@ _REFUSALS: dict[str, Refusal] = {
     "undo/nothing": lambda s, d: "There is nothing of this turn to take back.",
     "undo/revealed": lambda s, d: (
         "That can no longer be taken back: a hidden card was revealed since (a card drawn from the supply, "
-        "a face-up card turned, or cards given to another player)."
+        "a face-up card turned, or cards given to another player). Play on from here."
     ),
     # --- bot codes --------------------------------------------------------------------------------------
     "bot/no-game": lambda s, d: "There is no game in this channel. Start one with `/alexandros new`.",
@@ -362,8 +422,12 @@ _REFUSALS: dict[str, Refusal] = {
         "You are not playing in this game. You can follow it here, and use `/alexandros board`, "
         "`/alexandros status` or `/alexandros log`."
     ),
-    "bot/not-in-lobby": lambda s, d: "This game has already started; seats can no longer change.",
-    "bot/already-seated": lambda s, d: "You are already seated at this table.",
+    "bot/not-in-lobby": lambda s, d: (
+        "This game has already started; seats can no longer change. `/alexandros status` shows the game."
+    ),
+    "bot/already-seated": lambda s, d: (
+        "You are already seated at this table: wait for the creator to press Start."
+    ),
     "bot/not-seated": lambda s, d: "You are not seated at this table. Join it with the Join button.",
     "bot/table-full": lambda s, d: (
         f"The table is full ({d['max']} players). Start a game in another channel."
@@ -376,7 +440,9 @@ _REFUSALS: dict[str, Refusal] = {
         "Someone acted first: the game changed while your action was being saved. Look at the latest turn "
         "message and try again."
     ),
-    "bot/closed": lambda s, d: f"This game is {d['status']}; it takes no more actions.",
+    "bot/closed": lambda s, d: (
+        f"This game is {d['status']}; it takes no more actions. Start a new one with `/alexandros new`."
+    ),
     "bot/not-started": lambda s, d: (
         "This game has not started yet. The creator starts it with the Start button."
     ),
@@ -390,10 +456,11 @@ _REFUSALS: dict[str, Refusal] = {
     "bot/no-such-path": lambda s, d: f"There is no path {d['value']}; choose 1 to {d['count']}.",
     "bot/no-moves": lambda s, d: "There is no card you can move with right now.",
     "bot/no-permission": lambda s, d: (
-        "Only the game's creator or a member with Manage Channels can abandon a game."
+        "Only the game's creator or a member with Manage Channels can abandon a game: ask one of them, "
+        "or `/alexandros resign` to leave it yourself."
     ),
     "bot/already-voted": lambda s, d: f"You have already agreed to end the game; waiting for {d['waiting']}.",
-    "bot/select-count": lambda s, d: f"Choose exactly {d['count']} cards.",
+    "bot/select-count": lambda s, d: f"Choose exactly {count(d['count'], 'card')}.",
     # seats over days (bot.seats)
     "bot/paused": lambda s, d: (
         "The game is paused: nothing can be played until its creator resumes it "
@@ -402,12 +469,15 @@ _REFUSALS: dict[str, Refusal] = {
     "bot/already-paused": lambda s, d: (
         "The game is already paused. Resume it with `/alexandros game resume`."
     ),
-    "bot/not-paused": lambda s, d: "The game is not paused.",
+    "bot/not-paused": lambda s, d: (
+        "The game is not paused: play on, or pause it with `/alexandros game pause`."
+    ),
     "bot/not-creator-or-manager": lambda s, d: (
         f"Only the game's creator or a member with Manage Channels can {d['what']}."
     ),
     "bot/offer-stale": lambda s, d: (
-        "This seat offer is out of date: the seat changed hands, or a newer offer replaced it."
+        "This seat offer is out of date: the seat changed hands, or a newer offer replaced it. Ask for a new "
+        "offer with `/alexandros game handover` or `/alexandros game replace`."
     ),
     "bot/offer-not-yours": lambda s, d: f"This seat is offered to {d['to']}, not to you.",
     "bot/offer-bad-member": lambda s, d: (
@@ -420,9 +490,12 @@ _REFUSALS: dict[str, Refusal] = {
         "A deadline policy needs a deadline: add `deadline_hours`, or leave the policy out."
     ),
     "bot/not-absent": lambda s, d: (
-        "You already have your seat: the computer is not playing for you in this game."
+        "You already have your seat: the computer is not playing for you in this game. Play your turns "
+        "as usual."
     ),
-    "bot/nudge-self": lambda s, d: "It is your own turn: nobody to nudge but you.",
+    "bot/nudge-self": lambda s, d: (
+        "It is your own turn: nobody to nudge but you. Play it from the turn message."
+    ),
     "bot/nudge-too-soon": lambda s, d: (
         "This game's waiting player was nudged less than 24 hours ago; you can nudge again "
         f"{_when(d.get('at'))}."
@@ -437,12 +510,44 @@ PICK_PROVINCE = "Type a province number from the list offered."
 POLICY_CHOICES = "Choose skip or autoplay."
 
 
+def listing(items: Iterable[str], limit: int = 1200) -> str:
+    """Items joined with "; ", within ``limit`` characters (then "and N more"), so that a refusal listing
+    every valid value still fits in a Discord message (bot.limits)."""
+    items = list(items)
+    out: list[str] = []
+    for item in items:
+        if len("; ".join([*out, item])) > limit - 40:  # room for the tail
+            return "; ".join(out) + f"; and {len(items) - len(out)} more (see the list offered)"
+        out.append(item)
+    return "; ".join(out) if out else "nothing"
+
+
 def can_play(labels: str) -> str:
     return f"You can play: {labels}."
 
 
 def can_take(labels: str) -> str:
     return f"You can take: {labels}."
+
+
+def can_pay(labels: str) -> str:
+    return f"You can pay: {labels}."
+
+
+def can_take_back(labels: str) -> str:
+    return f"You can take back: {labels}."
+
+
+def can_choose_provinces(numbers: str) -> str:
+    return f"Provinces you can afford now: {numbers}."
+
+
+ENDS_GAME_TAG = ", ends the game"
+SOME_PATHS_END_TAG = ", some paths end the game"
+SCORES_NOTHING_TAG = " (scores nothing, R7.3)"
+NO_LEVY_CARD = "No card in your hand matches one of your guards: take a card first, or end the turn."
+NO_GUARD_TO_TAKE_BACK = "You have no guard on the map to take back; take another action or end the turn."
+NO_PROVINCE_AFFORDABLE = "No such province is affordable now; take another action or end the turn."
 
 
 def symbols_are(names: str) -> str:

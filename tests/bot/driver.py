@@ -296,8 +296,29 @@ async def play_whole_game(
     return g
 
 
+async def abandon(d: OfflineDiscord, user: FakeUser) -> InteractionResult:
+    """``/alexandros abandon`` and its confirmation button; the refusal when there is no button."""
+    r = await d.slash(user, "alexandros abandon")
+    msg = r.response_message
+    button = next((c for c in (msg.custom_ids if msg else []) if c.startswith("alx:abandon:")), None)
+    if button is None or msg is None:
+        return r
+    assert r.ephemeral and "Abandon the game" in str(msg.components)
+    return await d.click(user, msg.id, button)
+
+
 def legal_or_none(values: Iterable[str]) -> list[str]:
     return [v for v in values if v != "-"]
 
 
-__all__ = ["POINTS_MAP", "WALLS_MAP", "Clock", "Game", "bot_factory", "harness", "play_whole_game", "rules"]
+__all__ = [
+    "POINTS_MAP",
+    "WALLS_MAP",
+    "Clock",
+    "Game",
+    "abandon",
+    "bot_factory",
+    "harness",
+    "play_whole_game",
+    "rules",
+]

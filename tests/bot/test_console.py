@@ -201,3 +201,23 @@ def test_a_start_up_failure_exits_within_seconds_with_one_sentence(tmp_path) -> 
         assert proc.returncode != 0, proc.stdout[-500:]
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_issue_15_timestamps_show_as_times_not_markup() -> None:
+    from bot.console import render_markup, show_time
+
+    now = 1_800_000_000.0
+    markup = "since <t:1799989200:R>, due <t:1800003600:R>; <@42> in <#7>"
+    text = render_markup(markup, {42: "ann"}, now, {7: "x"})
+    assert text == (
+        "since 2027-01-15 05:00 UTC (3 hours ago), due 2027-01-15 09:00 UTC (in 1 hour); @ann in #x"
+    ), text
+    assert show_time(1_800_000_000, "t", now) == "08:00 UTC"
+    assert show_time(1_800_000_000, "R", now).endswith("(now)")
+
+
+async def test_issue_15_the_console_shows_no_raw_timestamp(tmp_path, no_network) -> None:
+    out = io.StringIO()
+    assert await run(_args(tmp_path), io.StringIO("alice: /alexandros status\nquit\n"), out) == 0
+    text = out.getvalue()
+    assert "Turn 1:" in text and "<t:" not in text and " UTC (" in text, text[-800:]

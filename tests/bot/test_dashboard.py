@@ -11,7 +11,7 @@ import pytest
 from bot import dashboard as db
 from engine import ai
 from offline.offline import ALL_PERMISSIONS, PIN_MESSAGES
-from tests.bot.driver import CHANNEL, GUILD, NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
+from tests.bot.driver import CHANNEL, GUILD, NAMES, WALLS_MAP, Clock, Game, abandon, bot_factory, harness
 from tests.harness import OfflineDiscord
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -163,8 +163,8 @@ async def test_abandon_says_so_in_the_status_message(tmp_path):
         g = await open_game(d)
         await flush(d, clock)
         (status,) = statuses(d)
-        r = await d.slash(g.users[0], "alexandros abandon")
-        assert not r.ephemeral
+        r = await abandon(d, g.users[0])  # the command, then its confirmation button (issue 15)
+        assert "You abandoned" in r.content
         await flush(d, clock)
         assert "was closed" in d.message(status.id).content
 

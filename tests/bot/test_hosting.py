@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot import limits
-from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness
+from tests.bot.driver import WALLS_MAP, Game, abandon, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -73,8 +73,8 @@ async def test_abandon_reads_the_permissions_of_the_channel(tmp_path):
         assert r.ephemeral and "Manage Channels" in r.content
         assert (await g.table()).record.status == "playing"
         helper = d.member("helper", permissions=MANAGE_CHANNELS)
-        r = await d.slash(helper, "alexandros abandon")
-        assert not r.ephemeral and (await g.table()).record.status == "abandoned"
+        r = await abandon(d, helper)
+        assert "You abandoned" in r.content and (await g.table()).record.status == "abandoned"
 
 
 async def test_a_creator_who_left_cannot_start(tmp_path):
@@ -135,3 +135,27 @@ async def test_time_zones_are_offered_and_a_folder_of_the_zone_database_is_refus
             assert r.ephemeral and "is not a time zone name" in r.content and len(r.content) < 300
         r = await d.slash(ann, "alexandros me reminders", time_zone="Europe/Paris")
         assert "Europe/Paris" in r.content and "Saved" in r.content
+
+
+async def test_issue_15_abandon_asks_for_confirmation_and_the_button_checks_its_presser(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = Game(d, [d.member("alice"), d.member("bob")])
+        await g.open()
+        helper = d.member("helper", permissions=MANAGE_CHANNELS)
+        r = await d.slash(helper, "alexandros abandon")
+        # Nothing happens yet: an ephemeral prompt with one button.
+        prompt = r.response_message
+        assert r.ephemeral and "cannot be undone" in r.content
+        assert "Abandon the game" in str(prompt.components)
+        assert (await g.table()).record.status == "playing"
+        button = next(c for c in prompt.custom_ids if c.startswith("alx:abandon:"))
+        # The button checks its presser again: the right was lost since the prompt; nothing changes.
+        helper.permissions = 0
+        refused = await d.click(helper, prompt.id, button)
+        assert refused.ephemeral and "Manage Channels" in refused.content
+        assert (await g.table()).record.status == "playing"
+        helper.permissions = MANAGE_CHANNELS
+        done = await d.click(helper, prompt.id, button)
+        assert "You abandoned" in done.content and (await g.table()).record.status == "abandoned"
+        assert "was abandoned by helper" in d.last_message().content and not d.last_message().ephemeral
+        assert not d.message(prompt.id).custom_ids  # the prompt lost its button

@@ -17,6 +17,7 @@ from tests.bot.driver import (
     POINTS_MAP,
     WALLS_MAP,
     Game,
+    abandon,
     bot_factory,
     harness,
     play_whole_game,
@@ -125,6 +126,7 @@ async def test_refusals_are_ephemeral_sentences(tmp_path):
             if st.map.symbol[s] is mc.symbol and rules.space_distance(st, s) > closest
         ]
         from bot import choices as ch
+        from bot.words import count
         from engine.geometry import corners, point_label
 
         if farther:
@@ -134,8 +136,8 @@ async def test_refusals_are_ephemeral_sentences(tmp_path):
             r = await d.slash(me, "alexandros move", card=ch.card_code(mc), to=point_label(corner), path="1")
             assert (
                 r.ephemeral
-                and f"{dist} sides away" in r.content
-                and f"closest empty {mc.symbol.value} space is {closest} sides" in r.content
+                and f"{count(dist, 'side')} away" in r.content
+                and f"closest empty {mc.symbol.value} space is {count(closest, 'side')} away" in r.content
             ), r.content
         r = await d.slash(me, "alexandros move", card=ch.card_code(mc), to="Z99", path="1")
         assert r.ephemeral and "not a point of this map" in r.content
@@ -286,8 +288,9 @@ async def test_resign_agree_and_abandon(tmp_path):
         g2 = await started(d, 2)
         r = await d.slash(d.member("eve"), "alexandros abandon")
         assert r.ephemeral and "Only the game's creator" in r.content
-        r = await d.slash(g2.users[0], "alexandros abandon")
-        assert not r.ephemeral and "abandoned" in r.content
+        r = await abandon(d, g2.users[0])
+        assert r.ephemeral and "You abandoned" in r.content
+        assert "was abandoned by" in d.last_message().content and not d.last_message().ephemeral
         r = await d.slash(g2.users[0], "alexandros new")
         assert not r.ephemeral
 
@@ -317,7 +320,7 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
         # An abandoned game shows too, as abandoned; a table closed in the lobby shows its lobby text.
         g2 = await started(d, 2)
         turn = next(m for m in reversed(d.channel_messages(CHANNEL)) if m.custom_ids)
-        await d.slash(g2.users[0], "alexandros abandon")
+        await abandon(d, g2.users[0])
         assert not d.message(turn.id).custom_ids  # the turn message (found in the metadata) lost its buttons
         r = await d.slash(a, "alexandros status")
         assert r.ephemeral and f"game {g2.game_id}** (abandoned)" in r.content and "Turn " not in r.content
@@ -328,7 +331,7 @@ async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
         await d.slash(a, "alexandros new")
         r = await d.slash(a, "alexandros board")
         assert r.ephemeral and "not started" in r.content.lower()
-        await d.slash(a, "alexandros abandon")
+        await abandon(d, a)
         r = await d.slash(a, "alexandros board")
         assert r.ephemeral and "was closed" in r.content
         g.check_public()

@@ -19,7 +19,7 @@ from engine.game import new_game
 from engine.state import GameState, PlayerState
 from engine.symbols import NO_CARDS
 from storage import Duty, GameRecord, open_store
-from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, bot_factory, harness, play_whole_game
+from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, abandon, bot_factory, harness, play_whole_game
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -168,8 +168,8 @@ async def test_an_abandoned_game_is_not_rated_and_has_no_replay_post(tmp_path):
         g = Game(d, users)
         await g.open()
         await g.play(ai.greedy_player(await g.state(), random.Random(0)), 0)
-        r = await d.slash(users[0], "alexandros abandon")
-        assert r.ephemeral or r.content
+        r = await abandon(d, users[0])  # the command, then its confirmation button (issue 15)
+        assert "You abandoned" in r.content
         await d.bot.deliveries.drain()
         assert (await d.bot.store.game_by_id(g.game_id)).status == "abandoned"
         assert await d.bot.store.ratings(d.guild_id) == []

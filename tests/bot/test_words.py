@@ -241,3 +241,113 @@ _PLAYER_FACING = sorted(
 def test_no_sentence_is_written_outside_texts_and_words(name):
     path = pathlib.Path(__file__).parents[2] / "bot" / name
     assert _sentences(path) == [], "move these sentences into bot/texts.py or bot/words.py"
+
+
+# --- issue 15: grammar in one helper, and a way forward in every refusal ---------------------------------
+
+BOT_DETAILS: dict[str, Any] = {
+    "game": 9,
+    "max": 4,
+    "creator": "alice",
+    "what": "start the game",
+    "min": 2,
+    "have": 1,
+    "status": "finished",
+    "value": "Q9",
+    "allowed": "You can take: 1 (face-up lyre), supply.",
+    "near": ["A1"],
+    "point": "B2",
+    "count": 3,
+    "waiting": "bob",
+    "at": 1_800_000_000.0,
+}
+
+
+def test_articles_and_counts_come_from_one_helper() -> None:
+    from bot.words import a, count
+
+    assert [a(w) for w in ("amphora", "horse", "lyre", "Amphora")] == [
+        "an amphora",
+        "a horse",
+        "a lyre",
+        "an Amphora",
+    ]
+    assert [count(n, "side") for n in (0, 1, 2)] == ["0 sides", "1 side", "2 sides"]
+    assert count(1, "new wall") == "1 new wall" and count(3, "province") == "3 provinces"
+
+
+_COUNTS = {"distance", "closest", "length", "shortest", "needed", "left", "fewest", "wanted", "have"}
+_COUNTS |= {"expected"}
+
+
+@pytest.mark.parametrize("symbol", [s.value for s in Symbol])
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_r3_refusals_agree_with_their_symbol_and_number(symbol: str, n: int) -> None:
+    """"a amphora", "1 sides": every engine refusal, with every symbol and the numbers 0, 1, 2."""
+    from tests.bot.wrong_forms import wrong_forms
+
+    for code, details in DETAILS.items():
+        d = {
+            k: (symbol if k in ("symbol", "card") else n if k in _COUNTS else v)
+            for k, v in details.items()
+        }
+        text = SPEAKER.refusal(code, d)
+        assert wrong_forms(text, markup=False) == [], (code, text)
+
+
+def test_event_lines_agree_with_their_symbol_and_number() -> None:
+    from engine.actions import MoveWay
+    from engine.events import AlexanderMoved, FaceUpTurned, GuardsPlaced
+    from tests.bot.wrong_forms import wrong_forms
+
+    path = ((0, 1), (0, 2))
+    moved = AlexanderMoved(0, MoveWay.NORMAL, Symbol.AMPHORA, SPACE, path, ((path[0], path[1]),), (), False)
+    line = SPEAKER.event_line(moved)
+    assert "an amphora space" in line and "1 new wall." in line, line
+    up = SPEAKER.event_line(FaceUpTurned(0, Symbol.AMPHORA))
+    assert up.startswith("An amphora"), up
+    placed = SPEAKER.event_line(GuardsPlaced(0, 3, ((1, 1),)))
+    assert "1 guard " in placed, placed
+    for text in (line, up, placed):
+        assert wrong_forms(text) == []
+
+
+@pytest.mark.parametrize("code", sorted(set(ERROR_CODES) | BOT_CODES))
+def test_every_refusal_says_what_to_do_or_what_is_allowed(code: str) -> None:
+    from tests.bot.wrong_forms import no_way_forward, wrong_forms
+
+    details = DETAILS.get(code, BOT_DETAILS)
+    variants = [details]
+    if code == "move/bad-path":
+        variants.append({**details, "reason": "start", "alexander": (0, 1)})
+    for d in variants:
+        text = SPEAKER.refusal(code, d)
+        assert not no_way_forward(text), f"{code}: no way forward in {text!r}"
+        assert wrong_forms(text, markup=False) == [], (code, text)
+
+
+def test_a_refusal_without_its_card_still_reads() -> None:
+    from tests.bot.wrong_forms import wrong_forms
+
+    for code, details in (
+        ("move/not-in-hand", {"card": None}),
+        ("levy/not-in-hand", {"card": None}),
+        ("levy/card-not-matching", {"card": None, "allowed": ["horse"]}),
+    ):
+        text = SPEAKER.refusal(code, details)
+        assert "a card card" not in text and "such card matches" not in text, text
+        assert wrong_forms(text, markup=False) == [] and code not in text, text
+
+
+def test_plurals_and_articles_are_made_by_one_helper() -> None:
+    """words.count and words.a decide; no module makes its own "s" or "an" (issue 15)."""
+    own = re.compile(r"""['"]s['"] if |['"]an ['"] if |\{['"]s['"] if""")
+    bot = pathlib.Path(__file__).parents[2] / "bot"
+    offenders = [
+        f"{p.name}:{i}"
+        for p in sorted(bot.glob("*.py"))
+        if p.name != "words.py"
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if own.search(line)
+    ]
+    assert offenders == []
