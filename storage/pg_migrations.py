@@ -122,7 +122,19 @@ _V1: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1,)
+# Lean snapshots (issue 12): the map once per distinct map, by the digest of its text. Old snapshots stay
+# as they are (they still load) and are written lean at their game's next action.
+_V2: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE maps (
+        digest text PRIMARY KEY,
+        name   text NOT NULL,
+        text   text NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """
