@@ -39,6 +39,7 @@ from . import limits, texts
 from .components import lobby_view, turn_view
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
+from .tables import MapBook
 
 log = logging.getLogger("bot.deliveries")
 
@@ -112,6 +113,7 @@ class Deliveries:
         self.client = client
         self.store = store
         self.pictures = pictures
+        self.maps = MapBook(store)
         self.clock = clock
         self.shards = shards
         self.lease = lease
@@ -238,7 +240,10 @@ class Deliveries:
         kind = p.get("picture")
         if kind is None:
             return None
-        v = serialize.load(p["view"])
+        doc = p["view"]
+        if "map" in p:  # a lean view: its map by digest, stored once with the commit
+            doc = dt.full_view(doc, (await self.maps.get(str(p["map"]))).text)
+        v = serialize.load(doc)
         assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
         if kind == "end":

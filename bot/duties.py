@@ -6,10 +6,11 @@ here, at commit time, from public facts only: texts are worded from redacted eve
 drawn from the public view (stored in the duty), so the outbox never holds a hidden card.
 
 Duty kinds and payloads:
-- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn from ``view`` (a public view)
-  with ``names``; ``buttons`` (``{"game", "version", "moving"}``) for a live turn; ``ping``: user ids
-  mentioned (and notified); ``turn_post``: when set, the message becomes the turn post of that turn (the
-  version of its TurnStarted event).
+- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn from ``view`` (a public view,
+  without its map: ``map`` names the map by its digest, stored once in the store's maps) with ``names``;
+  ``buttons`` (``{"game", "version", "moving"}``) for a live turn; ``ping``: user ids mentioned (and
+  notified); ``turn_post``: when set, the message becomes the turn post of that turn (the version of
+  its TurnStarted event).
 - ``edit``: edit the turn post of turn ``since`` (the same fields as a post). A live turn whose post
   cannot be found or edited is posted afresh instead; a closed one is left as it is.
 - ``lobby``: edit the lobby message (``message``) to ``text``, with the lobby buttons while ``open``.
@@ -45,12 +46,28 @@ def buttons(table: Table) -> dict[str, Any] | None:
     return {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
 
 
-def _picture(state: GameState, table: Table) -> dict[str, Any]:
-    return {
-        "picture": "end" if state.over else "board",
-        "view": serialize.dump(view(state, None)),
-        "names": list(table.names),
-    }
+def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any]:
+    """The picture's facts: the public view, lean (its map by digest, see ``lean_view``) unless told."""
+    doc = serialize.dump(view(state, None))
+    out = {"picture": "end" if state.over else "board", "view": doc, "names": list(table.names)}
+    if lean:
+        out["view"] = lean_view(doc, state.map.digest)
+        out["map"] = state.map.digest
+    return out
+
+
+def lean_view(doc: dict[str, Any], digest: str) -> dict[str, Any]:
+    """A serialized view without its map's text (the map is stored once, by digest, with the commit)."""
+    value = dict(doc["value"])
+    value["map"] = {"type": "Map", "digest": digest}
+    return {**doc, "value": value}
+
+
+def full_view(doc: dict[str, Any], map_text: str) -> dict[str, Any]:
+    """The serialized view again, with its map's text put back (the delivery worker draws from it)."""
+    value = dict(doc["value"])
+    value["map"] = {"type": "Map", "text": map_text}
+    return {**doc, "value": value}
 
 
 def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:
@@ -120,7 +137,9 @@ def after_change(
     return out
 
 
-def turn_post(table: Table, since: int, turn_events: Sequence[Event], now: float) -> NewDuty:
+def turn_post(
+    table: Table, since: int, turn_events: Sequence[Event], now: float, lean: bool = True
+) -> NewDuty:
     """The current turn's post again, as a new message that becomes the turn post (after its messages were
     lost, e.g. a console started again on the same database)."""
     state = table.state
@@ -131,7 +150,7 @@ def turn_post(table: Table, since: int, turn_events: Sequence[Event], now: float
         "ping": [uid] if uid is not None else [],
         "buttons": buttons(table),
         "turn_post": since,
-        **_picture(state, table),
+        **_picture(state, table, lean),
     }
     return NewDuty(POST, now, table.record.channel_id, payload=payload)
 

@@ -727,7 +727,9 @@ def lean(n: int, digest: str = "d1") -> dict[str, Any]:
 async def test_a_map_is_stored_once_with_the_action_and_read_by_digest(store: GameStore) -> None:
     game = await started_game(store)
     assert await store.get_map("d1") is None
-    game = await store.append(game.id, game.version, [{"n": 1}], lean(2), T0 + 3, maps=[("d1", "small", "TEXT")])
+    game = await store.append(
+        game.id, game.version, [{"n": 1}], lean(2), T0 + 3, maps=[("d1", "small", "TEXT")]
+    )
     assert await store.get_map("d1") == ("small", "TEXT")
     # A second writer of the same map (another game, or a process that did not know) changes nothing.
     other = await started_game(store, channel=CHANNEL + 1)
@@ -747,7 +749,9 @@ async def test_an_export_carries_the_map_its_lean_snapshot_names(
     store: GameStore, make_backend: Callable[[], Backend]
 ) -> None:
     game = await started_game(store)
-    game = await store.append(game.id, game.version, [{"n": 1}], lean(2), T0 + 3, maps=[("d1", "small", "TEXT")])
+    game = await store.append(
+        game.id, game.version, [{"n": 1}], lean(2), T0 + 3, maps=[("d1", "small", "TEXT")]
+    )
     exported = await store.export_game(game.id)
     assert exported["maps"] == [{"digest": "d1", "name": "small", "text": "TEXT"}]
     other = await make_backend().open()

@@ -306,7 +306,8 @@ async def test_migration_2_adds_the_maps_and_old_snapshots_still_load(pg_cluster
             "INSERT INTO events (game_id, version, body, created_at) VALUES (7, 1, '{\"n\": 1}', 0)"
         )
         await conn.execute(
-            "INSERT INTO snapshots (game_id, version, body) VALUES (7, 1, '{\"schema\": 1, \"map\": \"TEXT\"}')"
+            "INSERT INTO snapshots (game_id, version, body)"
+            " VALUES (7, 1, '{\"schema\": 1, \"map\": \"TEXT\"}')"
         )
     finally:
         await conn.close()
