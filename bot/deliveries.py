@@ -7,7 +7,10 @@ process's shards), sends each, and marks it done. What can go wrong, and what ha
 - Discord 5xx, a timeout, a dropped connection, or a bug of ours: tried again with exponential back-off
   (1 s, 2 s, 4 s … at most 5 minutes), up to ``max_attempts`` times, then given up and logged.
 - 429 Too Many Requests: tried again after its Retry-After. (discord.py paces the per-route buckets and
-  the global limit of 50 requests per second by itself; this catches what it gives up on.)
+  waits out a global 429 by itself; this catches what it gives up on.)
+- Discord's global limit (50 requests a second per bot): the worker paces its own sends below it
+  (``rate``, 45 a second by default, in a token bucket), so that a backlog of reminders drains at full
+  speed without a storm of 429s; interaction answers are not counted by Discord and are not paced.
 - 403 or 404 (channel deleted, permission missing): given up at once, logged with its game. The game
   goes on: its reminders and deadlines are duties of their own and still fall due.
 - The process dies mid-send: the lease runs out and the duty is sent again. A new message carries a
@@ -71,7 +74,8 @@ def classify(error: BaseException, attempts: int) -> Retry | GiveUp:
         return Retry(max(error.retry_after, 0.5), f"rate limited for {error.retry_after:.1f} s")
     if isinstance(error, discord.HTTPException):
         if error.status == 429:
-            after = _retry_after(error) or backoff
+            told = _retry_after(error)  # Retry-After may be 0.0 (a token is nearly due): not the back-off
+            after = backoff if told is None else max(told, 0.05)
             return Retry(after, f"429 Too Many Requests (retry after {after:.1f} s)")
         if error.status >= 500:
             return Retry(backoff, f"{error.status} {error.text or 'server error'}")
@@ -93,6 +97,22 @@ def png(data: bytes, name: str, description: str | None = None) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name, description=description)
 
 
+class Pacer:
+    """At most ``rate`` starts a second on average, with bursts of ``burst`` (a token bucket)."""
+
+    def __init__(self, rate: float, burst: float = 10.0) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._next = 0.0  # when the next start is due, ignoring bursts
+
+    async def wait(self) -> None:
+        now = asyncio.get_running_loop().time()
+        slot = max(self._next, now - self.burst / self.rate)
+        self._next = slot + 1.0 / self.rate
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
 class Deliveries:
     """Claims and sends duties. ``wake()`` after a commit; ``run_forever()`` for timers and retries."""
 
@@ -105,7 +125,8 @@ class Deliveries:
         *,
         shards: ShardSlice | None = None,
         lease: float = 60.0,
-        batch: int = 50,
+        batch: int = 100,
+        rate: float | None = 45.0,
         max_attempts: int = 12,
         keep_done_days: float = 30.0,
         owner: str | None = None,
@@ -117,7 +138,8 @@ class Deliveries:
         self.clock = clock
         self.shards = shards
         self.lease = lease
-        self.batch = batch
+        self.batch = batch  # claimed at once and sent side by side (two seconds of sends at ``rate``)
+        self.pacer = Pacer(rate) if rate else None
         self.max_attempts = max_attempts
         self.keep_done_days = keep_done_days
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
@@ -200,6 +222,8 @@ class Deliveries:
     # --- one duty -------------------------------------------------------------------------------------------
 
     async def _deliver(self, duty: Duty, now: float) -> None:
+        if self.pacer is not None and duty.kind != dt.DEADLINE:  # a deadline sends nothing itself
+            await self.pacer.wait()
         try:
             outcome = await asyncio.wait_for(self._send(duty, now), timeout=self.lease / 2)
         except Exception as error:  # noqa: BLE001 - every failure is classified, none may stop the worker

@@ -151,3 +151,22 @@ async def test_an_old_snapshot_with_its_map_inside_loads_and_the_next_action_wri
         assert await store.get_map(default_map().digest) is not None
     finally:
         await store.close()
+
+
+def test_the_state_cache_keeps_the_hot_states_as_objects_and_the_rest_as_lean_text() -> None:
+    from bot.tables import StateCache
+    from engine.game import new_game
+
+    states = [new_game(default_map(), 3, seed)[0] for seed in range(1, 11)]
+    cache = StateCache(6, hot=2)
+    for gid, st in enumerate(states):
+        cache.put(gid, st.version, st, (st.version, ()))
+    assert len(cache) == 6, "bounded: the 4 oldest are gone"
+    assert cache.get(0, states[0].version) is None
+    assert len(cache._items) == 2 and len(cache._cold) == 4
+    assert all(isinstance(text, str) for _, text, _ in cache._cold.values())
+    assert cache.turn(9, states[9].version) is not None, "a hot state keeps its turn"
+    assert cache.turn(5, states[5].version) is None
+    assert cache.get(5, states[5].version) == states[5], "a cold one decodes to the same state"
+    assert cache.get(5, states[5].version + 1) is None, "another version is a miss"
+    assert 5 in cache._items and len(cache) == 6
