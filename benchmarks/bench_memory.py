@@ -132,7 +132,7 @@ async def touch(path: Path, games: int, cache: int) -> dict[str, float]:
             async with tables.locks.hold(i):
                 table = await tables.by_id(i)
                 assert table.state is not None
-            if i == 1_000:
+            if i == min(1_000, games):
                 pauses.paused = True
                 gc.collect()
                 pauses.paused = False
