@@ -45,6 +45,7 @@ class Probe:
     def __init__(self, period: float = 0.001) -> None:
         self.period = period
         self.worst = 0.0
+        self.worst_cpu = 0.0
         self.over_50ms = 0
         self._task: asyncio.Task[None] | None = None
 
@@ -52,10 +53,14 @@ class Probe:
         loop = asyncio.get_running_loop()
         while True:
             due = loop.time() + self.period
+            cpu = time.thread_time()
             await asyncio.sleep(self.period)
             late = loop.time() - due
             self.worst = max(self.worst, late)
             self.over_50ms += late > 0.050
+            # The loop thread's own CPU time in between: what the loop's callbacks cost, without the time
+            # this process was switched out on a shared machine (which the wall-clock lateness includes).
+            self.worst_cpu = max(self.worst_cpu, time.thread_time() - cpu)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="bench-probe")
@@ -63,6 +68,22 @@ class Probe:
     def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
+
+
+async def settle_own(d: Any, before: set[asyncio.Task[Any]], until: Any = None) -> None:
+    """OfflineDiscord._settle for interactions that overlap: wait for the handler tasks this interaction's
+    payload started (created synchronously, between ``before`` and now), not for other interactions'."""
+    current = asyncio.current_task()
+    mine = [t for t in asyncio.all_tasks() - before if t is not current and not t.done() and d._watched(t)]
+    deadline = asyncio.get_running_loop().time() + d.settle_timeout
+    while True:
+        pending = [t for t in mine if not t.done()]
+        if not pending or (until is not None and until()):
+            return
+        remaining = deadline - asyncio.get_running_loop().time()
+        if remaining <= 0:
+            raise RuntimeError(f"handlers still running after {d.settle_timeout} s")
+        await asyncio.wait(pending, timeout=remaining if until is None else min(remaining, 0.005))
 
 
 def pct(values: list[float], q: float) -> float:
@@ -150,6 +171,10 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
             # delivery round never ends, so nobody could wait for it. Posts are waited for before their
             # buttons are pressed (Here.play), and that wait counts in the actions per second.
             d.watched_tasks = tuple(t for t in d.watched_tasks if t != "alx-")
+            # And the harness waits for this interaction's own handler tasks only (those its payload
+            # started), not for every task started meanwhile: other games' interactions overlap it.
+            d.settle_timeout = 120.0
+            type(d)._settle = settle_own  # type: ignore[method-assign]
             mark = len(d.history)
             done = 0
             probe = Probe()
@@ -185,6 +210,7 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
                 "whole p50": pct(whole, 0.5),
                 "whole p99": pct(whole, 0.99),
                 "stall max": probe.worst * 1000,
+                "stall cpu": probe.worst_cpu * 1000,
                 "post wait p99": pct(post_waits, 0.99),
                 "stalls > 50 ms": probe.over_50ms,
             }
@@ -234,16 +260,18 @@ def main(
     print(f"bench_bot: games acting at once, 3 players each, {actions} actions per game, default map, "
           f"offline Discord, {os.cpu_count()} cores")  # fmt: skip
     head = ("run", "actions", "act/s", "1st p50", "1st p99", "all p50", "all p99", "stall ms", ">50ms")
-    head += ("post p99",)
-    print(f"{head[0]:<26}" + "".join(f"{h:>9}" for h in head[1:]))
+    head += ("stall cpu", "post p99")
+    print(f"{head[0]:<26}" + "".join(f"{h:>10}" for h in head[1:]))
     for name, r in rows:
         print(
-            f"{name:<26}{r['actions']:>9}{r['actions/s']:>9.1f}{r['first p50']:>9.0f}{r['first p99']:>9.0f}"
-            f"{r['whole p50']:>9.0f}{r['whole p99']:>9.0f}{r['stall max']:>9.1f}{r['stalls > 50 ms']:>9}"
-            f"{r['post wait p99']:>9.0f}"
+            f"{name:<26}{r['actions']:>10}{r['actions/s']:>10.1f}{r['first p50']:>10.0f}"
+            f"{r['first p99']:>10.0f}"
+            f"{r['whole p50']:>10.0f}{r['whole p99']:>10.0f}{r['stall max']:>10.1f}{r['stalls > 50 ms']:>10}"
+            f"{r['stall cpu']:>10.1f}{r['post wait p99']:>10.0f}"
         )
     print("(ms; 1st: interaction in -> its first answer; all: -> its handler done; post: how long the next")
-    print(" action waited for its turn post, which the redesigned bot sends from its outbox worker)")
+    print(" action waited for its turn post, which the redesigned bot sends from its outbox worker;")
+    print(" stall: the loop's longest late wake-up; stall cpu: the loop thread's CPU time in that gap)")
     now = rows[0][1]
     checks = {
         "first response p99 <= 500 ms": now["first p99"] <= 500,
@@ -251,7 +279,8 @@ def main(
         ">= 60 actions/s": now["actions/s"] >= 60,
     }
     if stall_games:
-        checks[f"loop stall <= 50 ms at {stall_games} games"] = rows[1][1]["stall max"] <= 50
+        checks[f"loop stall <= 50 ms at {stall_games} games (wall)"] = rows[1][1]["stall max"] <= 50
+        checks[f"loop stall <= 50 ms at {stall_games} games (loop CPU)"] = rows[1][1]["stall cpu"] <= 50
     old_rows = [r for name, r in rows if "(old)" in name]
     if old_rows:
         ratio = now["actions/s"] / old_rows[0]["actions/s"]
