@@ -156,11 +156,15 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
                         version = (await self.state()).version
                         wanted = f":{self.game_id}:{version}"
                         t0 = time.perf_counter()
+                        seen = 0  # look at the channel only when a request went to it (cheap polling)
                         for _ in range(3000):
-                            recent = d.channel_messages(_channel)[-3:]
-                            if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
-                                break
-                            await asyncio.sleep(0.01)
+                            fresh = [r for r in d.requests[seen:] if r.channel_id == _channel]
+                            if seen == 0 or fresh:
+                                recent = d.channel_messages(_channel)[-3:]
+                                if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
+                                    break
+                            seen = len(d.requests)
+                            await asyncio.sleep(0.02)
                         post_waits.append((time.perf_counter() - t0) * 1000)
                         await super().play(action, n)
 
@@ -175,6 +179,11 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
             # started), not for every task started meanwhile: other games' interactions overlap it.
             d.settle_timeout = 120.0
             type(d)._settle = settle_own  # type: ignore[method-assign]
+            # The fake has no global rate limit, so the old bot (which posts from its handlers) meets none:
+            # the new worker's pacer (Discord's 50 requests/s, bench_notices) is off here too, to be fair.
+            worker = getattr(d.bot, "deliveries", None)
+            if worker is not None and hasattr(worker, "pacer"):
+                worker.pacer = None
             mark = len(d.history)
             done = 0
             probe = Probe()
