@@ -134,6 +134,15 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
                 await warmed()
             tables = []
             post_waits: list[float] = []
+            arrivals: dict[int, asyncio.Event] = {}
+            finish = d._finish
+
+            def finished(req: Any) -> None:  # wakes whoever waits for a post in that channel
+                finish(req)
+                if req.channel_id in arrivals:
+                    arrivals[req.channel_id].set()
+
+            d._finish = finished
             for i in range(games):
                 channel = d.add_channel(f"table-{i}")
                 users = [d.member(f"{n}{i}") for n in driver.NAMES[:3]]
@@ -156,15 +165,16 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
                         version = (await self.state()).version
                         wanted = f":{self.game_id}:{version}"
                         t0 = time.perf_counter()
-                        seen = 0  # look at the channel only when a request went to it (cheap polling)
-                        for _ in range(3000):
-                            fresh = [r for r in d.requests[seen:] if r.channel_id == _channel]
-                            if seen == 0 or fresh:
-                                recent = d.channel_messages(_channel)[-3:]
-                                if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
-                                    break
-                            seen = len(d.requests)
-                            await asyncio.sleep(0.02)
+                        arrived = arrivals.setdefault(_channel, asyncio.Event())
+                        for _ in range(120):
+                            recent = d.channel_messages(_channel)[-3:]
+                            if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
+                                break
+                            arrived.clear()  # set again when a request to this channel is answered
+                            try:
+                                await asyncio.wait_for(arrived.wait(), 1.0)
+                            except TimeoutError:
+                                pass
                         post_waits.append((time.perf_counter() - t0) * 1000)
                         await super().play(action, n)
 
