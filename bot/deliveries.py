@@ -34,7 +34,8 @@ import aiohttp
 import discord
 
 from engine import serialize
-from engine.views import GameView
+from engine.snapshot import load_state
+from engine.views import GameView, view
 from storage import Duty, GameStore, ShardSlice
 
 from . import duties as dt
@@ -264,10 +265,11 @@ class Deliveries:
         kind = p.get("picture")
         if kind is None:
             return None
-        doc = p["view"]
-        if "map" in p:  # a lean view: its map by digest, stored once with the commit
-            doc = dt.full_view(doc, (await self.maps.get(str(p["map"]))).text)
-        v = serialize.load(doc)
+        if "public" in p:  # the public state, lean: its map by digest, stored once with the commit
+            game_map = await self.maps.get(str(p["map"]))
+            v = view(load_state(p["public"], lambda _digest: game_map), None)
+        else:  # a duty written before (or for a game whose map may not be stored): the view itself
+            v = serialize.load(p["view"])
         assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
         if kind == "end":

@@ -6,8 +6,9 @@ here, at commit time, from public facts only: texts are worded from redacted eve
 drawn from the public view (stored in the duty), so the outbox never holds a hidden card.
 
 Duty kinds and payloads:
-- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn from ``view`` (a public view,
-  without its map: ``map`` names the map by its digest, stored once in the store's maps) with ``names``;
+- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn with ``names`` from ``public``
+  (the state with its secrets taken out, ``public_state``, as a lean snapshot whose map, ``map``, is
+  stored once by digest) or, in older duties, from ``view`` (a public view with its map inside);
   ``buttons`` (``{"game", "version", "moving"}``) for a live turn; ``ping``: user ids mentioned (and
   notified); ``turn_post``: when set, the message becomes the turn post of that turn (the version of
   its TurnStarted event).
@@ -19,12 +20,15 @@ Duty kinds and payloads:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 from engine import serialize
 from engine.events import Event
+from engine.snapshot import dump_state
 from engine.state import GameState, Phase
+from engine.symbols import Symbol, total
 from engine.views import view
 from storage import NewDuty
 
@@ -47,27 +51,30 @@ def buttons(table: Table) -> dict[str, Any] | None:
 
 
 def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any]:
-    """The picture's facts: the public view, lean (its map by digest, see ``lean_view``) unless told."""
-    doc = serialize.dump(view(state, None))
-    out = {"picture": "end" if state.over else "board", "view": doc, "names": list(table.names)}
+    """The picture's facts. Lean (the default): the ``public`` state (``public_state``: nothing secret left
+    in it) as a lean snapshot, its map by digest; the worker makes the public view of it. Otherwise the
+    public view itself, with its map inside (for a game whose map may not be stored yet)."""
+    out: dict[str, Any] = {"picture": "end" if state.over else "board", "names": list(table.names)}
     if lean:
-        out["view"] = lean_view(doc, state.map.digest)
+        out["public"] = dump_state(public_state(state))
         out["map"] = state.map.digest
+    else:
+        out["view"] = serialize.dump(view(state, None))
     return out
 
 
-def lean_view(doc: dict[str, Any], digest: str) -> dict[str, Any]:
-    """A serialized view without its map's text (the map is stored once, by digest, with the commit)."""
-    value = dict(doc["value"])
-    value["map"] = {"type": "Map", "digest": digest}
-    return {**doc, "value": value}
+def public_state(state: GameState) -> GameState:
+    """The state with every secret taken out, so that the outbox may hold it (R2.5): each hand becomes as
+    many cards of one symbol (only its size is public), the supply as many cards of one symbol (its order
+    is secret), the random generator and the seed zero. Its public view is the real state's public view.
+    """
+    players = tuple(
+        dataclasses.replace(p, hand=(total(p.hand), 0, 0, 0, 0)) for p in state.players
+    )
+    supply = (Symbol.TEMPLE,) * len(state.supply) if state.supply else ()
+    return dataclasses.replace(state, players=players, supply=supply, rng=0, seed=0)
 
 
-def full_view(doc: dict[str, Any], map_text: str) -> dict[str, Any]:
-    """The serialized view again, with its map's text put back (the delivery worker draws from it)."""
-    value = dict(doc["value"])
-    value["map"] = {"type": "Map", "text": map_text}
-    return {**doc, "value": value}
 
 
 def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:

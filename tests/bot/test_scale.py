@@ -119,6 +119,7 @@ async def test_snapshots_and_pictures_are_lean_and_the_map_is_stored_once(tmp_pa
         for (payload,) in payloads:
             p = json.loads(payload)
             assert p["map"] == default_map().digest and text not in payload
+            assert "lean" in p["public"] and "view" not in p
     finally:
         await store.close()
 
@@ -170,3 +171,25 @@ def test_the_state_cache_keeps_the_hot_states_as_objects_and_the_rest_as_lean_te
     assert cache.get(5, states[5].version) == states[5], "a cold one decodes to the same state"
     assert cache.get(5, states[5].version + 1) is None, "another version is a miss"
     assert 5 in cache._items and len(cache) == 6
+
+
+def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_secret() -> None:
+    from bot.duties import public_state
+    from engine.game import apply, new_game
+    from engine.snapshot import dump_state, load_state, maps_by_digest
+    from engine.views import view
+
+    maps = maps_by_digest(default_map())
+    for seed in (1, 2, 3):
+        state, _ = new_game(default_map(), 3, seed)
+        rng = random.Random(seed)
+        for _ in range(60):
+            if state.over:
+                break
+            public = load_state(dump_state(public_state(state)), maps)
+            assert view(public, None) == view(state, None)
+            assert public.rng == 0 and public.seed == 0
+            assert len(set(public.supply)) <= 1, "the supply's order is gone"
+            for p, real in zip(public.players, state.players, strict=True):
+                assert p.hand[1:] == (0, 0, 0, 0) and p.hand[0] == sum(real.hand), "only the hand's size"
+            state, _ = apply(state, ai.greedy_player(state, rng))
