@@ -135,7 +135,7 @@ class StateCache:
 
     def __init__(self, size: int, hot: int | None = None) -> None:
         self.size = max(1, size)
-        self.hot = max(1, min(self.size, hot if hot is not None else max(64, self.size // 8)))
+        self.hot = max(1, min(self.size, hot if hot is not None else max(64, self.size // 16)))
         self._items: OrderedDict[int, tuple[int, GameState, Turn | None]] = OrderedDict()
         self._cold: OrderedDict[int, tuple[int, str, Map]] = OrderedDict()
 
