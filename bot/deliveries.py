@@ -179,13 +179,26 @@ class Deliveries:
         everything due has been handled (tests and the first round after a start rely on it).
         """
         handled = 0
+        flying: set[asyncio.Future[None]] = set()
+        more = True  # the last claim found something: claim again as soon as there is room
         for _ in range(rounds):
             at = self.clock() if now is None else max(now, self.clock())
-            claimed = await self.store.claim_duties(at, self.owner, self.lease, self.batch, self.shards)
-            if not claimed:
-                break
-            await asyncio.gather(*(self._deliver(d, at) for d in claimed))
+            claimed = await self.store.claim_duties(
+                at, self.owner, self.lease, self.batch - len(flying), self.shards
+            )
+            flying |= {asyncio.ensure_future(self._deliver(d, at)) for d in claimed}
             handled += len(claimed)
+            more = bool(claimed)
+            if not flying:
+                break
+            # No waiting for a whole batch: a slow picture must not hold up the sends behind it. Claim
+            # again once half the room is free (everything done, when the last claim found nothing).
+            while flying and (not more or len(flying) > self.batch // 2):
+                done, flying = await asyncio.wait(flying, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()
+        if flying:
+            await asyncio.gather(*flying)
         running = self._drain
         if running is not None and not running.done() and running is not asyncio.current_task():
             handled += await asyncio.shield(running)
