@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
@@ -210,11 +211,22 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
                     done += 1
 
             post_waits.clear()
+            gc_cpu: list[float] = []  # each garbage collection's CPU time: is the longest stall one?
+            gc_at = [0.0]
+
+            def on_gc(phase: str, info: dict[str, int]) -> None:
+                if phase == "start":
+                    gc_at[0] = time.thread_time()
+                else:
+                    gc_cpu.append(time.thread_time() - gc_at[0])
+
+            gc.callbacks.append(on_gc)
             probe.start()
             started = time.perf_counter()
             await asyncio.gather(*(player(g, random.Random(seed + i)) for i, g in enumerate(tables)))
             wall = time.perf_counter() - started
             probe.stop()
+            gc.callbacks.remove(on_gc)
             results = d.history[mark:]
             first = [r.latency * 1000 for r in results if r.latency is not None and r.interaction_type != 4]
             whole = [r.duration * 1000 for r in results if r.interaction_type != 4]
@@ -231,6 +243,7 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
                 "stall max": probe.worst * 1000,
                 "stall cpu": probe.worst_cpu * 1000,
                 "post wait p99": pct(post_waits, 0.99),
+                "gc max": max(gc_cpu, default=0.0) * 1000,
                 "stalls > 50 ms": probe.over_50ms,
             }
 
@@ -279,18 +292,19 @@ def main(
     print(f"bench_bot: games acting at once, 3 players each, {actions} actions per game, default map, "
           f"offline Discord, {os.cpu_count()} cores")  # fmt: skip
     head = ("run", "actions", "act/s", "1st p50", "1st p99", "all p50", "all p99", "stall ms", ">50ms")
-    head += ("stall cpu", "post p99")
+    head += ("stall cpu", "post p99", "gc cpu")
     print(f"{head[0]:<26}" + "".join(f"{h:>10}" for h in head[1:]))
     for name, r in rows:
         print(
             f"{name:<26}{r['actions']:>10}{r['actions/s']:>10.1f}{r['first p50']:>10.0f}"
             f"{r['first p99']:>10.0f}"
             f"{r['whole p50']:>10.0f}{r['whole p99']:>10.0f}{r['stall max']:>10.1f}{r['stalls > 50 ms']:>10}"
-            f"{r['stall cpu']:>10.1f}{r['post wait p99']:>10.0f}"
+            f"{r['stall cpu']:>10.1f}{r['post wait p99']:>10.0f}{r.get('gc max', float('nan')):>10.1f}"
         )
     print("(ms; 1st: interaction in -> its first answer; all: -> its handler done; post: how long the next")
     print(" action waited for its turn post, which the redesigned bot sends from its outbox worker;")
-    print(" stall: the loop's longest late wake-up; stall cpu: the loop thread's CPU time in that gap)")
+    print(" stall: the loop's longest late wake-up; stall cpu: the loop thread's CPU time in that gap;")
+    print(" gc cpu: the longest garbage collection in CPU time, in this process (bot, fake, driver))")
     now = rows[0][1]
     checks = {
         "first response p99 <= 500 ms": now["first p99"] <= 500,
