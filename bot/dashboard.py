@@ -17,6 +17,7 @@ raised to the worker, which retries; a new message carries a nonce made from the
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 from collections.abc import Callable
@@ -64,6 +65,10 @@ class Dashboard:
         self.client = client
         self.store = store
         self.clock = clock
+        # The due time of each game's pending status duty, as this process wrote it (a bounded memo, so a
+        # commit needs no read to keep it; another process's duty may be replaced with a later time, which
+        # only delays one edit).
+        self._due: collections.OrderedDict[int, float] = collections.OrderedDict()
 
     async def after_change(self, outcome: Outcome, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """``Pipeline.duty_hooks``: every commit of a started game updates its status message.
@@ -75,9 +80,13 @@ class Dashboard:
         if table.state is None:
             return duties
         duty = status_duty(table, now)
-        pending = [d.due_at for d in await self.store.pending_duties(table.id) if d.kind == STATUS]
-        if pending and min(pending) < duty.due_at:
-            duty = dataclasses.replace(duty, due_at=min(pending))
+        pending = self._due.get(table.id)
+        if pending is not None and now < pending < duty.due_at:
+            duty = dataclasses.replace(duty, due_at=pending)
+        self._due[table.id] = duty.due_at
+        self._due.move_to_end(table.id)
+        while len(self._due) > 5000:
+            self._due.popitem(last=False)
         return [*duties, duty]
 
     # --- delivery ------------------------------------------------------------------------------------------

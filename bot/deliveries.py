@@ -7,7 +7,10 @@ process's shards), sends each, and marks it done. What can go wrong, and what ha
 - Discord 5xx, a timeout, a dropped connection, or a bug of ours: tried again with exponential back-off
   (1 s, 2 s, 4 s … at most 5 minutes), up to ``max_attempts`` times, then given up and logged.
 - 429 Too Many Requests: tried again after its Retry-After. (discord.py paces the per-route buckets and
-  the global limit of 50 requests per second by itself; this catches what it gives up on.)
+  waits out a global 429 by itself; this catches what it gives up on.)
+- Discord's global limit (50 requests a second per bot): the worker paces its own sends below it
+  (``rate``, 45 a second by default, in a token bucket), so that a backlog of reminders drains at full
+  speed without a storm of 429s; interaction answers are not counted by Discord and are not paced.
 - 403 or 404 (channel deleted, permission missing): given up at once, logged with its game. The game
   goes on: its reminders and deadlines are duties of their own and still fall due.
 - The process dies mid-send: the lease runs out and the duty is sent again. A new message carries a
@@ -31,7 +34,8 @@ import aiohttp
 import discord
 
 from engine import serialize
-from engine.views import GameView
+from engine.snapshot import load_state
+from engine.views import GameView, view
 from storage import Duty, GameStore, ShardSlice
 
 from . import duties as dt
@@ -39,6 +43,7 @@ from . import limits, texts
 from .components import lobby_view, turn_view
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
+from .tables import MapBook
 
 log = logging.getLogger("bot.deliveries")
 
@@ -70,7 +75,8 @@ def classify(error: BaseException, attempts: int) -> Retry | GiveUp:
         return Retry(max(error.retry_after, 0.5), f"rate limited for {error.retry_after:.1f} s")
     if isinstance(error, discord.HTTPException):
         if error.status == 429:
-            after = _retry_after(error) or backoff
+            told = _retry_after(error)  # Retry-After may be 0.0 (a token is nearly due): not the back-off
+            after = backoff if told is None else max(told, 0.05)
             return Retry(after, f"429 Too Many Requests (retry after {after:.1f} s)")
         if error.status >= 500:
             return Retry(backoff, f"{error.status} {error.text or 'server error'}")
@@ -92,6 +98,22 @@ def png(data: bytes, name: str, description: str | None = None) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name, description=description)
 
 
+class Pacer:
+    """At most ``rate`` starts a second on average, with bursts of ``burst`` (a token bucket)."""
+
+    def __init__(self, rate: float, burst: float = 10.0) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._next = 0.0  # when the next start is due, ignoring bursts
+
+    async def wait(self) -> None:
+        now = asyncio.get_running_loop().time()
+        slot = max(self._next, now - self.burst / self.rate)
+        self._next = slot + 1.0 / self.rate
+        if slot > now:
+            await asyncio.sleep(slot - now)
+
+
 class Deliveries:
     """Claims and sends duties. ``wake()`` after a commit; ``run_forever()`` for timers and retries."""
 
@@ -104,7 +126,8 @@ class Deliveries:
         *,
         shards: ShardSlice | None = None,
         lease: float = 60.0,
-        batch: int = 50,
+        batch: int = 100,
+        rate: float | None = 45.0,
         max_attempts: int = 12,
         keep_done_days: float = 30.0,
         owner: str | None = None,
@@ -112,10 +135,12 @@ class Deliveries:
         self.client = client
         self.store = store
         self.pictures = pictures
+        self.maps = MapBook(store)
         self.clock = clock
         self.shards = shards
         self.lease = lease
-        self.batch = batch
+        self.batch = batch  # claimed at once and sent side by side (two seconds of sends at ``rate``)
+        self.pacer = Pacer(rate) if rate else None
         self.max_attempts = max_attempts
         self.keep_done_days = keep_done_days
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
@@ -156,13 +181,26 @@ class Deliveries:
         everything due has been handled (tests and the first round after a start rely on it).
         """
         handled = 0
+        flying: set[asyncio.Future[None]] = set()
+        more = True  # the last claim found something: claim again as soon as there is room
         for _ in range(rounds):
             at = self.clock() if now is None else max(now, self.clock())
-            claimed = await self.store.claim_duties(at, self.owner, self.lease, self.batch, self.shards)
-            if not claimed:
-                break
-            await asyncio.gather(*(self._deliver(d, at) for d in claimed))
+            claimed = await self.store.claim_duties(
+                at, self.owner, self.lease, self.batch - len(flying), self.shards
+            )
+            flying |= {asyncio.ensure_future(self._deliver(d, at)) for d in claimed}
             handled += len(claimed)
+            more = bool(claimed)
+            if not flying:
+                break
+            # No waiting for a whole batch: a slow picture must not hold up the sends behind it. Claim
+            # again once half the room is free (everything done, when the last claim found nothing).
+            while flying and (not more or len(flying) > self.batch // 2):
+                done, flying = await asyncio.wait(flying, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    task.result()
+        if flying:
+            await asyncio.gather(*flying)
         running = self._drain
         if running is not None and not running.done() and running is not asyncio.current_task():
             handled += await asyncio.shield(running)
@@ -200,6 +238,8 @@ class Deliveries:
     # --- one duty -------------------------------------------------------------------------------------------
 
     async def _deliver(self, duty: Duty, now: float) -> None:
+        if self.pacer is not None and duty.kind != dt.DEADLINE:  # a deadline sends nothing itself
+            await self.pacer.wait()
         try:
             outcome = await asyncio.wait_for(self._send(duty, now), timeout=self.lease / 2)
         except Exception as error:  # noqa: BLE001 - every failure is classified, none may stop the worker
@@ -240,7 +280,11 @@ class Deliveries:
         kind = p.get("picture")
         if kind is None:
             return None
-        v = serialize.load(p["view"])
+        if "public" in p:  # the public state, lean: its map by digest, stored once with the commit
+            game_map = await self.maps.get(str(p["map"]))
+            v = view(load_state(p["public"], lambda _digest: game_map), None)
+        else:  # a duty written before (or for a game whose map may not be stored): the view itself
+            v = serialize.load(p["view"])
         assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
         if kind == "end":

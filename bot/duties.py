@@ -6,10 +6,12 @@ here, at commit time, from public facts only: texts are worded from redacted eve
 drawn from the public view (stored in the duty), so the outbox never holds a hidden card.
 
 Duty kinds and payloads:
-- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn from ``view`` (a public view)
-  with ``names``; ``buttons`` (``{"game", "version", "moving"}``) for a live turn; ``ping``: user ids
-  mentioned (and notified); ``turn_post``: when set, the message becomes the turn post of that turn (the
-  version of its TurnStarted event).
+- ``post``: a new message. ``text``; ``picture`` ("board" or "end") drawn with ``names`` from ``public``
+  (the state with its secrets taken out, ``public_state``, as a lean snapshot whose map, ``map``, is
+  stored once by digest) or, in older duties, from ``view`` (a public view with its map inside);
+  ``buttons`` (``{"game", "version", "moving"}``) for a live turn; ``ping``: user ids mentioned (and
+  notified); ``turn_post``: when set, the message becomes the turn post of that turn (the version of
+  its TurnStarted event).
 - ``edit``: edit the turn post of turn ``since`` (the same fields as a post). A live turn whose post
   cannot be found or edited is posted afresh instead; a closed one is left as it is.
 - ``lobby``: edit the lobby message (``message``) to ``text``, with the lobby buttons while ``open``.
@@ -18,12 +20,15 @@ Duty kinds and payloads:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
 from engine import serialize
 from engine.events import Event
+from engine.snapshot import dump_state
 from engine.state import GameState, Phase
+from engine.symbols import Symbol, total
 from engine.views import view
 from storage import NewDuty
 
@@ -48,12 +53,27 @@ def buttons(table: Table) -> dict[str, Any] | None:
     return facts
 
 
-def _picture(state: GameState, table: Table) -> dict[str, Any]:
-    return {
-        "picture": "end" if state.over else "board",
-        "view": serialize.dump(view(state, None)),
-        "names": list(table.names),
-    }
+def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any]:
+    """The picture's facts. Lean (the default): the ``public`` state (``public_state``: nothing secret left
+    in it) as a lean snapshot, its map by digest; the worker makes the public view of it. Otherwise the
+    public view itself, with its map inside (for a game whose map may not be stored yet)."""
+    out: dict[str, Any] = {"picture": "end" if state.over else "board", "names": list(table.names)}
+    if lean:
+        out["public"] = dump_state(public_state(state))
+        out["map"] = state.map.digest
+    else:
+        out["view"] = serialize.dump(view(state, None))
+    return out
+
+
+def public_state(state: GameState) -> GameState:
+    """The state with every secret taken out, so that the outbox may hold it (R2.5): each hand becomes as
+    many cards of one symbol (only its size is public), the supply as many cards of one symbol (its order
+    is secret), the random generator and the seed zero. Its public view is the real state's public view.
+    """
+    players = tuple(dataclasses.replace(p, hand=(total(p.hand), 0, 0, 0, 0)) for p in state.players)
+    supply = (Symbol.TEMPLE,) * len(state.supply) if state.supply else ()
+    return dataclasses.replace(state, players=players, supply=supply, rng=0, seed=0)
 
 
 def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:
@@ -123,7 +143,9 @@ def after_change(
     return out
 
 
-def turn_post(table: Table, since: int, turn_events: Sequence[Event], now: float) -> NewDuty:
+def turn_post(
+    table: Table, since: int, turn_events: Sequence[Event], now: float, lean: bool = True
+) -> NewDuty:
     """The current turn's post again, as a new message that becomes the turn post (after its messages were
     lost, e.g. a console started again on the same database)."""
     state = table.state
@@ -134,7 +156,7 @@ def turn_post(table: Table, since: int, turn_events: Sequence[Event], now: float
         "ping": [uid] if uid is not None else [],
         "buttons": buttons(table),
         "turn_post": since,
-        **_picture(state, table),
+        **_picture(state, table, lean),
     }
     return NewDuty(POST, now, table.record.channel_id, payload=payload)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import discord
@@ -30,7 +30,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 
 from . import duties as dt
 from . import limits, texts
-from .pipeline import META_TURN_POST
+from .pipeline import META_TURN_POST, PrefsCache
 from .tables import Outcome, Table
 
 log = logging.getLogger("bot.notices")
@@ -44,9 +44,8 @@ DMS_CLOSED_CODE = 50007  # Discord: "Cannot send messages to this user"
 DM_DELAY = 3.0
 
 
-async def wants_dm(store: GameStore, user_id: int) -> bool:
-    """DM notices are on for this user, and their DMs were not found closed since."""
-    settings = await store.get_user_settings(user_id)
+def wants_dm(settings: Mapping[str, Any]) -> bool:
+    """DM notices are on for this user (their ``settings``), and their DMs were not found closed since."""
     return bool(settings.get(DM_ON)) and not settings.get(DM_CLOSED)
 
 
@@ -64,7 +63,7 @@ def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: s
     return NewDuty(DM, now + DM_DELAY, None, user_id, payload=payload)
 
 
-async def route(store: GameStore, table: Table, duties: Sequence[NewDuty], now: float) -> list[NewDuty]:
+async def route(prefs: PrefsCache, table: Table, duties: Sequence[NewDuty], now: float) -> list[NewDuty]:
     """The duties of a commit, with each turn ping of a player who wants DMs sent by DM instead.
 
     A turn ping is a ``post`` that becomes the turn post (``turn_post``) and pings its player; the post
@@ -78,7 +77,7 @@ async def route(store: GameStore, table: Table, duties: Sequence[NewDuty], now: 
             out.append(duty)
             continue
         (uid,) = ping
-        if not await wants_dm(store, uid):
+        if not wants_dm(await prefs.settings(uid)):
             out.append(duty)
             continue
         out.append(
@@ -93,15 +92,18 @@ class Notices:
     """Routes a commit's turn pings (``route``, the pipeline's hook) and delivers ``dm`` duties for the
     worker (bot.deliveries)."""
 
-    def __init__(self, client: discord.Client, store: GameStore, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, client: discord.Client, store: GameStore, clock: Callable[[], float], prefs: PrefsCache
+    ) -> None:
         self.client = client
         self.store = store
         self.clock = clock
+        self.prefs = prefs
         self._told = asyncio.Lock()
 
     async def route(self, outcome: Outcome, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """The pipeline's hook (``Pipeline.duty_hooks``)."""
-        return await route(self.store, outcome.table, duties, now)
+        return await route(self.prefs, outcome.table, duties, now)
 
     async def deliver(self, duty: Duty, now: float) -> str:
         assert duty.user_id is not None
@@ -145,5 +147,6 @@ class Notices:
         )
         if not told:  # after the send: a retry of a failed send must still tell them
             await self.store.update_user_settings(uid, {DM_CLOSED: self.clock()}, self.clock())
+            self.prefs.forget(uid)
             log.info("dms closed user=%s game=%s: pinged in the channel and told once", uid, p.get("game"))
         return f"sent {msg.id} in the channel: DMs closed"

@@ -33,6 +33,7 @@ from engine.events import Event, TurnStarted
 from engine.game import apply
 from engine.notation import format_action
 from engine.rules import active_players
+from engine.snapshot import dump_state
 from engine.state import GameState
 from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, VersionConflict
 
@@ -40,7 +41,7 @@ from . import duties as dt
 from . import ratings, replays
 from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy, turn_deadline
 from .seat_rules import is_paused, vacation_until
-from .tables import Outcome, Refused, Table, Tables, names_of
+from .tables import Outcome, Refused, Table, Tables, Turn, names_of
 from .words import Speaker
 
 log = logging.getLogger("bot")
@@ -84,25 +85,30 @@ class Ask:
 
 
 class PrefsCache:
-    """Users' reminder settings, read once and kept a while (the bot writes them through ``forget``)."""
+    """Users' settings, read once and kept a while: a commit that starts a turn needs the next player's
+    reminder interval and whether they want DMs, and must not read the store for it every time. The bot's
+    own writes call ``forget``; a change made by another process is seen within ``ttl`` seconds."""
 
     def __init__(self, store: GameStore, size: int = 5000, ttl: float = 300.0) -> None:
         self.store, self.size, self.ttl = store, size, ttl
-        self._items: dict[int, tuple[float, ReminderPrefs]] = {}
+        self._items: dict[int, tuple[float, dict[str, Any]]] = {}
 
-    async def get(self, user_id: int) -> ReminderPrefs:
+    async def settings(self, user_id: int) -> dict[str, Any]:
         now = time.monotonic()
         hit = self._items.get(user_id)
         if hit is not None and now - hit[0] < self.ttl:
             return hit[1]
-        try:
-            prefs = ReminderPrefs.from_settings(await self.store.get_user_settings(user_id))
-        except ValueError:  # a bad stored setting must not stop the game: use the table's interval
-            prefs = ReminderPrefs()
+        settings = dict(await self.store.get_user_settings(user_id))
         if len(self._items) >= self.size:
             self._items.clear()
-        self._items[user_id] = (now, prefs)
-        return prefs
+        self._items[user_id] = (now, settings)
+        return settings
+
+    async def get(self, user_id: int) -> ReminderPrefs:
+        try:
+            return ReminderPrefs.from_settings(await self.settings(user_id))
+        except ValueError:  # a bad stored setting must not stop the game: use the table's interval
+            return ReminderPrefs()
 
     def forget(self, user_id: int) -> None:
         self._items.pop(user_id, None)
@@ -235,13 +241,14 @@ class Pipeline:
                 rec.id,
                 rec.version,
                 [serialize.dump(e) for e in events],
-                serialize.dump(new_state),
+                dump_state(new_state),  # lean: the map by its digest, stored once (MapBook)
                 now,
                 status="finished" if new_state.over else ("playing" if rec.status == "lobby" else None),
                 waiting_on=waiting,
                 seats=seats,
                 duties=duties,
                 meta=changes or None,
+                maps=self.tables.maps.rows_to_store(new_state.map),
             )
         except VersionConflict as conflict:
             self.tables.cache.drop(rec.id)
@@ -250,7 +257,14 @@ class Pipeline:
             raise Refused("bot/closed", status=closed.status) from None
         except GameNotFound:
             raise Refused("bot/unknown-game", game=rec.id) from None
-        self.tables.cache.put(rec.id, saved.version, new_state)
+        self.tables.maps.stored(new_state.map.digest)
+        # The turn's events go into the cache with the state: the next commit needs no read for them.
+        new_turn = outcome.new_turn_version
+        if new_turn is not None:
+            turn: Turn = (new_turn, events[new_turn - rec.version - 1 :])
+        else:
+            turn = (since, (*turn_events, *events))
+        self.tables.cache.put(rec.id, saved.version, new_state, turn)
         for action in actions:  # one log line per action, with its ids, in engine notation
             log.info(
                 "action game=%s channel=%s user=%s via=%s: %s",
@@ -271,16 +285,23 @@ class Pipeline:
                 return False
             since, turn_events = await self.current_turn(table)
             now = self.clock()
+            # A game whose snapshot is still an old one may have no stored map yet: then the picture
+            # carries its map (the duty cannot count on the maps table).
+            lean = await self.tables.maps.is_stored(table.state.map)
             await self.store.add_duties(
-                game_id, [dt.turn_post(table, since or table.version, turn_events, now)], now
+                game_id, [dt.turn_post(table, since or table.version, turn_events, now, lean=lean)], now
             )
         self.wake()
         return True
 
     async def current_turn(self, table: Table) -> tuple[int | None, list[Event]]:
-        """The version of the current turn's TurnStarted event and the turn's events (one read)."""
+        """The version of the current turn's TurnStarted event and the turn's events (from the state cache,
+        kept there by the last commit; else one read)."""
         if table.state is None or table.version == 0:
             return None, []
+        cached = self.tables.cache.turn(table.id, table.version)
+        if cached is not None:
+            return cached[0], list(cached[1])
         for limit in (40, None):
             rows = await self.store.events(table.id, limit=limit)
             for i in range(len(rows) - 1, -1, -1):

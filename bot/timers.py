@@ -89,7 +89,7 @@ class Timers:
             await self.store.add_duties(table.id, [NewDuty(**{**_fields(duty), "due_at": quiet_end})], now)
             return "moved to the end of the quiet hours"
         started = float(duty.payload.get("started") or table.record.turn_started_at or now)
-        if await notices.wants_dm(self.store, uid):
+        if notices.wants_dm(await self.pipeline.prefs.settings(uid)):
             return await self._remind_by_dm(table, uid, since, started, now)
         msg = await self.client.get_partial_messageable(table.record.channel_id).send(
             texts.reminder_text(table, uid, started),

@@ -134,6 +134,41 @@ def _http_error(status: int, code: int, message: str) -> discord.HTTPException:
     return discord.HTTPException(response, payload)
 
 
+class GlobalLimit:
+    """Discord's global rate limit of a bot (50 requests per second; interaction answers are exempt, and
+    they do not pass here): a token bucket of ``rate`` tokens a second holding at most ``burst``. A request
+    beyond it is answered 429 with the Retry-After of the next token (``OfflineDiscord.limit_globally``).
+    """
+
+    def __init__(self, rate: float = 50.0, burst: float | None = None) -> None:
+        self.rate = rate
+        self.burst = rate if burst is None else burst
+        self.tokens = self.burst
+        self.at: float | None = None
+        self.passed = 0
+        self.refused = 0
+
+    def take(self, now: float) -> float | None:
+        """None when the request may pass, else the seconds until it may."""
+        if self.at is not None:
+            self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            self.passed += 1
+            return None
+        self.refused += 1
+        return max(0.001, (1.0 - self.tokens) / self.rate)
+
+
+def _too_many(retry_after: float) -> discord.HTTPException:
+    """A 429 as Discord sends it, with Retry-After (discord.py gives up on it when its patience is out)."""
+    headers = {"Retry-After": f"{retry_after:.3f}"}
+    response: Any = SimpleNamespace(status=429, reason="Too Many Requests", headers=headers)
+    body = {"code": 0, "message": "You are being rate limited.", "global": True}
+    return discord.HTTPException(response, body)
+
+
 FAULTS = ("400", "500", "502", "503", "504", "429", "403", "404", "timeout", "disconnect")
 
 
@@ -399,6 +434,7 @@ class OfflineDiscord:
         self.bot: AnyBot | None = None
         self.faults: list[Fault] = []
         self._nonces: dict[tuple[int, str], int] = {}  # (channel, enforced nonce) -> message id
+        self.global_limit: GlobalLimit | None = None  # Discord's 50 requests/s per bot, when modelled
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -1403,6 +1439,11 @@ class OfflineDiscord:
 
     # ------------------------------------------------------------------ faults
 
+    def limit_globally(self, rate: float = 50.0, burst: float | None = None) -> GlobalLimit:
+        """Model Discord's global limit from now on: requests beyond ``rate`` a second are answered 429."""
+        self.global_limit = GlobalLimit(rate, burst)
+        return self.global_limit
+
     def fail(
         self,
         kind: str,
@@ -1440,6 +1481,12 @@ class OfflineDiscord:
         kind, handler = _HTTP_ROUTES.get((route.method, route.path), ("other", None))
         req = self._record("http", route, kind, payload, sent, params, _current.get())
         await asyncio.sleep(self.network_delay)
+        if self.global_limit is not None:
+            retry = self.global_limit.take(asyncio.get_running_loop().time())
+            if retry is not None:
+                req.fault = "429"
+                self._finish(req)
+                raise _too_many(retry)
         fault = self._fault_for(req)
         if fault is not None and not fault.lost_reply:
             self._finish(req)

@@ -42,8 +42,10 @@ join_seat(game_id, user_id, now, seat=None) / leave_seat(game_id, user_id, now) 
 update_lobby(game_id, now, *, options=None, seats=None) / set_seats(game_id, seats, now) -> GameRecord
     raise SeatError (seat taken, user already seated, table full, game not in the lobby).
 append(game_id, expected_version, events, snapshot, now, *, status=None, waiting_on=KEEP,
-       seats=None, duties=(), cancel_keys=(), meta=None) -> GameRecord
+       seats=None, duties=(), cancel_keys=(), meta=None, maps=()) -> GameRecord
     raises VersionConflict(game_id, expected, actual), GameClosed, GameNotFound.
+    maps: (digest, name, text) rows stored once each, for lean snapshots that name their map by digest.
+get_map(digest) -> (name, text) | None
 abandon_game(game_id, now, duties=()) -> GameRecord
 load_snapshot(game_id) -> (version, dict) | None
 game_by_id(id) / game_by_channel(channel_id) -> GameRecord | None
@@ -94,6 +96,7 @@ from .base import (
     IntegrityReport,
     InvalidGameData,
     JsonDict,
+    MapRow,
     NewDuty,
     PlayerRating,
     RateFn,
@@ -102,6 +105,7 @@ from .base import (
     Status,
     StoreError,
     VersionConflict,
+    snapshot_map,
 )
 from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
@@ -156,6 +160,7 @@ __all__ = [
     "IntegrityReport",
     "InvalidGameData",
     "JsonDict",
+    "MapRow",
     "Duty",
     "NewDuty",
     "PgSchemaTooNew",
@@ -173,5 +178,6 @@ __all__ = [
     "open_database",
     "open_postgres_store",
     "open_store",
+    "snapshot_map",
     "sqlite_path",
 ]

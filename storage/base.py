@@ -21,6 +21,21 @@ TERMINAL_STATUSES: Final[tuple[Status, ...]] = ("finished", "abandoned")
 MAX_SEATS: Final[int] = 4
 
 
+MapRow: TypeAlias = tuple[str, str, str]
+"""A map as the store keeps it, once per distinct map: (digest of its text, name, text)."""
+
+
+def snapshot_map(snapshot: Mapping[str, Any] | None) -> str | None:
+    """The digest of the map a lean snapshot names (``"map": [name, digest]``), else None.
+
+    The one thing the store reads inside a snapshot: an export carries the map its snapshot needs.
+    """
+    ref = None if snapshot is None else snapshot.get("map")
+    if isinstance(ref, list | tuple) and len(ref) == 2 and all(isinstance(x, str) for x in ref):
+        return str(ref[1])
+    return None
+
+
 class _Keep(enum.Enum):
     KEEP = "KEEP"
 
@@ -276,6 +291,7 @@ class GameStore(Protocol):
         duties: Sequence[NewDuty] = (),
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
+        maps: Sequence[MapRow] = (),
     ) -> GameRecord: ...
 
     async def amend(
@@ -295,6 +311,9 @@ class GameStore(Protocol):
         waiting_on, duties, cancelled keys, meta and the options (replaced whole when given) in one
         transaction, as `append` writes them, at `expected_version` (else VersionConflict); the version,
         events and snapshot stay as they are."""
+
+    async def get_map(self, digest: str) -> tuple[str, str] | None:
+        """(name, text) of a map stored by ``append(maps=...)``, or None."""
         ...
 
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord: ...

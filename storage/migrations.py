@@ -154,7 +154,7 @@ _V4: Final[tuple[str, ...]] = (
     "DROP TABLE notices",
 )
 
-# Ratings per server (issue 16). Numbered 5 here; at the merge it follows the lean snapshots' migration.
+# Ratings per server (issue 16).
 _V5: Final[tuple[str, ...]] = (
     """
     CREATE TABLE ratings (
@@ -179,7 +179,20 @@ _V5: Final[tuple[str, ...]] = (
     "CREATE INDEX rated_games_guild ON rated_games (guild_id, game_id)",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
+# Lean snapshots (issue 12): the map is kept once per distinct map, by the digest of its text, and a
+# snapshot names it. Old snapshots (the whole map inside) stay as they are: they still load, and the
+# game's next action writes its snapshot lean.
+_V6: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE maps (
+        digest TEXT PRIMARY KEY,
+        name   TEXT NOT NULL,
+        text   TEXT NOT NULL
+    ) WITHOUT ROWID
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 

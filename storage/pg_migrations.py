@@ -122,7 +122,7 @@ _V1: Final[tuple[str, ...]] = (
     """,
 )
 
-# Ratings per server (issue 16). Numbered 2 here; at the merge it follows the lean snapshots' migration.
+# Ratings per server (issue 16).
 _V2: Final[tuple[str, ...]] = (
     """
     CREATE TABLE ratings (
@@ -147,7 +147,19 @@ _V2: Final[tuple[str, ...]] = (
     "CREATE INDEX rated_games_guild ON rated_games (guild_id, game_id)",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2)
+# Lean snapshots (issue 12): the map once per distinct map, by the digest of its text. Old snapshots stay
+# as they are (they still load) and are written lean at their game's next action.
+_V3: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE maps (
+        digest text PRIMARY KEY,
+        name   text NOT NULL,
+        text   text NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """

@@ -42,6 +42,7 @@ from .base import (
     IntegrityReport,
     InvalidGameData,
     JsonDict,
+    MapRow,
     NewDuty,
     SeatError,
     ShardSlice,
@@ -49,6 +50,7 @@ from .base import (
     StoreError,
     VersionConflict,
     _Keep,
+    snapshot_map,
 )
 from .pg_migrations import LATEST_VERSION, migrate, schema_version
 from .postgres_privacy import PostgresPrivacy
@@ -59,6 +61,7 @@ from .sqlite import (
     _check_seats,
     _check_status,
     _dumps,
+    _export_maps,
     _loads,
     _meta_rows,
     _parse_export,
@@ -431,6 +434,7 @@ class PostgresGameStore(
         duties: Sequence[NewDuty] = (),
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
+        maps: Sequence[MapRow] = (),
     ) -> GameRecord:
         """Record one action atomically, exactly as `SqliteGameStore.append` does (see its docstring).
 
@@ -452,6 +456,7 @@ class PostgresGameStore(
         waiting = None if isinstance(waiting_on, _Keep) else waiting_on
         keys = list(cancel_keys)
         meta_rows = _meta_rows(meta or {})
+        map_rows = list(maps)
 
         async def body(conn: _Conn) -> GameRecord:
             updated = await conn.fetchrow(
@@ -471,6 +476,11 @@ class PostgresGameStore(
                     raise VersionConflict(game_id, expected_version, row[0])
                 raise GameClosed(game_id, row[1])
             record = _game_from_row(updated)
+            if map_rows:
+                await conn.executemany(
+                    "INSERT INTO maps (digest, name, text) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                    map_rows,
+                )
             await conn.executemany(
                 "INSERT INTO events (game_id, version, body, created_at) VALUES ($1, $2, $3, $4)", event_rows
             )
@@ -585,6 +595,10 @@ class PostgresGameStore(
             raise GameNotFound(game_id)
         _, version, body = rows[0]
         return None if body is None else (int(version), _loads(body))
+
+    async def get_map(self, digest: str) -> tuple[str, str] | None:
+        rows = await self._read("SELECT name, text FROM maps WHERE digest = $1", digest)
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     async def game_by_id(self, game_id: int) -> GameRecord | None:
         rows = await self._read(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = $1", game_id)
@@ -961,6 +975,13 @@ class PostgresGameStore(
             meta = await conn.fetch(
                 "SELECT key, body FROM game_meta WHERE game_id = $1 ORDER BY key", game_id
             )
+            snap_body = None if snap is None else _loads(snap[1])
+            digest = snapshot_map(snap_body)
+            maps = (
+                []
+                if digest is None
+                else await conn.fetch("SELECT digest, name, text FROM maps WHERE digest = $1", digest)
+            )
             return {
                 "format": EXPORT_FORMAT,
                 "format_version": EXPORT_FORMAT_VERSION,
@@ -980,7 +1001,8 @@ class PostgresGameStore(
                 },
                 "seats": [[seat, user] for seat, user in game.seats],
                 "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
-                "snapshot": None if snap is None else {"version": snap[0], "body": _loads(snap[1])},
+                "snapshot": None if snap is None else {"version": snap[0], "body": snap_body},
+                "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
                 "meta": {key: json.loads(text) for key, text in meta},
                 "duties": [
                     {
@@ -1006,6 +1028,7 @@ class PostgresGameStore(
             game, seat_rows, event_rows, snapshot, duty_rows = _parse_export(data)
             duty_created = [float(d["created_at"]) for d in data.get("duties", [])]
             meta_rows = _meta_rows(dict(data.get("meta") or {}))
+            map_rows = _export_maps(data)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, InvalidGameData):
                 raise
@@ -1065,6 +1088,11 @@ class PostgresGameStore(
             if snapshot is not None:
                 await conn.execute(
                     "INSERT INTO snapshots (game_id, version, body) VALUES ($1, $2, $3)", new_id, *snapshot
+                )
+            if map_rows:
+                await conn.executemany(
+                    "INSERT INTO maps (digest, name, text) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                    map_rows,
                 )
             await self._insert_duties(
                 conn, new_id, game["guild_id"], duty_rows, float(game["updated_at"]), duty_created

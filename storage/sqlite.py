@@ -43,6 +43,7 @@ from .base import (
     IntegrityReport,
     InvalidGameData,
     JsonDict,
+    MapRow,
     NewDuty,
     SeatError,
     ShardSlice,
@@ -50,6 +51,7 @@ from .base import (
     StoreError,
     VersionConflict,
     _Keep,
+    snapshot_map,
 )
 from .migrations import LATEST_VERSION, migrate
 from .preflight import check_database
@@ -476,9 +478,11 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         duties: Sequence[NewDuty] = (),
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
+        maps: Sequence[MapRow] = (),
     ) -> GameRecord:
         """Record one action atomically: its events, the new snapshot, the version, its duties (the outbox)
-        and the side changes.
+        and the side changes. ``maps`` are stored once each (by digest) in the same transaction, for lean
+        snapshots that name their map.
 
         The game must be at `expected_version`, or VersionConflict is raised and nothing is written.
         The new version is expected_version + len(events). `waiting_on` (whose turn it is) restarts
@@ -502,6 +506,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         waiting = None if isinstance(waiting_on, _Keep) else waiting_on
         keys = list(cancel_keys)
         meta_rows = _meta_rows(meta or {})
+        map_rows = list(maps)
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             # RETURNING hands back the updated row, saving a round trip to the worker thread.
@@ -527,6 +532,10 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     raise VersionConflict(game_id, expected_version, rows[0][0])
                 raise GameClosed(game_id, rows[0][1])
             record = _game_from_row(updated[0])
+            if map_rows:
+                await conn.executemany(
+                    "INSERT INTO maps (digest, name, text) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", map_rows
+                )
             await conn.executemany(
                 "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)", event_rows
             )
@@ -652,6 +661,10 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
             raise GameNotFound(game_id)
         _, version, body = rows[0]
         return None if body is None else (int(version), _loads(body))
+
+    async def get_map(self, digest: str) -> tuple[str, str] | None:
+        rows = await self._read("SELECT name, text FROM maps WHERE digest = ?", (digest,))
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     async def game_by_id(self, game_id: int) -> GameRecord | None:
         rows = await self._read(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
@@ -1006,6 +1019,17 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,)
                 )
             )
+            snap_body = _loads(snaps[0][1]) if snaps else None
+            digest = snapshot_map(snap_body)
+            maps = (
+                []
+                if digest is None
+                else list(
+                    await conn.execute_fetchall(
+                        "SELECT digest, name, text FROM maps WHERE digest = ?", (digest,)
+                    )
+                )
+            )
             return {
                 "format": EXPORT_FORMAT,
                 "format_version": EXPORT_FORMAT_VERSION,
@@ -1025,7 +1049,8 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                 },
                 "seats": [[seat, user] for seat, user in game.seats],
                 "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
-                "snapshot": {"version": snaps[0][0], "body": _loads(snaps[0][1])} if snaps else None,
+                "snapshot": {"version": snaps[0][0], "body": snap_body} if snaps else None,
+                "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
                 "meta": {key: json.loads(text) for key, text in meta},
                 "duties": [
                     {
@@ -1059,6 +1084,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
             game, seat_rows, event_rows, snapshot, duty_rows = _parse_export(data)
             duty_created = [float(d["created_at"]) for d in data.get("duties", [])]
             meta_rows = _meta_rows(dict(data.get("meta") or {}))
+            map_rows = _export_maps(data)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, InvalidGameData):
                 raise
@@ -1108,6 +1134,9 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                 await conn.execute(
                     "INSERT INTO snapshots (game_id, version, body) VALUES (?, ?, ?)", (new_id, *snapshot)
                 )
+            await conn.executemany(
+                "INSERT INTO maps (digest, name, text) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", map_rows
+            )
             await self._insert_duties(conn, new_id, duty_rows, float(game["updated_at"]), duty_created)
             await _write_meta(conn, new_id, meta_rows, float(game["updated_at"]))
             return await self._fetch_game(conn, new_id)
@@ -1198,6 +1227,16 @@ async def _write_meta(
                 " updated_at = excluded.updated_at",
                 (game_id, key, text, now),
             )
+
+
+def _export_maps(data: Mapping[str, Any]) -> list[MapRow]:
+    """The maps an export carries (for a lean snapshot), checked against the snapshot's reference."""
+    rows: list[MapRow] = [(str(m["digest"]), str(m["name"]), str(m["text"])) for m in data.get("maps", [])]
+    snap = data.get("snapshot")
+    needed = snapshot_map(snap["body"]) if isinstance(snap, Mapping) else None
+    if needed is not None and needed not in {d for d, _, _ in rows}:
+        raise InvalidGameData(f"the snapshot names map {needed}, which the export does not carry")
+    return rows
 
 
 def _parse_export(

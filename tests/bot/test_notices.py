@@ -77,7 +77,7 @@ async def test_the_turn_ping_goes_by_dm_instead_of_the_channel(tmp_path):
         g.check_public()
         # The duties a turn ping becomes: the post without its ping, and a DM duty with no channel.
         post_duty = dt.turn_post(table, table.version, [], clock.now)
-        routed = await notices.route(d.bot.store, table, [post_duty], clock.now)
+        routed = await notices.route(d.bot.pipeline.prefs, table, [post_duty], clock.now)
         assert [(x.kind, x.channel_id, x.user_id) for x in routed] == [
             (dt.POST, CHANNEL, None),
             (notices.DM, None, me.id),

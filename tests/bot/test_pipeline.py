@@ -90,7 +90,8 @@ async def test_one_commit_holds_the_events_and_every_duty_it_causes(store):
     since, _ = await p.current_turn(table)
     assert post.payload["ping"] == [table.current_user] and post.payload["turn_post"] == since
     assert post.payload["buttons"] == {"game": table.id, "version": table.version, "moving": True}
-    assert post.payload["view"]["value"]["hand"] is None, "the picture is drawn from the public view"
+    public = post.payload["public"]  # the picture is drawn from the public state: no hand, no draw order
+    assert all(hand[1:] == [0, 0, 0, 0] for hand, *_ in public["players"]) and public["rng"] == 0
     current = table.current_user
     rng = random.Random(1)
     move = await p.act(

@@ -50,7 +50,11 @@ async def test_forget_me_refuses_while_seated_then_forgets_after_the_game(tmp_pa
         assert await store.get_user_settings(alice.id), "nothing happens before Confirm"
 
         r = await d.click(alice, r.response_message.id, confirm)
-        assert r.ephemeral and "Done" in r.content and "a former player stands in your place in 1 game record" in r.content
+        assert (
+            r.ephemeral
+            and "Done" in r.content
+            and "a former player stands in your place in 1 game record" in r.content
+        )
         assert "Something went wrong" not in r.content
         after = await store.game_by_id(g.game_id)
         assert after is not None and after.version == before.version and after.status == "finished"

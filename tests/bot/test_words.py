@@ -283,14 +283,11 @@ _COUNTS |= {"expected"}
 @pytest.mark.parametrize("symbol", [s.value for s in Symbol])
 @pytest.mark.parametrize("n", [0, 1, 2])
 def test_r3_refusals_agree_with_their_symbol_and_number(symbol: str, n: int) -> None:
-    """"a amphora", "1 sides": every engine refusal, with every symbol and the numbers 0, 1, 2."""
+    """ "a amphora", "1 sides": every engine refusal, with every symbol and the numbers 0, 1, 2."""
     from tests.bot.wrong_forms import wrong_forms
 
     for code, details in DETAILS.items():
-        d = {
-            k: (symbol if k in ("symbol", "card") else n if k in _COUNTS else v)
-            for k, v in details.items()
-        }
+        d = {k: (symbol if k in ("symbol", "card") else n if k in _COUNTS else v) for k, v in details.items()}
         text = SPEAKER.refusal(code, d)
         assert wrong_forms(text, markup=False) == [], (code, text)
 

@@ -118,7 +118,11 @@ def test_p10_a_step_after_a_reveal_can_still_be_taken_back_but_not_further() -> 
 
 def test_p10_r6_4_compensation_shown_to_another_player_cannot_be_taken_back() -> None:
     st = position(
-        STRIP, players=3, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)},
+        STRIP,
+        players=3,
+        phase=Phase.ACTIONS,
+        walls=CUT,
+        guards={1: ((0, 1),)},
         hands={0: hand(H, H, T, A, L, T)},
     )
     after, _ = apply(st, TakeOver(0, st.province_of[(0, 0)], ((0, 1),), compensation=hand(H, A, L)))

@@ -953,3 +953,55 @@ async def test_a_purged_game_id_is_never_given_again(store: GameStore) -> None:
     assert len(gone) == purged
     fresh = await store.create_game(GUILD, CHANNEL + 9, ALICE, {}, T0 + 60)
     assert fresh.id > max(g.id for g in games)
+
+
+# ---------------------------------------------------------------- maps of lean snapshots (issue 12)
+
+
+def lean(n: int, digest: str = "d1") -> dict[str, Any]:
+    """A stand-in lean snapshot: it names its map by (name, digest) instead of carrying it."""
+    return {"lean": 1, "map": ["small", digest], "sum": n}
+
+
+async def test_a_map_is_stored_once_with_the_action_and_read_by_digest(store: GameStore) -> None:
+    game = await started_game(store)
+    assert await store.get_map("d1") is None
+    game = await store.append(
+        game.id, game.version, [{"n": 1}], lean(2), T0 + 3, maps=[("d1", "small", "TEXT")]
+    )
+    assert await store.get_map("d1") == ("small", "TEXT")
+    # A second writer of the same map (another game, or a process that did not know) changes nothing.
+    other = await started_game(store, channel=CHANNEL + 1)
+    await store.append(other.id, other.version, [{"n": 1}], lean(2), T0 + 4, maps=[("d1", "small", "OTHER")])
+    assert await store.get_map("d1") == ("small", "TEXT")
+    assert await store.load_snapshot(game.id) == (game.version, lean(2))
+
+
+async def test_the_map_is_written_in_the_action_transaction(store: GameStore) -> None:
+    game = await started_game(store)
+    with pytest.raises(VersionConflict):
+        await store.append(game.id, game.version + 5, [{"n": 1}], lean(2), T0 + 3, maps=[("d9", "x", "T")])
+    assert await store.get_map("d9") is None, "a refused action stores no map"
+
+
+async def test_an_export_carries_the_map_its_lean_snapshot_names(
+    store: GameStore, make_backend: Callable[[], Backend]
+) -> None:
+    game = await started_game(store)
+    game = await store.append(
+        game.id, game.version, [{"n": 1}], lean(2), T0 + 3, maps=[("d1", "small", "TEXT")]
+    )
+    exported = await store.export_game(game.id)
+    assert exported["maps"] == [{"digest": "d1", "name": "small", "text": "TEXT"}]
+    other = await make_backend().open()
+    await other.import_game(json.loads(json.dumps(exported)))
+    assert await other.get_map("d1") == ("small", "TEXT")
+    assert await other.load_snapshot(game.id) == (game.version, lean(2))
+    assert await other.export_game(game.id) == exported
+    # An export whose lean snapshot's map is missing is refused (the game could never load).
+    third = await make_backend().open()
+    with pytest.raises(InvalidGameData):
+        await third.import_game({**exported, "maps": []})
+    # Old snapshots (no map reference) export no map, as before.
+    fat = await started_game(store, channel=CHANNEL + 2)
+    assert (await store.export_game(fat.id))["maps"] == []

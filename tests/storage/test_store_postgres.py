@@ -290,3 +290,32 @@ def test_a_missing_postgresql_fails_with_how_to_install(monkeypatch: pytest.Monk
     monkeypatch.setattr(pg.glob, "glob", lambda pattern: [])
     with pytest.raises(pg.PostgresMissing, match=r"apt-get install postgresql"):
         pg.start_cluster()
+
+
+async def test_migration_2_adds_the_maps_and_old_snapshots_still_load(pg_cluster: PgCluster) -> None:
+    """A database of schema 1 (fat snapshots, the map inside) opens, keeps its snapshots, and stores maps."""
+    url = await fresh_schema(pg_cluster)
+    conn = await asyncpg.connect(url)
+    try:
+        assert await migrate(conn, 1) == 1
+        await conn.execute(
+            "INSERT INTO games (id, channel_id, status, version, created_by, created_at, updated_at)"
+            " VALUES (7, 2, 'playing', 1, 10, 0, 0)"
+        )
+        await conn.execute(
+            "INSERT INTO events (game_id, version, body, created_at) VALUES (7, 1, '{\"n\": 1}', 0)"
+        )
+        await conn.execute(
+            'INSERT INTO snapshots (game_id, version, body) VALUES (7, 1, \'{"schema": 1, "map": "TEXT"}\')'
+        )
+    finally:
+        await conn.close()
+    store = await open_postgres_store(url)
+    try:
+        assert "maps" in await tables(url)
+        assert await store.load_snapshot(7) == (1, {"schema": 1, "map": "TEXT"})
+        await store.append(7, 1, [{"n": 2}], {"lean": 1, "map": ["m", "d"]}, 1.0, maps=[("d", "m", "TEXT")])
+        assert await store.get_map("d") == ("m", "TEXT")
+        assert await store.load_snapshot(7) == (2, {"lean": 1, "map": ["m", "d"]})
+    finally:
+        await store.close()
