@@ -69,6 +69,8 @@ class AlexandrosBot(commands.AutoShardedBot):
         keep_sent_days: float = 30.0,
         shard_count: int | None = None,
         shard_ids: tuple[int, ...] | None = None,
+        delivery_lease: float = 60.0,
+        delivery_poll: float = 60.0,
         **kwargs: Any,
     ) -> None:
         if shard_ids is not None:
@@ -89,6 +91,12 @@ class AlexandrosBot(commands.AutoShardedBot):
             **kwargs,
         )
         self.shards_served = ShardSlice(shard_count, shard_ids) if shard_count and shard_ids else None
+        # How long a claimed duty stays this process's: a process that dies holding it leaves it to the
+        # others (or its replacement) that much later. Tests of a cluster shorten it.
+        self.delivery_lease = delivery_lease
+        # The longest the worker sleeps between rounds: what another process of the cluster wrote for this
+        # process's shards (a game changed during a shard's handover) is found at the latest then.
+        self.delivery_poll = delivery_poll
         self.keep_sent_days = keep_sent_days
         self._store_spec = store
         self._owns_store = isinstance(store, str)
@@ -128,6 +136,7 @@ class AlexandrosBot(commands.AutoShardedBot):
             self.pictures,
             self.clock,
             shards=self.shards_served,
+            lease=self.delivery_lease,
             keep_done_days=self.keep_sent_days,
         )
         self.pipeline = Pipeline(
@@ -174,7 +183,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         except Exception:
             logging.getLogger("bot").exception("the first delivery round failed")
         self.caught_up.set()
-        await self.deliveries.run_forever()
+        await self.deliveries.run_forever(self.delivery_poll)
 
     async def warmed(self) -> None:
         """Wait for the start-up warm-up (benchmarks measure a warmed bot, as players meet it)."""
