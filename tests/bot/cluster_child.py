@@ -1,8 +1,9 @@
 """Child process of the cluster test (tests/bot/test_cluster.py): one real bot process of a cluster.
 
-Usage: python tests/bot/cluster_child.py CONFIG.json
+Usage: python tests/bot/cluster_child.py
 
-It imports everything, says ``loaded``, and waits for ``start`` on stdin; then it runs the real bot
+It imports everything, says ``loaded``, and waits for ``{"cmd": "start", "config": {...}}`` on stdin (so
+that a parent can start it while it prepares the database); then it runs the real bot
 (``bot.client.make_bot`` with this process's shard slice, on the shared PostgreSQL) on its own offline
 Discord, with the delivery worker running, and answers commands on stdin (one JSON object a line) with
 events on stdout (one JSON object a line, flushed at once, so that a parent that kills this process has
@@ -114,11 +115,14 @@ async def race(d: OfflineDiscord, store: RacingStore, cmd: Mapping[str, Any]) ->
     say("clicked", content=r.content, ephemeral=r.ephemeral)
 
 
-async def main(config: Mapping[str, Any]) -> None:
+async def main() -> None:
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     reader = asyncio.create_task(commands(queue))
     say("loaded")
-    assert (await queue.get())["cmd"] == "start"
+    start = await queue.get()
+    if start["cmd"] != "start":
+        return
+    config: Mapping[str, Any] = start["config"]
     store = RacingStore(await open_postgres_store(config["url"], max_size=8))
     shard_ids: Sequence[int] = tuple(config["shard_ids"])
 
@@ -167,4 +171,4 @@ async def main(config: Mapping[str, Any]) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(json.loads(Path(sys.argv[1]).read_text())))
+    asyncio.run(main())

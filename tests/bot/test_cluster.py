@@ -113,16 +113,14 @@ class Child:
         self.proc.stdin.write((json.dumps(cmd) + "\n").encode())
 
 
-async def spawn(name: str, config: dict[str, Any], tmp: Path) -> Child:
-    path = tmp / f"{name}.json"
-    path.write_text(json.dumps(config))
+async def spawn(name: str, shards: tuple[int, ...], tmp: Path) -> Child:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(CHILD), str(path),
+        sys.executable, str(CHILD),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=open(tmp / f"{name}.err", "wb"),
         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
         limit=1 << 22,
     )  # fmt: skip
-    child = Child(name, tuple(config["shard_ids"]), proc)
+    child = Child(name, shards, proc)
     child.reader = asyncio.create_task(child.read())
     return child
 
@@ -159,9 +157,14 @@ async def children() -> AsyncIterator[list[Child]]:
 async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     cluster: pg.PgCluster, tmp_path: Path, children: list[Child]
 ) -> None:
+    started = time.monotonic()
+    # The cluster: shard i on process i (process 0 also syncs); process 3 waits to replace process 2.
+    # Started first: they import the bot while the database is prepared, then wait for their settings.
+    names = ["p0", "p1", "p2", "p2-replacement"]
+    children += [await spawn(n, (s,), tmp_path) for n, s in zip(names, (0, 1, 2, 2), strict=True)]
+    p0, p1, p2, p3 = children
     url = cluster.url(cluster.create_database("cluster"))
     store = await open_postgres_store(url)
-    started = time.monotonic()
 
     # --- real games, made by a bot with a clock two days back: their reminders and deadlines are due ---
     clock = Clock(time.time() - 2 * 86400)
@@ -208,7 +211,7 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     channels = sorted(guild_of_channel)
     setup_s = time.monotonic() - started
 
-    # --- the cluster: shard i on process i (process 0 also syncs); process 3 waits to replace process 2 ---
+    # --- the cluster's settings ---
     def config(shard: int, **extra: Any) -> dict[str, Any]:
         return {
             "url": url, "shard_count": SHARDS, "shard_ids": [shard], "channels": channels,
@@ -217,14 +220,11 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
             **extra,
         }  # fmt: skip
 
-    names = ["p0", "p1", "p2", "p2-replacement"]
     configs = [config(0, sync=True), config(1), config(2, hang_after=400), config(2)]
-    children += [await spawn(n, c, tmp_path) for n, c in zip(names, configs, strict=True)]
-    p0, p1, p2, p3 = children
     for c in children:
         await c.wait_for("loaded", timeout=60)
-    for c in (p0, p1, p2):
-        c.send(cmd="start")
+    for c, conf in zip((p0, p1, p2), configs, strict=False):
+        c.send(cmd="start", config=conf)
     owners = {c.name: (await c.wait_for("ready"))["owner"] for c in (p0, p1, p2)}
 
     # --- process 2 freezes mid-delivery: SIGKILL, then its replacement starts ---
@@ -238,9 +238,9 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     p2.proc.send_signal(signal.SIGKILL)
     await p2.proc.wait()
     p2.killed = True
-    killed_at = time.time()
+    killed_at, killed_s = time.time(), time.monotonic()
     assert held, "the killed process held no duty: the kill was not mid-delivery"
-    p3.send(cmd="start")
+    p3.send(cmd="start", config=configs[3])
     owners["p2-replacement"] = (await p3.wait_for("ready"))["owner"]
 
     # --- everything due is delivered ---
@@ -249,6 +249,7 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
         assert time.monotonic() < deadline, "duties left undelivered"
         await asyncio.sleep(0.2)
     delivered_s = time.monotonic() - started - setup_s
+    kill_s = killed_s - started - setup_s
 
     # --- two processes press End turn at the same version of the same game ---
     for c in (p0, p1):
@@ -331,6 +332,7 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
             ended = [e for _, e in turn_logs[gid] if "TurnEnded" in json.dumps(e)]
             assert len(ended) == 1 and '"skipped": true' in json.dumps(ended[0]), "the turn was not skipped"
     print(
-        f"cluster: setup {setup_s:.1f} s, {len(duties)} duties delivered in {delivered_s:.1f} s, "
+        f"cluster: setup {setup_s:.1f} s, {len(duties)} duties delivered in {delivered_s:.1f} s (kill at "
+        f"{kill_s:.1f} s), "
         f"{len(held)} held by the killed process, {len(resent)} re-sent with their nonce"
     )
