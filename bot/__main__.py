@@ -116,6 +116,13 @@ async def run(sync: bool) -> int:
                 return 2
             if bot.application_id is not None:
                 log.info("invite link (exactly the permissions it needs): %s", invite_url(bot.application_id))
+            if sync and bot.sync_refused:
+                print(
+                    "Another process of this bot is syncing the commands right now (only one may at a "
+                    "time): try again in a minute.",
+                    file=sys.stderr,
+                )
+                return 1
             if sync:
                 log.info("commands synced%s", f" to server {config.test_guild}" if config.test_guild else "")
                 return 0

@@ -27,7 +27,7 @@ from storage import GameStore, ShardSlice, open_database
 
 from .answers import InFlight
 from .backups import BackupScheduler
-from .cog import AdminCog, AlexandrosCog
+from .cog import SYNC_LOCK, AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .context import Context
 from .deliveries import Deliveries
@@ -105,6 +105,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.seed_source = seed_source or (lambda: secrets.randbits(63))
         self.pictures = pictures or Pictures()
         self.sync_on_start = sync
+        self.sync_refused = False  # set when --sync found another process syncing (the store's lock)
         self.reminders = reminders
         self.reminder_hours = reminder_hours
         self._reminder_task: asyncio.Task[None] | None = None
@@ -159,13 +160,18 @@ class AlexandrosBot(commands.AutoShardedBot):
         # map's distance tables and the renderer's cached map layer while players wait.
         self._warm = asyncio.create_task(self._warm_then_freeze(), name="bot-warm-up")
         if self.sync_on_start:
-            # Only when asked (--sync): Discord limits how often commands may be synced.
-            if self.sync_guild is not None:
-                guild = discord.Object(self.sync_guild)
-                self.tree.copy_global_to(guild=guild)
-                await self.tree.sync(guild=guild)
-            else:
-                await self.tree.sync()
+            # Only when asked (--sync): Discord limits how often commands may be synced. And one process
+            # of a cluster at a time: the store's lock is shared by every process on the database.
+            async with store.exclusive(SYNC_LOCK) as mine:
+                self.sync_refused = not mine
+                if mine and self.sync_guild is not None:
+                    guild = discord.Object(self.sync_guild)
+                    self.tree.copy_global_to(guild=guild)
+                    await self.tree.sync(guild=guild)
+                elif mine:
+                    await self.tree.sync()
+            if self.sync_refused:
+                logging.getLogger("bot").warning("commands not synced: another process is syncing them")
 
     @property
     def router(self) -> Handlers:
