@@ -3,13 +3,14 @@ beside SQLite on one process (the baseline, measured in the same run).
 
 Each process is one member of a cluster: the real bot (bot.client.make_bot) with its slice of the shards
 (process k of n serves shard k of n), on an offline Discord of its own whose guild is on that shard, with
-the real renderer and the default map. It plays greedy 3-player games one after another through
-interactions, exactly as the tests do (tests/bot/driver.py: slash commands, autocomplete, buttons,
-selects), so that every action goes interaction -> pipeline -> commit -> duties -> delivery worker (the
-board picture, the turn post's edit, the next player's ping) -> the fake Discord. One action is one
-game action committed (a move, a card taken, a levy, an end of turn...); each took one to five
-interactions. A process handles one interaction at a time (one player at a time, as in bench_bot.py),
-so the figures say how processes add up, each with its own games.
+the real renderer (in a thread of the process: ALEXANDROS_RENDER_WORKERS=0) and the default map. It
+plays greedy 3-player games one after another through interactions, exactly as the tests do
+(tests/bot/driver.py: slash commands, autocomplete, buttons, selects), so that every action goes
+interaction -> pipeline -> commit -> duties -> delivery worker (the board picture, the turn post's edit,
+the next player's ping) -> the fake Discord. One action is one game action committed (a move, a card
+taken, a levy, an end of turn...); each took one to five interactions. A process handles one interaction
+at a time (one player at a time, as in bench_bot.py), so the figures say how processes add up, each
+with its own games.
 
 The store-level figures of the same comparison come from bench_postgres.py. PostgreSQL is a throwaway
 server started here (tests/storage/pg_cluster.py, durability off as in the tests) unless --url names an
@@ -24,6 +25,7 @@ import argparse
 import asyncio
 import concurrent.futures
 import multiprocessing
+import os
 import sys
 import tempfile
 import time
@@ -162,6 +164,8 @@ def main() -> None:
             for processes in counts:
                 rows.append(("postgres", processes, measure(pg_url, processes, args.seconds, True)))
             base = rows[0][2]["per_second"]
+            # Other work on the machine takes cores from the bots and the server: say how busy it was.
+            print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
             print()
             head = (
                 "backend", "processes", "actions/s", "vs SQLite", "interact./s", "p50 ms", "p99 ms",
