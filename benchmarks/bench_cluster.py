@@ -10,7 +10,8 @@ interaction -> pipeline -> commit -> duties -> delivery worker (the board pictur
 the next player's ping) -> the fake Discord. One action is one game action committed (a move, a card
 taken, a levy, an end of turn...); each took one to five interactions. A process handles one interaction
 at a time (one player at a time, as in bench_bot.py), so the figures say how processes add up, each
-with its own games.
+with its own games. "bot cores" is the CPU the bot processes got per second of the window: when other work
+holds the machine's cores, more processes cannot get more of them, and the rows say so.
 
 The store-level figures of the same comparison come from bench_postgres.py. PostgreSQL is a throwaway
 server started here (tests/storage/pg_cluster.py, durability off as in the tests) unless --url names an
@@ -135,6 +136,8 @@ def measure(url: str, processes: int, seconds: float, sharded: bool) -> dict[str
         "p50": latencies[len(latencies) // 2] * 1000 if latencies else 0.0,
         "p99": latencies[min(n - 1, int(0.99 * n))] * 1000 if latencies else 0.0,
         "cpu_ms": sum(cpu for _, _, cpu in results) * 1000 / n,
+        # Cores the bot processes got (the server's are not counted): a loaded machine gives fewer.
+        "cores": sum(cpu for _, _, cpu in results) / seconds,
     }
 
 
@@ -169,13 +172,14 @@ def main() -> None:
             print()
             head = (
                 "backend", "processes", "actions/s", "vs SQLite", "interact./s", "p50 ms", "p99 ms",
-                "CPU ms/act",
+                "CPU ms/act", "bot cores",
             )  # fmt: skip
-            print("{:<10} {:>9} {:>10} {:>10} {:>11} {:>8} {:>8} {:>10}".format(*head))
+            print("{:<10} {:>9} {:>10} {:>10} {:>11} {:>8} {:>8} {:>10} {:>9}".format(*head))
             for name, processes, r in rows:
                 print(
                     f"{name:<10} {processes:>9} {r['per_second']:>10.1f} {r['per_second'] / base:>9.2f}x"
                     f" {r['interactions']:>11.1f} {r['p50']:>8.1f} {r['p99']:>8.1f} {r['cpu_ms']:>10.1f}"
+                    f" {r['cores']:>9.2f}"
                 )
     finally:
         if cluster is not None:

@@ -42,10 +42,13 @@ from .timers import Timers
 class AlexandrosBot(commands.AutoShardedBot):
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
-    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
-    delivery worker's clock loop (timers and retries; the first round as soon as the bot is ready), while
-    the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
-    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs.
+    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given), under the store's lock
+    shared by every process on the database (``sync_refused`` when another one held it); ``reminders``
+    runs the delivery worker's clock loop (timers and retries; the first round as soon as the bot is
+    ready), while the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
+    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs. ``shard_count`` and
+    ``shard_ids`` make it one process of a cluster; ``delivery_lease`` and ``delivery_poll`` (seconds) are
+    how long a claimed duty stays this process's and the worker's longest sleep.
     """
 
     def __init__(
