@@ -13,6 +13,7 @@ every line written before the kill):
 - ``sent``    {nonce, channel, dedup}    its fake Discord created a channel message (``dedup``: the
                                          enforced nonce matched one that this fake made earlier)
 - ``edit``    {channel, message}         its fake Discord edited a message
+- ``claimed`` {duties: [[id, guild, kind]...]}  its delivery worker claimed these duties
 - ``sync``    {path}                     the bot called a command-sync route
 - ``stuck``   {nonce}                    (with ``hang_after``) the fake made a message and then froze
                                          this whole process, as a process stuck mid-delivery
@@ -78,7 +79,8 @@ class ReportingDiscord(OfflineDiscord):
 
 
 class RacingStore:
-    """The shared store, with a barrier before a racing append: both processes commit the same version."""
+    """The shared store, reporting what this process claims, with a barrier before a racing append (both
+    processes commit the same version)."""
 
     def __init__(self, store: GameStore) -> None:
         self._store = store
@@ -87,6 +89,12 @@ class RacingStore:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._store, name)
+
+    async def claim_duties(self, *args: Any, **kwargs: Any) -> Any:
+        claimed = await self._store.claim_duties(*args, **kwargs)
+        if claimed:
+            say("claimed", duties=[[d.id, d.guild_id, d.kind] for d in claimed])
+        return claimed
 
     async def append(self, game_id: int, expected_version: int, *args: Any, **kwargs: Any) -> Any:
         if game_id == self.race_game:

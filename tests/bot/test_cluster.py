@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import signal
 import sys
 import time
@@ -170,7 +171,7 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     clock = Clock(time.time() - 2 * 86400)
     race_guild, race_channel = guild(0), 9_000_000_000_000_000_001  # shard 0
     race, race_id = await open_real_game(url, race_guild, race_channel, clock)
-    rng = __import__("random").Random(5)
+    rng = random.Random(5)
     for n in range(1, 60):  # play until the player's turn may end: the End turn button is live
         st = await race.state()
         action = ai.greedy_player(st, rng)
@@ -209,6 +210,14 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     games = {r["id"]: (r["guild_id"], r["channel_id"]) for r in await conn.fetch("SELECT * FROM games")}
     guild_of_channel = {ch: g for g, ch in games.values()}
     channels = sorted(guild_of_channel)
+    timer_duties = {
+        r["id"]: (r["game_id"], r["kind"], r["guild_id"])
+        for r in await conn.fetch(
+            "SELECT * FROM duties WHERE done_at IS NULL AND kind IN ('remind', 'deadline') AND due_at <= $1",
+            time.time(),
+        )
+    }
+    assert {(g, k) for g, k, _ in timer_duties.values()} >= {(g, k) for g, (_, k) in timer_games.items()}
     setup_s = time.monotonic() - started
 
     # --- the cluster's settings ---
@@ -290,6 +299,7 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
         return int(nonce.split("-")[1])
 
     made: dict[tuple[int, str], list[str]] = defaultdict(list)  # (channel, nonce) -> processes that made it
+    claimed_by: dict[int, set[str]] = defaultdict(set)
     for c in children:
         served = ShardSlice(SHARDS, c.shards)
         for e in c.of("sent"):
@@ -302,6 +312,10 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
                 made[(e["channel"], e["nonce"])].append(c.name)
         for e in c.of("edit"):
             assert served.owns(guild_of_channel[e["channel"]]), f"{c.name} edited in another shard's guild"
+        for e in c.of("claimed"):
+            for duty_id, guild_id, kind in e["duties"]:
+                assert served.owns(guild_id), f"{c.name} claimed {kind} {duty_id} of another shard"
+                claimed_by[duty_id].add(c.name)
         assert bool(c.of("sync")) == (c is p0), f"{c.name}: only the process started with sync syncs"
 
     resent = {key: who for key, who in made.items() if len(who) > 1}
@@ -318,8 +332,14 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     for i in held:
         assert duties[i]["lease_owner"] == owners["p2-replacement"], "a held duty went elsewhere"
 
-    # Timers that fell due were handled, by their guild's owner (the ownership check above covers every
-    # message they made): a reminder planned the next one after pinging, a deadline skipped the turn.
+    # Timers that fell due were handled, by their guild's owner (the ownership checks above cover every
+    # claim and every message): a reminder planned the next one after pinging, a deadline skipped the turn.
+    for duty_id, (gid, kind, guild_id) in timer_duties.items():
+        owner = {c.name for c in children if shard_of(guild_id) in c.shards}
+        assert claimed_by[duty_id] <= owner, (gid, kind, claimed_by[duty_id])
+        # A deadline game's reminder may be replaced by the one its skipped turn plans, unclaimed.
+        if timer_games.get(gid, (0, ""))[1] == kind:
+            assert claimed_by[duty_id], f"the {kind} of game {gid} was never claimed"
     by_channel = Counter(ch for ch, _ in made)
     for gid, (_, kind) in timer_games.items():
         channel = games[gid][1]
