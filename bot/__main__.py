@@ -118,6 +118,7 @@ async def _run(config: Config, sync: bool) -> int:
         keep_sent_days=config.keep_sent_days,
         shard_count=config.shard_count,
         shard_ids=config.shard_ids,
+        send_rate=config.send_rate,
         sync=sync,
         sync_guild=config.test_guild,
         reminders=not sync,
@@ -145,6 +146,13 @@ async def _run(config: Config, sync: bool) -> int:
                 return 2
             if bot.application_id is not None:
                 log.info("invite link (exactly the permissions it needs): %s", invite_url(bot.application_id))
+            if sync and bot.sync_refused:
+                print(
+                    "Another process of this bot is syncing the commands right now (only one may at a "
+                    "time): try again in a minute.",
+                    file=sys.stderr,
+                )
+                return 1
             if sync:
                 log.info("commands synced%s", f" to server {config.test_guild}" if config.test_guild else "")
                 return 0

@@ -27,7 +27,7 @@ from storage import GameStore, ShardSlice, open_database
 
 from .answers import InFlight
 from .backups import BackupScheduler
-from .cog import AdminCog, AlexandrosCog
+from .cog import SYNC_LOCK, AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .context import Context
 from .dashboard import STATUS, Dashboard
@@ -47,10 +47,13 @@ from .timers import Timers
 class AlexandrosBot(commands.AutoShardedBot):
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
-    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given); ``reminders`` runs the
-    delivery worker's clock loop (timers and retries; the first round as soon as the bot is ready), while
-    the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
-    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs.
+    ``sync`` pushes the commands once at start (to ``sync_guild`` only, if given), under the store's lock
+    shared by every process on the database (``sync_refused`` when another one held it); ``reminders``
+    runs the delivery worker's clock loop (timers and retries; the first round as soon as the bot is
+    ready), while the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
+    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs. ``shard_count`` and
+    ``shard_ids`` make it one process of a cluster; ``delivery_lease`` and ``delivery_poll`` (seconds) are
+    how long a claimed duty stays this process's and the worker's longest sleep.
     """
 
     def __init__(
@@ -74,6 +77,9 @@ class AlexandrosBot(commands.AutoShardedBot):
         keep_sent_days: float = 30.0,
         shard_count: int | None = None,
         shard_ids: tuple[int, ...] | None = None,
+        delivery_lease: float = 60.0,
+        delivery_poll: float = 60.0,
+        send_rate: float | None = 45.0,
         **kwargs: Any,
     ) -> None:
         if shard_ids is not None:
@@ -94,6 +100,13 @@ class AlexandrosBot(commands.AutoShardedBot):
             **kwargs,
         )
         self.shards_served = ShardSlice(shard_count, shard_ids) if shard_count and shard_ids else None
+        # How long a claimed duty stays this process's: a process that dies holding it leaves it to the
+        # others (or its replacement) that much later. Tests of a cluster shorten it.
+        self.delivery_lease = delivery_lease
+        # The longest the worker sleeps between rounds: what another process of the cluster wrote for this
+        # process's shards (a game changed during a shard's handover) is found at the latest then.
+        self.delivery_poll = delivery_poll
+        self.send_rate = send_rate
         self.keep_sent_days = keep_sent_days
         self._store_spec = store
         self._owns_store = isinstance(store, str)
@@ -102,6 +115,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.seed_source = seed_source or (lambda: secrets.randbits(63))
         self.pictures = pictures or Pictures()
         self.sync_on_start = sync
+        self.sync_refused = False  # set when --sync found another process syncing (the store's lock)
         self.reminders = reminders
         self.reminder_hours = reminder_hours
         self._reminder_task: asyncio.Task[None] | None = None
@@ -133,6 +147,8 @@ class AlexandrosBot(commands.AutoShardedBot):
             self.pictures,
             self.clock,
             shards=self.shards_served,
+            lease=self.delivery_lease,
+            rate=self.send_rate,
             keep_done_days=self.keep_sent_days,
         )
         self.pipeline = Pipeline(
@@ -163,13 +179,18 @@ class AlexandrosBot(commands.AutoShardedBot):
         # map's distance tables and the renderer's cached map layer while players wait.
         self._warm = asyncio.create_task(self._warm_then_freeze(), name="bot-warm-up")
         if self.sync_on_start:
-            # Only when asked (--sync): Discord limits how often commands may be synced.
-            if self.sync_guild is not None:
-                guild = discord.Object(self.sync_guild)
-                self.tree.copy_global_to(guild=guild)
-                await self.tree.sync(guild=guild)
-            else:
-                await self.tree.sync()
+            # Only when asked (--sync): Discord limits how often commands may be synced. And one process
+            # of a cluster at a time: the store's lock is shared by every process on the database.
+            async with store.exclusive(SYNC_LOCK) as mine:
+                self.sync_refused = not mine
+                if mine and self.sync_guild is not None:
+                    guild = discord.Object(self.sync_guild)
+                    self.tree.copy_global_to(guild=guild)
+                    await self.tree.sync(guild=guild)
+                elif mine:
+                    await self.tree.sync()
+            if self.sync_refused:
+                logging.getLogger("bot").warning("commands not synced: another process is syncing them")
 
     @property
     def router(self) -> Handlers:
@@ -187,7 +208,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         except Exception:
             logging.getLogger("bot").exception("the first delivery round failed")
         self.caught_up.set()
-        await self.deliveries.run_forever()
+        await self.deliveries.run_forever(self.delivery_poll)
 
     async def warmed(self) -> None:
         """Wait for the start-up warm-up (benchmarks measure a warmed bot, as players meet it)."""

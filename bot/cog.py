@@ -5,6 +5,7 @@ cannot be deferred, so it reads the cached state and answers at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -393,6 +394,9 @@ class AlexandrosCog(commands.Cog):
         await self.h.seats.pause(interaction, resume=True)
 
 
+SYNC_LOCK = "command-sync"  # the store's exclusive() name: one process of a cluster syncs at a time
+
+
 class AdminCog(commands.Cog):
     """``/alexandros-admin sync``: push the command list to Discord (never done on every start).
 
@@ -428,23 +432,33 @@ class AdminCog(commands.Cog):
     @app_commands.describe(everywhere="Sync the global commands (the bot's owner only)")
     async def sync(self, interaction: discord.Interaction, everywhere: bool = False) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
+        if everywhere and not await self.bot.is_owner(interaction.user):
+            await interaction.edit_original_response(content=texts.SYNC_OWNER_ONLY)
+            return
+        # One process of a cluster at a time (the store's lock, shared by every process on the database).
+        store = getattr(self.bot, "store", None)
+        lock = store.exclusive(SYNC_LOCK) if store is not None else contextlib.nullcontext(True)
+        async with lock as mine:
+            if not mine:
+                await interaction.edit_original_response(content=texts.SYNC_BUSY)
+                return
+            done = await self._sync(interaction, everywhere)
+        await interaction.edit_original_response(content=texts.synced(len(done), everywhere=everywhere))
+
+    async def _sync(
+        self, interaction: discord.Interaction, everywhere: bool
+    ) -> list[app_commands.AppCommand]:
         tree = self.bot.tree
         if everywhere:
-            if not await self.bot.is_owner(interaction.user):
-                await interaction.edit_original_response(content=texts.SYNC_OWNER_ONLY)
-                return
-            done = await tree.sync()
-            await interaction.edit_original_response(content=texts.synced(len(done), everywhere=True))
-            return
+            return await tree.sync()
         guild = discord.Object(interaction.guild_id or 0)
         tree.clear_commands(guild=guild)
         if guild.id == self.test_guild:
             tree.copy_global_to(guild=guild)
         try:
-            done = await tree.sync(guild=guild)
+            return await tree.sync(guild=guild)
         finally:
             tree.clear_commands(guild=guild)  # the copies live in Discord, not in this process's tree
-        await interaction.edit_original_response(content=texts.synced(len(done), everywhere=False))
 
     # --- ratings (issue 16) --------------------------------------------------------------------------------
 

@@ -48,6 +48,8 @@ ALEXANDROS_CACHE_GAMES            game states kept in memory, most recently used
 ALEXANDROS_KEEP_SENT_DAYS         days a delivered message stays in the outbox's log (default 30)
 ALEXANDROS_SHARD_COUNT            shards of the whole bot (default: Discord's recommendation, one process)
 ALEXANDROS_SHARD_IDS              this process's shards, like 0-3 or 4,5 (with ALEXANDROS_SHARD_COUNT)
+ALEXANDROS_SEND_RATE              messages a second this process sends at most (default 45: Discord allows
+                                  a bot 50 in all, so in a cluster divide it among the processes)
 """
 
 from __future__ import annotations
@@ -125,6 +127,7 @@ class Config:
     keep_sent_days: float = 30.0
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
+    send_rate: float = 45.0
 
     def __repr__(self) -> str:
         # Written by hand, not by the dataclass, so that the token can never be printed: a repr
@@ -138,7 +141,7 @@ class Config:
             f"rules_url={self.rules_url!r}, database_url={'[hidden]' if self.database_url else ''!r}, "
             f"render_workers={self.render_workers!r}, cache_games={self.cache_games!r}, "
             f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
-            f"shard_ids={self.shard_ids!r})"
+            f"shard_ids={self.shard_ids!r}, send_rate={self.send_rate!r})"
         )
 
     __str__ = __repr__
@@ -285,6 +288,7 @@ def load_config(
             allow_zero=False,
             zero_means="",
         ),
+        send_rate=float(_whole(get("ALEXANDROS_SEND_RATE"), "ALEXANDROS_SEND_RATE", 45, 1, 1000)),
         shard_count=shards[0] if shards else None,
         shard_ids=shards[1] if shards else None,
     )

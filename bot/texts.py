@@ -515,6 +515,11 @@ def not_your_turn_hint(current: str) -> str:
     return f"(it is {current}'s turn, not yours)"
 
 
+SYNC_BUSY = (
+    "Another process of this bot is syncing the commands right now (only one may at a time): try again "
+    "in a minute."
+)
+
 SYNC_OWNER_ONLY = (
     "Only the bot's owner (or its team) can sync the commands everywhere: Discord limits how often an "
     "application may do it. `/alexandros-admin sync` without `everywhere` refreshes this server."

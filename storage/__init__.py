@@ -63,6 +63,8 @@ finish_duty(duty_id, owner, now, outcome="sent") -> bool   # False: the lease is
 retry_duty(duty_id, owner, not_before, error) -> bool
 pending_duties(game_id) -> list[Duty] / cancel_duties(game_id, keys=None) -> int
 next_duty_at(shards=None) -> float | None / purge_done_duties(done_before) -> int
+async with exclusive(name) as mine: ...   # mine: the one holder of name among all processes on the
+    # database (PostgreSQL advisory lock; SQLite flock on <file>.<name>.lock); released if the holder dies
 get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
 update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
 backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format=custom

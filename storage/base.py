@@ -6,6 +6,7 @@ added beside the SQLite one without touching them.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 from collections.abc import Callable, Collection, Mapping, Sequence
@@ -372,6 +373,13 @@ class GameStore(Protocol):
     async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None: ...
 
     async def purge_done_duties(self, done_before: float) -> int: ...
+
+    def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
+        """``async with store.exclusive(name) as mine``: ``mine`` is True for the one holder of ``name``
+        among every process on this database, False (at once, without waiting) while another holds it.
+        Released on leaving the block, and by the database itself when the holder dies (PostgreSQL: an
+        advisory lock of the holder's connection; SQLite: a lock on a file beside the database)."""
+        ...
 
     async def get_user_settings(self, user_id: int) -> JsonDict: ...
 

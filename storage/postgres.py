@@ -19,12 +19,14 @@ Design, and why:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
 import urllib.parse
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any, Final, TypeAlias, TypeVar
 
 import asyncpg
@@ -180,6 +182,7 @@ class PostgresGameStore(
         self.url = url
         self._pool = pool
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._holding: set[Any] = set()  # connections holding an exclusive() lock
         self._closed = False
 
     # ------------------------------------------------------------------ plumbing
@@ -840,6 +843,28 @@ class PostgresGameStore(
         )
         return None if not rows or rows[0][0] is None else float(rows[0][0])
 
+    @contextlib.asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """A session advisory lock held on one pooled connection for the block: PostgreSQL releases it
+        when the block ends, or when the connection drops (the holder died). Never waits."""
+        if self._closed:
+            raise StoreError("store is closed")
+        key = int.from_bytes(hashlib.sha256(f"alexandros:{name}".encode()).digest()[:8], "big", signed=True)
+        conn = await self._pool.acquire()
+        try:
+            mine = bool(await conn.fetchval("SELECT pg_try_advisory_lock($1)", key))
+            if mine:
+                self._holding.add(conn)
+            try:
+                yield mine
+            finally:
+                if mine and not self._closed:  # closed: the connection, and with it the lock, is gone
+                    await conn.execute("SELECT pg_advisory_unlock($1)", key)
+        finally:
+            self._holding.discard(conn)
+            if not self._closed:
+                await self._pool.release(conn)
+
     async def purge_done_duties(self, done_before: float) -> int:
         """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
 
@@ -1109,6 +1134,12 @@ class PostgresGameStore(
         self._closed = True
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._holding:
+            # Closing while an exclusive() block still runs: drop the connections, as a dying process
+            # would; the server releases their locks at once.
+            self._holding.clear()
+            self._pool.terminate()
+            return
         await self._pool.close()
 
     async def __aenter__(self) -> PostgresGameStore:

@@ -19,14 +19,20 @@ Design, and why:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 import os
 import sqlite3
-from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any, Final, TypeVar, cast
 
 import aiosqlite
+
+try:
+    import fcntl
+except ImportError:  # Windows: exclusive() is then per process
+    fcntl = None  # type: ignore[assignment]
 
 from .base import (
     ACTIVE_STATUSES,
@@ -228,6 +234,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
 
     def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
         self.path = path
+        self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
         self._writer = writer
         self._reader = reader
         self._lock = asyncio.Lock()
@@ -890,6 +897,34 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         )
         return None if not rows or rows[0][0] is None else float(rows[0][0])
 
+    @contextlib.asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """An exclusive lock on the file ``<database>.<name>.lock``, taken without waiting: the processes
+        sharing this database file (a bot and a one-off ``--sync``) see each other's; the system drops it
+        when the holder dies. (Without ``fcntl``, on Windows, or for an in-memory database: this process's
+        holders only.)"""
+        if self._closed:
+            raise StoreError("store is closed")
+        if name in self._held:
+            yield False
+            return
+        handle = None
+        if fcntl is not None and self.path != ":memory:":
+            handle = open(f"{self.path}.{name}.lock", "a+b")  # noqa: SIM115 - held for the whole block
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                yield False
+                return
+        self._held[name] = handle
+        try:
+            yield True
+        finally:
+            self._held.pop(name, None)
+            if handle is not None:
+                handle.close()  # closing the file releases the lock
+
     async def purge_done_duties(self, done_before: float) -> int:
         """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
 
@@ -1150,6 +1185,10 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         self._closed = True
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
+        for handle in self._held.values():  # closing while an exclusive() block runs: as if the process died
+            if handle is not None:
+                handle.close()
+        self._held.clear()
         try:
             await self._reader.close()
         finally:

@@ -1005,3 +1005,42 @@ async def test_an_export_carries_the_map_its_lean_snapshot_names(
     # Old snapshots (no map reference) export no map, as before.
     fat = await started_game(store, channel=CHANNEL + 2)
     assert (await store.export_game(fat.id))["maps"] == []
+
+
+async def test_exclusive_has_one_holder_across_processes(backend: Backend) -> None:
+    # Two stores on one database stand for two processes (e.g. two bots that could sync the commands).
+    first = await backend.open()
+    second = await backend.open()
+    async with first.exclusive("command-sync") as mine:
+        assert mine
+        async with second.exclusive("command-sync") as theirs:
+            assert not theirs, "a second holder while the first holds it"
+        async with first.exclusive("command-sync") as again:
+            assert not again, "the same process may not take it twice either"
+        async with second.exclusive("something-else") as other:
+            assert other, "names are independent"
+    async with second.exclusive("command-sync") as now_theirs:
+        assert now_theirs, "released when the block ends"
+        async with first.exclusive("command-sync") as not_mine:
+            assert not not_mine
+
+
+async def test_exclusive_is_released_when_its_holder_goes(backend: Backend) -> None:
+    first = await backend.open()
+    second = await backend.open()
+    with pytest.raises(RuntimeError):
+        async with first.exclusive("command-sync") as mine:
+            assert mine
+            raise RuntimeError("the sync failed")
+    async with second.exclusive("command-sync") as theirs:
+        assert theirs, "an error inside the block releases it"
+    holding = first.exclusive("command-sync")
+    assert await holding.__aenter__()
+    await first.close()  # the holder's process ends without leaving the block
+    for _ in range(100):  # the server notices the dropped connection within moments
+        async with second.exclusive("command-sync") as theirs:
+            if theirs:
+                break
+        await asyncio.sleep(0.05)
+    assert theirs, "the holder's end releases it"
+    await holding.__aexit__(None, None, None)  # the block's end after its store closed changes nothing
