@@ -35,7 +35,7 @@ def test_json_last_line_has_the_figures(capsys: pytest.CaptureFixture[str]) -> N
     assert figures["replays_checked"] == 2 and figures["replay_mismatches"] == 0
     assert figures["json_mismatches"] == 0
     assert sum(figures["end_reasons"].values()) == 2
-    assert len(out) == 4  # two game lines, the summary, the JSON
+    assert len(out) == 5  # two game lines, the summary, the coverage, the JSON
 
 
 def test_python_m_engine_simulate_runs_as_a_command() -> None:
@@ -136,7 +136,7 @@ def test_the_default_map_keeps_its_design() -> None:
     land = len(m.spaces)
     symbols = [m.symbol[s] for s in m.symbol_spaces]
     counts = [symbols.count(sym) for sym in set(symbols)]
-    assert 180 <= land <= 280
+    assert 130 <= land <= 200  # a narrow band, so that the march reaches the east (issue 14)
     assert 0.45 <= len(symbols) / land <= 0.50
     assert len(counts) == 5 and max(counts) - min(counts) <= 2
     assert m.lines <= 26 and max(len(r) for r in m.rows) > 2 * len(m.rows)  # landscape
@@ -146,7 +146,7 @@ def test_the_default_map_keeps_its_design() -> None:
     for _, point in m.labels:
         assert point in m.point_spaces  # every label sits on a corner of a land space
     seas = sum(row.count("~") for row in m.rows)
-    assert seas > 80
+    assert seas > 50
 
 
 def test_the_map_file_is_what_its_generator_makes() -> None:
