@@ -4,7 +4,8 @@
 
 Game i (seed i) seats the tested player at seat i mod n, so every seat is played equally often. Printed:
 the tested player's win share with its Wilson 95% interval (a shared victory counts as a share, D9), the
-time per decision (median, p90, max), and in the same run a baseline: a greedy player in the tested seat,
+time per decision (median, p90, max; the hard player is given a deadline of 2.5 s, as the bot gives it),
+and in the same run a baseline: a greedy player in the tested seat,
 whose fair share is 1/n. ``--levy`` also measures the greedy player's levy judgement against the old one
 (``GreedyPlayer(levy_rivals=0)``): the share of its levies where the rivals together gain more, and the new
 player's win share against three old ones.
@@ -30,6 +31,7 @@ from engine.maps import default_map, packaged_map  # noqa: E402
 from engine.state import GameState  # noqa: E402
 
 OLD_GREEDY = ai.GreedyPlayer(levy_rivals=0.0)  # the greedy player before its levy judgement was improved
+DEADLINE = 2.5  # seconds: the hard player stops searching then (a hard cap of 3 s per decision)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -55,7 +57,10 @@ def _play(args: tuple[str, str, str, int, int]) -> tuple[float, list[float], lis
 
     def timed(state: GameState, rng: random.Random) -> Action:
         start = time.perf_counter()
-        action = player(state, rng)
+        if tested == "hard":  # the bot's way: a deadline on its own clock
+            action = ai.hard_player(state, rng, deadline=lambda: time.perf_counter() - start > DEADLINE)
+        else:
+            action = player(state, rng)
         times.append(time.perf_counter() - start)
         if isinstance(action, Levy):
             gains = [pts for pts, _ in rules.levy_scores(state)]

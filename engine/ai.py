@@ -581,38 +581,49 @@ class HardPlayer:
 
     Budget: the engine has no clock, so the work is bounded by ``candidates * worlds`` play-outs per
     decision (the same decision on every machine). A caller that needs a hard time limit also passes
-    ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``): it is asked
-    after every play-out, at least one world is always finished for every option, and a decision is
-    always returned. A decision is a pure function of the view and the random source, so it can run in a
-    worker thread or process.
+    ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``), here or
+    per call: it is asked after every play-out and the search stops at once when it says so; the options
+    played out so far decide (the greedy player's own choice is always played out first), so a decision
+    takes at most the deadline plus one play-out (tens of milliseconds). Without a deadline a decision
+    is a pure function of the view and the random source; either way it can run in a worker thread or
+    process, off the bot's event loop.
     """
 
     candidates: int = 6
     worlds: int = 3
     rounds: int = 1
     deadline: Callable[[], bool] | None = None
-    greedy: GreedyPlayer = field(default_factory=GreedyPlayer)
+    greedy: GreedyPlayer = field(default_factory=lambda: _GREEDY)
 
-    def __call__(self, state: GameState, rng: random.Random) -> Action:
-        return self.decide(view(state, state.current), rng)
+    def __call__(
+        self, state: GameState, rng: random.Random, deadline: Callable[[], bool] | None = None
+    ) -> Action:
+        return self.decide(view(state, state.current), rng, deadline)
 
-    def decide(self, v: GameView, rng: random.Random) -> Action:
+    def decide(self, v: GameView, rng: random.Random, deadline: Callable[[], bool] | None = None) -> Action:
         """The decision from the view ``v`` of the player to act (who must be ``v.viewer``)."""
         me = v.viewer
         assert me is not None and me == v.current and v.phase is not Phase.OVER
+        deadline = deadline or self.deadline
         worlds = [sample_world(v, rng) for _ in range(self.worlds)]
         options = self._options(worlds[0], rng)
         if len(options) == 1:
             return options[0]
         totals = [0.0] * len(options)
-        done = 0
-        for k, world in enumerate(worlds):
+        counts = [0] * len(options)
+        for world in worlds:
+            seed = rng.getrandbits(64)  # the same chance for every option in one world: a fairer comparison
             for i, option in enumerate(options):
-                totals[i] += self._play_out(world, option, me, random.Random(rng.getrandbits(64)))
-            done = k + 1
-            if self.deadline is not None and self.deadline():
-                break
-        best = max(range(len(options)), key=lambda i: (totals[i] / done, -i))
+                totals[i] += self._play_out(world, option, me, random.Random(seed))
+                counts[i] += 1
+                if deadline is not None and deadline():
+                    break
+            else:
+                continue
+            break
+        # Options are tried in the greedy order, so the greedy choice is always among those played out.
+        tried = [i for i in range(len(options)) if counts[i]]
+        best = max(tried, key=lambda i: (totals[i] / counts[i], -i))
         return options[best]
 
     def _options(self, world: GameState, rng: random.Random) -> list[Action]:
@@ -648,9 +659,9 @@ class HardPlayer:
         return self.greedy.value(state, me)
 
 
-def hard_player(state: GameState, rng: random.Random) -> Action:
-    """The hard level with its default budget (see HardPlayer)."""
-    return _HARD(state, rng)
+def hard_player(state: GameState, rng: random.Random, deadline: Callable[[], bool] | None = None) -> Action:
+    """The hard level with its default budget, and an optional deadline (see HardPlayer)."""
+    return _HARD(state, rng, deadline)
 
 
 _HARD = HardPlayer()
