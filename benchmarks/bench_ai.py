@@ -26,7 +26,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import ai, rules  # noqa: E402
-from engine.actions import Action, Levy  # noqa: E402
+from engine.actions import Action  # noqa: E402
+from engine.actions import Levy as LevyAction  # noqa: E402
 from engine.maps import default_map, packaged_map  # noqa: E402
 from engine.state import GameState  # noqa: E402
 
@@ -45,14 +46,18 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def _play(args: tuple[str, str, str, int, int]) -> tuple[float, list[float], list[bool]]:
+Levy = tuple[bool, bool]  # the rivals together gain more; some rival gains more
+
+
+def _play(args: tuple[str, str, str, int, int]) -> tuple[float, list[float], list[Levy]]:
     """One game: the tested player in seat seed % n, the others by ``field``; its win share, its decision
-    times (seconds) and, for each of its levies, whether the rivals together gained more."""
+    times (seconds) and, for each of its levies, whether the rivals together, and one rival alone, gained
+    more than it did."""
     tested, field, map_name, players, seed = args
     game_map = default_map() if map_name == "empire" else packaged_map(map_name)
     seat = seed % players
     times: list[float] = []
-    levies: list[bool] = []
+    levies: list[Levy] = []
     player = _player(tested)
 
     def timed(state: GameState, rng: random.Random) -> Action:
@@ -62,10 +67,11 @@ def _play(args: tuple[str, str, str, int, int]) -> tuple[float, list[float], lis
         else:
             action = player(state, rng)
         times.append(time.perf_counter() - start)
-        if isinstance(action, Levy):
+        if isinstance(action, LevyAction):
             gains = [pts for pts, _ in rules.levy_scores(state)]
             me = state.current
-            levies.append(sum(gains) - gains[me] > gains[me])
+            rivals = [g for q, g in enumerate(gains) if q != me]
+            levies.append((sum(rivals) > gains[me], max(rivals) > gains[me]))
         return action
 
     seats: list[ai.Player] = [timed if i == seat else _player(field) for i in range(players)]
@@ -83,7 +89,7 @@ def _player(name: str) -> ai.Player:
 
 def run(tested: str, field: str, games: int, players: int, jobs: int, map_name: str) -> dict[str, float]:
     work = [(tested, field, map_name, players, seed) for seed in range(1, games + 1)]
-    play: Callable[[tuple[str, str, str, int, int]], tuple[float, list[float], list[bool]]] = _play
+    play: Callable[[tuple[str, str, str, int, int]], tuple[float, list[float], list[Levy]]] = _play
     if jobs > 1:
         with get_context("spawn").Pool(jobs) as pool:
             results = pool.map(play, work, chunksize=1)
@@ -101,7 +107,8 @@ def run(tested: str, field: str, games: int, players: int, jobs: int, map_name: 
         "p90": times[int(0.9 * (len(times) - 1))] if times else 0.0,
         "max": times[-1] if times else 0.0,
         "levies": len(levies) / games,
-        "rivals_more": sum(levies) / len(levies) if levies else 0.0,
+        "rivals_more": sum(a for a, _ in levies) / len(levies) if levies else 0.0,
+        "a_rival_more": sum(b for _, b in levies) / len(levies) if levies else 0.0,
     }
 
 
@@ -110,7 +117,8 @@ def report(label: str, r: dict[str, float], players: int) -> None:
         f"{label}: wins {100 * r['share']:.1f}% [95% CI {100 * r['lo']:.1f}-{100 * r['hi']:.1f}%] "
         f"(fair {100 / players:.0f}%); per decision median {1000 * r['median']:.1f} ms, "
         f"p90 {1000 * r['p90']:.1f} ms, max {1000 * r['max']:.1f} ms; "
-        f"levies {r['levies']:.1f}/game, rivals together gain more in {100 * r['rivals_more']:.0f}%",
+        f"levies {r['levies']:.1f}/game, where the rivals together gain more {100 * r['rivals_more']:.0f}%, "
+        f"one rival alone gains more {100 * r['a_rival_more']:.0f}%",
         flush=True,
     )
 
