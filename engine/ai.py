@@ -647,14 +647,14 @@ class HardPlayer:
     def _play_out(self, world: GameState, option: Action, me: int, rng: random.Random) -> float:
         """Apply ``option``, let the greedy player finish the turn and ``rounds`` rounds, and value that."""
         state, _ = apply(world, option)
-        turns_left = self.rounds * len(state.players)
-        turn = state.turn
+        turn, rounds = state.turn, 0
         while state.phase is not Phase.OVER:
             if state.turn != turn:
                 turn = state.turn
-                turns_left -= 1
-                if turns_left <= 0 or state.current == me:
-                    break
+                if state.current == me:  # back at this player's turn: one more round played
+                    rounds += 1
+                    if rounds >= self.rounds:
+                        break
             state, _ = apply(state, self.greedy(state, rng))
         return self.greedy.value(state, me)
 
