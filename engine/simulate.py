@@ -5,8 +5,9 @@
 Game i uses seed S+i for both the deal and the computer players, so a run is the same on every machine.
 Every invariant of ``engine.invariants`` is checked after every action, every action goes through the
 fully checked ``apply``, and a sample of games is also replayed from its events and sent through the JSON
-codec, both of which must give back the final state exactly. These figures are how the default map's
-size and wall supply were tuned (tools/design_map.py).
+codec, both of which must give back the final state exactly. The coverage line (engine.coverage) tells
+how far the walls spread over the map's regions. These figures are how the packaged maps' size and wall
+supply were tuned (tools/design_map.py).
 """
 
 from __future__ import annotations
