@@ -153,3 +153,27 @@ def test_the_map_file_is_what_its_generator_makes() -> None:
     proc = subprocess.run([sys.executable, "tools/design_map.py", "--check"], cwd=ROOT,
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_coverage_regions_of_the_default_map() -> None:
+    from engine.coverage import regions
+
+    reg = regions(EMPIRE)
+    assert reg.far == "Indus"
+    assert reg.east == {"Media", "Parthia", "Persia", "Bactria", "Arachosia", "Gedrosia", "Gandhara", "Indus"}
+    assert set(reg.of) == set(EMPIRE.spaces) and set(reg.of.values()) == set(reg.names)
+    assert reg.far_points and all(p in EMPIRE.point_spaces for p in reg.far_points)
+
+
+def test_coverage_of_a_game_counts_walls_and_the_far_region() -> None:
+    from engine.coverage import game_coverage
+
+    state, events, _ = play_game(EMPIRE, 4, 3, ai="greedy", check=False)
+    cov = game_coverage(state, events)
+    assert 0 < cov.east_touched <= 1 and 0 < cov.west_touched <= 1
+    assert 0 < cov.largest_province < 1 and cov.first_player in range(4)
+    start, _ = new_game(EMPIRE, 4, 3)
+    none = game_coverage(start, [])
+    assert (none.east_touched, none.west_touched, none.far_reached, none.largest_province) == (0, 0, False, 1)
+    summary = simulate.run_game(EMPIRE, 4, 3, "greedy", check_replay=False)
+    assert summary.far_reached == cov.far_reached and summary.east_touched == cov.east_touched
