@@ -49,11 +49,15 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 Levy = tuple[bool, bool]  # the rivals together gain more; some rival gains more
 
 
-def _play(args: tuple[str, str, str, int, int]) -> tuple[float, list[float], list[Levy]]:
+Work = tuple[str, str, str, int, int, int]  # tested, field, map, players, seed, follow-ups
+
+
+def _play(args: Work) -> tuple[float, list[float], list[Levy]]:
     """One game: the tested player in seat seed % n, the others by ``field``; its win share, its decision
     times (seconds) and, for each of its levies, whether the rivals together, and one rival alone, gained
     more than it did."""
-    tested, field, map_name, players, seed = args
+    tested, field, map_name, players, seed, follow_ups = args
+    hard = ai.HardPlayer(follow_ups=follow_ups)
     game_map = default_map() if map_name == "empire" else packaged_map(map_name)
     seat = seed % players
     times: list[float] = []
@@ -63,7 +67,7 @@ def _play(args: tuple[str, str, str, int, int]) -> tuple[float, list[float], lis
     def timed(state: GameState, rng: random.Random) -> Action:
         start = time.perf_counter()
         if tested == "hard":  # the bot's way: a deadline on its own clock
-            action = ai.hard_player(state, rng, deadline=lambda: time.perf_counter() - start > DEADLINE)
+            action = hard(state, rng, deadline=lambda: time.perf_counter() - start > DEADLINE)
         else:
             action = player(state, rng)
         times.append(time.perf_counter() - start)
@@ -87,12 +91,19 @@ def _player(name: str) -> ai.Player:
     return ai.PLAYERS[name]
 
 
-def run(tested: str, field: str, games: int, players: int, jobs: int, map_name: str) -> dict[str, float]:
-    work = [(tested, field, map_name, players, seed) for seed in range(1, games + 1)]
-    play: Callable[[tuple[str, str, str, int, int]], tuple[float, list[float], list[Levy]]] = _play
+def run(
+    tested: str, field: str, games: int, players: int, jobs: int, map_name: str, follow_ups: int = 1
+) -> dict[str, float]:
+    work = [(tested, field, map_name, players, seed, follow_ups) for seed in range(1, games + 1)]
+    play: Callable[[Work], tuple[float, list[float], list[Levy]]] = _play
     if jobs > 1:
         with get_context("spawn").Pool(jobs) as pool:
-            results = pool.map(play, work, chunksize=1)
+            results = []
+            for k, result in enumerate(pool.imap(play, work, chunksize=1), start=1):
+                results.append(result)
+                if k % 20 == 0:
+                    share = sum(r[0] for r in results) / k
+                    print(f"  ... {k} games, {tested} wins {100 * share:.1f}%", file=sys.stderr, flush=True)
     else:
         results = [play(w) for w in work]
     wins = sum(r[0] for r in results)
@@ -132,11 +143,13 @@ def main() -> int:
     parser.add_argument("--map", default="empire", help="a packaged map's name")
     parser.add_argument("--levy", action="store_true", help="also compare greedy with the old greedy")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--follow-ups", type=int, default=1, help="HardPlayer.follow_ups for the hard player")
     args = parser.parse_args()
     print(f"{args.games} games, {args.players} players, map {args.map}, {args.jobs} processes")
 
     def measure(label: str, tested: str, field: str) -> None:
-        report(label, run(tested, field, args.games, args.players, args.jobs, args.map), args.players)
+        r = run(tested, field, args.games, args.players, args.jobs, args.map, args.follow_ups)
+        report(label, r, args.players)
 
     if not args.no_baseline:
         measure("baseline greedy vs greedy", "greedy", "greedy")

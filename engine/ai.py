@@ -582,9 +582,10 @@ class HardPlayer:
     Budget: the engine has no clock, so the work is bounded by ``candidates * worlds`` play-outs per
     decision (the same decision on every machine). A caller that needs a hard time limit also passes
     ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``), here or
-    per call: it is asked after every play-out and the search stops at once when it says so; the options
-    played out so far decide (the greedy player's own choice is always played out first), so a decision
-    takes at most the deadline plus one play-out (tens of milliseconds). Without a deadline a decision
+    per call: it is asked after every action of a play-out and the search stops at once when it says so;
+    the options played out so far decide (the greedy player's own choice is played out first), so a
+    decision takes at most the deadline plus one greedy action. With ``follow_ups`` > 1, a move is valued
+    by the best of the greedy player's first few actions after it. Without a deadline a decision
     is a pure function of the view and the random source; either way it can run in a worker thread or
     process, off the bot's event loop.
     """
@@ -592,6 +593,7 @@ class HardPlayer:
     candidates: int = 6
     worlds: int = 3
     rounds: int = 1
+    follow_ups: int = 1
     deadline: Callable[[], bool] | None = None
     greedy: GreedyPlayer = field(default_factory=lambda: _GREEDY)
 
@@ -611,20 +613,45 @@ class HardPlayer:
             return options[0]
         totals = [0.0] * len(options)
         counts = [0] * len(options)
+        stop = deadline or _never
         for world in worlds:
             seed = rng.getrandbits(64)  # the same chance for every option in one world: a fairer comparison
             for i, option in enumerate(options):
-                totals[i] += self._play_out(world, option, me, random.Random(seed))
+                value = self._option_value(world, option, me, seed, stop)
+                if value is None:
+                    break
+                totals[i] += value
                 counts[i] += 1
-                if deadline is not None and deadline():
+                if stop():
                     break
             else:
                 continue
             break
-        # Options are tried in the greedy order, so the greedy choice is always among those played out.
+        # Options are tried in the greedy order, so the greedy choice is the first one played out.
         tried = [i for i in range(len(options)) if counts[i]]
+        if not tried:
+            return options[0]
         best = max(tried, key=lambda i: (totals[i] / counts[i], -i))
         return options[best]
+
+    def _option_value(
+        self, world: GameState, option: Action, me: int, seed: int, stop: Callable[[], bool]
+    ) -> float | None:
+        """An option's value in one world; after a move, the best of the greedy player's first
+        ``follow_ups`` actions (the player's own choice, so the best counts). None when time ran out."""
+        if not isinstance(option, Move) or self.follow_ups <= 1:
+            return self._play_out(world, (option,), me, random.Random(seed), stop)
+        moved, _ = apply(world, option)
+        if moved.phase is not Phase.ACTIONS:
+            return self._play_out(world, (option,), me, random.Random(seed), stop)
+        firsts = [a for _, a in self.greedy.rank_actions(moved, random.Random(seed))[: self.follow_ups]]
+        best: float | None = None
+        for first in firsts:
+            value = self._play_out(moved, (first,), me, random.Random(seed), stop)
+            if value is None:
+                return best
+            best = value if best is None else max(best, value)
+        return best
 
     def _options(self, world: GameState, rng: random.Random) -> list[Action]:
         """The greedy player's best few options in one sampled world; legal in every world alike, since
@@ -644,11 +671,23 @@ class HardPlayer:
                 break
         return out
 
-    def _play_out(self, world: GameState, option: Action, me: int, rng: random.Random) -> float:
-        """Apply ``option``, let the greedy player finish the turn and ``rounds`` rounds, and value that."""
-        state, _ = apply(world, option)
+    def _play_out(
+        self,
+        world: GameState,
+        actions: tuple[Action, ...],
+        me: int,
+        rng: random.Random,
+        stop: Callable[[], bool],
+    ) -> float | None:
+        """Apply ``actions``, let the greedy player finish the turn and ``rounds`` rounds, and value that;
+        None when time runs out on the way."""
+        state = world
+        for action in actions:
+            state, _ = apply(state, action)
         turn, rounds = state.turn, 0
         while state.phase is not Phase.OVER:
+            if stop():
+                return None
             if state.turn != turn:
                 turn = state.turn
                 if state.current == me:  # back at this player's turn: one more round played
@@ -657,6 +696,10 @@ class HardPlayer:
                         break
             state, _ = apply(state, self.greedy(state, rng))
         return self.greedy.value(state, me)
+
+
+def _never() -> bool:
+    return False
 
 
 def hard_player(state: GameState, rng: random.Random, deadline: Callable[[], bool] | None = None) -> Action:
