@@ -25,16 +25,19 @@ from engine.actions import (
     Move,
     MoveWay,
     Occupy,
+    SkipTurn,
     TakeBack,
     TakeCard,
     TakeOver,
 )
+from engine.determinize import sample_world
 from engine.events import Event
 from engine.game import apply, new_game
 from engine.geometry import Point, Side, Space, side
 from engine.maps import Map, SideKind
 from engine.state import GameState, Phase
 from engine.symbols import NO_CARDS, Cards, Symbol, add, as_list, one, sub, total
+from engine.views import GameView, view
 
 Player = Callable[[GameState, random.Random], Action]
 T = TypeVar("T")
@@ -199,6 +202,7 @@ class GreedyPlayer:
     noise: float = 0.05
     rivalry: float = 0.5  # lam with 4 players, where the best opponent is one of three to beat
     move_hope: float = 1.0
+    levy_rivals: float = 0.5  # weight of what each rival gains from a levy beyond our own gain (R7.3)
     _facts: dict[Map, dict[frozenset[Space], _ProvinceFacts]] = field(default_factory=dict, repr=False)
 
     def __call__(self, state: GameState, rng: random.Random) -> Action:
@@ -320,8 +324,8 @@ class GreedyPlayer:
 
     # -- moves ------------------------------------------------------------------------------------------
 
-    def choose_move(self, state: GameState, rng: random.Random) -> Move:
-        """R3: judge each way x closest space x corner x a few paths by the board it leaves."""
+    def rank_moves(self, state: GameState, rng: random.Random) -> list[tuple[float, Move]]:
+        """R3: every way x closest space x corner x a few paths, judged by the board it leaves, best first."""
         me = state.current
         left = rules.walls_left(state)
         pl = state.players[me]
@@ -347,7 +351,7 @@ class GreedyPlayer:
                             continue
                         board = self._board(state, walls, barrier)
                         boards[(sym, t.space, path)] = (board, rng.random() * self.noise)
-        best: tuple[float, Move] | None = None
+        ranked: list[tuple[float, Move]] = []
         for c in choices:
             hand = pl.hand
             if c.way is MoveWay.SPECIAL:
@@ -362,10 +366,15 @@ class GreedyPlayer:
                 if sym is not c.symbol:
                     continue
                 score = self._judge(state, me, board, hand, base_inc, base_provinces) + jitter
-                if best is None or score > best[0]:
-                    best = (score, move_action(state, c, path))
-        assert best is not None, "choose_move needs a state where Alexander can move"
-        return best[1]
+                ranked.append((score, move_action(state, c, path)))
+        assert ranked, "rank_moves needs a state where Alexander can move"
+        # Stable: among equal scores the first found stays first.
+        ranked.sort(key=lambda sm: -sm[0])
+        return ranked
+
+    def choose_move(self, state: GameState, rng: random.Random) -> Move:
+        """R3: the move whose board values best (see rank_moves)."""
+        return self.rank_moves(state, rng)[0][1]
 
     def _paths(
         self, state: GameState, corner: Point, rng: random.Random
@@ -458,13 +467,28 @@ class GreedyPlayer:
             clock = 0.5  # the rules allow endless wall-free moves; a game this long should end
         return v + clock * len(board.walls)
 
+    def levy_penalty(self, before: GameState, after: GameState, me: int) -> float:
+        """R7.3: what the rivals' gains from a levy cost beyond what the state value already counts.
+
+        The value weighs only the best rival, so a levy that pays three rivals more than us each looked
+        good; each rival's gain beyond ours now counts too. A penalty on every rival's whole gain beat the
+        old player more often, but when every seat plays it nobody levies and games never reach 100 points.
+        """
+        mine = after.players[me].score - before.players[me].score
+        return self.levy_rivals * sum(
+            max(0, a.score - b.score - mine)
+            for q, (a, b) in enumerate(zip(after.players, before.players, strict=True))
+            if q != me
+        )
+
     # -- actions ----------------------------------------------------------------------------------------
 
-    def choose_action(self, state: GameState, rng: random.Random) -> Action:
-        """R5-R8: the action whose resulting state values best; a supply draw is valued unseen."""
+    def rank_actions(self, state: GameState, rng: random.Random) -> list[tuple[float, Action]]:
+        """R5-R8: every action option with the value of the state it leaves, best first; ending the turn is
+        valued as the state now, and a supply draw is valued unseen."""
         me = state.current
         base = self.value(state, me)
-        best: tuple[float, Action] = (base, EndTurn(me))
+        ranked: list[tuple[float, Action]] = [(base, EndTurn(me))]
         for action in legal_actions(state):
             if isinstance(action, EndTurn):
                 continue
@@ -475,12 +499,18 @@ class GreedyPlayer:
             else:
                 after, _ = apply(state, action)
                 score = self.value(after, me)
+                if isinstance(action, Levy) and after.phase is not Phase.OVER:
+                    score -= self.levy_penalty(state, after, me)
                 if isinstance(action, TakeCard):
                     score -= 0.05  # the face-up card is replaced for the next player only at turn end
             score += rng.random() * self.noise
-            if score > best[0] + 1e-9:
-                best = (score, action)
-        return best[1]
+            ranked.append((score - 1e-9, action))  # ending the turn wins a tie
+        ranked.sort(key=lambda sa: -sa[0])
+        return ranked
+
+    def choose_action(self, state: GameState, rng: random.Random) -> Action:
+        """R5-R8: the action whose resulting state values best (see rank_actions)."""
+        return self.rank_actions(state, rng)[0][1]
 
 
 def _final_value(mine: int, scores: Sequence[int], me: int) -> float:
@@ -534,7 +564,155 @@ def greedy_player(state: GameState, rng: random.Random) -> Action:
 
 _GREEDY = GreedyPlayer()
 
-PLAYERS: dict[str, Player] = {"random": random_player, "greedy": greedy_player}
+
+# --- Hard player -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class HardPlayer:
+    """A lookahead player that decides from its own view only (R2.5): it never sees a hidden card.
+
+    It turns the state into its seat's view (engine.views) at once and works on that alone: it samples
+    ``worlds`` game states consistent with the view (engine.determinize: the unseen cards dealt at random
+    into the other hands and the supply), takes the greedy player's ``candidates`` best options, and plays
+    each one out in every world: the rest of its own turn and the other players' next turns by the greedy
+    player, ``rounds`` times round the table. The option with the best mean value (the greedy state value
+    from its seat, or won/lost when the game ends) is chosen.
+
+    Budget: the engine has no clock, so the work is bounded by ``candidates * worlds`` play-outs per
+    decision (the same decision on every machine). A caller that needs a hard time limit also passes
+    ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``), here or
+    per call: it is asked after every action of a play-out and the search stops at once when it says so;
+    the options played out so far decide (the greedy player's own choice is played out first), so a
+    decision takes at most the deadline plus one greedy action. With ``follow_ups`` > 1, a move is valued
+    by the best of the greedy player's first few actions after it. Without a deadline a decision
+    is a pure function of the view and the random source; either way it can run in a worker thread or
+    process, off the bot's event loop.
+    """
+
+    candidates: int = 6
+    worlds: int = 3
+    rounds: int = 1
+    follow_ups: int = 1
+    deadline: Callable[[], bool] | None = None
+    greedy: GreedyPlayer = field(default_factory=lambda: _GREEDY)
+
+    def __call__(
+        self, state: GameState, rng: random.Random, deadline: Callable[[], bool] | None = None
+    ) -> Action:
+        return self.decide(view(state, state.current), rng, deadline)
+
+    def decide(self, v: GameView, rng: random.Random, deadline: Callable[[], bool] | None = None) -> Action:
+        """The decision from the view ``v`` of the player to act (who must be ``v.viewer``)."""
+        me = v.viewer
+        assert me is not None and me == v.current and v.phase is not Phase.OVER
+        deadline = deadline or self.deadline
+        worlds = [sample_world(v, rng) for _ in range(self.worlds)]
+        options = self._options(worlds[0], rng)
+        if len(options) == 1:
+            return options[0]
+        totals = [0.0] * len(options)
+        counts = [0] * len(options)
+        stop = deadline or _never
+        for world in worlds:
+            seed = rng.getrandbits(64)  # the same chance for every option in one world: a fairer comparison
+            for i, option in enumerate(options):
+                value = self._option_value(world, option, me, seed, stop)
+                if value is None:
+                    break
+                totals[i] += value
+                counts[i] += 1
+                if stop():
+                    break
+            else:
+                continue
+            break
+        # Options are tried in the greedy order, so the greedy choice is the first one played out.
+        tried = [i for i in range(len(options)) if counts[i]]
+        if not tried:
+            return options[0]
+        best = max(tried, key=lambda i: (totals[i] / counts[i], -i))
+        return options[best]
+
+    def _option_value(
+        self, world: GameState, option: Action, me: int, seed: int, stop: Callable[[], bool]
+    ) -> float | None:
+        """An option's value in one world; after a move, the best of the greedy player's first
+        ``follow_ups`` actions (the player's own choice, so the best counts). None when time ran out."""
+        if not isinstance(option, Move) or self.follow_ups <= 1:
+            return self._play_out(world, (option,), me, random.Random(seed), stop)
+        moved, _ = apply(world, option)
+        if moved.phase is not Phase.ACTIONS:
+            return self._play_out(world, (option,), me, random.Random(seed), stop)
+        firsts = [a for _, a in self.greedy.rank_actions(moved, random.Random(seed))[: self.follow_ups]]
+        best: float | None = None
+        for first in firsts:
+            value = self._play_out(moved, (first,), me, random.Random(seed), stop)
+            if value is None:
+                return best
+            best = value if best is None else max(best, value)
+        return best
+
+    def _options(self, world: GameState, rng: random.Random) -> list[Action]:
+        """The greedy player's best few options in one sampled world; legal in every world alike, since
+        they depend only on the board, the face-up cards and the player's own hand."""
+        ranked: list[tuple[float, Action]]
+        if world.phase is Phase.MOVE:
+            if not rules.can_move(world):
+                return [SkipTurn(world.current)]  # pragma: no cover - the engine skips such moves itself
+            ranked = list(self.greedy.rank_moves(world, rng))
+        else:
+            ranked = self.greedy.rank_actions(world, rng)
+        out: list[Action] = []
+        for _, action in ranked:
+            if action not in out:
+                out.append(action)
+            if len(out) >= self.candidates:
+                break
+        return out
+
+    def _play_out(
+        self,
+        world: GameState,
+        actions: tuple[Action, ...],
+        me: int,
+        rng: random.Random,
+        stop: Callable[[], bool],
+    ) -> float | None:
+        """Apply ``actions``, let the greedy player finish the turn and ``rounds`` rounds, and value that;
+        None when time runs out on the way."""
+        state = world
+        for action in actions:
+            state, _ = apply(state, action)
+        turn, rounds = state.turn, 0
+        while state.phase is not Phase.OVER:
+            if stop():
+                return None
+            if state.turn != turn:
+                turn = state.turn
+                if state.current == me:  # back at this player's turn: one more round played
+                    rounds += 1
+                    if rounds >= self.rounds:
+                        break
+            state, _ = apply(state, self.greedy(state, rng))
+        return self.greedy.value(state, me)
+
+
+def _never() -> bool:
+    return False
+
+
+def hard_player(state: GameState, rng: random.Random, deadline: Callable[[], bool] | None = None) -> Action:
+    """The hard level with its default budget, and an optional deadline (see HardPlayer)."""
+    return _HARD(state, rng, deadline)
+
+
+_HARD = HardPlayer()
+
+PLAYERS: dict[str, Player] = {"random": random_player, "greedy": greedy_player, "hard": hard_player}
+
+# The levels a game offers for a computer seat or a player's autopilot, easiest first; one signature.
+LEVELS: dict[str, Player] = {"easy": random_player, "normal": greedy_player, "hard": hard_player}
 
 
 # --- Whole games -----------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ map: the packaged one with that digest, ``--map``, or the map written into the f
 Game i uses seed S+i for both the deal and the computer players, so a run is the same on every machine.
 Every invariant of ``engine.invariants`` is checked after every action, every action goes through the
 fully checked ``apply``, and a sample of games is also replayed from its events and sent through the JSON
-codec, both of which must give back the final state exactly. These figures are how the default map's
-size and wall supply were tuned (tools/design_map.py).
+codec, both of which must give back the final state exactly. The coverage line (engine.coverage) tells
+how far the walls spread over the map's regions. These figures are how the packaged maps' size and wall
+supply were tuned (tools/design_map.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from engine import playout, serialize
+from engine import coverage, playout, serialize
 from engine.ai import PLAYERS, play_game
 from engine.game import replay
 from engine.maps import Map, default_map, load_map
@@ -42,6 +43,11 @@ class GameSummary:
     actions: dict[str, int]
     ms: float
     violations: list[str] = field(default_factory=list)
+    east_touched: float = 0.0  # engine.coverage: share of the eastern regions' spaces that walls touch
+    west_touched: float = 0.0
+    far_reached: bool = False
+    largest_province: float = 0.0  # share of the land
+    first_player: int | None = None
     replay_checked: bool = False
     replay_ok: bool = True
     json_ok: bool = True
@@ -85,6 +91,10 @@ def run_game(
         ms=ms,
         violations=list(stats.violations),
     )
+    cov = coverage.game_coverage(state, events)
+    summary.east_touched, summary.west_touched = cov.east_touched, cov.west_touched
+    summary.far_reached, summary.largest_province = cov.far_reached, cov.largest_province
+    summary.first_player = cov.first_player
     if check_replay:
         summary.replay_checked = True
         summary.replay_ok = (replay(events) if position is None else playout.fold(position, events)) == state
@@ -126,6 +136,14 @@ def aggregate(games: Sequence[GameSummary]) -> dict[str, Any]:
             actions[k] = actions.get(k, 0) + v
     n = max(len(games), 1)
     wall_ends = reasons.get("walls", 0) + reasons.get("no-space", 0)
+    seats = games[0].players if games else 0
+    by_seat = [0.0] * seats
+    by_order = [0.0] * seats  # 0 = the starting player (R2.4), then clockwise
+    for g in games:
+        for w in g.winners:
+            by_seat[w] += 1 / len(g.winners)  # D9: a shared victory is shared here too
+            if g.first_player is not None:
+                by_order[(w - g.first_player) % seats] += 1 / len(g.winners)
     return {
         "games": len(games),
         "players": games[0].players if games else 0,
@@ -139,6 +157,13 @@ def aggregate(games: Sequence[GameSummary]) -> dict[str, Any]:
         "end_share_points": round(reasons.get("points", 0) / n, 3),
         "score_max_median": statistics.median(max(g.scores) for g in games) if games else 0,
         "score_min_median": statistics.median(min(g.scores) for g in games) if games else 0,
+        "east_touched": round(sum(g.east_touched for g in games) / n, 3),
+        "west_touched": round(sum(g.west_touched for g in games) / n, 3),
+        "far_reached": round(sum(1 for g in games if g.far_reached) / n, 3),
+        "largest_province_mean": round(sum(g.largest_province for g in games) / n, 3),
+        "largest_province_p90": round(_percentile([g.largest_province for g in games], 0.9), 3),
+        "win_share_by_seat": [round(w / n, 3) for w in by_seat],
+        "win_share_by_turn_order": [round(w / n, 3) for w in by_order],
         "actions_per_game": {k: round(v / n, 2) for k, v in sorted(actions.items())},
         "invariant_violations": sum(len(g.violations) for g in games),
         "replays_checked": sum(1 for g in games if g.replay_checked),
@@ -147,6 +172,25 @@ def aggregate(games: Sequence[GameSummary]) -> dict[str, Any]:
         "ms_per_game_median": round(statistics.median(g.ms for g in games), 1) if games else 0,
         "ms_per_game_p90": round(_percentile([g.ms for g in games], 0.9), 1),
     }
+
+
+def coverage_line(figures: dict[str, Any], game_map: Map) -> str:
+    """The coverage figures (engine.coverage) as one line of text."""
+    reg = coverage.regions(game_map)
+
+    def pct(x: float) -> str:
+        return f"{100 * x:.0f}%"
+
+    seats = "/".join(pct(x) for x in figures["win_share_by_seat"])
+    order = "/".join(pct(x) for x in figures["win_share_by_turn_order"])
+    return (
+        f"coverage: walls touch {pct(figures['east_touched'])} of the east "
+        f"({', '.join(r for r in reg.names if r in reg.east) or 'none'}) and "
+        f"{pct(figures['west_touched'])} of the west; {reg.far or 'the far region'} reached in "
+        f"{pct(figures['far_reached'])} of games; largest province at the end "
+        f"{pct(figures['largest_province_mean'])} of the land (p90 {pct(figures['largest_province_p90'])}); "
+        f"wins by seat {seats}, by turn order {order}"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,6 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"violations {figures['invariant_violations']}, replay mismatches {figures['replay_mismatches']}, "
         f"json mismatches {figures['json_mismatches']}"
     )
+    print(coverage_line(figures, game_map))
     if args.json:
         print(json.dumps(figures, sort_keys=True))
     bad = figures["invariant_violations"] or figures["replay_mismatches"] or figures["json_mismatches"]

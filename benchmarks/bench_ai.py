@@ -1,0 +1,165 @@
+"""Computer players' strength and speed: one player against three (or n-1) greedy players.
+
+    python benchmarks/bench_ai.py [--games 200] [--players 4] [--jobs 2] [--player hard] [--levy]
+
+Game i (seed i) seats the tested player at seat i mod n, so every seat is played equally often. Printed:
+the tested player's win share with its Wilson 95% interval (a shared victory counts as a share, D9), the
+time per decision (median, p90, max; the hard player is given a deadline of 2.5 s, as the bot gives it),
+and in the same run a baseline: a greedy player in the tested seat,
+whose fair share is 1/n. ``--levy`` also measures the greedy player's levy judgement against the old one
+(``GreedyPlayer(levy_rivals=0)``): the share of its levies where the rivals together gain more, and the new
+player's win share against three old ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from multiprocessing import get_context
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import ai, rules  # noqa: E402
+from engine.actions import Action  # noqa: E402
+from engine.actions import Levy as LevyAction  # noqa: E402
+from engine.maps import default_map, packaged_map  # noqa: E402
+from engine.state import GameState  # noqa: E402
+
+OLD_GREEDY = ai.GreedyPlayer(levy_rivals=0.0)  # the greedy player before its levy judgement was improved
+DEADLINE = 2.5  # seconds: the hard player stops searching then (a hard cap of 3 s per decision)
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share (95% for z = 1.96)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+Levy = tuple[bool, bool]  # the rivals together gain more; some rival gains more
+
+
+Work = tuple[str, str, str, int, int, int]  # tested, field, map, players, seed, follow-ups
+
+
+def _play(args: Work) -> tuple[float, list[float], list[Levy]]:
+    """One game: the tested player in seat seed % n, the others by ``field``; its win share, its decision
+    times (seconds) and, for each of its levies, whether the rivals together, and one rival alone, gained
+    more than it did."""
+    tested, field, map_name, players, seed, follow_ups = args
+    hard = ai.HardPlayer(follow_ups=follow_ups)
+    game_map = default_map() if map_name == "empire" else packaged_map(map_name)
+    seat = seed % players
+    times: list[float] = []
+    levies: list[Levy] = []
+    player = _player(tested)
+
+    def timed(state: GameState, rng: random.Random) -> Action:
+        start = time.perf_counter()
+        if tested == "hard":  # the bot's way: a deadline on its own clock
+            action = hard(state, rng, deadline=lambda: time.perf_counter() - start > DEADLINE)
+        else:
+            action = player(state, rng)
+        times.append(time.perf_counter() - start)
+        if isinstance(action, LevyAction):
+            gains = [pts for pts, _ in rules.levy_scores(state)]
+            me = state.current
+            rivals = [g for q, g in enumerate(gains) if q != me]
+            levies.append((sum(rivals) > gains[me], max(rivals) > gains[me]))
+        return action
+
+    seats: list[ai.Player] = [timed if i == seat else _player(field) for i in range(players)]
+    state, _, _ = ai.play_game(game_map, players, seed, ai=seats, check=False)
+    assert state.result is not None
+    winners = state.result.winners
+    return (1 / len(winners) if seat in winners else 0.0), times, levies
+
+
+def _player(name: str) -> ai.Player:
+    if name == "old-greedy":
+        return OLD_GREEDY
+    return ai.PLAYERS[name]
+
+
+def run(
+    tested: str, field: str, games: int, players: int, jobs: int, map_name: str, follow_ups: int = 1
+) -> dict[str, float]:
+    work = [(tested, field, map_name, players, seed, follow_ups) for seed in range(1, games + 1)]
+    play: Callable[[Work], tuple[float, list[float], list[Levy]]] = _play
+    if jobs > 1:
+        with get_context("spawn").Pool(jobs) as pool:
+            results = []
+            for k, result in enumerate(pool.imap(play, work, chunksize=1), start=1):
+                results.append(result)
+                if k % 20 == 0:
+                    share = sum(r[0] for r in results) / k
+                    print(f"  ... {k} games, {tested} wins {100 * share:.1f}%", file=sys.stderr, flush=True)
+    else:
+        results = [play(w) for w in work]
+    wins = sum(r[0] for r in results)
+    times = sorted(t for r in results for t in r[1])
+    levies = [x for r in results for x in r[2]]
+    lo, hi = wilson(wins, games)
+    return {
+        "share": wins / games,
+        "lo": lo,
+        "hi": hi,
+        "median": statistics.median(times) if times else 0.0,
+        "p90": times[int(0.9 * (len(times) - 1))] if times else 0.0,
+        "max": times[-1] if times else 0.0,
+        "levies": len(levies) / games,
+        "rivals_more": sum(a for a, _ in levies) / len(levies) if levies else 0.0,
+        "a_rival_more": sum(b for _, b in levies) / len(levies) if levies else 0.0,
+    }
+
+
+def report(label: str, r: dict[str, float], players: int) -> None:
+    print(
+        f"{label}: wins {100 * r['share']:.1f}% [95% CI {100 * r['lo']:.1f}-{100 * r['hi']:.1f}%] "
+        f"(fair {100 / players:.0f}%); per decision median {1000 * r['median']:.1f} ms, "
+        f"p90 {1000 * r['p90']:.1f} ms, max {1000 * r['max']:.1f} ms; "
+        f"levies {r['levies']:.1f}/game, where the rivals together gain more {100 * r['rivals_more']:.0f}%, "
+        f"one rival alone gains more {100 * r['a_rival_more']:.0f}%",
+        flush=True,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--players", type=int, default=4, choices=(2, 3, 4))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--player", default="hard", choices=[*sorted(ai.PLAYERS), "none"])
+    parser.add_argument("--map", default="empire", help="a packaged map's name")
+    parser.add_argument("--levy", action="store_true", help="also compare greedy with the old greedy")
+    parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--follow-ups", type=int, default=1, help="HardPlayer.follow_ups for the hard player")
+    args = parser.parse_args()
+    print(f"{args.games} games, {args.players} players, map {args.map}, {args.jobs} processes")
+
+    def measure(label: str, tested: str, field: str) -> None:
+        r = run(tested, field, args.games, args.players, args.jobs, args.map, args.follow_ups)
+        report(label, r, args.players)
+
+    if not args.no_baseline:
+        measure("baseline greedy vs greedy", "greedy", "greedy")
+    if args.levy:
+        measure("old greedy vs old greedy", "old-greedy", "old-greedy")
+        measure("greedy vs old greedy", "greedy", "old-greedy")
+    if args.player != "none":
+        measure(f"{args.player} vs greedy", args.player, "greedy")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

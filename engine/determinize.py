@@ -1,0 +1,90 @@
+"""Sampled worlds for a player who may not peek (R2.5): whole game states built from one player's view.
+
+A player's view (engine.views) shows the board, the face-up cards, the discard pile, every hand's size and
+the player's own hand. The cards nobody has seen are the 55 (R2.1) minus those. ``sample_world`` deals them
+at random into the other hands (at their public sizes) and the supply (at its public size), so that every
+sampled state agrees with everything the viewer saw. A computer player that searches such worlds, and
+nothing else, decides from its view alone: two states that differ only in hidden cards give it the same
+view, and so (with the same random source) the same decision.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from engine import rules
+from engine.state import CARDS_PER_SYMBOL, EndReason, GameState, Phase, PlayerState, Province
+from engine.symbols import Cards, add, as_list, cards_of, sub
+from engine.views import GameView
+
+ALL_CARDS: Cards = (CARDS_PER_SYMBOL,) * 5
+
+
+def unseen_cards(v: GameView) -> Cards:
+    """The cards the viewer has not seen: all cards minus the own hand, the face-up cards and the discards."""
+    assert v.hand is not None, "a world is sampled for a seated player"
+    seen = add(add(v.hand, v.discard), cards_of([s for s in v.face_up if s is not None]))
+    out = sub(ALL_CARDS, seen)
+    if min(out) < 0:
+        raise ValueError(f"the view shows more cards than the game holds: {seen}")
+    return out
+
+
+def sample_world(v: GameView, rng: random.Random) -> GameState:
+    """One game state consistent with the view ``v``: hidden hands and the supply order dealt at random."""
+    me = v.viewer
+    assert me is not None and v.hand is not None
+    pool = as_list(unseen_cards(v))
+    wanted = sum(p.hand_size for p in v.players if p.seat != me) + v.supply_size
+    if wanted != len(pool):
+        raise ValueError(f"{len(pool)} unseen cards for {wanted} hidden places")
+    rng.shuffle(pool)
+    players = []
+    at = 0
+    for p in v.players:
+        if p.seat == me:
+            hand = v.hand
+        else:
+            hand = cards_of(pool[at : at + p.hand_size])
+            at += p.hand_size
+        players.append(PlayerState(hand=hand, guards=p.guards, score=p.score, resigned=p.resigned))
+    supply = tuple(pool[at:])
+    state = GameState(
+        map=v.map,
+        options=v.options,
+        players=tuple(players),
+        alexander=v.alexander,
+        walls=v.walls,
+        red_walls=v.red_walls,
+        provinces=tuple(Province(p.id, p.spaces) for p in v.provinces),
+        next_province_id=max((p.id for p in v.provinces), default=0) + 1,
+        face_up=v.face_up,
+        supply=supply,
+        discard=v.discard,
+        rng=rng.getrandbits(64),
+        current=v.current,
+        phase=v.phase,
+        turn=v.turn,
+        actions_taken=v.actions_taken,
+        last_move=v.last_move,
+        result=v.result,
+        version=v.version,
+    )
+    return _with_ending(state)
+
+
+def _with_ending(state: GameState) -> GameState:
+    """The view has no ``ending``; it follows from public facts (R3.6-R3.8, R10.1).
+
+    Red walls are placed only by the move that ends the game, so any red wall during the actions means
+    this turn is the last. With no empty space left and no move of this player's own, R3.8 skipped it.
+    """
+    if state.phase is not Phase.ACTIONS:
+        return state
+    if state.red_walls:
+        return replace(state, ending=EndReason.WALLS)
+    moved = state.last_move is not None and state.last_move.player == state.current
+    if not moved and not rules.empty_spaces(state):
+        return replace(state, ending=EndReason.NO_SPACE)
+    return state
