@@ -15,6 +15,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from engine import rules
+from engine.packaged import PACKAGED_MAPS
 from engine.state import GameState, Phase
 
 from . import choices as ch
@@ -31,6 +32,12 @@ log = logging.getLogger("bot")
 
 Choices = list[app_commands.Choice[str]]
 
+
+LEVEL_CHOICES = [
+    app_commands.Choice(name="easy (random)", value="easy"),
+    app_commands.Choice(name="normal (greedy)", value="normal"),
+    app_commands.Choice(name="hard (searches)", value="hard"),
+]
 
 # Autocomplete stays empty for these: nothing the asker could pick, and nothing to explain in a list.
 _SILENT = {"bot/no-game", "bot/game-over", "bot/not-a-player", "bot/not-started", "bot/closed"}
@@ -103,12 +110,16 @@ class AlexandrosCog(commands.Cog):
         thread="Start the game in a new thread of this channel",
         deadline_hours="Hours a player has for a turn (no deadline if left out)",
         deadline_policy="After a deadline: skip the turn (default), or let the computer play it",
+        map="The map (default: Alexander's Empire)",
+        computer="How well the computer plays for a player absent past the deadline (default: normal)",
     )
     @app_commands.choices(
         deadline_policy=[
             app_commands.Choice(name="skip the turn", value="skip"),
             app_commands.Choice(name="the computer plays it", value="autoplay"),
-        ]
+        ],
+        map=[app_commands.Choice(name=limits.label(f"{k}: {v}"), value=k) for k, v in PACKAGED_MAPS.items()],
+        computer=LEVEL_CHOICES,
     )
     async def new(
         self,
@@ -116,8 +127,10 @@ class AlexandrosCog(commands.Cog):
         thread: bool = False,
         deadline_hours: app_commands.Range[int, 1, 720] | None = None,
         deadline_policy: str | None = None,
+        map: str | None = None,  # noqa: A002 - the option's name, as players see it
+        computer: str | None = None,
     ) -> None:
-        await self.h.lobby.new(interaction, thread, deadline_hours, deadline_policy)
+        await self.h.lobby.new(interaction, thread, deadline_hours, deadline_policy, map, computer)
 
     # Discord allows 25 subcommands or subgroups in a group: the table's own commands (their buttons are
     # the usual way) and a player's personal ones live in subgroups, /alexandros table … and /alexandros me ….
@@ -129,6 +142,12 @@ class AlexandrosCog(commands.Cog):
     @table.command(name="join", description="Sit down at this channel's table")
     async def join(self, interaction: discord.Interaction) -> None:
         await self.h.lobby.join(interaction, None, from_button=False)
+
+    @table.command(name="add-computer", description="Seat a computer player (the table's creator)")
+    @app_commands.describe(level="How well it plays: easy (random), normal (greedy) or hard")
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def add_computer(self, interaction: discord.Interaction, level: str = "normal") -> None:
+        await self.h.lobby.add_computer(interaction, level)
 
     @table.command(name="leave", description="Leave this channel's table before the game starts")
     async def leave(self, interaction: discord.Interaction) -> None:

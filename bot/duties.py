@@ -33,6 +33,7 @@ from engine.views import view
 from storage import NewDuty
 
 from . import texts
+from .computers import is_computer
 from .tables import Outcome, Table
 
 POST = "post"
@@ -124,7 +125,7 @@ def after_change(
                 channel,
                 payload={
                     "text": texts.end_text(table),
-                    "ping": list(table.record.user_ids),
+                    "ping": [u for u in table.record.user_ids if not is_computer(u)],
                     **_picture(state, table),
                 },
             )
@@ -134,7 +135,7 @@ def after_change(
         text = texts.turn_text(table, texts.turn_header(table), outcome.events[split:])
         payload = {
             "text": text,
-            "ping": [uid] if uid is not None else [],
+            "ping": [uid] if uid is not None and not is_computer(uid) else [],
             "buttons": buttons(table),
             "turn_post": new_turn,
             **_picture(state, table),
@@ -153,7 +154,7 @@ def turn_post(
     uid = table.current_user
     payload = {
         "text": texts.turn_text(table, texts.turn_header(table), turn_events),
-        "ping": [uid] if uid is not None else [],
+        "ping": [uid] if uid is not None and not is_computer(uid) else [],
         "buttons": buttons(table),
         "turn_post": since,
         **_picture(state, table, lean),

@@ -15,8 +15,10 @@ from typing import Any
 
 import discord
 
+from engine.ai import LEVELS
 from engine.game import MAX_PLAYERS, MIN_PLAYERS, new_game
-from engine.maps import Map
+from engine.maps import Map, packaged_map
+from engine.packaged import PACKAGED_MAPS
 from storage import ChannelBusy, GameRecord, NewDuty, SeatError, Status
 
 from . import components as ui
@@ -66,10 +68,22 @@ class Lobby:
         thread: bool,
         deadline_hours: int | None = None,
         deadline_policy: str | None = None,
+        map_name: str | None = None,
+        computer: str | None = None,
     ) -> None:
         async def body() -> None:
             user = interaction.user
             options = self._options(user.id, display_name(user), deadline_hours, deadline_policy)
+            if map_name is not None:
+                if map_name not in PACKAGED_MAPS:
+                    raise Refused(
+                        "bot/bad-choice", what="map", value=map_name, allowed=", ".join(PACKAGED_MAPS)
+                    )
+                options["map"] = map_name
+            if computer is not None:
+                if computer not in LEVELS:
+                    raise Refused("bot/bad-choice", what="level", value=computer, allowed=", ".join(LEVELS))
+                options["computer"] = computer
             channel_id = interaction.channel_id or 0
             if thread:
                 await defer_private(interaction)
@@ -170,6 +184,37 @@ class Lobby:
 
         await self.ctx.guard(interaction, body)
 
+    async def add_computer(self, interaction: discord.Interaction, level: str) -> None:
+        """``/alexandros table add-computer``: the creator seats a computer player of a level (issue 14)."""
+
+        async def body() -> None:
+            table = await self._lobby_table(interaction, None)
+            rec, uid = table.record, interaction.user.id
+            if rec.created_by != uid:
+                creator = rec.options.get("creator", "the creator")
+                raise Refused("bot/not-creator", creator=creator, what="seat a computer player")
+            if level not in LEVELS:
+                raise Refused("bot/bad-choice", what="level", value=level, allowed=", ".join(LEVELS))
+            if len(rec.seats) >= MAX_PLAYERS:
+                raise Refused("bot/table-full", max=MAX_PLAYERS)
+            taken = set(rec.user_ids)
+            computer = next(c for c in (-1, -2, -3, -4) if c not in taken)
+            store, now = self.ctx.store, self.ctx.clock()
+            try:
+                await store.join_seat(rec.id, computer, now)
+            except SeatError:
+                raise Refused("bot/table-full", max=MAX_PLAYERS) from None
+            names = {**rec.options.get("names", {}), str(computer): texts.computer_name(level)}
+            levels = {**rec.options.get("computers", {}), str(computer): level}
+            record = await store.update_lobby(
+                rec.id, now, options={**rec.options, "names": names, "computers": levels}
+            )
+            await self._changed(
+                interaction, Table(record, None, names_of(record)), False, texts.computer_seated(level)
+            )
+
+        await self.ctx.guard(interaction, body)
+
     async def _changed(
         self, interaction: discord.Interaction, table: Table, from_button: bool, note: str
     ) -> None:
@@ -198,7 +243,14 @@ class Lobby:
             if len(rec.seats) < MIN_PLAYERS:
                 raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
             seats = [(i, u) for i, (_, u) in enumerate(sorted(rec.seats))]
-            game_map, seed = self.map_provider, self.seed_source()
+            named = str(rec.options.get("map", ""))
+            game_map: MapProvider = self.map_provider
+            if named in PACKAGED_MAPS:  # chosen at /alexandros new; else the bot's map (default, or --map)
+
+                def game_map() -> Map:
+                    return packaged_map(named)
+
+            seed = self.seed_source()
             # Starting only deals and saves (fast), so a button can answer by editing the lobby at once.
             state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
             async with self.ctx.tables.locks.hold(rec.id):

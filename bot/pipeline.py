@@ -39,6 +39,7 @@ from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, Ve
 
 from . import duties as dt
 from . import ratings, replays
+from .computers import is_computer
 from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy, turn_deadline
 from .seat_rules import is_paused, vacation_until
 from .tables import Outcome, Refused, Table, Tables, Turn, names_of
@@ -320,6 +321,8 @@ class Pipeline:
         if since is None or uid is None or table.state is None:
             return []
         started = table.record.turn_started_at or self.clock()
+        if is_computer(uid):  # a computer seat plays at once (bot.timers), and is never reminded
+            return [dt.deadline(table, since, self.clock())]
         out: list[NewDuty] = []
         due = next_reminder(started, self.reminder_hours, await self.prefs.get(uid), None)
         if due is not None:

@@ -75,7 +75,7 @@ def placements(record: GameRecord, state: GameState | None, meta: Mapping[str, A
         Placement(uid, rank, seat in winners)
         for seat, rank in sorted(final_ranks(state).items())
         for uid in [dict(record.seats).get(seat)]
-        if uid is not None and uid not in computer
+        if uid is not None and uid > 0 and uid not in computer  # computer seats have no Discord id
     ]
     return out if len(out) >= 2 else []
 

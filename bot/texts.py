@@ -20,6 +20,7 @@ from engine.symbols import total
 from engine.views import redact, view
 from storage import GameRecord, PlayerRating
 
+from .computers import is_computer
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .seat_rules import is_paused, vacations
@@ -38,9 +39,30 @@ def jump_link(guild_id: int | None, channel_id: int, message_id: int | None = No
     return base if message_id is None else f"{base}/{message_id}"
 
 
+def who(table: Table, user_id: int | None) -> str:
+    """A player as the channel shows them: a mention, or a computer seat's name (it has no Discord id)."""
+    if is_computer(user_id):
+        names: dict[str, str] = table.record.options.get("names", {})
+        return f"**{names.get(str(user_id), 'the computer')}**"
+    return f"<@{user_id}>"
+
+
+def computer_name(level: str) -> str:
+    return f"Computer ({level})"
+
+
+def computer_seated(level: str) -> str:
+    return f"A computer player ({level}) sits at the table; it plays its turns as soon as they come."
+
+
+def computer_played(name: str, lines: Sequence[str]) -> str:
+    """The public log of a computer seat's turn (from redacted events only)."""
+    return clip(f"**{name}** played: " + ("; ".join(lines) if lines else "no action") + ".")
+
+
 def lobby_text(table: Table) -> str:
     rec = table.record
-    seated = [f"<@{uid}>" for _, uid in sorted(rec.seats)]
+    seated = [who(table, uid) for _, uid in sorted(rec.seats)]
     if rec.status == "abandoned":
         return f"**Alexandros — game {rec.id}** was closed."
     if rec.status != "lobby":
@@ -131,7 +153,7 @@ def turn_header(table: Table) -> str:
     uid = table.user_of(seat)
     name = table.speaker.seat(seat)
     return (
-        f"**Turn {st.turn} — {name} ({COLOURS[seat]})** <@{uid}>, it is your turn.\n"
+        f"**Turn {st.turn} — {name} ({COLOURS[seat]})** {who(table, uid)}, it is your turn.\n"
         f"{can_do(table)}{deadline_note(table)}{away_note(table)}"
     )
 
@@ -197,13 +219,13 @@ def end_text(table: Table) -> str:
     st = table.state
     assert st is not None and st.result is not None
     res = st.result
-    winners = " and ".join(f"<@{table.user_of(w)}>" for w in res.winners) or "nobody"
+    winners = " and ".join(who(table, table.user_of(w)) for w in res.winners) or "nobody"
     lines = [
         f"**Game {table.id} is over** — {END_REASONS.get(res.reason, str(res.reason))}.",
         f"{'Winners' if len(res.winners) > 1 else 'Winner'}: {winners}.",
         scores_line(table),
         "Players: "
-        + ", ".join(f"<@{uid}>" for _, uid in sorted(table.record.seats))
+        + ", ".join(who(table, uid) for _, uid in sorted(table.record.seats))
         + ". Thanks for playing!",
     ]
     return clip("\n".join(lines))

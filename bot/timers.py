@@ -21,25 +21,21 @@ from typing import Any
 
 import discord
 
-from engine.actions import Action, SkipTurn
-from engine.ai import greedy_player
+from engine.actions import SkipTurn
 from engine.errors import IllegalAction
-from engine.events import Event
 from engine.game import apply
 from engine.state import GameState
 from engine.views import redact
 from storage import Duty, NewDuty
 
+from . import computers, notices, texts
 from . import duties as dt
-from . import notices, texts
 from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
 from .seat_rules import is_paused, vacation_until
 from .tables import Refused, Table
 
 log = logging.getLogger("bot")
-
-AUTOPLAY_CAP = 40  # a turn is a move and at most two actions; the cap only guards against a looping player
 
 
 class Timers:
@@ -149,12 +145,27 @@ class Timers:
                 return "moved to the end of the vacation"
             hours = float(table.record.options.get("deadline_hours") or 0)
             uid = table.current_user
+            rng = random.Random(table.id * 1_000_003 + state.version)
+            if computers.is_computer(uid):  # a computer seat: its turn is due as soon as it starts
+                assert uid is not None
+                level = computers.seat_level(table.record.options, uid)
+                played = await asyncio.to_thread(computers.play_turn, state, level, rng)
+                if played is None:
+                    return await self._skip(table, state, None, texts.skipped_text(uid, hours), now)
+                new_state, events, actions = played
+                lines = table.speaker.event_lines([redact(e, None) for e in events])
+                name = table.speaker.seat(state.current)
+                note = dt.say(table.record.channel_id, texts.computer_played(name, lines), now=now)
+                await pipeline.commit(
+                    table, new_state, events, actions, by_computer=True, extra=[note], user_id=uid,
+                    via="computer",
+                )  # fmt: skip
+                return f"played by the computer ({level})"
             if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:
                 absent = user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT))
                 meta = None if uid is None or uid in absent else {META_ABSENT: sorted(absent | {uid})}
-                played = await asyncio.to_thread(
-                    _autoplay, state, random.Random(table.id * 1_000_003 + state.version)
-                )
+                level = computers.table_level(table.record.options)
+                played = await asyncio.to_thread(computers.play_turn, state, level, rng)
                 if played is not None:
                     new_state, events, actions = played
                     lines = table.speaker.event_lines([redact(e, None) for e in events])
@@ -162,20 +173,28 @@ class Timers:
                         table.record.channel_id, texts.autoplay_text(table, uid, lines, hours), now=now
                     )
                     await pipeline.commit(
-                        table, new_state, events, actions, by_computer=True, meta=meta, extra=[note]
-                    )
+                        table, new_state, events, actions, by_computer=True, meta=meta, extra=[note],
+                        user_id=uid, via="computer",
+                    )  # fmt: skip
                     return "played by the computer"
             else:
                 meta = None
-            note = dt.say(table.record.channel_id, texts.skipped_text(uid, hours), now=now)
-            try:
-                new_state, evs = apply(state, SkipTurn(state.current))
-            except IllegalAction as err:
-                return f"dropped: {err.code}"
-            await pipeline.commit(
-                table, new_state, tuple(evs), (SkipTurn(state.current),), meta=meta, extra=[note]
-            )
-            return "skipped"
+            return await self._skip(table, state, meta, texts.skipped_text(uid, hours), now)
+
+    async def _skip(
+        self, table: Table, state: GameState, meta: dict[str, Any] | None, text: str, now: float
+    ) -> str:
+        """P2: the turn passes with no move and no action, with its announcement."""
+        note = dt.say(table.record.channel_id, text, now=now)
+        try:
+            new_state, evs = apply(state, SkipTurn(state.current))
+        except IllegalAction as err:
+            return f"dropped: {err.code}"
+        await self.pipeline.commit(
+            table, new_state, tuple(evs), (SkipTurn(state.current),), meta=meta, extra=[note],
+            user_id=table.current_user, via="deadline",
+        )  # fmt: skip
+        return "skipped"
 
 
 def _fields(duty: Duty) -> dict[str, Any]:
@@ -187,22 +206,3 @@ def _fields(duty: Duty) -> dict[str, Any]:
         "payload": duty.payload,
         "key": duty.key,
     }
-
-
-def _autoplay(
-    state: GameState, rng: random.Random
-) -> tuple[GameState, tuple[Event, ...], tuple[Action, ...]] | None:
-    """The engine's greedy player finishes the current turn (None: it failed or looped)."""
-    seat, turn = state.current, state.turn
-    cur, events, actions = state, [], []
-    for _ in range(AUTOPLAY_CAP):
-        action = greedy_player(cur, rng)
-        try:
-            cur, evs = apply(cur, action)
-        except IllegalAction:
-            return None
-        events.extend(evs)
-        actions.append(action)
-        if cur.over or cur.turn != turn or cur.current != seat:
-            return cur, tuple(events), tuple(actions)
-    return None

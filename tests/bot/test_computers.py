@@ -1,0 +1,79 @@
+"""Issue 14 in the bot: a map chosen when the table opens, computer seats of a level that play their turns
+as soon as they come (off the event loop, through the pipeline, never pinged or reminded or rated), and
+the table's level for absent players."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.computers import is_computer, play_turn
+from engine import ai
+from engine.game import new_game
+from engine.maps import packaged_map
+from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+async def test_a_map_chosen_at_creation_and_the_computers_level(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        alice, bob = d.member("alice"), d.member("bob")
+        r = await d.slash(alice, "alexandros new", map="aegean", computer="hard")
+        lobby = r.response_message
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        await d.click(bob, lobby.id, f"alx:join:{gid}")
+        await d.click(alice, lobby.id, f"alx:start:{gid}")
+        table = await d.bot.pipeline.tables.by_id(gid)
+        assert table.state.map.name == packaged_map("aegean").name
+        assert table.record.options["computer"] == "hard"
+
+
+async def test_a_computer_seat_plays_its_turns_at_once_and_is_never_pinged(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, clock=clock)) as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "alexandros new")
+        lobby = r.response_message
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        r = await d.slash(d.member("bob"), "alexandros table add-computer", level="easy")
+        assert r.ephemeral and "Only alice" in r.content, "the creator seats computers"
+        r = await d.slash(alice, "alexandros table add-computer", level="normal")
+        assert r.ephemeral and "computer player (normal)" in r.content
+        await d.bot.deliveries.drain()
+        assert "**Computer (normal)**" in d.message(lobby.id).content
+        await d.click(alice, lobby.id, f"alx:start:{gid}")
+        await d.bot.deliveries.drain()
+        g = Game(d, [alice], game_id=gid)
+        rng = random.Random(2)
+        played = 0
+        for n in range(60):
+            table = await g.table()
+            st = table.state
+            if st.over:
+                break
+            assert not is_computer(table.current_user), "the computer's turn waited for nobody"
+            await g.play(ai.greedy_player(st, rng), n)
+            await d.bot.deliveries.drain()
+            played += 1
+        posts = [m for m in d.channel_messages(CHANNEL) if "**Computer (normal)** played:" in m.content]
+        assert posts and played > 3
+        assert all(u > 0 for q in d.requests for u in q.pinged_user_ids), "a computer is never pinged"
+        duties = await d.bot.store.pending_duties(gid)
+        assert not [x for x in duties if x.kind == "remind" and is_computer(x.user_id)]
+
+
+def test_the_hard_level_keeps_to_its_time_and_plays_legal_turns():
+    import time
+
+    state, _ = new_game(WALLS_MAP, 2, 3)
+    started = time.monotonic()
+    played = play_turn(state, "hard", random.Random(1))
+    assert played is not None and played[0].current != state.current or played[0].over
+    assert time.monotonic() - started < 3 * 3 + 1  # at most a move and two actions, 2.5 s each
