@@ -77,3 +77,15 @@ def test_the_hard_level_keeps_to_its_time_and_plays_legal_turns():
     played = play_turn(state, "hard", random.Random(1))
     assert played is not None and played[0].current != state.current or played[0].over
     assert time.monotonic() - started < 3 * 3 + 1  # at most a move and two actions, 2.5 s each
+
+
+def test_a_failing_computer_player_falls_back_to_a_legal_action(monkeypatch):
+    from engine import ai as engine_ai
+
+    def broken(state, rng):
+        raise AssertionError("no move found")
+
+    monkeypatch.setitem(engine_ai.LEVELS, "normal", broken)
+    state, _ = new_game(WALLS_MAP, 2, 3)
+    played = play_turn(state, "normal", random.Random(1))
+    assert played is not None and played[2], "the easy player took over"
