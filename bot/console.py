@@ -1,7 +1,7 @@
 """``python -m bot console``: play the real bot in a terminal, without Discord or a token.
 
 Named local users sit at one table. Each input line is one user's interaction, run through the SAME path
-as on Discord (the offline Discord of ``bot.offline``: real discord.py, real commands, buttons and
+as on Discord (the offline Discord of the ``offline`` package: real discord.py, real commands, buttons and
 selects). Public and private answers are printed and marked; every picture is written to a folder.
 
 Lines::
