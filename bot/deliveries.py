@@ -325,6 +325,10 @@ class Deliveries:
         p = duty.payload
         assert duty.channel_id is not None and duty.game_id is not None
         live = bool(p.get("buttons"))
+        if live and await self._superseded(duty):
+            # A later edit of the same live turn post is already waiting (a busy game, or a backlog): it shows
+            # everything this one would, so this one is not drawn nor sent. A closing edit is always sent.
+            return "superseded by a later edit"
         post = (await self.store.get_game_meta(duty.game_id)).get(META_TURN_POST)
         if not isinstance(post, dict) or int(post.get("since", -1)) != int(p["since"]):
             if live:  # the turn's post never made it: this one takes its place
@@ -349,6 +353,13 @@ class Deliveries:
                 return await self._repost(duty, now)
             raise
         return f"edited {post['message']}"
+
+    async def _superseded(self, duty: Duty) -> bool:
+        since = duty.payload.get("since")
+        return any(
+            d.id > duty.id and d.kind == dt.EDIT and d.payload.get("since") == since
+            for d in await self.store.pending_duties(duty.game_id)
+        )
 
     async def _repost(self, duty: Duty, now: float) -> str:
         payload = {**duty.payload, "turn_post": duty.payload["since"]}

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot import duties as dt
+from bot.pipeline import Ask
 from engine import ai
 from tests.bot.driver import CHANNEL, NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
 
@@ -234,3 +235,24 @@ async def test_a_process_killed_between_commit_and_delivery_loses_nothing(tmp_pa
         assert await undelivered(d, gid) == []
         timers = {x.kind for x in await d.bot.store.pending_duties(gid)}
         assert dt.REMIND in timers, "the reminder hangs on the commit, not on the post"
+
+
+async def test_a_turn_post_edit_waiting_behind_a_later_one_is_not_drawn_nor_sent(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        (post,) = turn_posts(d, 1)
+        d.bot.pipeline.wake = lambda: None  # a backlog: the commits write their edits, nobody sends them yet
+        for n in range(2):
+            st = await g.state()
+            action = ai.greedy_player(st, random.Random(n))
+            table = await g.table()
+            user = g.user_of_seat(table, st.current)
+            await d.bot.pipeline.act(Ask(user.id, game_id=g.game_id), lambda s, seat, a=action: a)
+        assert len([x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.EDIT]) == 2
+        mark = d.mark()
+        await d.bot.deliveries.drain()
+        edits = [q for q in d.requests_since(mark) if q.kind == "edit_message"]
+        assert len(edits) == 1, "one edit, with the latest board"
+        assert edits[0].files, "the edit that was sent carries the picture of the latest state"
+        assert not [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.EDIT]
