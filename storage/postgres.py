@@ -27,7 +27,7 @@ import os
 import shutil
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, NoReturn, TypeAlias, TypeVar
 
 import asyncpg
 
@@ -171,6 +171,16 @@ async def open_postgres_store(url: str, *, min_size: int = 1, max_size: int = 10
         await conn.close()
     pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
     return PostgresGameStore(url, pool)
+
+
+async def _why_not_updated(conn: Any, game_id: int, expected_version: int) -> NoReturn:
+    """A version-guarded update of a game changed no row: raise why (gone, moved on, or closed)."""
+    row = await conn.fetchrow("SELECT version, status FROM games WHERE id = $1", game_id)
+    if row is None:
+        raise GameNotFound(game_id)
+    if row[0] != expected_version:
+        raise VersionConflict(game_id, expected_version, row[0])
+    raise GameClosed(game_id, row[1])
 
 
 class PostgresGameStore(
@@ -472,12 +482,7 @@ class PostgresGameStore(
                 new_version, now, status, set_waiting, waiting, game_id, expected_version,
             )  # fmt: skip
             if updated is None:
-                row = await conn.fetchrow("SELECT version, status FROM games WHERE id = $1", game_id)
-                if row is None:
-                    raise GameNotFound(game_id)
-                if row[0] != expected_version:
-                    raise VersionConflict(game_id, expected_version, row[0])
-                raise GameClosed(game_id, row[1])
+                await _why_not_updated(conn, game_id, expected_version)
             record = _game_from_row(updated)
             if map_rows:
                 await conn.executemany(
@@ -543,12 +548,7 @@ class PostgresGameStore(
                 now, set_waiting, waiting, game_id, expected_version, options_json,
             )  # fmt: skip
             if updated is None:
-                row = await conn.fetchrow("SELECT version, status FROM games WHERE id = $1", game_id)
-                if row is None:
-                    raise GameNotFound(game_id)
-                if row[0] != expected_version:
-                    raise VersionConflict(game_id, expected_version, row[0])
-                raise GameClosed(game_id, row[1])
+                await _why_not_updated(conn, game_id, expected_version)
             record = _game_from_row(updated)
             if seat_rows is not None:
                 await self._replace_seats(conn, game_id, seat_rows)

@@ -25,7 +25,7 @@ import json
 import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, NoReturn, TypeVar, cast
 
 import aiosqlite
 
@@ -114,6 +114,16 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
         turn_started_at=row[10],
         seats=seats,
     )
+
+
+async def _why_not_updated(conn: aiosqlite.Connection, game_id: int, expected_version: int) -> NoReturn:
+    """A version-guarded update of a game changed no row: raise why (gone, moved on, or closed)."""
+    rows = list(await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,)))
+    if not rows:
+        raise GameNotFound(game_id)
+    if rows[0][0] != expected_version:
+        raise VersionConflict(game_id, expected_version, rows[0][0])
+    raise GameClosed(game_id, rows[0][1])
 
 
 def _duty_from_row(row: Sequence[Any]) -> Duty:
@@ -530,14 +540,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                 )
             )  # fmt: skip
             if not updated:
-                rows = list(
-                    await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,))
-                )
-                if not rows:
-                    raise GameNotFound(game_id)
-                if rows[0][0] != expected_version:
-                    raise VersionConflict(game_id, expected_version, rows[0][0])
-                raise GameClosed(game_id, rows[0][1])
+                await _why_not_updated(conn, game_id, expected_version)
             record = _game_from_row(updated[0])
             if map_rows:
                 await conn.executemany(
@@ -607,14 +610,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                 )
             )  # fmt: skip
             if not updated:
-                rows = list(
-                    await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,))
-                )
-                if not rows:
-                    raise GameNotFound(game_id)
-                if rows[0][0] != expected_version:
-                    raise VersionConflict(game_id, expected_version, rows[0][0])
-                raise GameClosed(game_id, rows[0][1])
+                await _why_not_updated(conn, game_id, expected_version)
             record = _game_from_row(updated[0])
             if seat_rows is not None:
                 await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
