@@ -262,6 +262,24 @@ class Game:
             await self.d.select(user, flow.id, tcid, wanted)
 
 
+async def open_lobby(d: OfflineDiscord, players: int = 2, **options: Any) -> tuple[list[FakeUser], Any, int]:
+    """A table opened with ``/alexandros new`` (``options``: deadline_hours, map, …): its players-to-be,
+    its lobby message and its game id."""
+    users = [d.member(n) for n in NAMES[:players]]
+    r = await d.slash(users[0], "alexandros new", **options)
+    msg = r.response_message
+    return users, msg, int(msg.custom_ids[0].split(":")[2])
+
+
+async def open_game(d: OfflineDiscord, players: int = 2, **options: Any) -> Game:
+    """A started game: the table opened, joined with the buttons and started by its creator."""
+    users, msg, gid = await open_lobby(d, players, **options)
+    for u in users[1:]:
+        await d.click(u, msg.id, f"alx:join:{gid}")
+    await d.click(users[0], msg.id, f"alx:start:{gid}")
+    return Game(d, users, game_id=gid)
+
+
 def find_seed(game_map: Map, players: int, reason: str, tries: int = 60) -> int:
     """A seed whose greedy game ends for ``reason``: the bot game with that seed replays the same game
     (same deal, same decisions), so the tests stay right when the computer player changes."""

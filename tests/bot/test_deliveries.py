@@ -18,7 +18,7 @@ import pytest
 from bot import duties as dt
 from bot.pipeline import Ask
 from engine import ai
-from tests.bot.driver import CHANNEL, NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
+from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, bot_factory, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -40,21 +40,6 @@ FAULTS = [
 @pytest.fixture(autouse=True)
 def _offline(no_network):
     yield
-
-
-async def lobby(d, players: int = 2, **options):
-    users = [d.member(n) for n in NAMES[:players]]
-    r = await d.slash(users[0], "alexandros new", **options)
-    msg = r.response_message
-    return users, msg, int(msg.custom_ids[0].split(":")[2])
-
-
-async def open_game(d, players: int = 2, **options) -> Game:
-    users, msg, gid = await lobby(d, players, **options)
-    for u in users[1:]:
-        await d.click(u, msg.id, f"alx:join:{gid}")
-    await d.click(users[0], msg.id, f"alx:start:{gid}")
-    return Game(d, users, game_id=gid)
 
 
 async def flush(d, clock: Clock, seconds: float = 3 * HOUR, rounds: int = 6) -> None:
@@ -115,7 +100,7 @@ async def test_the_turn_post_is_edited_once_through_a_fault(tmp_path, fault, los
 async def test_the_lobby_is_edited_once_through_a_fault(tmp_path, fault, lost):
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
-        users, msg, gid = await lobby(d)
+        users, msg, gid = await open_lobby(d)
         d.fail("edit_message", fault, times=2, lost_reply=lost)
         r = await d.slash(users[1], "alexandros table join")
         assert r.ephemeral
@@ -168,7 +153,7 @@ async def test_a_worker_that_dies_after_sending_is_replaced_and_nothing_is_sent_
     clock = Clock()
     db = str(tmp_path / "g.db")
     async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock)) as d:
-        users, msg, gid = await lobby(d)
+        users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
         store = d.bot.store
         real_finish = store.finish_duty
@@ -195,12 +180,12 @@ async def test_a_worker_that_dies_after_sending_is_replaced_and_nothing_is_sent_
 CHILD = """
 import asyncio, os, sys
 from tests.bot.driver import WALLS_MAP, Clock, bot_factory, harness, NAMES
-from tests.bot.test_deliveries import lobby
+from tests.bot.driver import open_lobby
 
 async def main(db):
     clock = Clock()
     async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock)) as d:
-        users, msg, gid = await lobby(d)
+        users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
         d.bot.pipeline.wake = lambda: None  # commits write their duties; nobody delivers them
         await d.click(users[0], msg.id, f"alx:start:{gid}")

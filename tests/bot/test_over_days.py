@@ -14,7 +14,7 @@ from bot.client import make_bot
 from bot.tables import Table, names_of
 from engine import ai
 from engine.game import new_game
-from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
+from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, bot_factory, harness, open_game
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -25,18 +25,6 @@ DAY = 24 * HOUR
 @pytest.fixture(autouse=True)
 def _offline(no_network):
     yield
-
-
-async def open_game(d, players: int = 2, **options) -> Game:
-    """A started game; ``options`` go to ``/alexandros new`` (deadline_hours, deadline_policy)."""
-    users = [d.member(n) for n in NAMES[:players]]
-    r = await d.slash(users[0], "alexandros new", **options)
-    lobby = r.response_message
-    gid = int(lobby.custom_ids[0].split(":")[2])
-    for u in users[1:]:
-        await d.click(u, lobby.id, f"alx:join:{gid}")
-    await d.click(users[0], lobby.id, f"alx:start:{gid}")
-    return Game(d, users, game_id=gid)
 
 
 async def waiting_user(g: Game):
