@@ -16,7 +16,7 @@ from typing import Any
 
 import discord
 
-from . import limits, texts
+from . import i18n, limits, texts
 from .tables import Refused
 from .words import Speaker
 
@@ -134,7 +134,10 @@ class InFlight:
 async def guarded(
     interaction: discord.Interaction, in_flight: InFlight, body: Callable[[], Awaitable[None]]
 ) -> None:
-    """Run a handler; a refusal becomes an ephemeral sentence, any other error a short apology."""
+    """Run a handler in the asking user's language (their Discord client's, ``interaction.locale``); a
+    refusal becomes an ephemeral sentence, any other error a short apology. Public texts the handler makes
+    speak the game's language instead (bot.texts.public)."""
+    i18n.set_language(interaction.locale)  # this interaction's task only: each runs in a task of its own
     try:
         async with in_flight.running():
             await body()

@@ -23,7 +23,7 @@ from storage import ChannelBusy, GameRecord, NewDuty, SeatError, Status
 
 from . import components as ui
 from . import duties as dt
-from . import texts
+from . import i18n, texts
 from .answers import defer_private, display_name, say
 from .context import Context
 from .dashboard import closed_duty as _status_closed
@@ -74,6 +74,8 @@ class Lobby:
         async def body() -> None:
             user = interaction.user
             options = self._options(user.id, display_name(user), deadline_hours, deadline_policy)
+            # Public posts speak the server's language (a DM-less guild command always has one).
+            options["locale"] = i18n.language_of(interaction.guild_locale or interaction.locale)
             if map_name is not None:
                 if map_name not in PACKAGED_MAPS:
                     raise Refused(

@@ -26,6 +26,7 @@ from engine.snapshot import SnapshotError, dumps_state, load_state, loads_state
 from engine.state import GameState
 from storage import GameRecord, GameStore, JsonDict, MapRow
 
+from . import i18n
 from .words import Speaker
 
 
@@ -57,6 +58,11 @@ class Table:
     @property
     def version(self) -> int:
         return self.record.version
+
+    @property
+    def locale(self) -> str:
+        """The language of the game's public posts: the server's preferred locale when the game was made."""
+        return str(self.record.options.get("locale") or i18n.SOURCE)
 
     @property
     def speaker(self) -> Speaker:
