@@ -42,6 +42,7 @@ from .replays import REPLAY
 from .router import Handlers
 from .tables import Tables
 from .timers import Timers
+from .translator import CatalogTranslator
 
 
 class AlexandrosBot(commands.AutoShardedBot):
@@ -164,6 +165,8 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         self.deliveries.handlers[RATE] = self.handlers.ratings.handle
         self.deliveries.handlers[REPLAY] = self.handlers.replays.post
+        # Command names and descriptions in every catalog's language, sent to Discord at the next sync.
+        await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(AlexandrosCog(self, self.handlers))
         await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)

@@ -29,7 +29,7 @@ import discord
 from storage import Duty, GameRecord, GameStore, NewDuty
 
 from . import duties as dt
-from . import limits, texts
+from . import i18n, limits, texts
 from .pipeline import META_TURN_POST, PrefsCache
 from .tables import Outcome, Table
 
@@ -47,6 +47,12 @@ DM_DELAY = 3.0
 def wants_dm(settings: Mapping[str, Any]) -> bool:
     """DM notices are on for this user (their ``settings``), and their DMs were not found closed since."""
     return bool(settings.get(DM_ON)) and not settings.get(DM_CLOSED)
+
+
+def dm_language(settings: Mapping[str, Any], table: Table) -> str:
+    """A DM speaks its reader's language (their client's, kept by ``/alexandros me reminders``), or the
+    game's when they never said."""
+    return str(settings.get("locale") or table.locale)
 
 
 def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: str, now: float) -> NewDuty:
@@ -77,13 +83,16 @@ async def route(prefs: PrefsCache, table: Table, duties: Sequence[NewDuty], now:
             out.append(duty)
             continue
         (uid,) = ping
-        if not wants_dm(await prefs.settings(uid)):
+        settings = await prefs.settings(uid)
+        if not wants_dm(settings):
             out.append(duty)
             continue
         out.append(
             NewDuty(duty.kind, duty.due_at, duty.channel_id, duty.user_id, {**p, "ping": []}, duty.key)
         )
-        text, fallback = texts.dm_turn_text(table), texts.dm_fallback_turn_text(table, uid)
+        with i18n.speaking(dm_language(settings, table)):
+            text = texts.dm_turn_text(table)
+        fallback = texts.dm_fallback_turn_text(table, uid)
         out.append(dm_duty(table.record, uid, int(p["turn_post"]), text, fallback, now))
     return out
 

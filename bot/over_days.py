@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from . import duties as dt
-from . import notices, texts
+from . import i18n, notices, texts
 from .answers import display_name, say
 from .context import Context
 from .pipeline import META_ABSENT, META_NUDGED_AT, META_TURN_POST, user_ids
@@ -65,8 +65,10 @@ class OverDays:
             except ValueError as err:
                 await say(interaction, str(err))
                 return
-            if changes:
-                await store.update_user_settings(uid, changes, ctx.clock())
+            # Their DMs speak the language their client has now (bot.notices); not a setting they "saved".
+            language = {"locale": i18n.language_of(interaction.locale)}
+            if changes or current.get("locale") != language["locale"]:
+                await store.update_user_settings(uid, {**changes, **language}, ctx.clock())
                 ctx.pipeline.prefs.forget(uid)
             dm_on, dm_closed = bool(merged.get(notices.DM_ON)), bool(merged.get(notices.DM_CLOSED))
             dm_line = texts.dm_settings_line(dm_on, dm_closed)

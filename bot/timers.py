@@ -28,7 +28,7 @@ from engine.state import GameState
 from engine.views import redact
 from storage import Duty, NewDuty
 
-from . import computers, notices, texts
+from . import computers, i18n, notices, texts
 from . import duties as dt
 from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
@@ -113,7 +113,9 @@ class Timers:
     async def _remind_by_dm(self, table: Table, uid: int, since: int, started: float, now: float) -> str:
         """The reminder as a ``dm`` duty (bot.notices), written in one transaction with the next reminder,
         which replaces this one: handled again after a crash, it cannot be sent twice."""
-        text, fallback = texts.dm_reminder_text(table, started), texts.reminder_text(table, uid, started)
+        with i18n.speaking(notices.dm_language(await self.pipeline.prefs.settings(uid), table)):
+            text = texts.dm_reminder_text(table, started)
+        fallback = texts.reminder_text(table, uid, started)
         due = next_reminder(started, self.pipeline.reminder_hours, await self.pipeline.prefs.get(uid), now)
         out = [notices.dm_duty(table.record, uid, since, text, fallback, now)]
         if due is not None:

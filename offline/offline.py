@@ -414,6 +414,7 @@ class OfflineDiscord:
         }
         self.channels: dict[int, dict[str, Any]] = {}
         self.other_guilds: dict[int, str] = {}  # more guilds (add_guild): same bot, same members
+        self.guild_locales: dict[int, str] = {}  # a guild's preferred locale, if not en-US (set_guild_locale)
         self.add_channel(channel_name, channel_id=self.channel_id)
         self.messages: dict[int, StoredMessage] = {}
         self.requests: list[Request] = []
@@ -541,6 +542,10 @@ class OfflineDiscord:
         self.other_guilds[gid] = name
         self.roles[gid] = role_json(gid, "@everyone")
         return gid
+
+    def set_guild_locale(self, locale: str, guild_id: int | None = None) -> None:
+        """The server's preferred locale ("de"): every interaction from it carries it as ``guild_locale``."""
+        self.guild_locales[guild_id or self.guild_id] = locale
 
     def add_channel(self, name: str, *, channel_id: int | None = None, guild_id: int | None = None) -> int:
         cid = channel_id or stable_id("channel", name)
@@ -1186,8 +1191,10 @@ class OfflineDiscord:
         else:
             gid = self._guild_of(channel)
             payload["guild_id"] = str(gid)
-            payload["guild"] = {"id": str(gid), "locale": "en-US", "features": []}
-            payload["guild_locale"] = "en-US"
+            assert gid is not None
+            locale = self.guild_locales.get(gid, "en-US")
+            payload["guild"] = {"id": str(gid), "locale": locale, "features": []}
+            payload["guild_locale"] = locale
             payload["member"] = user.member_json()
             payload["context"] = 0
             payload["authorizing_integration_owners"] = {"0": str(gid)}
