@@ -1,0 +1,101 @@
+"""Who reads which language (issue 16, item 7), through the offline Discord: a private answer speaks the
+asking user's client language (``interaction.locale``), a public post the server's preferred locale (kept
+by the game from its creation), a DM the language its reader last used for their reminder settings, and
+two users of different languages acting at once each get their own."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from bot import i18n, texts
+from bot.tables import Table, names_of
+from bot.words import Speaker
+from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness, open_lobby
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+def _refusal(code: str, language: str, **details: object) -> str:
+    with i18n.speaking(language):
+        return Speaker().refusal(code, details)
+
+
+def _in_english(table: Table) -> Table:
+    """The same table, had its game been made on an English server."""
+    options = {**table.record.options, "locale": "en"}
+    return dataclasses.replace(table, record=dataclasses.replace(table.record, options=options))
+
+
+async def _table(d, game_id: int) -> Table:
+    record = await d.bot.store.game_by_id(game_id)
+    assert record is not None
+    return Table(record, None, names_of(record))
+
+
+async def test_a_german_server_gets_german_public_posts_and_each_user_private_answers_in_their_own(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        d.set_guild_locale("de")
+        users, msg, gid = await open_lobby(d, players=3)  # users[0] has an English client
+        users[1].locale = "de"
+        table = await _table(d, gid)
+        assert table.locale == "de"
+        english = _in_english(table)
+        assert msg.content == texts.lobby_text(table) != texts.lobby_text(english)
+        with i18n.speaking("en"):  # the public text ignores who is speaking: the game's language decides
+            assert texts.lobby_text(table) == msg.content
+
+        # The same refusal, each in its reader's language, and nothing of it in public.
+        mine = await d.click(users[0], msg.id, f"alx:join:{gid}")
+        theirs_first = await d.click(users[1], msg.id, f"alx:join:{gid}")
+        assert not theirs_first.ephemeral or theirs_first.content  # joined
+        theirs = await d.click(users[1], msg.id, f"alx:join:{gid}")
+        assert mine.ephemeral and mine.content == _refusal("bot/already-seated", "en")
+        assert theirs.ephemeral and theirs.content == _refusal("bot/already-seated", "de")
+        assert theirs.content != mine.content
+
+
+async def test_two_users_of_two_languages_acting_at_once_each_get_their_own(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        users, msg, gid = await open_lobby(d, players=2)
+        german, english = d.member("Greta"), d.member("Ed")
+        german.locale = "de"
+        a, b = await asyncio.gather(d.slash(german, "alexandros hand"), d.slash(english, "alexandros hand"))
+        assert a.content == _refusal("bot/not-started", "de")
+        assert b.content == _refusal("bot/not-started", "en") != a.content
+
+
+async def test_an_english_server_keeps_english_public_posts_for_a_german_creator(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        creator = d.member("Anna")
+        creator.locale = "de"
+        r = await d.slash(creator, "alexandros new")
+        gid = int(r.response_message.custom_ids[0].split(":")[2])
+        table = await _table(d, gid)
+        assert table.locale == "en"
+        with i18n.speaking("en"):
+            assert r.response_message.content == texts.lobby_text(table)
+
+
+async def test_the_turn_post_and_the_ping_of_a_german_game_are_german(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        d.set_guild_locale("de")
+        users, msg, gid = await open_lobby(d, players=2)
+        await d.click(users[1], msg.id, f"alx:join:{gid}")
+        await d.click(users[0], msg.id, f"alx:start:{gid}")
+        g = Game(d, users, game_id=gid)
+        post = g.turn_message().content
+        table = await d.bot.handlers.ctx.tables.load(await d.bot.store.game_by_id(gid))
+        assert table.locale == "de"
+        with i18n.speaking("en"):
+            header = texts.turn_header(table)
+        assert post.startswith(header.split("\n")[0].split(" <@")[0])
+        english = _in_english(table)
+        assert texts.turn_header(english).split("\n")[0] != header.split("\n")[0]
