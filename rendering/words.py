@@ -152,8 +152,11 @@ class Words:
         forms = self.plurals.get(singular)
         if not forms:
             return singular if n == 1 else plural
-        i = plural_function(self.plural_rule)(n)
-        return forms[min(i, len(forms) - 1)]
+        return forms[min(self.form(n), len(forms) - 1)]
+
+    def form(self, n: int) -> int:
+        """Which of this language's plural forms goes with the number ``n`` (0 is the first)."""
+        return int(plural_function(self.plural_rule)(n))
 
 
 ENGLISH = Words()

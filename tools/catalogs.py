@@ -6,9 +6,10 @@
 
 Messages come from three places: the bot's code (``_``, ``N_``, ``ngettext``, ``Nn_``, ``pgettext`` calls,
 extracted by Babel's Python extractor), the words drawn in pictures (rendering's ``words.tr``, ``words.ntr``
-and ``words.ptr`` calls, listed in ``rendering.words.MESSAGES``) and the slash commands (every name, description and choice that
-discord.py hands its ``Translator`` at sync, recorded by walking the command tree the same way). Command,
-group, option and choice names carry the context ``command``: they are identifiers in Discord's syntax.
+and ``words.ptr`` calls, listed in ``rendering.words.MESSAGES``) and the slash commands (every name,
+description and choice that discord.py hands its ``Translator`` at sync, recorded by walking the command tree
+the same way). Command, group, option and choice names carry the context ``command``: they are identifiers in
+Discord's syntax.
 """
 
 from __future__ import annotations
