@@ -47,12 +47,15 @@ def plural_rule(language: str) -> tuple[int, str]:
     return int(forms.group(1)), rule.group(1).strip()
 
 
-@cache
 def words_for(language: str) -> Words:
     """The words drawn in pictures, in ``language`` (a Discord locale or a catalog's language), from the
     bot's catalogs: every message of ``rendering.words.MESSAGES`` that the language says differently from
     English, and the language's plural rule. Built once per language; English is ``Words()``."""
-    language = i18n.language_of(language)
+    return _words_in(i18n.language_of(language))
+
+
+@cache
+def _words_in(language: str) -> Words:
     if language == i18n.SOURCE:
         return Words()
     t = i18n.translations(language)
