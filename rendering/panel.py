@@ -24,6 +24,7 @@ from rendering.words import ENGLISH, Words
 def action_name(kind: ActionKind, words: Words) -> str:
     """An action's name, as the status line lists the actions used."""
     names = {
+        # TRANSLATORS: an action's name, in the board's status line of actions used (keep it short).
         ActionKind.TAKE_CARD: words.ptr("action", "take card"),
         ActionKind.OCCUPY: words.ptr("action", "occupy"),
         ActionKind.TAKE_OVER: words.ptr("action", "take over"),
@@ -49,6 +50,7 @@ def colour_name(name: str, words: Words) -> str:
     """A seat colour's name from the theme ("Red"), capitalised in the picture's language; a colour the
     catalogs do not know stays as the theme names it."""
     names = {
+        # TRANSLATORS: a seat's colour, drawn (capitalised) for a player whose name the font cannot draw.
         "red": words.ptr("colour", "red"),
         "yellow": words.ptr("colour", "yellow"),
         "blue": words.ptr("colour", "blue"),
@@ -263,6 +265,7 @@ def status(v: GameView, words: Words = ENGLISH) -> str:
     if left <= 0:
         return words.tr("No action left")
     used = ", ".join(action_name(a, words) for a in v.actions_taken)
+    # TRANSLATORS: a narrow status line: {n} actions left this turn, {actions} the actions used.
     return words.tr("{n} left · used {actions}").format(n=left, actions=used)
 
 

@@ -297,6 +297,7 @@ def render_move_preview(
         walls = (
             words.ntr("{n} wall", "{n} walls", low).format(n=low)
             if low == high
+            # TRANSLATORS: a path needs from {low} to {high} new walls; the form goes with {high}.
             else words.ntr("{low}–{high} wall", "{low}–{high} walls", high).format(low=low, high=high)
         )
         wx = tx + fb.getlength(label) + band.k(12)
@@ -477,9 +478,11 @@ def _confirm_caption(
         if red:
             and_red = words.ntr("and {n} red wall", "and {n} red walls", red).format(n=red)
             walls.text(and_red, bold=True, colour=pal.warning)
+    # TRANSLATORS: black walls left after this move, in a narrow column.
     walls.text(words.tr("{n} black left after it").format(n=v.black_left - black), colour=pal.muted)
     if ends_game:
         # Two lines each: the column is narrow.
+        # TRANSLATORS: two lines in a narrow column: keep the line break.
         for line in words.tr("This move ends\nthe game.").split("\n"):
             end.text(line, bold=True, colour=pal.warning)
         for line in words.tr("Your actions follow,\nthen nobody plays on.").split("\n"):
@@ -586,6 +589,7 @@ def render_province_preview(
         verdict.text(words.tr("You lack"), bold=True, colour=pal.warning)
         verdict.symbols(plan.missing, "", colour=pal.warning)
     else:
+        # TRANSLATORS: two lines in a narrow column: keep the line break.
         for line in words.tr("You can pay\nfor this.").split("\n"):
             verdict.text(line, bold=True, colour=pal.good)
     if plan.compensation and prov.owner is not None:
