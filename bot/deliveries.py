@@ -39,17 +39,18 @@ from engine.views import GameView, view
 from storage import Duty, GameStore, ShardSlice
 
 from . import duties as dt
-from . import limits, texts
+from . import i18n, limits, texts
 from .components import lobby_view, turn_view
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
-from .tables import MapBook
+from .tables import MapBook, Table
 
 log = logging.getLogger("bot.deliveries")
 
 Clock = Callable[[], float]
 
 BACKOFF_CAP = 300.0  # seconds
+LANGUAGES_KEPT = 4096  # games whose language is remembered (it never changes; forgetting only costs a read)
 
 
 class Retry(Exception):
@@ -136,6 +137,7 @@ class Deliveries:
         self.store = store
         self.pictures = pictures
         self.maps = MapBook(store)
+        self._languages: dict[int, str] = {}  # game -> its public language (Table.locale), read once
         self.clock = clock
         self.shards = shards
         self.lease = lease
@@ -276,7 +278,21 @@ class Deliveries:
             return await self.timers.handle(duty, now)
         raise GiveUp(f"no handler for duty kind {duty.kind!r}")
 
-    async def _picture(self, p: dict[str, Any]) -> discord.File | None:
+    async def _language(self, game_id: int | None) -> str:
+        """The game's public language (``Table.locale``: fixed when the game is made), for its pictures."""
+        if game_id is None:
+            return i18n.SOURCE
+        found = self._languages.get(game_id)
+        if found is None:
+            record = await self.store.game_by_id(game_id)
+            found = Table(record, None, ()).locale if record is not None else i18n.SOURCE
+            if len(self._languages) >= LANGUAGES_KEPT:
+                self._languages.clear()
+            self._languages[game_id] = found
+        return found
+
+    async def _picture(self, duty: Duty) -> discord.File | None:
+        p = duty.payload
         kind = p.get("picture")
         if kind is None:
             return None
@@ -287,9 +303,10 @@ class Deliveries:
             v = serialize.load(p["view"])
         assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
+        language = await self._language(duty.game_id)
         if kind == "end":
-            return png(await self.pictures.end(v, names), "end.png", texts.ALT_END)
-        return png(await self.pictures.board(v, names), "board.png", texts.ALT_BOARD)
+            return png(await self.pictures.end(v, names, language=language), "end.png", texts.ALT_END)
+        return png(await self.pictures.board(v, names, language=language), "board.png", texts.ALT_BOARD)
 
     def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
         b = p.get("buttons")
@@ -301,7 +318,7 @@ class Deliveries:
         p = duty.payload
         assert duty.channel_id is not None
         kwargs: dict[str, Any] = {}
-        file = await self._picture(p)
+        file = await self._picture(duty)
         if file is not None:
             kwargs["file"] = file
         view = self._view(p)
@@ -337,7 +354,7 @@ class Deliveries:
         message = self.client.get_partial_messageable(duty.channel_id).get_partial_message(
             int(post["message"])
         )
-        file = await self._picture(p)
+        file = await self._picture(duty)
         try:
             await message.edit(
                 content=limits.content(p["text"]) if "text" in p else discord.utils.MISSING,

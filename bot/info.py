@@ -60,9 +60,9 @@ class Info:
             interaction.extras["mode"] = "public"
             public = view(state, None)
             picture = await (
-                ctx.pictures.end(public, table.names)
+                ctx.pictures.end(public, table.names, language=table.locale)
                 if state.over
-                else ctx.pictures.board(public, table.names)
+                else ctx.pictures.board(public, table.names, language=table.locale)
             )
             b = dt.buttons(table) if live else None
             await interaction.edit_original_response(

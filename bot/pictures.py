@@ -2,6 +2,9 @@
 
 Public pictures (board, end) must be drawn from the public view (``viewer is None``); this adapter refuses
 anything else, and it logs every call as ``(kind, viewer)`` so tests can check who each picture was for.
+The words in a picture come from the bot's catalogs (``words_for``): a public picture (board, end, replay)
+speaks the game's language, which its caller passes (``Table.locale``); a private one (hand, previews) the
+language speaking now, the asking user's (bot.i18n).
 If the renderer fails, the game must go on: a plain placeholder picture is sent instead and the failure is
 logged as a warning and counted.
 """
@@ -13,18 +16,70 @@ import collections
 import concurrent.futures
 import logging
 import multiprocessing
+import re
 import struct
 import zlib
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from engine.geometry import Point
 from engine.rules import OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
 from engine.views import GameView
+from rendering.words import MESSAGES, Words
+from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
+from . import i18n
+
 log = logging.getLogger("bot.pictures")
+
+
+def plural_rule(language: str) -> tuple[int, str]:
+    """How many plural forms ``language``'s catalog has, and its rule (a C expression of ``n``), from the
+    catalog's Plural-Forms header; English's when the header has none."""
+    header = i18n.translations(i18n.language_of(language)).info().get("plural-forms", "")
+    forms = re.search(r"nplurals\s*=\s*(\d+)", header)
+    rule = re.search(r"plural\s*=\s*([^;]+)", header)
+    if forms is None or rule is None:
+        return 2, "(n != 1)"
+    return int(forms.group(1)), rule.group(1).strip()
+
+
+def words_for(language: str) -> Words:
+    """The words drawn in pictures, in ``language`` (a Discord locale or a catalog's language), from the
+    bot's catalogs: every message of ``rendering.words.MESSAGES`` that the language says differently from
+    English, and the language's plural rule. Built once per language; English is ``Words()``."""
+    return _words_in(i18n.language_of(language))
+
+
+@cache
+def _words_in(language: str) -> Words:
+    if language == i18n.SOURCE:
+        return Words()
+    t = i18n.translations(language)
+    nplurals, rule = plural_rule(language)
+    # A number for each plural form, so that gettext's own lookup returns every form in the rule's order.
+    which = Words(plural_rule=rule)
+    numbers: dict[int, int] = {}
+    for n in range(1000):
+        numbers.setdefault(which.form(n), n)
+        if len(numbers) >= nplurals:
+            break
+    texts: dict[str, str] = {}
+    plurals: dict[str, tuple[str, ...]] = {}
+    for context, message in MESSAGES:
+        if isinstance(message, tuple):
+            singular, plural = message
+            forms = tuple(t.ngettext(singular, plural, numbers[i]) for i in sorted(numbers))
+            if forms != (singular, plural):
+                plurals[singular] = forms
+        else:
+            said = t.pgettext(context, message) if context else t.gettext(message)
+            if said != message:
+                texts[rendering_key(message, context)] = said
+    return Words(texts, plurals, rule, language)
 
 
 def placeholder_png(width: int = 16, height: int = 9) -> bytes:
@@ -116,21 +171,39 @@ class Pictures:
         if v.viewer is not None:
             raise PublicViewRequired(f"a public picture needs the public view, not seat {v.viewer}'s")
 
-    async def board(self, v: GameView, names: Sequence[str]) -> bytes:
-        self._public(v)
-        return await self._run(RenderRequest.board(v, names, self.width))
+    @staticmethod
+    def _words(language: str | None) -> Words:
+        """A public picture's words in the game's language (``language``, which its caller must pass); a
+        private one's in the language speaking now (the asking user's)."""
+        return words_for(i18n.current() if language is None else language)
 
-    async def end(self, v: GameView, names: Sequence[str]) -> bytes:
+    async def board(self, v: GameView, names: Sequence[str], *, language: str) -> bytes:
+        """The board (public), its words in the game's ``language`` (``Table.locale``)."""
         self._public(v)
-        return await self._run(RenderRequest.end(v, names, self.width))
+        return await self._run(RenderRequest.board(v, names, self.width, words=self._words(language)))
 
-    async def hand(self, v: GameView, name: str) -> bytes:
-        return await self._run(RenderRequest.hand(v, name, min(self.width, 1200)))
+    async def end(self, v: GameView, names: Sequence[str], *, language: str) -> bytes:
+        """The end of the game (public), its words in the game's ``language`` (``Table.locale``)."""
+        self._public(v)
+        return await self._run(RenderRequest.end(v, names, self.width, words=self._words(language)))
+
+    async def hand(self, v: GameView, name: str, *, language: str | None = None) -> bytes:
+        request = RenderRequest.hand(v, name, min(self.width, 1200), words=self._words(language))
+        return await self._run(request)
 
     async def move_preview(
-        self, v: GameView, targets: Sequence[Target], symbol: Symbol | None, names: Sequence[str]
+        self,
+        v: GameView,
+        targets: Sequence[Target],
+        symbol: Symbol | None,
+        names: Sequence[str],
+        *,
+        language: str | None = None,
     ) -> bytes:
-        return await self._run(RenderRequest.move_preview(v, targets, symbol, names, self.width))
+        request = RenderRequest.move_preview(
+            v, targets, symbol, names, self.width, words=self._words(language)
+        )
+        return await self._run(request)
 
     async def path_preview(
         self,
@@ -141,28 +214,47 @@ class Pictures:
         *,
         confirm: bool = False,
         ends_game: bool = False,
+        language: str | None = None,
     ) -> bytes:
         request = RenderRequest.path_preview(
-            v, corner, paths, names, self.width, confirm=confirm, ends_game=ends_game
+            v,
+            corner,
+            paths,
+            names,
+            self.width,
+            confirm=confirm,
+            ends_game=ends_game,
+            words=self._words(language),
         )
         return await self._run(request)
 
-    async def replay(self, events: Sequence[dict[str, Any]], names: Sequence[str]) -> bytes:
+    async def replay(self, events: Sequence[dict[str, Any]], names: Sequence[str], *, language: str) -> bytes:
         """The animated GIF of a whole game from its stored events (issue 16), under Discord's smallest
-        upload limit; every frame is drawn from the public view (rendering.replay). A failure raises: the
-        caller (a duty, a command) says so or tries again, rather than posting a placeholder."""
-        from rendering.replay import render_replay_events
+        upload limit; every frame is drawn from the public view (rendering.replay), its words in the game's
+        ``language``. A failure raises: the caller (a duty, a command) says so or tries again, rather than
+        posting a placeholder."""
+        from rendering.replay import MAX_BYTES, render_replay_events
 
         self.recent.append(("replay", None))
+        args = (list(events), list(names), MAX_BYTES, self._words(language))
         if self._pool is not None:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, render_replay_events, list(events), list(names))
-        return await asyncio.to_thread(render_replay_events, list(events), list(names))
+            return await loop.run_in_executor(self._pool, render_replay_events, *args)
+        return await asyncio.to_thread(render_replay_events, *args)
 
     async def province_preview(
-        self, v: GameView, province: int, plan: OccupyPlan | None, names: Sequence[str]
+        self,
+        v: GameView,
+        province: int,
+        plan: OccupyPlan | None,
+        names: Sequence[str],
+        *,
+        language: str | None = None,
     ) -> bytes:
-        return await self._run(RenderRequest.province_preview(v, province, plan, names, self.width))
+        request = RenderRequest.province_preview(
+            v, province, plan, names, self.width, words=self._words(language)
+        )
+        return await self._run(request)
 
 
 def point_letters(targets: Sequence[Target]) -> dict[Point, str]:

@@ -18,7 +18,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 
 from . import limits, texts
 from .pictures import Pictures
-from .tables import Refused, Tables, names_of
+from .tables import Refused, Table, Tables, names_of
 
 REPLAY = "replay"  # the duty kind
 FILENAME = "replay.gif"
@@ -47,7 +47,8 @@ class Replays:
         if record.status == "lobby" or record.version == 0:
             raise Refused("bot/not-started")
         events = [body for _, body in await self.store.events(record.id)]
-        return await self.pictures.replay(events, names_of(record))
+        language = Table(record, None, ()).locale  # a replay is public: the game's language
+        return await self.pictures.replay(events, names_of(record), language=language)
 
     async def post(self, duty: Duty, now: float) -> str:
         assert duty.channel_id is not None

@@ -4,6 +4,9 @@ Every function takes an engine view (never the full state), the display names by
 rules-query values, and returns PNG bytes. Each has an ``*_async`` twin that renders in a worker thread,
 so that the bot's event loop never waits on Pillow. For a process pool, ``render_request`` takes one
 picklable ``RenderRequest`` and ``warm_worker`` is the pool's initializer (see rendering.worker).
+
+The words drawn in a picture are in the language of the ``Words`` it is given (``words=``; English by
+default): the bot builds one per language from its catalogs (rendering.words).
 """
 
 from __future__ import annotations
@@ -26,14 +29,18 @@ from rendering.pictures import (
     render_province_preview,
 )
 from rendering.theme import DEFAULT_THEME, PLAYER_MARKS, Theme
+from rendering.words import ENGLISH, MESSAGES, Words
 from rendering.worker import RenderRequest, render_request, warm_worker
 
 __all__ = [
     "BOARD_WIDTH",
     "DEFAULT_THEME",
+    "ENGLISH",
+    "MESSAGES",
     "PLAYER_MARKS",
     "RenderRequest",
     "Theme",
+    "Words",
     "destination_letters",
     "render_board",
     "render_board_async",
@@ -53,21 +60,31 @@ __all__ = [
 
 
 async def render_board_async(
-    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
+    v: GameView,
+    names: Sequence[str] | None = None,
+    width: int = BOARD_WIDTH,
+    theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
-    return await asyncio.to_thread(render_board, v, names, width, theme)
+    return await asyncio.to_thread(lambda: render_board(v, names, width, theme, words=words))
 
 
 async def render_end_async(
-    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
+    v: GameView,
+    names: Sequence[str] | None = None,
+    width: int = BOARD_WIDTH,
+    theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
-    return await asyncio.to_thread(render_end, v, names, width, theme)
+    return await asyncio.to_thread(lambda: render_end(v, names, width, theme, words=words))
 
 
 async def render_hand_async(
-    v: GameView, name: str = "", width: int = 1200, theme: Theme = DEFAULT_THEME
+    v: GameView, name: str = "", width: int = 1200, theme: Theme = DEFAULT_THEME, *, words: Words = ENGLISH
 ) -> bytes:
-    return await asyncio.to_thread(render_hand, v, name, width, theme)
+    return await asyncio.to_thread(lambda: render_hand(v, name, width, theme, words=words))
 
 
 async def render_move_preview_async(
@@ -77,8 +94,12 @@ async def render_move_preview_async(
     names: Sequence[str] | None = None,
     width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
-    return await asyncio.to_thread(render_move_preview, v, targets, symbol, names, width, theme)
+    return await asyncio.to_thread(
+        lambda: render_move_preview(v, targets, symbol, names, width, theme, words=words)
+    )
 
 
 async def render_path_preview_async(
@@ -91,10 +112,11 @@ async def render_path_preview_async(
     *,
     confirm: bool = False,
     ends_game: bool = False,
+    words: Words = ENGLISH,
 ) -> bytes:
     return await asyncio.to_thread(
         lambda: render_path_preview(
-            v, corner, paths, names, width, theme, confirm=confirm, ends_game=ends_game
+            v, corner, paths, names, width, theme, confirm=confirm, ends_game=ends_game, words=words
         )
     )
 
@@ -106,5 +128,9 @@ async def render_province_preview_async(
     names: Sequence[str] | None = None,
     width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
-    return await asyncio.to_thread(render_province_preview, v, province_id, plan, names, width, theme)
+    return await asyncio.to_thread(
+        lambda: render_province_preview(v, province_id, plan, names, width, theme, words=words)
+    )

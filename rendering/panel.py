@@ -18,37 +18,66 @@ from rendering.fonts import drawable, ellipsize, font
 from rendering.icons import draw_mark, symbol_icon
 from rendering.layout import Layout
 from rendering.theme import RGB, Theme, mix
-
-ACTION_NAMES = {
-    ActionKind.TAKE_CARD: "take card",
-    ActionKind.OCCUPY: "occupy",
-    ActionKind.TAKE_OVER: "take over",
-    ActionKind.LEVY: "levy",
-    ActionKind.TAKE_BACK: "take back",
-}
+from rendering.words import ENGLISH, Words
 
 
-def player_names(v: GameView, names: Sequence[str] | None, theme: Theme) -> list[str]:
+def action_name(kind: ActionKind, words: Words) -> str:
+    """An action's name, as the status line lists the actions used."""
+    names = {
+        # TRANSLATORS: an action's name, in the board's status line of actions used (keep it short).
+        ActionKind.TAKE_CARD: words.ptr("action", "take card"),
+        ActionKind.OCCUPY: words.ptr("action", "occupy"),
+        ActionKind.TAKE_OVER: words.ptr("action", "take over"),
+        ActionKind.LEVY: words.ptr("action", "levy"),
+        ActionKind.TAKE_BACK: words.ptr("action", "take back"),
+    }
+    return names.get(kind, str(kind))
+
+
+def symbol_name(symbol: Symbol, words: Words) -> str:
+    """A symbol's name, as a card shows it."""
+    names = {
+        Symbol.TEMPLE: words.ptr("symbol", "temple"),
+        Symbol.AMPHORA: words.ptr("symbol", "amphora"),
+        Symbol.HORSE: words.ptr("symbol", "horse"),
+        Symbol.LYRE: words.ptr("symbol", "lyre"),
+        Symbol.SOLDIER: words.ptr("symbol", "soldier"),
+    }
+    return names.get(symbol, symbol.value)
+
+
+def colour_name(name: str, words: Words) -> str:
+    """A seat colour's name from the theme ("Red"), capitalised in the picture's language; a colour the
+    catalogs do not know stays as the theme names it."""
+    names = {
+        # TRANSLATORS: a seat's colour, drawn (capitalised) for a player whose name the font cannot draw.
+        "red": words.ptr("colour", "red"),
+        "yellow": words.ptr("colour", "yellow"),
+        "blue": words.ptr("colour", "blue"),
+        "green": words.ptr("colour", "green"),
+    }
+    said = names.get(name.lower())
+    return said[:1].upper() + said[1:] if said else name
+
+
+def player_names(v: GameView, names: Sequence[str] | None, theme: Theme, words: Words = ENGLISH) -> list[str]:
     """Display names by seat, less any character the font cannot draw; the colour's name stands in for a
     name that is missing or has nothing drawable left (a name in Chinese, say: it is in the bot's text)."""
     given = list(names or ())
+    colours = theme.palette.player_names
     out = []
     for pl in v.players:
         name = drawable(given[pl.seat]) if pl.seat < len(given) else ""
-        out.append(name or theme.palette.player_names[pl.seat % len(theme.palette.player_names)])
+        out.append(name or colour_name(colours[pl.seat % len(colours)], words))
     return out
-
-
-def count(n: int, word: str) -> str:
-    """``n`` and ``word``, plural when ``n`` is not 1: "1 wall", "3 walls"."""
-    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
 class Band:
     """The panel band: its box, its text size and line height, and columns across it."""
 
-    def __init__(self, im: Image.Image, lay: Layout, theme: Theme) -> None:
+    def __init__(self, im: Image.Image, lay: Layout, theme: Theme, words: Words = ENGLISH) -> None:
         self.im = im
+        self.words = words
         self.d = ImageDraw.Draw(im)
         self.lay = lay
         self.theme = theme
@@ -129,7 +158,7 @@ class Column:
         x = self.x0 + f.getlength(label) + b.k(10)
         icon = round(b.size * 1.1)
         if not any(cards):
-            b.d.text((x, self.y), "nothing", font=fb, fill=b.pal.muted)
+            b.d.text((x, self.y), b.words.tr("nothing"), font=fb, fill=b.pal.muted)
         for sym, n in zip(SYMBOLS, cards, strict=True):
             if not n:
                 continue
@@ -158,6 +187,7 @@ def draw_card(
     theme: Theme,
     name_size: int,
     count: int | None = None,
+    words: Words = ENGLISH,
 ) -> None:
     """A card face with its symbol and its name (at ``name_size``); ``None`` is an empty slot; ``count``
     adds a "×n" corner."""
@@ -174,7 +204,7 @@ def draw_card(
             width=line,
         )
         f = font(name_size, condensed=True)
-        d.text((x + w / 2, y + h / 2), "empty", font=f, fill=pal.muted, anchor="mm")
+        d.text((x + w / 2, y + h / 2), words.tr("empty"), font=f, fill=pal.muted, anchor="mm")
         return
     faded = count == 0
     d.rounded_rectangle(
@@ -198,7 +228,7 @@ def draw_card(
     f = font(name_size, condensed=True)
     d.text(
         (x + w / 2, y + h - name_h / 2 - line),
-        ellipsize(symbol.value, name_size, w - 2 * line, condensed=True),
+        ellipsize(symbol_name(symbol, words), name_size, w - 2 * line, condensed=True),
         font=f,
         fill=pal.muted if faded else pal.ink,
         anchor="mm",
@@ -222,20 +252,21 @@ def draw_card(
         d.text((cx, cy), text, font=cf, fill=pal.white, anchor="mm")
 
 
-def status(v: GameView) -> str:
+def status(v: GameView, words: Words = ENGLISH) -> str:
     """What the player on turn (marked ▶ among the players) must or may do now, and which actions they
     have used (R3, R5–R8; levy at most once, R7.1)."""
     if v.over:
-        return "Game over"
+        return words.tr("Game over")
     if v.phase is Phase.MOVE:
-        return "Move Alexander first"
+        return words.tr("Move Alexander first")
     left = ACTIONS_PER_TURN - len(v.actions_taken)
     if not v.actions_taken:
-        return f"{count(left, 'action')} left"
+        return words.ntr("{n} action left", "{n} actions left", left).format(n=left)
     if left <= 0:
-        return "No action left"
-    used = ", ".join(ACTION_NAMES.get(a, str(a)) for a in v.actions_taken)
-    return f"{left} left · used {used}"
+        return words.tr("No action left")
+    used = ", ".join(action_name(a, words) for a in v.actions_taken)
+    # TRANSLATORS: a narrow status line: {n} actions left this turn, {actions} the actions used.
+    return words.tr("{n} left · used {actions}").format(n=left, actions=used)
 
 
 def players_column(c: Column, v: GameView, names: list[str]) -> None:
@@ -266,10 +297,8 @@ def players_column(c: Column, v: GameView, names: list[str]) -> None:
         guards_x = hand_x - b.k(14) - guards_w
         score_x = guards_x - b.k(14)
         prefix = "▶ " if current else ("★ " if pl.seat in winners else "")
-        suffix = " (resigned)" if pl.resigned else ""
-        name = ellipsize(
-            prefix + names[pl.seat] + suffix, b.size, round(score_x - score_w - b.k(10) - x), True, True
-        )
+        shown = b.words.tr("{name} (resigned)").format(name=names[pl.seat]) if pl.resigned else names[pl.seat]
+        name = ellipsize(prefix + shown, b.size, round(score_x - score_w - b.k(10) - x), True, True)
         b.d.text((x, top), name, font=fb, fill=pal.muted if pl.resigned else pal.ink)
         b.d.text((score_x, top), str(pl.score), font=fb, fill=pal.ink, anchor="ra")
         # The score as a bar under the name, to 100 points (R10.2).
@@ -308,8 +337,9 @@ def walls_line(c: Column, v: GameView) -> None:
     """ "Walls" with a black and a red swatch and how many of each are left (R2.1, R3.6)."""
     b = c.b
     f, fb = c.font(), c.font(bold=True)
-    b.d.text((c.x0, c.y), "Walls", font=f, fill=b.pal.ink)
-    x = c.x0 + f.getlength("Walls") + b.k(14)
+    walls = b.words.tr("Walls")
+    b.d.text((c.x0, c.y), walls, font=f, fill=b.pal.ink)
+    x = c.x0 + f.getlength(walls) + b.k(14)
     mid = c.y + b.size * 0.6
     ww = max(4, b.k(9))
     swatch = b.k(40)
@@ -329,24 +359,30 @@ def face_up_cards(b: Band, x0: float, x1: float, v: GameView) -> None:
     h = b.bottom - b.top
     w = min(round((x1 - x0 - gap) / 2), h)
     for i, sym in enumerate(v.face_up[:2]):
-        draw_card(b.im, x1 - (2 - i) * w - (1 - i) * gap, b.top, sym, w, h, b.theme, b.size)
+        draw_card(b.im, x1 - (2 - i) * w - (1 - i) * gap, b.top, sym, w, h, b.theme, b.size, words=b.words)
 
 
-def board_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:
+def board_panel(
+    im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme, words: Words = ENGLISH
+) -> None:
     """The board's band: the players; the turn, the walls and the cards; the face-up cards."""
-    b = Band(im, lay, theme)
+    b = Band(im, lay, theme, words)
     players, turn, cards = b.split(0.38, 0.35, 0.27)
     players_column(players, v, names)
-    turn.text(f"Turn {v.turn}", bold=True, title=True)
-    turn.text(status(v), bold=True)
+    turn.text(words.tr("Turn {turn}").format(turn=v.turn), bold=True, title=True)
+    turn.text(status(v, words), bold=True)
     walls_line(turn, v)
-    turn.text(f"Supply {v.supply_size} · discard {sum(v.discard)}")
+    turn.text(
+        words.tr("Supply {supply} · discard {discard}").format(supply=v.supply_size, discard=sum(v.discard))
+    )
     face_up_cards(b, cards.x0, cards.x1, v)
 
 
-def end_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme) -> None:
+def end_panel(
+    im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme, words: Words = ENGLISH
+) -> None:
     """The end's band: the ranking, winners first (R10.3), and why the game ended."""
-    b = Band(im, lay, theme)
+    b = Band(im, lay, theme, words)
     ranking, about = b.split(0.5, 0.5)
     res = v.result
     scores = res.scores if res else tuple(pl.score for pl in v.players)
@@ -373,17 +409,17 @@ def end_panel(im: Image.Image, v: GameView, lay: Layout, names: list[str], theme
         b.d.text((ranking.x1, top), score, font=fb, fill=b.pal.ink, anchor="ra")
         ranking.y = top + row
     reasons = {
-        "walls": "The walls ran out.",
-        "no-space": "Alexander had nowhere to go.",
-        "points": f"{WINNING_SCORE} points were reached.",
-        "resignations": "The other players resigned.",
-        "agreed": "The players agreed to end it.",
+        "walls": words.tr("The walls ran out."),
+        "no-space": words.tr("Alexander had nowhere to go."),
+        "points": words.tr("{points} points were reached.").format(points=WINNING_SCORE),
+        "resignations": words.tr("The other players resigned."),
+        "agreed": words.tr("The players agreed to end it."),
     }
-    about.text("Game over", bold=True, title=True)
-    about.text(f"after {count(v.turn, 'turn')}", colour=b.pal.muted)
-    won = [names[i] for i in sorted(winners)]
-    if won:
-        label = "Winner" if len(won) == 1 else "Shared win"
-        about.text(f"{label}: {', '.join(won)}", bold=True)
+    about.text(words.tr("Game over"), bold=True, title=True)
+    about.text(words.ntr("after {n} turn", "after {n} turns", v.turn).format(n=v.turn), colour=b.pal.muted)
+    if winners:
+        won = ", ".join(names[i] for i in sorted(winners))
+        label = words.tr("Winner: {names}") if len(winners) == 1 else words.tr("Shared win: {names}")
+        about.text(label.format(names=won), bold=True)
     if res is not None:
         about.text(reasons.get(str(res.reason), str(res.reason)))

@@ -23,8 +23,17 @@ from rendering import board as b
 from rendering.fonts import drawable, ellipsize, font
 from rendering.labels import Box, marker_box, marker_radius, overlap, square
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
-from rendering.panel import Band, board_panel, count, draw_card, end_panel, player_names
+from rendering.panel import (
+    Band,
+    board_panel,
+    colour_name,
+    draw_card,
+    end_panel,
+    player_names,
+    symbol_name,
+)
 from rendering.theme import DEFAULT_THEME, RGB, Theme
+from rendering.words import ENGLISH, Words
 
 # --- Encoding -------------------------------------------------------------------------------------
 
@@ -62,33 +71,51 @@ def encode_rgb(im: Image.Image, compress_level: int = 6) -> bytes:
 
 
 def board_picture(
-    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
+    v: GameView,
+    names: Sequence[str] | None = None,
+    width: int = BOARD_WIDTH,
+    theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> Image.Image:
     im, lay = b.board_image(v, width, theme)
-    board_panel(im, v, lay, player_names(v, names, theme), theme)
+    board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
     return im
 
 
 def render_board(
-    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
+    v: GameView,
+    names: Sequence[str] | None = None,
+    width: int = BOARD_WIDTH,
+    theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
-    """The whole board with the side panel, after any change (use the public view)."""
-    return encode(board_picture(v, names, width, theme), theme)
+    """The whole board with the side panel, after any change (use the public view), its words in the
+    game's language."""
+    return encode(board_picture(v, names, width, theme, words=words), theme)
 
 
 def render_end(
-    v: GameView, names: Sequence[str] | None = None, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME
+    v: GameView,
+    names: Sequence[str] | None = None,
+    width: int = BOARD_WIDTH,
+    theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
     """The final board with the final scores and the winner(s)."""
     im, lay = b.board_image(v, width, theme)
-    end_panel(im, v, lay, player_names(v, names, theme), theme)
+    end_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
     return encode(im, theme)
 
 
 # --- A player's hand ------------------------------------------------------------------------------
 
 
-def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = DEFAULT_THEME) -> bytes:
+def render_hand(
+    v: GameView, name: str = "", width: int = 1200, theme: Theme = DEFAULT_THEME, *, words: Words = ENGLISH
+) -> bytes:
     """A player's cards grouped by symbol with counts. Only from that player's own view: a public view has
     no hand, and is refused rather than drawn empty."""
     if v.viewer is None or v.hand is None:
@@ -99,7 +126,7 @@ def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = D
     im = Image.new("RGB", (width, height), pal.panel)
     d = ImageDraw.Draw(im)
     seat = v.viewer
-    shown = drawable(name) or pal.player_names[seat % len(pal.player_names)]
+    shown = drawable(name) or colour_name(pal.player_names[seat % len(pal.player_names)], words)
     margin = round(36 * k)
     tf = max(min_text_px(width), round(36 * k))
     r = tf * 0.42
@@ -107,12 +134,12 @@ def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = D
 
     draw_mark(d, seat, margin + r, margin + tf * 0.62, r, theme, width=max(1, round(2 * k)))
     n = total(v.hand)
-    cards = _count(n, "card")
+    cards = words.ntr("{n} card", "{n} cards", n).format(n=n)
     cf = font(tf, condensed=True)
     title_w = width - 2 * margin - 2 * r - cf.getlength(cards) - 30 * k
     d.text(
         (margin + 2 * r + 12 * k, margin),
-        ellipsize(f"{shown}'s hand", tf, round(title_w), True, condensed=True),
+        ellipsize(words.tr("{name}'s hand").format(name=shown), tf, round(title_w), True, condensed=True),
         font=font(tf, True, condensed=True),
         fill=pal.ink,
     )
@@ -133,7 +160,7 @@ def render_hand(v: GameView, name: str = "", width: int = 1200, theme: Theme = D
                 outline=pal.ink,
                 width=max(1, round(2 * k)),
             )
-        draw_card(im, x, top, sym, cw, ch, theme, tf, count=c)
+        draw_card(im, x, top, sym, cw, ch, theme, tf, count=c, words=words)
     return encode(im, theme)
 
 
@@ -217,6 +244,8 @@ def render_move_preview(
     names: Sequence[str] | None = None,
     width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
     """Every legal destination point for a target symbol (R3.2, R3.4), labelled A, B, C… (see
     ``destination_letters``), with the new walls a path there places (R3.5)."""
@@ -235,16 +264,23 @@ def render_move_preview(
         _marker(d, lay.px(at), letter, lay, theme, pal.white, pal.highlight)
     if symbol is None and targets:
         symbol = v.map.symbol.get(targets[0].space)
-    all_names = player_names(v, names, theme)
-    band = Band(im, lay, theme)
+    all_names = player_names(v, names, theme, words)
+    band = Band(im, lay, theme, words)
     head, rest = band.split(0.4, 0.6)
-    head.text(f"Move: {symbol.value}" if symbol else "Move", bold=True, title=True)
-    head.text(f"{all_names[_mover(v)]}: choose a point", bold=True)
-    head.text(f"Alexander is at {point_label(v.alexander)}", colour=pal.muted)
+    title = (
+        words.tr("Move: {symbol}").format(symbol=symbol_name(symbol, words)) if symbol else words.tr("Move")
+    )
+    head.text(title, bold=True, title=True)
+    head.text(words.tr("{name}: choose a point").format(name=all_names[_mover(v)]), bold=True)
+    head.text(words.tr("Alexander is at {point}").format(point=point_label(v.alexander)), colour=pal.muted)
     if not targets:
-        head.text("No empty space shows this symbol.", colour=pal.warning)
+        head.text(words.tr("No empty space shows this symbol."), colour=pal.warning)
         return encode(im, theme)
-    head.text(f"closest: {_count(targets[0].distance, 'side')} away", colour=pal.muted)
+    sides = targets[0].distance
+    head.text(
+        words.ntr("closest: {n} side away", "closest: {n} sides away", sides).format(n=sides),
+        colour=pal.muted,
+    )
     options = {c.point: c for t in targets for c in t.corners}
     f, fb = font(band.size, condensed=True), font(band.size, True, condensed=True)
     cells, cw = _grid(band, rest.x0, rest.x1, len(letters), band.size * 7.4)
@@ -257,10 +293,12 @@ def render_move_preview(
         tx = x + 2 * r + band.k(10)
         label = point_label(pt)
         band.d.text((tx, y), label, font=fb, fill=pal.ink)
+        low, high = c.fewest_walls, c.most_walls
         walls = (
-            _count(c.fewest_walls, "wall")
-            if c.fewest_walls == c.most_walls
-            else f"{c.fewest_walls}–{c.most_walls} walls"
+            words.ntr("{n} wall", "{n} walls", low).format(n=low)
+            if low == high
+            # TRANSLATORS: a path needs from {low} to {high} new walls; the form goes with {high}.
+            else words.ntr("{low}–{high} wall", "{low}–{high} walls", high).format(low=low, high=high)
         )
         wx = tx + fb.getlength(label) + band.k(12)
         band.d.text(
@@ -271,7 +309,8 @@ def render_move_preview(
         )
     if len(cells) < len(letters):
         x, y = _grid(band, rest.x0, rest.x1, len(letters), band.size * 7.4)[0][len(cells)]
-        band.d.text((x, y), f"… {len(letters) - len(cells)} more", font=f, fill=pal.muted)
+        more = words.tr("… {n} more").format(n=len(letters) - len(cells))
+        band.d.text((x, y), more, font=f, fill=pal.muted)
     return encode(im, theme)
 
 
@@ -310,6 +349,7 @@ def render_path_preview(
     *,
     confirm: bool = False,
     ends_game: bool = False,
+    words: Words = ENGLISH,
 ) -> bytes:
     """Every shortest path to a chosen point (R3.4), each in its own style and numbered 1, 2, 3…, with the new
     walls each one needs (R3.5). The numbers follow the order of ``paths``.
@@ -371,19 +411,19 @@ def render_path_preview(
     for at, i in labels:
         _marker(d, at, str(i + 1), lay, theme, _path_style(i, theme)[0])
     _marker(d, lay.px(point), "★", lay, theme, pal.white, pal.highlight)
-    who = player_names(v, names, theme)[_mover(v)]
-    band = Band(im, lay, theme)
+    who = player_names(v, names, theme, words)[_mover(v)]
+    band = Band(im, lay, theme, words)
     if confirm:
         _confirm_caption(band, v, point, paths[0], who, ends_game)
         return encode(im, theme)
     head, rest = band.split(0.4, 0.6)
-    head.text(f"Paths to {point_label(point)}", bold=True, title=True)
-    head.text(f"{who}: choose a path", bold=True)
-    head.text(f"from Alexander at {point_label(v.alexander)}", colour=pal.muted)
+    head.text(words.tr("Paths to {point}").format(point=point_label(point)), bold=True, title=True)
+    head.text(words.tr("{name}: choose a path").format(name=who), bold=True)
+    head.text(words.tr("from Alexander at {point}").format(point=point_label(v.alexander)), colour=pal.muted)
     if ends_game:
-        head.text("It ends the game.", bold=True, colour=pal.warning)
+        head.text(words.tr("It ends the game."), bold=True, colour=pal.warning)
     if not paths:
-        head.text("No path to this point.", colour=pal.warning)
+        head.text(words.tr("No path to this point."), colour=pal.warning)
     fb = font(band.size, True, condensed=True)
     cells, cw = _grid(band, rest.x0, rest.x1, n, band.size * 7.2)
     shown = len(cells) if len(cells) >= n else len(cells) - 1
@@ -397,13 +437,15 @@ def render_path_preview(
         sample = band.size * 1.4
         _styled_polyline(band.d, [(sx, cy), (sx + sample, cy)], colour, line_w, dash, lay)
         tx = sx + sample + band.k(12)
-        text = _count(len(opt.new_walls), "wall")
+        new = len(opt.new_walls)
+        text = words.ntr("{n} wall", "{n} walls", new).format(n=new)
         band.d.text(
             (tx, y), ellipsize(text, band.size, round(x + cw - tx), True, True), font=fb, fill=pal.ink
         )
     if shown < n:
         x, y = cells[-1]
-        band.d.text((x, y), f"… {n - shown} more", font=font(band.size, condensed=True), fill=pal.muted)
+        more = words.tr("… {n} more").format(n=n - shown)
+        band.d.text((x, y), more, font=font(band.size, condensed=True), fill=pal.muted)
     return encode(im, theme)
 
 
@@ -417,29 +459,36 @@ def _confirm_caption(
     band: Band, v: GameView, point: Point, path: PathOption, who: str, ends_game: bool
 ) -> None:
     """The confirm form's caption: what pressing Confirm will do (R3.4–R3.6, R10.1)."""
-    pal = band.pal
+    pal, words = band.pal, band.words
     head, walls, end = band.split(0.36, 0.32, 0.32)
-    head.text("Confirm the move", bold=True, title=True)
-    head.text(f"Alexander to {point_label(point)}", bold=True)
-    head.text(f"from {point_label(v.alexander)}, by {who}")
+    head.text(words.tr("Confirm the move"), bold=True, title=True)
+    head.text(words.tr("Alexander to {point}").format(point=point_label(point)), bold=True)
+    head.text(words.tr("from {point}, by {name}").format(point=point_label(v.alexander), name=who))
     black, red = wall_split(len(path.new_walls), v.black_left)
     if not path.new_walls:
-        walls.text("Places no wall", bold=True)
-        walls.text("(it runs along walls)", colour=pal.muted)
+        walls.text(words.tr("Places no wall"), bold=True)
+        walls.text(words.tr("(it runs along walls)"), colour=pal.muted)
     elif not black:
-        walls.text(f"Places {_count(red, 'red wall')}", bold=True, colour=pal.warning)
+        places_red = words.ntr("Places {n} red wall", "Places {n} red walls", red).format(n=red)
+        walls.text(places_red, bold=True, colour=pal.warning)
     else:
-        walls.text(f"Places {_count(black, 'black wall')}", bold=True)
+        walls.text(
+            words.ntr("Places {n} black wall", "Places {n} black walls", black).format(n=black), bold=True
+        )
         if red:
-            walls.text(f"and {_count(red, 'red wall')}", bold=True, colour=pal.warning)
-    walls.text(f"{v.black_left - black} black left after it", colour=pal.muted)
+            and_red = words.ntr("and {n} red wall", "and {n} red walls", red).format(n=red)
+            walls.text(and_red, bold=True, colour=pal.warning)
+    # TRANSLATORS: black walls left after this move, in a narrow column.
+    walls.text(words.tr("{n} black left after it").format(n=v.black_left - black), colour=pal.muted)
     if ends_game:
-        end.text("This move ends", bold=True, colour=pal.warning)
-        end.text("the game.", bold=True, colour=pal.warning)
-        end.text("Your actions follow,")
-        end.text("then nobody plays on.")
+        # Two lines each: the column is narrow.
+        # TRANSLATORS: two lines in a narrow column: keep the line break.
+        for line in words.tr("This move ends\nthe game.").split("\n"):
+            end.text(line, bold=True, colour=pal.warning)
+        for line in words.tr("Your actions follow,\nthen nobody plays on.").split("\n"):
+            end.text(line)
     else:
-        end.text("The game goes on.", colour=pal.muted)
+        end.text(words.tr("The game goes on."), colour=pal.muted)
 
 
 def _offset_polyline(pts: list[XY], offset: float) -> list[XY]:
@@ -471,6 +520,8 @@ def render_province_preview(
     names: Sequence[str] | None = None,
     width: int = BOARD_WIDTH,
     theme: Theme = DEFAULT_THEME,
+    *,
+    words: Words = ENGLISH,
 ) -> bytes:
     """A province outlined, with the guards and cards that occupying (R6.1–R6.2) or taking it over (R6.3–R6.4)
     would cost."""
@@ -499,46 +550,53 @@ def render_province_preview(
     if plan is not None:
         for s in plan.guards:
             b.ghost_guard(d, mover, lay.centre(s), lay, theme)
-    all_names = player_names(v, names, theme)
-    band = Band(im, lay, theme)
+    all_names = player_names(v, names, theme, words)
+    band = Band(im, lay, theme, words)
     head, cost, verdict = band.split(0.33, 0.4, 0.27)
     take_over = prov.owner is not None and prov.owner != mover
-    verb = "Take over" if take_over else "Occupy"
-    head.text(f"{verb} P{prov.id}", bold=True, title=True)
-    head.text(f"worth {prov.value}")
-    head.text(_count(len(prov.symbol_spaces), "symbol space"), colour=pal.muted)
+    title = words.tr("Take over P{province}") if take_over else words.tr("Occupy P{province}")
+    head.text(title.format(province=prov.id), bold=True, title=True)
+    head.text(words.tr("worth {value}").format(value=prov.value))
+    spaces = len(prov.symbol_spaces)
+    head.text(words.ntr("{n} symbol space", "{n} symbol spaces", spaces).format(n=spaces), colour=pal.muted)
     if take_over and prov.owner is not None:
         x = head.mark(prov.owner)
-        head.text(f"held by {all_names[prov.owner]}", x=x)
+        head.text(words.tr("held by {name}").format(name=all_names[prov.owner]), x=x)
     if plan is None:
         why = (
-            "It is yours already."
+            words.tr("It is yours already.")
             if prov.owner == mover
-            else "It has no symbol space."
+            else words.tr("It has no symbol space.")
             if not prov.symbol_spaces
-            else "No guard left in supply."
+            else words.tr("No guard left in supply.")
         )
-        cost.text("It cannot be taken.", bold=True, colour=pal.warning)
+        cost.text(words.tr("It cannot be taken."), bold=True, colour=pal.warning)
         cost.text(why)
         return encode(im, theme)
     x = cost.mark(mover)
-    cost.text(f"{all_names[mover]}: {_count(len(plan.guards), 'guard')}", bold=True, x=x)
+    guards = len(plan.guards)
+    cost.text(
+        words.ntr("{name}: {n} guard", "{name}: {n} guards", guards).format(name=all_names[mover], n=guards),
+        bold=True,
+        x=x,
+    )
     if take_over:
-        cost.symbols(plan.removal, "Remove:")
-    cost.symbols(plan.cost, "Occupy:")
-    cost.text(f"{_count(total(plan.paid), 'card')} in all")
+        cost.symbols(plan.removal, words.tr("Remove:"))
+    cost.symbols(plan.cost, words.tr("Occupy:"))
+    paid = total(plan.paid)
+    cost.text(words.ntr("{n} card in all", "{n} cards in all", paid).format(n=paid))
     if total(plan.missing):
-        verdict.text("You lack", bold=True, colour=pal.warning)
+        verdict.text(words.tr("You lack"), bold=True, colour=pal.warning)
         verdict.symbols(plan.missing, "", colour=pal.warning)
     else:
-        verdict.text("You can pay", bold=True, colour=pal.good)
-        verdict.text("for this.", bold=True, colour=pal.good)
+        # TRANSLATORS: two lines in a narrow column: keep the line break.
+        for line in words.tr("You can pay\nfor this.").split("\n"):
+            verdict.text(line, bold=True, colour=pal.good)
     if plan.compensation and prov.owner is not None:
         x = verdict.mark(prov.owner)
         verdict.text(all_names[prov.owner], x=x, colour=pal.muted)
-        verdict.text(f"gets {_count(plan.compensation, 'card')} back", colour=pal.muted)
+        back = plan.compensation
+        verdict.text(
+            words.ntr("gets {n} card back", "gets {n} cards back", back).format(n=back), colour=pal.muted
+        )
     return encode(im, theme)
-
-
-def _count(n: int, word: str) -> str:
-    return count(n, word)

@@ -24,6 +24,7 @@ from rendering import board as b
 from rendering.panel import board_panel, end_panel, player_names
 from rendering.pictures import _palette_image
 from rendering.theme import DEFAULT_THEME, Theme
+from rendering.words import ENGLISH, Words
 
 MAX_BYTES = 7_500_000  # under 8 MiB (8,388,608 bytes), Discord's smallest upload limit, with a margin
 WIDTHS = (900, 720, 560, 440, 340)
@@ -44,10 +45,12 @@ def public_frames(events: Iterable[Event]) -> list[GameView]:
     return frames
 
 
-def _frame(v: GameView, names: Sequence[str], width: int, theme: Theme, last: bool) -> Image.Image:
+def _frame(
+    v: GameView, names: Sequence[str], width: int, theme: Theme, last: bool, words: Words = ENGLISH
+) -> Image.Image:
     im, lay = b.board_image(v, width, theme)
     panel = end_panel if last and v.over else board_panel
-    panel(im, v, lay, player_names(v, names, theme), theme)
+    panel(im, v, lay, player_names(v, names, theme, words), theme, words)
     rgb = im if im.mode == "RGB" else im.convert("RGB")
     # The theme's fixed palette: the same colours in every frame, so GIF frames differ only where the
     # board changed (Pillow stores only the changed box of each frame).
@@ -79,8 +82,10 @@ def render_replay(
     max_bytes: int = MAX_BYTES,
     widths: Sequence[int] = WIDTHS,
     theme: Theme = DEFAULT_THEME,
+    words: Words = ENGLISH,
 ) -> bytes:
-    """An animated GIF of ``frames`` (public views) of at most ``max_bytes``: narrower, then fewer frames."""
+    """An animated GIF of ``frames`` (public views) of at most ``max_bytes``: narrower, then fewer frames;
+    its words in ``words``' language (the game's)."""
     if not frames:
         raise ValueError("a replay needs at least one frame")
     for v in frames:
@@ -94,7 +99,9 @@ def render_replay(
             # The bytes grow about with the area: skip a width that cannot fit (with a margin for error).
             if first[1] * (width / first[0]) ** 2 > max_bytes * 1.15:
                 continue
-        data = _gif([_frame(v, names, width, theme, i == len(chosen) - 1) for i, v in enumerate(chosen)])
+        data = _gif(
+            [_frame(v, names, width, theme, i == len(chosen) - 1, words) for i, v in enumerate(chosen)]
+        )
         if len(data) <= max_bytes:
             return data
         first = first or (width, len(data))
@@ -103,15 +110,20 @@ def render_replay(
         # Scale the frame count by how far over the bound the last try was, with a margin.
         keep = max(2, min(len(chosen) - 1, int(len(chosen) * max_bytes / len(data) * 0.9)))
         chosen = thin(chosen, keep)
-        data = _gif([_frame(v, names, width, theme, i == len(chosen) - 1) for i, v in enumerate(chosen)])
+        data = _gif(
+            [_frame(v, names, width, theme, i == len(chosen) - 1, words) for i, v in enumerate(chosen)]
+        )
         if len(data) <= max_bytes:
             return data
     raise ValueError(f"a replay of two frames is still {len(data)} bytes, over {max_bytes}")
 
 
 def render_replay_events(
-    events: Sequence[dict[str, Any]], names: Sequence[str] = (), max_bytes: int = MAX_BYTES
+    events: Sequence[dict[str, Any]],
+    names: Sequence[str] = (),
+    max_bytes: int = MAX_BYTES,
+    words: Words = ENGLISH,
 ) -> bytes:
     """The process pool's entry point: the GIF of a game from its stored (serialized) event log."""
     log = [serialize.load(e) for e in events]
-    return render_replay(public_frames(log), names, max_bytes=max_bytes)
+    return render_replay(public_frames(log), names, max_bytes=max_bytes, words=words)

@@ -7,12 +7,13 @@ The bot's pool (in bot/, not here) is set up like this::
 
 ``render_request`` is the pool's entry point. It takes a ``RenderRequest``: the kind of picture, an engine
 ``GameView`` (never the full state: other players' hands are secret, R2.5), the display names, the width and
-the plain rules-query values a preview needs. A request pickles its map as the map's text, not the parsed
-``Map`` with its distance table (about 230 KB for the default map): a worker parses each map once
-(``engine.maps.parse_map`` caches by text) and its cached map layers are keyed by the same text, so they stay
-warm from one request to the next. ``warm_worker`` is the pool's initializer: it parses the given maps and
-draws their static layers (free land, dead land and every player's tint) at the given width, so the first
-real request pays for neither. Start the pool with the width the bot draws at: the layers are per width.
+the plain rules-query values a preview needs, and the ``Words`` of the picture's language (rendering.words: a
+few KB of translations, pickled with the request; English when left out). A request pickles its map as the
+map's text, not the parsed ``Map`` with its distance table (about 230 KB for the default map): a worker parses
+each map once (``engine.maps.parse_map`` caches by text) and its cached map layers are keyed by the same text,
+so they stay warm from one request to the next. ``warm_worker`` is the pool's initializer: it parses the given
+maps and draws their static layers (free land, dead land and every player's tint) at the given width, so the
+first real request pays for neither. Start the pool with the width the bot draws at: the layers are per width.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from engine.views import view as view_of
 from rendering.board import DEAD, map_layer
 from rendering.layout import BOARD_WIDTH
 from rendering.theme import DEFAULT_THEME
+from rendering.words import ENGLISH, Words
 
 Kind = Literal["board", "end", "hand", "move", "path", "province"]
 _MAP_SOURCE = "<render request>"
@@ -68,6 +70,7 @@ class RenderRequest:
     plan: OccupyPlan | None = None
     confirm: bool = False
     ends_game: bool = False
+    words: Words = ENGLISH  # the picture's language: the game's for board and end, the asker's otherwise
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The map travels as its text; every other field as it is.
@@ -75,16 +78,20 @@ class RenderRequest:
         return (_rebuild_request, (self.view.map.text, _view_fields(self.view), others))
 
     @classmethod
-    def board(cls, v: GameView, names: Sequence[str] = (), width: int = BOARD_WIDTH) -> RenderRequest:
-        return cls("board", v, tuple(names), width)
+    def board(
+        cls, v: GameView, names: Sequence[str] = (), width: int = BOARD_WIDTH, *, words: Words = ENGLISH
+    ) -> RenderRequest:
+        return cls("board", v, tuple(names), width, words=words)
 
     @classmethod
-    def end(cls, v: GameView, names: Sequence[str] = (), width: int = BOARD_WIDTH) -> RenderRequest:
-        return cls("end", v, tuple(names), width)
+    def end(
+        cls, v: GameView, names: Sequence[str] = (), width: int = BOARD_WIDTH, *, words: Words = ENGLISH
+    ) -> RenderRequest:
+        return cls("end", v, tuple(names), width, words=words)
 
     @classmethod
-    def hand(cls, v: GameView, name: str = "", width: int = 1200) -> RenderRequest:
-        return cls("hand", v, width=width, name=name)
+    def hand(cls, v: GameView, name: str = "", width: int = 1200, *, words: Words = ENGLISH) -> RenderRequest:
+        return cls("hand", v, width=width, name=name, words=words)
 
     @classmethod
     def move_preview(
@@ -94,8 +101,10 @@ class RenderRequest:
         symbol: Symbol | None = None,
         names: Sequence[str] = (),
         width: int = BOARD_WIDTH,
+        *,
+        words: Words = ENGLISH,
     ) -> RenderRequest:
-        return cls("move", v, tuple(names), width, targets=tuple(targets), symbol=symbol)
+        return cls("move", v, tuple(names), width, targets=tuple(targets), symbol=symbol, words=words)
 
     @classmethod
     def path_preview(
@@ -108,6 +117,7 @@ class RenderRequest:
         *,
         confirm: bool = False,
         ends_game: bool = False,
+        words: Words = ENGLISH,
     ) -> RenderRequest:
         return cls(
             "path",
@@ -118,6 +128,7 @@ class RenderRequest:
             paths=tuple(paths),
             confirm=confirm,
             ends_game=ends_game,
+            words=words,
         )
 
     @classmethod
@@ -128,8 +139,10 @@ class RenderRequest:
         plan: OccupyPlan | None,
         names: Sequence[str] = (),
         width: int = BOARD_WIDTH,
+        *,
+        words: Words = ENGLISH,
     ) -> RenderRequest:
-        return cls("province", v, tuple(names), width, province=province, plan=plan)
+        return cls("province", v, tuple(names), width, province=province, plan=plan, words=words)
 
 
 def _rebuild_request(map_text: str, view_fields: dict[str, Any], others: dict[str, Any]) -> RenderRequest:
@@ -140,23 +153,30 @@ def render_request(req: RenderRequest) -> bytes:
     """The process pool's entry point: the PNG bytes of the picture ``req`` asks for."""
     from rendering import pictures as p
 
-    v, names = req.view, list(req.names)
+    v, names, words = req.view, list(req.names), req.words
     if req.kind == "board":
-        return p.render_board(v, names, req.width)
+        return p.render_board(v, names, req.width, words=words)
     if req.kind == "end":
-        return p.render_end(v, names, req.width)
+        return p.render_end(v, names, req.width, words=words)
     if req.kind == "hand":
-        return p.render_hand(v, req.name, req.width)
+        return p.render_hand(v, req.name, req.width, words=words)
     if req.kind == "move":
-        return p.render_move_preview(v, req.targets, req.symbol, names, req.width)
+        return p.render_move_preview(v, req.targets, req.symbol, names, req.width, words=words)
     if req.kind == "path":
         if req.point is None:
             raise ValueError("a path preview needs the chosen point")
         return p.render_path_preview(
-            v, req.point, req.paths, names, req.width, confirm=req.confirm, ends_game=req.ends_game
+            v,
+            req.point,
+            req.paths,
+            names,
+            req.width,
+            confirm=req.confirm,
+            ends_game=req.ends_game,
+            words=words,
         )
     if req.kind == "province":
-        return p.render_province_preview(v, req.province, req.plan, names, req.width)
+        return p.render_province_preview(v, req.province, req.plan, names, req.width, words=words)
     raise ValueError(f"no picture of kind {req.kind!r}")
 
 

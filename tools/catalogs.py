@@ -4,10 +4,12 @@
     python tools/catalogs.py check    # exit 1 and say what is wrong: stale template, missing translations,
                                       # placeholders that differ, command names Discord would refuse
 
-Messages come from two places: the bot's code (``_``, ``N_``, ``ngettext``, ``Nn_``, ``pgettext`` calls,
-extracted by Babel's Python extractor) and the slash commands (every name, description and choice that
-discord.py hands its ``Translator`` at sync, recorded by walking the command tree the same way). Command,
-group, option and choice names carry the context ``command``: they are identifiers in Discord's syntax.
+Messages come from three places: the bot's code (``_``, ``N_``, ``ngettext``, ``Nn_``, ``pgettext`` calls,
+extracted by Babel's Python extractor), the words drawn in pictures (rendering's ``words.tr``, ``words.ntr``
+and ``words.ptr`` calls, listed in ``rendering.words.MESSAGES``) and the slash commands (every name,
+description and choice that discord.py hands its ``Translator`` at sync, recorded by walking the command tree
+the same way). Command, group, option and choice names carry the context ``command``: they are identifiers in
+Discord's syntax.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from bot import i18n  # noqa: E402
 
 STAMP = datetime(2026, 11, 23, tzinfo=UTC)  # a fixed date keeps the files' headers out of every diff
 TEMPLATE = i18n.LOCALES / f"{i18n.DOMAIN}.pot"
-KEYWORDS = {**DEFAULT_KEYWORDS, "Nn_": (1, 2)}
+# rendering.words.Words: ``tr(message)``, ``ntr(singular, plural, n)``, ``ptr(context, message)``.
+KEYWORDS = {**DEFAULT_KEYWORDS, "Nn_": (1, 2), "tr": (1,), "ntr": (1, 2), "ptr": ((1, "c"), 2)}
 # Discord's rule for command and option names (lower case where a script has case), and its limits.
 NAME = re.compile(r"^[-_\w]{1,32}$")
 NAME_LOCATIONS = {"command_name", "group_name", "parameter_name"}
@@ -41,7 +44,7 @@ DESCRIPTION_LIMIT = 100
 
 def _code_messages() -> Iterator[tuple[str, str | tuple[str, str], str | None, list[str]]]:
     """(where, message id or (singular, plural), context, translator comments) of every marked message."""
-    method_map = [("bot/**.py", "python")]
+    method_map = [("bot/**.py", "python"), ("rendering/**.py", "python")]
     for filename, lineno, message, comments, context in extract_from_dir(
         ROOT,
         method_map=method_map,

@@ -460,10 +460,10 @@ async def test_public_pictures_need_the_public_view():
     state, _ = new_game(WALLS_MAP, 2, 1)
     pics = Pictures(width=480)
     with pytest.raises(PublicViewRequired):
-        await pics.board(view(state, 0), ["a", "b"])
+        await pics.board(view(state, 0), ["a", "b"], language="en")
     with pytest.raises(PublicViewRequired):
-        await pics.end(view(state, 1), ["a", "b"])
-    png = await pics.board(view(state, None), ["a", "b"])
+        await pics.end(view(state, 1), ["a", "b"], language="en")
+    png = await pics.board(view(state, None), ["a", "b"], language="en")
     assert png.startswith(b"\x89PNG") and pics.calls == [("board", None)] and pics.failures == 0
 
 

@@ -275,7 +275,7 @@ async def test_a_replay_is_drawn_in_the_worker_processes(tmp_path):
     try:
         from engine import serialize
 
-        data = await pictures.replay([serialize.dump(e) for e in events], ["alice", "bob"])
+        data = await pictures.replay([serialize.dump(e) for e in events], ["alice", "bob"], language="en")
     finally:
         pictures.close()
     assert data[:6] == b"GIF89a" and Image.open(io.BytesIO(data)).n_frames == st.turn + 1
