@@ -39,7 +39,7 @@ from engine.views import GameView, view
 from storage import Duty, GameStore, ShardSlice
 
 from . import duties as dt
-from . import limits, texts
+from . import i18n, limits, texts
 from .components import lobby_view, turn_view
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
@@ -288,8 +288,16 @@ class Deliveries:
         assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
         if kind == "end":
-            return png(await self.pictures.end(v, names), "end.png", texts.ALT_END)
-        return png(await self.pictures.board(v, names), "board.png", texts.ALT_BOARD)
+            return png(
+                await self.pictures.end(v, names),
+                "end.png",
+                texts.alt_end(str(p.get("locale") or i18n.SOURCE)),
+            )
+        return png(
+            await self.pictures.board(v, names),
+            "board.png",
+            texts.alt_board(str(p.get("locale") or i18n.SOURCE)),
+        )
 
     def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
         b = p.get("buttons")
