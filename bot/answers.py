@@ -155,4 +155,4 @@ async def guarded(
             interaction.id,
         )
         with contextlib.suppress(discord.HTTPException):
-            await say(interaction, texts.OOPS)
+            await say(interaction, texts.oops())

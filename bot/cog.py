@@ -80,15 +80,13 @@ class AlexandrosCog(commands.Cog):
             table = await self.h.ctx.tables.load(record)
             state = table.playing()
             if need_phase is not None and state.phase is not need_phase:
-                hint = texts.MOVE_FIRST_HINT if need_phase is Phase.ACTIONS else texts.ALREADY_MOVED_HINT
+                hint = texts.move_first_hint() if need_phase is Phase.ACTIONS else texts.already_moved_hint()
                 return [app_commands.Choice(name=hint, value="-")]
             items = make(table, state, seat)
             if not items:
                 return [
                     app_commands.Choice(
-                        name=texts.NOTHING_TO_CHOOSE.get(
-                            interaction.command.name if interaction.command else "", texts.NOTHING_NOW
-                        ),
+                        name=texts.nothing_to_choose(interaction.command.name if interaction.command else ""),
                         value="-",
                     )
                 ]
@@ -452,14 +450,14 @@ class AdminCog(commands.Cog):
     async def sync(self, interaction: discord.Interaction, everywhere: bool = False) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)
         if everywhere and not await self.bot.is_owner(interaction.user):
-            await interaction.edit_original_response(content=texts.SYNC_OWNER_ONLY)
+            await interaction.edit_original_response(content=texts.sync_owner_only())
             return
         # One process of a cluster at a time (the store's lock, shared by every process on the database).
         store = getattr(self.bot, "store", None)
         lock = store.exclusive(SYNC_LOCK) if store is not None else contextlib.nullcontext(True)
         async with lock as mine:
             if not mine:
-                await interaction.edit_original_response(content=texts.SYNC_BUSY)
+                await interaction.edit_original_response(content=texts.sync_busy())
                 return
             done = await self._sync(interaction, everywhere)
         await interaction.edit_original_response(content=texts.synced(len(done), everywhere=everywhere))

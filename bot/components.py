@@ -153,10 +153,10 @@ class GameButton(
         try:
             handled = await _router(interaction).button(interaction, self.kind, self.args)
         except (IndexError, ValueError):
-            await say(interaction, texts.BUTTON_STALE)
+            await say(interaction, texts.button_stale())
             return
         if not handled:
-            await say(interaction, texts.BUTTON_RETIRED)
+            await say(interaction, texts.button_retired())
 
 
 class GameSelect(
@@ -199,15 +199,15 @@ class GameSelect(
         data: dict[str, Any] = dict(interaction.data or {})
         values = [str(v) for v in data.get("values", [])]
         if not values or values == ["-"]:
-            await say(interaction, texts.NOTHING_PICKED)
+            await say(interaction, texts.nothing_picked())
             return
         try:
             handled = await _router(interaction).select(interaction, self.kind, self.args, values)
         except (IndexError, ValueError):
-            await say(interaction, texts.MENU_STALE)
+            await say(interaction, texts.menu_stale())
             return
         if not handled:
-            await say(interaction, texts.MENU_RETIRED)
+            await say(interaction, texts.menu_retired())
 
 
 def _split(custom_id: str) -> tuple[str, list[str]]:

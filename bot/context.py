@@ -74,7 +74,7 @@ class Context:
         interaction: discord.Interaction,
         ask: Ask,
         parse: Callable[[GameState, int], Action],
-        done: str = texts.DONE,
+        done: str | None = None,
         update: bool = False,
     ) -> Outcome:
         """Apply one action through the pipeline and tell the actor, privately, what it did."""
@@ -86,5 +86,5 @@ class Context:
         interaction.extras["game"] = outcome.table.id
         seat = outcome.table.seat_of(interaction.user.id)
         mine = outcome.table.speaker.event_lines([redact(e, seat) for e in outcome.events])
-        await show(interaction, texts.action_summary(done, mine), view=None)
+        await show(interaction, texts.action_summary(texts.done() if done is None else done, mine), view=None)
         return outcome

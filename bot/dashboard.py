@@ -27,7 +27,7 @@ import discord
 
 from storage import Duty, GameRecord, GameStore, NewDuty
 
-from . import limits, texts
+from . import i18n, limits, texts
 from .answers import say
 from .context import Context
 from .pipeline import META_TURN_POST
@@ -44,17 +44,22 @@ EDIT_CAP_CODE = 30046  # Discord: too many edits of messages older than an hour
 MYGAMES_MAX = 20  # games listed by /alexandros me games (a message holds 2,000 characters)
 
 
+def _locale(payload: dict[str, Any]) -> str:
+    """The game's language, kept in a status duty (English for one written before it was)."""
+    return str(payload.get("locale") or i18n.SOURCE)
+
+
 def status_duty(table: Table, now: float) -> NewDuty:
     """The status message as it reads after a change (public facts only)."""
     live = table.record.status == "playing" and table.state is not None and not table.state.over
-    payload = {"text": texts.status_text(table), "live": live}
+    payload = {"text": texts.status_text(table), "live": live, "locale": table.locale}
     return NewDuty(STATUS, now + STATUS_DELAY, table.record.channel_id, payload=payload, key=STATUS)
 
 
 def closed_duty(record: GameRecord, now: float) -> NewDuty:
     """The status message of a game closed by ``/alexandros abandon`` (only if it has one already)."""
     closed = Table(dataclasses.replace(record, status="abandoned"), None, names_of(record))
-    payload = {"text": texts.lobby_text(closed), "live": False, "final": True}
+    payload = {"text": texts.lobby_text(closed), "live": False, "final": True, "locale": closed.locale}
     return NewDuty(STATUS, now, record.channel_id, payload=payload, key=STATUS)
 
 
@@ -125,7 +130,7 @@ class Dashboard:
         link = None
         if p.get("live") and isinstance(turn, dict):
             link = texts.jump_link(guild_id, channel_id, int(turn["message"]))
-        return limits.content(texts.status_post_text(p["text"], link))
+        return limits.content(texts.status_post_text(p["text"], link, _locale(p)))
 
     async def _post(
         self,
@@ -179,7 +184,7 @@ class Dashboard:
             )  # fmt: skip
             if error.status == 403:
                 await channel.send(
-                    texts.PIN_PERMISSION_MISSING,
+                    texts.pin_permission_missing(_locale(duty.payload)),
                     allowed_mentions=discord.AllowedMentions.none(),
                     nonce=f"alx-{duty.id}-p",
                 )

@@ -50,7 +50,6 @@ log = logging.getLogger("bot.deliveries")
 Clock = Callable[[], float]
 
 BACKOFF_CAP = 300.0  # seconds
-LANGUAGES_KEPT = 4096  # games whose language is remembered (it never changes; forgetting only costs a read)
 
 
 class Retry(Exception):
@@ -137,7 +136,6 @@ class Deliveries:
         self.store = store
         self.pictures = pictures
         self.maps = MapBook(store)
-        self._languages: dict[int, str] = {}  # game -> its public language (Table.locale), read once
         self.clock = clock
         self.shards = shards
         self.lease = lease
@@ -279,17 +277,9 @@ class Deliveries:
         raise GiveUp(f"no handler for duty kind {duty.kind!r}")
 
     async def _language(self, game_id: int | None) -> str:
-        """The game's public language (``Table.locale``: fixed when the game is made), for its pictures."""
-        if game_id is None:
-            return i18n.SOURCE
-        found = self._languages.get(game_id)
-        if found is None:
-            record = await self.store.game_by_id(game_id)
-            found = Table(record, None, ()).locale if record is not None else i18n.SOURCE
-            if len(self._languages) >= LANGUAGES_KEPT:
-                self._languages.clear()
-            self._languages[game_id] = found
-        return found
+        """The game's public language (``Table.locale``), for a picture duty written before duties said it."""
+        record = await self.store.game_by_id(game_id) if game_id is not None else None
+        return Table(record, None, ()).locale if record is not None else i18n.SOURCE
 
     async def _picture(self, duty: Duty) -> discord.File | None:
         p = duty.payload
@@ -303,10 +293,15 @@ class Deliveries:
             v = serialize.load(p["view"])
         assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
-        language = await self._language(duty.game_id)
+        # The game's language: written into the duty since issue 16; an older duty's is looked up.
+        language = str(p.get("locale") or await self._language(duty.game_id))
         if kind == "end":
-            return png(await self.pictures.end(v, names, language=language), "end.png", texts.ALT_END)
-        return png(await self.pictures.board(v, names, language=language), "board.png", texts.ALT_BOARD)
+            return png(
+                await self.pictures.end(v, names, language=language), "end.png", texts.alt_end(language)
+            )
+        return png(
+            await self.pictures.board(v, names, language=language), "board.png", texts.alt_board(language)
+        )
 
     def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
         b = p.get("buttons")

@@ -58,7 +58,11 @@ def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any
     """The picture's facts. Lean (the default): the ``public`` state (``public_state``: nothing secret left
     in it) as a lean snapshot, its map by digest; the worker makes the public view of it. Otherwise the
     public view itself, with its map inside (for a game whose map may not be stored yet)."""
-    out: dict[str, Any] = {"picture": "end" if state.over else "board", "names": list(table.names)}
+    out: dict[str, Any] = {
+        "picture": "end" if state.over else "board",
+        "names": list(table.names),
+        "locale": table.locale,  # the picture's description speaks the game's language
+    }
     if lean:
         out["public"] = dump_state(public_state(state))
         out["map"] = state.map.digest

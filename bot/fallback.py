@@ -32,11 +32,11 @@ async def answer_unknown(interaction: discord.Interaction) -> None:
     if interaction.type is discord.InteractionType.modal_submit:
         if _known_modal(interaction, custom_id):
             return
-        text = texts.FORM_RETIRED
+        text = texts.form_retired()
     elif interaction.type is discord.InteractionType.component:
         if _OURS.fullmatch(custom_id):
             return
-        text = texts.BUTTON_RETIRED
+        text = texts.button_retired()
     else:
         return
     if not interaction.response.is_done():

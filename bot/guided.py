@@ -37,7 +37,7 @@ class GuidedMove:
 
         async def body() -> None:
             table, state, _ = await self.ctx.look(interaction, game_id, version)
-            await say(interaction, texts.MOVE_STEP_1, view=self._cards(table, state))
+            await say(interaction, texts.move_step_1(), view=self._cards(table, state))
 
         await self.ctx.guard(interaction, body)
 
@@ -48,7 +48,7 @@ class GuidedMove:
         cards = ch.card_choices(state)
         if not cards:
             raise Refused("bot/no-moves")
-        return ui.select_view(ui.cid_select("mc", table.id, table.version), texts.PICK_CARD, cards)
+        return ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
 
     async def card(self, interaction: discord.Interaction, game_id: int, version: int, card: str) -> None:
         """Step 2: the lettered points for the chosen card, on a preview picture."""
@@ -72,10 +72,10 @@ class GuidedMove:
             texts.move_step_2(
                 ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
             ),
-            file=png(picture, "move.png", texts.ALT_MOVE),
+            file=png(picture, "move.png", texts.alt_move()),
             view=ui.select_view(
                 ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
-                texts.PICK_POINT,
+                texts.pick_point(),
                 dests[: ch.MAX_CHOICES],
             ),
         )
@@ -112,10 +112,10 @@ class GuidedMove:
         await show(
             interaction,
             texts.move_step_3(len(paths), to.split("@")[0]),
-            file=png(picture, "paths.png", texts.ALT_PATHS),
+            file=png(picture, "paths.png", texts.alt_paths()),
             view=ui.select_view(
                 ui.cid_select("mp", table.id, table.version, card, to),
-                texts.PICK_PATH,
+                texts.pick_path(),
                 ch.path_choices(state, corner),
             ),
         )
@@ -157,7 +157,7 @@ class GuidedMove:
             texts.move_confirm(
                 ch.card_label(state, mc), texts.route_text([point_label(p) for p in option.points]), preview
             ),
-            file=png(picture, "path.png", texts.ALT_PATH),
+            file=png(picture, "path.png", texts.alt_path()),
             view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
         )
 
@@ -173,7 +173,7 @@ class GuidedMove:
                 interaction,
                 ask,
                 lambda st, s: ch.move_action(st, s, card, to, path),
-                texts.MOVED,
+                texts.moved(),
                 update=True,
             )
 
@@ -188,7 +188,7 @@ class GuidedMove:
         async def body() -> None:
             table, state, seat = await self.ctx.look(interaction, None, None)
             if card is None:
-                await say(interaction, texts.PICK_MOVE_CARD, view=self._cards(table, state))
+                await say(interaction, texts.pick_move_card(), view=self._cards(table, state))
                 return
             if state.phase is not Phase.MOVE:
                 raise Refused("turn/already-moved")
@@ -207,7 +207,7 @@ class GuidedMove:
             ask = ctx.ask(interaction, table.id, table.version)
             chosen = path if (path or offered) else "1"
             await ctx.act(
-                interaction, ask, lambda st, s: ch.move_action(st, s, card, to, chosen), texts.MOVED
+                interaction, ask, lambda st, s: ch.move_action(st, s, card, to, chosen), texts.moved()
             )
 
         await ctx.guard(interaction, body)

@@ -8,7 +8,7 @@ import logging
 
 import discord
 
-from . import limits, texts
+from . import i18n, limits, texts
 from .answers import defer_private, say
 from .context import Context
 from .ratings import Ratings
@@ -18,6 +18,11 @@ from .tables import Refused
 log = logging.getLogger("bot")
 
 LEADERBOARD_SIZE = 20
+
+
+def _server_language(interaction: discord.Interaction) -> str:
+    """What a post for the whole server speaks: the server's preferred locale (as a new game's posts do)."""
+    return i18n.language_of(interaction.guild_locale or interaction.locale)
 
 
 class History:
@@ -38,7 +43,7 @@ class History:
             await self._public(interaction)
             entries = await ctx.store.ratings(interaction.guild_id or 0, LEADERBOARD_SIZE)
             await interaction.edit_original_response(
-                content=limits.content(texts.leaderboard_text(entries)),
+                content=limits.content(texts.leaderboard_text(entries, _server_language(interaction))),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
 
@@ -59,7 +64,9 @@ class History:
                 if r.user_id == uid:
                     place = i
             await interaction.edit_original_response(
-                content=limits.content(texts.stats_text(uid, rating, place, len(board))),
+                content=limits.content(
+                    texts.stats_text(uid, rating, place, len(board), _server_language(interaction))
+                ),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
 
@@ -80,7 +87,8 @@ class History:
             data = await self.replays.draw(record)
             over = record.status in ("finished", "abandoned")
             await interaction.edit_original_response(
-                content=texts.replay_text(record.id, over), attachments=[gif(data)]
+                content=texts.replay_text(record.id, over, texts.locale_of(record)),
+                attachments=[gif(data, texts.locale_of(record))],
             )
 
         await ctx.guard(interaction, body)

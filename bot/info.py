@@ -39,7 +39,7 @@ class Info:
             interaction.extras["speaker"] = table.speaker
             picture = await ctx.pictures.hand(view(state, seat), table.speaker.seat(seat))
             await say(
-                interaction, texts.hand_text(table, seat), file=png(picture, "hand.png", texts.ALT_HAND)
+                interaction, texts.hand_text(table, seat), file=png(picture, "hand.png", texts.alt_hand())
             )
 
         await ctx.guard(interaction, body)

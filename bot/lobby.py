@@ -95,7 +95,7 @@ class Lobby:
                         "bot/bad-choice",
                         what="place",
                         value="thread",
-                        allowed=texts.THREAD_NEEDS_TEXT_CHANNEL,
+                        allowed=texts.thread_needs_text_channel(),
                     )
                 made = await parent.create_thread(
                     name=texts.thread_name(display_name(user)), type=discord.ChannelType.public_thread
@@ -163,7 +163,9 @@ class Lobby:
                 record = await store.update_lobby(rec.id, now, options={**rec.options, "names": names})
             except SeatError:
                 raise Refused("bot/table-full", max=MAX_PLAYERS) from None
-            await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.JOINED)
+            await self._changed(
+                interaction, Table(record, None, names_of(record)), from_button, texts.joined()
+            )
 
         await self.ctx.guard(interaction, body)
 
@@ -182,7 +184,7 @@ class Lobby:
                     record = await store.leave_seat(rec.id, uid, now)
                 except SeatError:
                     raise Refused("bot/not-seated") from None
-            await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.LEFT)
+            await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.left())
 
         await self.ctx.guard(interaction, body)
 
@@ -206,7 +208,7 @@ class Lobby:
                 await store.join_seat(rec.id, computer, now)
             except SeatError:
                 raise Refused("bot/table-full", max=MAX_PLAYERS) from None
-            names = {**rec.options.get("names", {}), str(computer): texts.computer_name(level)}
+            names = {**rec.options.get("names", {}), str(computer): texts.computer_name(level, table.locale)}
             levels = {**rec.options.get("computers", {}), str(computer): level}
             record = await store.update_lobby(
                 rec.id, now, options={**rec.options, "names": names, "computers": levels}
@@ -268,7 +270,7 @@ class Lobby:
             if from_button:
                 await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
             else:
-                await say(interaction, texts.STARTED)
+                await say(interaction, texts.started())
 
         await self.ctx.guard(interaction, body)
 
@@ -321,7 +323,9 @@ class Lobby:
                     closing = [NewDuty(dt.EDIT, now, record.channel_id, payload=payload)]
                 closing.append(_status_closed(record, now))  # the pinned status message says so
             by = display_name(interaction.user)
-            closing.append(dt.say(record.channel_id, texts.abandoned_text(record.id, by), now=now))
+            closing.append(
+                dt.say(record.channel_id, texts.abandoned_text(record.id, by, table.locale), now=now)
+            )
             await store.abandon_game(record.id, now, duties=closing)
             await store.set_game_meta(record.id, dict.fromkeys(IN_PLAY_META), now)
             self.ctx.tables.cache.drop(record.id)

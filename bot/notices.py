@@ -65,6 +65,7 @@ def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: s
         "guild": record.guild_id,
         "game": record.id,
         "since": since,
+        "locale": texts.locale_of(record),  # the note under a fallback ping speaks the game's language
     }
     return NewDuty(DM, now + DM_DELAY, None, user_id, payload=payload)
 
@@ -148,7 +149,11 @@ class Notices:
         """The user's DMs are closed: the channel ping instead, and (the first time) why."""
         settings = await self.store.get_user_settings(uid)
         told = bool(settings.get(DM_CLOSED))
-        text = p["fallback"] if told else f"{p['fallback']}\n{texts.dms_closed_note()}"
+        text = (
+            p["fallback"]
+            if told
+            else f"{p['fallback']}\n{texts.dms_closed_note(str(p.get('locale') or i18n.SOURCE))}"
+        )
         msg = await self.client.get_partial_messageable(int(p["channel"])).send(
             limits.content(text),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),

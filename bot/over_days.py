@@ -52,7 +52,7 @@ class OverDays:
                 else:
                     start, sep, end = q.partition("-")
                     if not sep:
-                        await say(interaction, texts.QUIET_HOURS_FORMAT)
+                        await say(interaction, texts.quiet_hours_format())
                         return
                     changes["quiet_start"], changes["quiet_end"] = start.strip(), end.strip()
             if dm is not None:
@@ -142,7 +142,7 @@ class OverDays:
                     raise Refused("bot/not-absent")
                 now = ctx.clock()
                 changes = {META_ABSENT: sorted(absent - {uid})}
-                duties = [dt.say(table.record.channel_id, texts.back_public_text(uid), now=now)]
+                duties = [dt.say(table.record.channel_id, texts.back_public_text(uid, table.locale), now=now)]
                 due = None
                 if table.current_user == uid:
                     since, _ = await ctx.pipeline.current_turn(table)

@@ -53,7 +53,7 @@ class Privacy:
                 await say(interaction, texts.forget_seated(channels))
                 return
             view = ui.confirm_view(ui.cid_button(FORGET, interaction.user.id))
-            await say(interaction, texts.FORGET_ASK, view=view)
+            await say(interaction, texts.forget_ask(), view=view)
 
         await self.ctx.guard(interaction, body)
 
@@ -62,7 +62,7 @@ class Privacy:
 
         async def body() -> None:
             if interaction.user.id != user_id:
-                await say(interaction, texts.FORGET_NOT_YOURS)
+                await say(interaction, texts.forget_not_yours())
                 return
             await defer_update(interaction)
             try:
@@ -81,7 +81,7 @@ class Privacy:
 
         async def body() -> None:
             if interaction.guild_id is None or not interaction.permissions.manage_guild:
-                await say(interaction, texts.PURGE_MANAGE_SERVER)
+                await say(interaction, texts.purge_manage_server())
                 return
             await defer_private(interaction)
             before = self.ctx.clock() - days * DAY

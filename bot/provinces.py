@@ -40,7 +40,7 @@ class ProvinceActions:
             await say(
                 interaction,
                 texts.actions_prompt(table),
-                view=ui.select_view(ui.cid_select("act", table.id, table.version), texts.PICK_ACTION, menu),
+                view=ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
             )
 
         await self.ctx.guard(interaction, body)
@@ -49,10 +49,10 @@ class ProvinceActions:
         ctx = self.ctx
         kind, _, arg = value.partition(":")
         simple: dict[str, tuple[Any, str]] = {
-            "take": (ch.take_action, texts.TOOK_CARD),
-            "levy": (ch.levy_action, texts.LEVIED),
-            "back": (ch.takeback_action, texts.TOOK_GUARD_BACK),
-            "end": (lambda st, s, _: ch.end_action(st, s), texts.TURN_OVER),
+            "take": (ch.take_action, texts.took_card()),
+            "levy": (ch.levy_action, texts.levied()),
+            "back": (ch.takeback_action, texts.took_guard_back()),
+            "end": (lambda st, s, _: ch.end_action(st, s), texts.turn_over()),
         }
         if kind == "occ":
             await self.province(interaction, game_id, arg, version, update=True)
@@ -113,7 +113,7 @@ class ProvinceActions:
             )
             suggested = ch.spaces_code(plan.guards) if plan else None
             gview = ui.province_view(table.id, table.version, pid, spaces, guards_left, suggested)
-            await show(interaction, text, file=png(picture, "province.png", texts.ALT_PROVINCE), view=gview)
+            await show(interaction, text, file=png(picture, "province.png", texts.alt_province()), view=gview)
 
         await self.ctx.guard(interaction, body)
 

@@ -29,8 +29,9 @@ def end_duties(record: GameRecord, now: float) -> list[NewDuty]:
     return [NewDuty(REPLAY, now, record.channel_id, payload={"game": record.id})]
 
 
-def gif(data: bytes) -> discord.File:
-    return discord.File(io.BytesIO(data), filename=FILENAME, description=texts.ALT_REPLAY)
+def gif(data: bytes, locale: str) -> discord.File:
+    """The replay as an attachment, described in the game's language."""
+    return discord.File(io.BytesIO(data), filename=FILENAME, description=texts.alt_replay(locale))
 
 
 class Replays:
@@ -57,8 +58,8 @@ class Replays:
             return "dropped: no such game"
         data = await self.draw(record)
         msg = await self.client.get_partial_messageable(duty.channel_id).send(
-            limits.content(texts.replay_text(record.id, over=True)),
-            file=gif(data),
+            limits.content(texts.replay_text(record.id, True, texts.locale_of(record))),
+            file=gif(data, texts.locale_of(record)),
             allowed_mentions=discord.AllowedMentions.none(),
             nonce=f"alx-{duty.id}",
         )

@@ -36,7 +36,7 @@ def offer_view(game_id: int, seat: int, to_user: int) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
     v.add_item(
         GameButton(
-            cid_button("seatok", game_id, seat, to_user), texts.ACCEPT_SEAT, discord.ButtonStyle.success
+            cid_button("seatok", game_id, seat, to_user), texts.accept_seat(), discord.ButtonStyle.success
         )
     )
     return v
@@ -72,12 +72,14 @@ class Seats:
                 except IllegalAction as err:
                     raise Refused(err.code, **err.details) from None
                 note = dt.say(
-                    table.record.channel_id, texts.took_back_public(table.speaker.seat(seat)), now=ctx.clock()
+                    table.record.channel_id,
+                    texts.took_back_public(table.speaker.seat(seat), table.locale),
+                    now=ctx.clock(),
                 )
                 await ctx.pipeline.commit(
                     table, new_state, tuple(events), (action,), extra=[note], user_id=ask.user_id, via=ask.via
                 )
-            await say(interaction, texts.TOOK_BACK)
+            await say(interaction, texts.took_back())
 
         await ctx.guard(interaction, body)
 
@@ -111,7 +113,7 @@ class Seats:
             await ctx.store.set_game_meta(record.id, {META_OFFERS: offers}, ctx.clock())
             table = Table(record, None, names_of(record))
             text = texts.seat_offered(
-                table.speaker.seat(seat), COLOURS[seat], to.id, display_name(interaction.user)
+                table.speaker.seat(seat), COLOURS[seat], to.id, display_name(interaction.user), table.locale
             )
             await interaction.response.send_message(
                 text,
@@ -143,7 +145,7 @@ class Seats:
                     raise Refused("bot/offer-stale")
                 del offers[str(seat)]
                 await self._reseat(table, state, seat, holder, interaction.user, offers)
-            await say(interaction, texts.OFFER_ACCEPTED)
+            await say(interaction, texts.offer_accepted())
 
         await ctx.guard(interaction, body)
 
@@ -174,7 +176,7 @@ class Seats:
         )
         after = Table(expected, state, names_of(expected))
         old_name = table.speaker.seat(seat)
-        taken = texts.seat_taken(new.id, old_name, COLOURS[seat], waiting is not None)
+        taken = texts.seat_taken(new.id, old_name, COLOURS[seat], waiting is not None, table.locale)
         duties: list[NewDuty] = [dt.say(rec.channel_id, taken, [new.id] if waiting is not None else [], now)]
         since, turn_events = await ctx.pipeline.current_turn(table)
         if since is not None:
@@ -245,7 +247,7 @@ class Seats:
                 )
                 name = table.speaker.seat(seat)
                 duties: list[NewDuty] = [
-                    dt.say(record.channel_id, texts.vacation_public(name, until), now=now)
+                    dt.say(record.channel_id, texts.vacation_public(name, until, table.locale), now=now)
                 ]
                 since, turn_events = await ctx.pipeline.current_turn(table)
                 if since is not None:
@@ -292,7 +294,11 @@ class Seats:
                     turn_started_at=now if resume else None,
                 )
                 after = Table(expected, state, table.names)
-                text = texts.resumed_public(by, uid) if resume else texts.paused_public(by)
+                text = (
+                    texts.resumed_public(by, uid, table.locale)
+                    if resume
+                    else texts.paused_public(by, table.locale)
+                )
                 duties: list[NewDuty] = [
                     dt.say(record.channel_id, text, [uid] if resume and uid else [], now)
                 ]
@@ -309,7 +315,7 @@ class Seats:
                     duties=duties,
                     cancel_keys=[] if resume else [dt.REMIND, dt.DEADLINE],
                 )
-            await say(interaction, texts.RESUMED if resume else texts.PAUSED)
+            await say(interaction, texts.resumed() if resume else texts.paused())
 
         await ctx.guard(interaction, body)
 

@@ -5,32 +5,84 @@ a guided move, reminder settings, autocomplete hints) live here, next to ``bot.w
 lines and names of things), so that the wording can be read and changed in one place. Public texts are
 made only from public facts (views, redacted events); Discord formatting is plain markdown, ``<@id>``
 mentions and ``<t:unix:R>`` timestamps.
+
+Every sentence is a message of the catalogs (bot.i18n). A private answer speaks the language in force (the
+asking user's); a public text speaks the game's language (``Table.locale``): ``@public`` for the functions
+taking the table first, a ``locale`` argument for the others. Texts are functions, never module constants,
+so that each is worded in the language speaking when it is asked for.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+import functools
+from collections.abc import Callable, Sequence
+from typing import Concatenate, NamedTuple, ParamSpec, TypeVar
 
 from engine import rules
 from engine.events import Event
 from engine.game import MAX_PLAYERS, MIN_PLAYERS
 from engine.state import COLOURS, GameState, Phase
-from engine.symbols import total
+from engine.symbols import Symbol, total
 from engine.views import redact, view
 from storage import GameRecord, PlayerRating
 
+from . import i18n
 from .computers import is_computer
+from .i18n import N_, _, ngettext, pgettext
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .seat_rules import is_paused, vacations
 from .tables import Table
 from .words import END_REASONS, cards_text, count
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def public(text: Callable[Concatenate[Table, P], R]) -> Callable[Concatenate[Table, P], R]:
+    """A text posted in public: it speaks the game's language (its table's), whoever asked for it."""
+
+    @functools.wraps(text)
+    def in_the_games_language(table: Table, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with i18n.speaking(table.locale):
+            return text(table, *args, **kwargs)
+
+    return in_the_games_language
+
+
+def locale_of(record: GameRecord) -> str:
+    """The language of a game's public posts, from its record (``Table.locale`` for a record alone)."""
+    return str(record.options.get("locale") or i18n.SOURCE)
+
+
+def _colour_names() -> dict[str, str]:
+    # TRANSLATORS: a seat's colour, e.g. "Turn 5 — Ann (red)"
+    return {
+        "red": pgettext("colour", "red"),
+        "yellow": pgettext("colour", "yellow"),
+        "blue": pgettext("colour", "blue"),
+        "green": pgettext("colour", "green"),
+    }
+
+
+def colour_name(colour: str) -> str:
+    """One of ``engine.state.COLOURS`` in the language speaking now."""
+    return _colour_names().get(colour, colour)
+
+
+def colour(seat: int) -> str:
+    """A seat's colour in the language speaking now."""
+    return colour_name(COLOURS[seat])
+
+
+def symbol_name(symbol: Symbol) -> str:
+    """A symbol's name in the language speaking now (the names are marked in bot.words)."""
+    return pgettext("symbol", symbol.value)
+
 
 def when(ts: float | None) -> str:
     """A moment as a Discord timestamp (each reader's time zone and language; it never goes stale)."""
-    return format_timestamp(ts) if ts else "never"
+    return format_timestamp(ts) if ts else _("never")
 
 
 def jump_link(guild_id: int | None, channel_id: int, message_id: int | None = None) -> str:
@@ -43,36 +95,54 @@ def who(table: Table, user_id: int | None) -> str:
     """A player as the channel shows them: a mention, or a computer seat's name (it has no Discord id)."""
     if is_computer(user_id):
         names: dict[str, str] = table.record.options.get("names", {})
-        return f"**{names.get(str(user_id), 'the computer')}**"
+        name = names.get(str(user_id))
+        return f"**{name if name is not None else _('the computer')}**"
     return f"<@{user_id}>"
 
 
-def computer_name(level: str) -> str:
-    return f"Computer ({level})"
+def computer_name(level: str, locale: str) -> str:
+    """A computer seat's name, kept in the game's record: in the game's language."""
+    with i18n.speaking(locale):
+        # TRANSLATORS: a computer player's name; {level} is easy, normal or hard (typed as is)
+        return _("Computer ({level})").format(level=level)
 
 
 def computer_seated(level: str) -> str:
-    return f"A computer player ({level}) sits at the table; it plays its turns as soon as they come."
+    return _(
+        "A computer player ({level}) sits at the table; it plays its turns as soon as they come."
+    ).format(level=level)
 
 
-def computer_played(name: str, lines: Sequence[str]) -> str:
+def computer_played(name: str, lines: Sequence[str], locale: str) -> str:
     """The public log of a computer seat's turn (from redacted events only)."""
-    return clip(f"**{name}** played: " + ("; ".join(lines) if lines else "no action") + ".")
+    with i18n.speaking(locale):
+        if not lines:
+            return clip(_("**{name}** played: no action.").format(name=name))
+        return clip(_("**{name}** played: {actions}.").format(name=name, actions="; ".join(lines)))
 
 
+@public
 def lobby_text(table: Table) -> str:
     rec = table.record
-    seated = [who(table, uid) for _, uid in sorted(rec.seats)]
+    seated = [who(table, uid) for _seat, uid in sorted(rec.seats)]
     if rec.status == "abandoned":
-        return f"**Alexandros — game {rec.id}** was closed."
+        return _("**Alexandros — game {game}** was closed.").format(game=rec.id)
     if rec.status != "lobby":
-        return f"**Alexandros — game {rec.id}** has started with {', '.join(seated)}."
-    return (
-        f"**Alexandros — game {rec.id}**: a table for {MIN_PLAYERS}–{MAX_PLAYERS} players.\n"
-        f"Seated ({len(seated)}/{MAX_PLAYERS}): {', '.join(seated) or 'nobody yet'}\n"
-        f"Press **Join** to sit down. {table.record.options.get('creator', 'The creator')} presses **Start** "
-        f"when {MIN_PLAYERS} or more are seated." + deadline_text(table)
-    )
+        return _("**Alexandros — game {game}** has started with {players}.").format(
+            game=rec.id, players=", ".join(seated)
+        )
+    return _(
+        "**Alexandros — game {game}**: a table for {min}–{max} players.\n"
+        "Seated ({seated}/{max}): {players}\n"
+        "Press **Join** to sit down. {creator} presses **Start** when {min} or more are seated."
+    ).format(
+        game=rec.id,
+        min=MIN_PLAYERS,
+        max=MAX_PLAYERS,
+        seated=len(seated),
+        players=", ".join(seated) or _("nobody yet"),
+        creator=table.record.options.get("creator", _("The creator")),
+    ) + deadline_text(table)
 
 
 def _policy(table: Table) -> DeadlinePolicy:
@@ -83,35 +153,44 @@ def _policy(table: Table) -> DeadlinePolicy:
     )
 
 
+@public
 def deadline_text(table: Table) -> str:
     hours = table.record.options.get("deadline_hours")
     if not hours:
         return ""
     if _policy(table) is DeadlinePolicy.AUTOPLAY:
-        return (
-            f"\nTurn deadline: {hours:g} hours; a turn not taken by then is played by the computer, and "
-            "so are that player's next turns until they come back with `/alexandros back`."
-        )
-    return f"\nTurn deadline: {hours:g} hours; a turn not taken by then is skipped."
+        return "\n" + _(
+            "Turn deadline: {hours} hours; a turn not taken by then is played by the computer, and so are "
+            "that player's next turns until they come back with `/alexandros back`."
+        ).format(hours=f"{hours:g}")
+    return "\n" + _("Turn deadline: {hours} hours; a turn not taken by then is skipped.").format(
+        hours=f"{hours:g}"
+    )
 
 
 def can_do(table: Table) -> str:
-    """What the current player can do now, without naming any card in their hand."""
+    """What the current player can do now, without naming any card in their hand (in the language in force:
+    a public post's or a private answer's)."""
     st = table.state
     assert st is not None
     if st.phase is Phase.MOVE:
-        ups = [s.value for s in st.face_up if s is not None]
-        shown = " or ".join(ups) if ups else "none"
-        return (
-            f"Move Alexander first (`/alexandros move` or **Move**): take a face-up card ({shown}), "
-            "or play a card from your hand."
-        )
+        ups = [symbol_name(s) for s in st.face_up if s is not None]
+        # TRANSLATORS: joins the face-up cards' symbols: "horse or lyre"
+        shown = _(" or ").join(ups) if ups else _("none")
+        return _(
+            "Move Alexander first (`/alexandros move` or **Move**): take a face-up card ({cards}), or play a "
+            "card from your hand."
+        ).format(cards=shown)
     left = rules.actions_left(st)
     if left == 0:
-        return "Both actions are used: end the turn (`/alexandros end` or **End turn**)."
+        return _("Both actions are used: end the turn (`/alexandros end` or **End turn**).")
     kinds = open_actions(st)
-    offer = f"{', '.join(kinds)} (**Actions**), or end the turn" if kinds else "end the turn"
-    return f"{count(left, 'action')} left: {offer}."
+    if kinds:
+        # TRANSLATORS: {left} is "1 action" or "2 actions"; {actions} lists them: "take a card, occupy"
+        return _("{left} left: {actions} (**Actions**), or end the turn.").format(
+            left=count(left, "action"), actions=", ".join(kinds)
+        )
+    return _("{left} left: end the turn.").format(left=count(left, "action"))
 
 
 def open_actions(st: GameState) -> list[str]:
@@ -134,18 +213,19 @@ def open_actions(st: GameState) -> list[str]:
 
     out = []
     if any(s is not None for s in st.face_up) or rules.supply_can_give(st):
-        out.append("take a card")
+        out.append(_("take a card"))
     if guards and any(p.owner is None and p.symbol_spaces and cards_needed(p) <= cards for p in provinces):
-        out.append("occupy")
+        out.append(_("occupy"))
     if guards and any(p.owner not in (None, st.current) and cards_needed(p) <= cards for p in provinces):
-        out.append("take over")
+        out.append(_("take over"))
     if me.guards and not st.levied and cards:
-        out.append("levy taxes")
+        out.append(_("levy taxes"))
     if me.guards:
-        out.append("take back a guard")
+        out.append(_("take back a guard"))
     return out
 
 
+@public
 def turn_header(table: Table) -> str:
     st = table.state
     assert st is not None
@@ -153,80 +233,119 @@ def turn_header(table: Table) -> str:
     uid = table.user_of(seat)
     name = table.speaker.seat(seat)
     return (
-        f"**Turn {st.turn} — {name} ({COLOURS[seat]})** {who(table, uid)}, it is your turn.\n"
-        f"{can_do(table)}{deadline_note(table)}{away_note(table)}"
+        _("**Turn {turn} — {name} ({colour})** {player}, it is your turn.").format(
+            turn=st.turn, name=name, colour=colour(seat), player=who(table, uid)
+        )
+        + f"\n{can_do(table)}{deadline_note(table)}{away_note(table)}"
     )
 
 
+@public
 def deadline_note(table: Table) -> str:
     hours = table.record.options.get("deadline_hours")
     started = table.record.turn_started_at
     if not hours or not started:
         return ""
-    verb = "played by the computer" if _policy(table) is DeadlinePolicy.AUTOPLAY else "skipped"
-    return f" The turn is {verb} {when(started + float(hours) * 3600)} if not taken."
+    due = when(started + float(hours) * 3600)
+    if _policy(table) is DeadlinePolicy.AUTOPLAY:
+        # TRANSLATORS: {when} is a Discord timestamp shown as "in 3 hours"
+        return " " + _("The turn is played by the computer {when} if not taken.").format(when=due)
+    return " " + _("The turn is skipped {when} if not taken.").format(when=due)
 
 
+@public
 def turn_text(table: Table, header: str, events: Sequence[Event], closed: bool = False) -> str:
     lines = table.speaker.event_lines([redact(e, None) for e in events])
     body = "\n".join(f"• {line}" for line in lines)
     if closed:  # a finished turn keeps its title and its lines, not the invitation to play
-        header = header.split("\n")[0].split(" <@")[0] + " — turn over."
+        # TRANSLATORS: {title} is the turn post's title, "**Turn 5 — Ann (red)**"
+        header = _("{title} — turn over.").format(title=header.split("\n")[0].split(" <@")[0])
     return clip(header + ("\n" + body if body else ""))
 
 
+@public
 def scores_line(table: Table) -> str:
     st = table.state
     assert st is not None
     parts = []
     for i, p in enumerate(st.players):
-        mark = " (resigned)" if p.resigned else ""
-        parts.append(f"{table.speaker.seat(i)} {p.score}{mark}")
-    return "Scores: " + ", ".join(parts)
+        name = table.speaker.seat(i)
+        if p.resigned:
+            parts.append(_("{name} {score} (resigned)").format(name=name, score=p.score))
+        else:
+            parts.append(f"{name} {p.score}")
+    return _("Scores: {scores}").format(scores=", ".join(parts))
 
 
+_STATUSES = {
+    "lobby": N_("lobby"),
+    "playing": N_("playing"),
+    "finished": N_("finished"),
+    "abandoned": N_("abandoned"),
+}
+
+
+@public
 def status_text(table: Table, votes: set[int] | None = None) -> str:
     rec = table.record
     st = table.state
     if rec.status == "lobby" or st is None:  # a table closed in the lobby never had a board
         return lobby_text(table)
     v = view(st, None)
-    out = [f"**Alexandros — game {rec.id}** ({rec.status})"]
+    status = _(_STATUSES[rec.status]) if rec.status in _STATUSES else rec.status
+    out = [_("**Alexandros — game {game}** ({status})").format(game=rec.id, status=status)]
     if rec.status == "playing" and not st.over:  # an abandoned game has no turn waiting any more
-        out.append(
-            f"Turn {st.turn}: {table.speaker.seat(st.current)} ({COLOURS[st.current]}), since "
-            f"{when(rec.turn_started_at)}; "
-            + (
-                "moving Alexander."
-                if st.phase is Phase.MOVE
-                else f"{count(rules.actions_left(st), 'action')} left."
+        fields = {
+            "turn": st.turn,
+            "name": table.speaker.seat(st.current),
+            "colour": colour(st.current),
+            "since": when(rec.turn_started_at),
+        }
+        if st.phase is Phase.MOVE:
+            out.append(_("Turn {turn}: {name} ({colour}), since {since}; moving Alexander.").format(**fields))
+        else:
+            out.append(
+                _("Turn {turn}: {name} ({colour}), since {since}; {left} left.").format(
+                    **fields, left=count(rules.actions_left(st), "action")
+                )
             )
-        )
-    out.append(f"Walls left: {v.black_left} black, {v.red_left} red.")
+    out.append(_("Walls left: {black} black, {red} red.").format(black=v.black_left, red=v.red_left))
     out.append(scores_line(table))
     hands = ", ".join(f"{table.speaker.seat(p.seat)} {p.hand_size}" for p in v.players)
     out.append(
-        f"Cards in hand: {hands}. Supply: {v.supply_size}. Face up: "
-        + ", ".join(s.value if s else "(empty)" for s in v.face_up)
-        + "."
+        _("Cards in hand: {hands}. Supply: {supply}. Face up: {face_up}.").format(
+            hands=hands,
+            supply=v.supply_size,
+            face_up=", ".join(symbol_name(s) if s else _("(empty)") for s in v.face_up),
+        )
     )
     if votes:
-        out.append("Agreed to end the game: " + ", ".join(table.speaker.seat(s) for s in sorted(votes)) + ".")
+        out.append(
+            _("Agreed to end the game: {players}.").format(
+                players=", ".join(table.speaker.seat(s) for s in sorted(votes))
+            )
+        )
     return clip("\n".join(out))
 
 
+@public
 def end_text(table: Table) -> str:
     st = table.state
     assert st is not None and st.result is not None
     res = st.result
-    winners = " and ".join(who(table, table.user_of(w)) for w in res.winners) or "nobody"
+    # TRANSLATORS: joins the winners: "<@1> and <@2>"
+    winners = _(" and ").join(who(table, table.user_of(w)) for w in res.winners) or _("nobody")
     lines = [
-        f"**Game {table.id} is over** — {END_REASONS.get(res.reason, str(res.reason))}.",
-        f"{'Winners' if len(res.winners) > 1 else 'Winner'}: {winners}.",
+        _("**Game {game} is over** — {reason}.").format(
+            game=table.id, reason=_(END_REASONS.get(res.reason, str(res.reason)))
+        ),
+        ngettext("Winner: {players}.", "Winners: {players}.", max(len(res.winners), 1)).format(
+            players=winners
+        ),
         scores_line(table),
-        "Players: "
-        + ", ".join(who(table, uid) for _, uid in sorted(table.record.seats))
-        + ". Thanks for playing!",
+        _("Players: {players}. Thanks for playing!").format(
+            players=", ".join(who(table, uid) for _seat, uid in sorted(table.record.seats))
+        ),
     ]
     return clip("\n".join(lines))
 
@@ -237,86 +356,131 @@ def hand_text(table: Table, seat: int) -> str:
     hand = st.players[seat].hand
     p = st.players[seat]
     n = total(hand)
-    return (
-        f"Your hand ({count(n, 'card')}): {cards_text(hand)}. "
-        f"Guards left to place: {p.guards_in_supply}. Score: {p.score}."
+    return _("Your hand ({cards}): {hand}. Guards left to place: {guards}. Score: {score}.").format(
+        cards=count(n, "card"), hand=cards_text(hand), guards=p.guards_in_supply, score=p.score
     )
 
 
 # --- playing over days: reminders, deadlines, nudges, "waiting on me" -------------------------------------
 
 
+@public
 def reminder_text(table: Table, user_id: int, started: float) -> str:
     st = table.state
     assert st is not None
     return clip(
-        f"<@{user_id}>, a reminder: it is still your turn in game {table.id} (turn {st.turn}, waiting since "
-        f"{when(started)}). {can_do(table)}"
+        _(
+            "<@{user}>, a reminder: it is still your turn in game {game} (turn {turn}, waiting since "
+            "{since}). {what_next}"
+        ).format(user=user_id, game=table.id, turn=st.turn, since=when(started), what_next=can_do(table))
     )
 
 
-def skipped_text(user_id: int | None, hours: float) -> str:
-    return f"<@{user_id}>'s turn passed its {hours:g}-hour deadline and was skipped."
+def skipped_text(user_id: int | None, hours: float, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("<@{user}>'s turn passed its {hours}-hour deadline and was skipped.").format(
+            user=user_id, hours=f"{hours:g}"
+        )
 
 
+@public
 def autoplay_text(table: Table, user_id: int | None, lines: Sequence[str], hours: float) -> str:
     """The public log of a turn the computer played for an absent player (from redacted events only)."""
-    body = "; ".join(lines) if lines else "no action"
+    body = "; ".join(lines) if lines else _("no action")
     return clip(
-        f"Played by the computer for <@{user_id}> (the turn passed its {hours:g}-hour deadline): {body}.\n"
-        f"The computer plays their next turns too, until they type `/alexandros back` in this channel."
+        _(
+            "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline): {actions}.\n"
+            "The computer plays their next turns too, until they type `/alexandros back` in this channel."
+        ).format(user=user_id, hours=f"{hours:g}", actions=body)
     )
 
 
 def back_text(table: Table, deadline: float | None) -> str:
     """``/alexandros back``; ``deadline`` is set when it is the player's turn now."""
     extra = (
-        f" It is your turn now; the computer plays it for you {when(deadline)} if you do not."
+        " "
+        + _("It is your turn now; the computer plays it for you {when} if you do not.").format(
+            when=when(deadline)
+        )
         if deadline is not None
         else ""
     )
-    return f"Welcome back: the computer no longer plays for you in game {table.id}.{extra}"
+    return (
+        _("Welcome back: the computer no longer plays for you in game {game}.").format(game=table.id) + extra
+    )
 
 
-def back_public_text(user_id: int) -> str:
-    return f"<@{user_id}> is back and plays their own turns again."
+def back_public_text(user_id: int, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("<@{user}> is back and plays their own turns again.").format(user=user_id)
 
 
+@public
 def nudge_text(table: Table, waiting: int, nudger: str) -> str:
     st = table.state
     assert st is not None
-    return (
-        f"<@{waiting}>, {nudger} nudges you: game {table.id} waits for your turn (turn {st.turn}, since "
-        f"{when(table.record.turn_started_at)})."
+    return _(
+        "<@{user}>, {nudger} nudges you: game {game} waits for your turn (turn {turn}, since {since})."
+    ).format(
+        user=waiting, nudger=nudger, game=table.id, turn=st.turn, since=when(table.record.turn_started_at)
     )
 
 
 def waiting_text(entries: Sequence[tuple[GameRecord, int | None]], deadline: dict[int, float]) -> str:
     """``/alexandros me waiting``: every game waiting on the asking player, across servers, with links."""
     if not entries:
-        return "No game is waiting for you. Enjoy the break!"
-    lines = [f"**{count(len(entries), 'game')} waiting for you**"]
+        return _("No game is waiting for you. Enjoy the break!")
+    n = len(entries)
+    lines = [ngettext("**{n} game waiting for you**", "**{n} games waiting for you**", n).format(n=n)]
     for record, message_id in entries:
-        line = (
-            f"• Game {record.id}: {jump_link(record.guild_id, record.channel_id, message_id)} — your turn "
-            f"since {when(record.turn_started_at)}"
-        )
+        fields = {
+            "game": record.id,
+            "link": jump_link(record.guild_id, record.channel_id, message_id),
+            "since": when(record.turn_started_at),
+        }
         if record.id in deadline:
-            line += f", deadline {when(deadline[record.id])}"
-        lines.append(line + ".")
+            line = _("• Game {game}: {link} — your turn since {since}, deadline {deadline}.").format(
+                **fields, deadline=when(deadline[record.id])
+            )
+        else:
+            line = _("• Game {game}: {link} — your turn since {since}.").format(**fields)
+        lines.append(line)
     return clip("\n".join(lines))
 
 
 # --- private answers: the lobby, errors, leaving and ending ----------------------------------------------
 
-OOPS = "Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`."
-THREAD_NEEDS_TEXT_CHANNEL = "Threads can be made in text channels only; start it here instead."
-JOINED = "You joined the table."
-LEFT = "You left the table."
-STARTED = "The game has started."
-RESIGNED = "You resigned. Your guards left the map; thanks for playing."
-ALL_AGREED = "Everyone agreed: the game ends now."
-NOTHING_YET = "Nothing has happened yet."
+
+def oops() -> str:
+    return _("Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`.")
+
+
+def thread_needs_text_channel() -> str:
+    return _("Threads can be made in text channels only; start it here instead.")
+
+
+def joined() -> str:
+    return _("You joined the table.")
+
+
+def left() -> str:
+    return _("You left the table.")
+
+
+def started() -> str:
+    return _("The game has started.")
+
+
+def resigned() -> str:
+    return _("You resigned. Your guards left the map; thanks for playing.")
+
+
+def all_agreed() -> str:
+    return _("Everyone agreed: the game ends now.")
+
+
+def nothing_yet() -> str:
+    return _("Nothing has happened yet.")
 
 
 def thread_name(creator: str) -> str:
@@ -324,59 +488,91 @@ def thread_name(creator: str) -> str:
 
 
 def opened_in(channel_id: int) -> str:
-    return f"Your game is open in <#{channel_id}>."
+    return _("Your game is open in <#{channel}>.").format(channel=channel_id)
 
 
-def resigned_public(name: str) -> str:
-    return f"{name} resigned."
+def resigned_public(name: str, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("{name} resigned.").format(name=name)
 
 
 def abandon_prompt(game_id: int, lobby: bool) -> str:
-    what = "The table closes" if lobby else "The game ends now for everyone, unscored"
-    return (
-        f"**Abandon game {game_id}?** {what}, and this cannot be undone. Press **Abandon the game** to "
-        "confirm, or dismiss this message to keep playing."
-    )
+    if lobby:
+        text = _(
+            "**Abandon game {game}?** The table closes, and this cannot be undone. Press **Abandon the "
+            "game** to confirm, or dismiss this message to keep playing."
+        )
+    else:
+        text = _(
+            "**Abandon game {game}?** The game ends now for everyone, unscored, and this cannot be undone. "
+            "Press **Abandon the game** to confirm, or dismiss this message to keep playing."
+        )
+    return text.format(game=game_id)
 
 
 def abandoned_private(game_id: int) -> str:
-    return f"You abandoned game {game_id}. Start a new one with `/alexandros new`."
+    return _("You abandoned game {game}. Start a new one with `/alexandros new`.").format(game=game_id)
 
 
-def abandoned_text(game_id: int, by: str) -> str:
-    return f"Game {game_id} was abandoned by {by}. The channel is free for a new game."
+def abandoned_text(game_id: int, by: str, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("Game {game} was abandoned by {by}. The channel is free for a new game.").format(
+            game=game_id, by=by
+        )
 
 
 def agree_noted(waiting: str) -> str:
-    return f"Noted: you agree to end the game. Still waiting for {waiting}."
+    return _("Noted: you agree to end the game. Still waiting for {waiting}.").format(waiting=waiting)
 
 
-def agree_proposed(by: str, waiting: str) -> str:
-    return (
-        f"{by} proposes to end the game now, scored as it stands. "
-        f"The others agree with `/alexandros agree` (waiting for {waiting})."
-    )
+def agree_proposed(by: str, waiting: str, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _(
+            "{by} proposes to end the game now, scored as it stands. "
+            "The others agree with `/alexandros agree` (waiting for {waiting})."
+        ).format(by=by, waiting=waiting)
 
 
 def log_text(lines: Sequence[str]) -> str:
     """``/alexandros log``: the last events, one bullet each."""
-    body = "\n".join(f"• {x}" for x in lines) or NOTHING_YET
-    title = "The last event" if len(lines) == 1 else f"The last {count(len(lines), 'event')}"
+    body = "\n".join(f"• {x}" for x in lines) or nothing_yet()
+    n = len(lines)
+    if n == 1:
+        title = _("The last event")
+    else:
+        title = ngettext("The last {n} event", "The last {n} events", n).format(n=n)
     return clip(f"**{title}**\n{body}")
 
 
 # --- private answers: what an action did ---------------------------------------------------------------
 
-DONE = "Done."
-MOVED = "Alexander moved."
-TOOK_CARD = "You took a card."
-LEVIED = "You levied taxes."
-TOOK_GUARD_BACK = "You took a guard back."
-TURN_OVER = "Your turn is over."
+
+def done() -> str:
+    return _("Done.")
+
+
+def moved() -> str:
+    return _("Alexander moved.")
+
+
+def took_card() -> str:
+    return _("You took a card.")
+
+
+def levied() -> str:
+    return _("You levied taxes.")
+
+
+def took_guard_back() -> str:
+    return _("You took a guard back.")
+
+
+def turn_over() -> str:
+    return _("Your turn is over.")
 
 
 def province_taken(province: int) -> str:
-    return f"Province {province} is yours."
+    return _("Province {province} is yours.").format(province=province)
 
 
 def action_summary(done: str, lines: Sequence[str]) -> str:
@@ -386,37 +582,71 @@ def action_summary(done: str, lines: Sequence[str]) -> str:
 
 # --- guided flows: prompts and select placeholders -----------------------------------------------------
 
-PICK_CARD = "Pick a card"
-PICK_POINT = "Pick a point"
-PICK_PATH = "Pick a path"
-PICK_ACTION = "Pick an action"
-MOVE_STEP_1 = "**Move Alexander** — step 1 of 3: pick a card."
-PICK_MOVE_CARD = "Pick a card to move with:"
+
+def pick_card() -> str:
+    return _("Pick a card")
+
+
+def pick_point() -> str:
+    return _("Pick a point")
+
+
+def pick_path() -> str:
+    return _("Pick a path")
+
+
+def pick_action() -> str:
+    return _("Pick an action")
+
+
+def move_step_1() -> str:
+    return _("**Move Alexander** — step 1 of 3: pick a card.")
+
+
+def pick_move_card() -> str:
+    return _("Pick a card to move with:")
 
 
 def pick_cards(n: int) -> str:
-    return f"Pick {count(n, 'card')}"
+    return ngettext("Pick {n} card", "Pick {n} cards", n).format(n=n)
 
 
 def move_step_2(card: str, shown: int, total: int, ends_game: bool = False) -> str:
-    more = "" if total <= shown else f" (the first {shown} of {total}; type `/alexandros move` for all)"
+    more = (
+        ""
+        if total <= shown
+        else " "
+        + _("(the first {shown} of {total}; type `/alexandros move` for all)").format(
+            shown=shown, total=total
+        )
+    )
     end = (
-        "\n**Some of these moves end the game**: those marked “ends the game” need more walls than the black "
-        "walls left, so red walls are used and the game ends after your actions (R3.6)."
+        "\n"
+        + _(
+            "**Some of these moves end the game**: those marked “ends the game” need more walls than the "
+            "black walls left, so red walls are used and the game ends after your actions (R3.6)."
+        )
         if ends_game
         else ""
     )
-    return f"**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}.{end}"
+    # TRANSLATORS: {more} is empty or " (the first 25 of 40; …)"; {end} is empty or a paragraph
+    return _("**Move Alexander** — step 2 of 3: {card}. Pick the point where he stops{more}.{end}").format(
+        card=card, more=more, end=end
+    )
 
 
 def move_step_3(n: int, point: str) -> str:
-    return f"**Move Alexander** — step 3 of 3: {count(n, 'path')} to {point} differ in their walls. Pick one."
+    # TRANSLATORS: {paths} is "2 paths"
+    return _("**Move Alexander** — step 3 of 3: {paths} to {point} differ in their walls. Pick one.").format(
+        paths=count(n, "path"), point=point
+    )
 
 
 def route_text(points: Sequence[str]) -> str:
     """Where a path goes, for the confirm step: "D2 via C1 B2", or "D2" for a single side."""
-    via = f" via {' '.join(points[1:-1])}" if len(points) > 2 else ""
-    return f"{points[-1]}{via}"
+    if len(points) > 2:
+        return _("{end} via {points}").format(end=points[-1], points=" ".join(points[1:-1]))
+    return points[-1]
 
 
 def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
@@ -424,20 +654,23 @@ def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
     ``path`` is where it goes (``route_text``)."""
     walls = count(len(preview.black), "black wall")
     if preview.red:
-        walls += f" and {count(len(preview.red), 'red wall')}"
+        walls = _("{black} and {red}").format(black=walls, red=count(len(preview.red), "red wall"))
     cut = ""
     if preview.cuts:
-        cut = f" It cuts {count(len(preview.cuts), 'province')}."
+        cut = " " + _("It cuts {provinces}.").format(provinces=count(len(preview.cuts), "province"))
     end = (
-        " **This move ends the game**: the walls run out, so the game ends after your actions."
+        " " + _("**This move ends the game**: the walls run out, so the game ends after your actions.")
         if (preview.ends_game)
         else ""
     )
-    return f"**Move Alexander** — {card}, to {path}: it places {walls}.{cut}{end} Confirm?"
+    # TRANSLATORS: {cuts} and {end} are empty or whole sentences with a space before them
+    return _("**Move Alexander** — {card}, to {path}: it places {walls}.{cuts}{end} Confirm?").format(
+        card=card, path=path, walls=walls, cuts=cut, end=end
+    )
 
 
 def actions_prompt(table: Table) -> str:
-    return f"**Actions** — {can_do(table)}"
+    return _("**Actions** — {what_next}").format(what_next=can_do(table))
 
 
 def province_prompt(
@@ -454,169 +687,264 @@ def province_prompt(
     ``stacked``: the plan's number of guards; two or more of one player's guards in a province score
     nothing (R7.3), so such a plan is flagged, with ``scoring`` (a space, its price) when one guard is
     affordable too."""
-    verb = "Take over" if takeover else "Occupy"
+    if takeover:
+        title = _("Take over province {province}").format(province=province)
+    else:
+        title = _("Occupy province {province}").format(province=province)
     warn = ""
     if stacked > 1:
-        warn = (
-            f"\n**It scores nothing** with {count(stacked, 'guard')} of yours: a province scores only for a "
-            "player with exactly one guard in it (R7.3), until you take the others back."
-        )
+        warn = "\n" + _(
+            "**It scores nothing** with {guards} of yours: a province scores only for a player with exactly "
+            "one guard in it (R7.3), until you take the others back."
+        ).format(guards=count(stacked, "guard"))
         if scoring is not None:
-            warn += f" With one guard on the {scoring[0]} it scores, paying {scoring[1]}."
+            warn += " " + _("With one guard on the {space} it scores, paying {paid}.").format(
+                space=scoring[0], paid=scoring[1]
+            )
         else:
-            warn += " No plan with one guard is affordable now."
+            warn += " " + _("No plan with one guard is affordable now.")
     if guards_left > 1:
-        choose = f"choose the guards' spaces (up to {guards_left}; one scores, two or more do not)"
+        choose = _("choose the guards' spaces (up to {n}; one scores, two or more do not)").format(
+            n=guards_left
+        )
     else:
-        choose = "choose the guard's space"
+        choose = _("choose the guard's space")
+    if stacked != 1:
+        plan = _("guards on {spaces}").format(spaces=guards)
+    else:
+        plan = _("a guard on {spaces}").format(spaces=guards)
+    # TRANSLATORS: {plan} is "a guard on A4" or "guards on A4, B5"; {choose} is "choose the guard's space"
     return clip(
-        f"**{verb} province {province}** — cheapest: {'guards' if stacked != 1 else 'a guard'} on {guards}, "
-        f"paying {paid}. Use it, or {choose}.{warn}"
+        _("**{title}** — cheapest: {plan}, paying {paid}. Use it, or {choose}.{warn}").format(
+            title=title, plan=plan, paid=paid, choose=choose, warn=warn
+        )
     )
 
 
 def compensation_prompt(province: int, paid: str, size: int, owner: str) -> str:
-    return (
-        f"**Take over province {province}** — you pay {paid}. "
-        f"Choose the {count(size, 'card')} {owner} receives."
-    )
+    # TRANSLATORS: {cards} is "2 cards"; {owner} is the province's owner
+    return _(
+        "**Take over province {province}** — you pay {paid}. Choose the {cards} {owner} receives."
+    ).format(province=province, paid=paid, cards=count(size, "card"), owner=owner)
 
 
 # Pictures' descriptions (alt text), read out by screen readers.
-ALT_BOARD = "the board"
-ALT_END = "the final board and scores"
-ALT_HAND = "your hand"
-ALT_MOVE = "where Alexander can go"
-ALT_PATHS = "the paths"
-ALT_PATH = "the chosen path"
-ALT_PROVINCE = "the province"
+
+
+def alt_board(locale: str) -> str:
+    """The public board picture's description (the turn post: the game's language)."""
+    with i18n.speaking(locale):
+        return _("the board")
+
+
+def alt_end(locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("the final board and scores")
+
+
+def alt_hand() -> str:
+    return _("your hand")
+
+
+def alt_move() -> str:
+    return _("where Alexander can go")
+
+
+def alt_paths() -> str:
+    return _("the paths")
+
+
+def alt_path() -> str:
+    return _("the chosen path")
+
+
+def alt_province() -> str:
+    return _("the province")
 
 
 # --- reminder settings ---------------------------------------------------------------------------------
 
-QUIET_HOURS_FORMAT = "Write quiet hours as start-end, like 22:00-08:00, or off."
+
+def quiet_hours_format() -> str:
+    return _("Write quiet hours as start-end, like 22:00-08:00, or off.")
 
 
 def reminder_settings_text(prefs: ReminderPrefs, saved: bool) -> str:
     """``/alexandros me reminders``: the player's settings as they now stand."""
     if prefs.interval_hours is None:
-        every = "the table's interval"
+        every = _("the table's interval")
     elif prefs.interval_hours == 0:
-        every = "never"
+        every = _("never")
     else:
-        every = f"every {prefs.interval_hours:g} hours"
-    quiet = f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else "none"
-    return (
-        f"{'Saved. ' if saved else ''}Your reminders: {every}; quiet hours: {quiet} ({prefs.time_zone}). "
-        "They apply from your next turn."
-    )
+        every = _("every {hours} hours").format(hours=f"{prefs.interval_hours:g}")
+    quiet = f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else _("none")
+    return (_("Saved.") + " " if saved else "") + _(
+        "Your reminders: {every}; quiet hours: {quiet} ({time_zone}). They apply from your next turn."
+    ).format(every=every, quiet=quiet, time_zone=prefs.time_zone)
 
 
 # --- autocomplete hints and old components ---------------------------------------------------------------
 
 # What autocomplete shows when the engine offers nothing, so that the player learns why (by command name).
-NOTHING_TO_CHOOSE = {
-    "occupy": "(no free province you can afford now)",
-    "takeover": "(no opponent's province you can afford now)",
-    "levy": "(no levy now: once a turn, with a card matching one of your guards)",
-    "takeback": "(you have no guard on the map)",
-    "take": "(no card left to take)",
+_NOTHING_TO_CHOOSE = {
+    "occupy": N_("(no free province you can afford now)"),
+    "takeover": N_("(no opponent's province you can afford now)"),
+    "levy": N_("(no levy now: once a turn, with a card matching one of your guards)"),
+    "takeback": N_("(you have no guard on the map)"),
+    "take": N_("(no card left to take)"),
 }
-NOTHING_NOW = "(nothing to choose now)"
-MOVE_FIRST_HINT = "(move Alexander first)"
-ALREADY_MOVED_HINT = "(you have already moved)"
-BUTTON_RETIRED = "This button is no longer in use. Look at the latest turn message."
-BUTTON_STALE = "This button is out of date. Look at the latest turn message."
-MENU_RETIRED = "This menu is no longer in use. Look at the latest turn message."
-MENU_STALE = "This menu is out of date. Look at the latest turn message."
-NOTHING_PICKED = "There was nothing to choose here."
-FORM_RETIRED = "This form is no longer in use. Look at the latest turn message."
+
+
+def nothing_to_choose(command: str) -> str:
+    """Autocomplete's one entry when there is nothing to offer for ``command`` (its English name)."""
+    why = _NOTHING_TO_CHOOSE.get(command)
+    return _(why) if why is not None else nothing_now()
+
+
+def nothing_now() -> str:
+    return _("(nothing to choose now)")
+
+
+def move_first_hint() -> str:
+    return _("(move Alexander first)")
+
+
+def already_moved_hint() -> str:
+    return _("(you have already moved)")
+
+
+def button_retired() -> str:
+    return _("This button is no longer in use. Look at the latest turn message.")
+
+
+def button_stale() -> str:
+    return _("This button is out of date. Look at the latest turn message.")
+
+
+def menu_retired() -> str:
+    return _("This menu is no longer in use. Look at the latest turn message.")
+
+
+def menu_stale() -> str:
+    return _("This menu is out of date. Look at the latest turn message.")
+
+
+def nothing_picked() -> str:
+    return _("There was nothing to choose here.")
+
+
+def form_retired() -> str:
+    return _("This form is no longer in use. Look at the latest turn message.")
 
 
 def not_your_turn_hint(current: str) -> str:
-    return f"(it is {current}'s turn, not yours)"
+    return _("(it is {player}'s turn, not yours)").format(player=current)
 
 
-SYNC_BUSY = (
-    "Another process of this bot is syncing the commands right now (only one may at a time): try again "
-    "in a minute."
-)
+def sync_busy() -> str:
+    return _(
+        "Another process of this bot is syncing the commands right now (only one may at a time): try again "
+        "in a minute."
+    )
 
-SYNC_OWNER_ONLY = (
-    "Only the bot's owner (or its team) can sync the commands everywhere: Discord limits how often an "
-    "application may do it. `/alexandros-admin sync` without `everywhere` refreshes this server."
-)
+
+def sync_owner_only() -> str:
+    return _(
+        "Only the bot's owner (or its team) can sync the commands everywhere: Discord limits how often an "
+        "application may do it. `/alexandros-admin sync` without `everywhere` refreshes this server."
+    )
 
 
 def synced(count: int, everywhere: bool) -> str:
     if everywhere:
-        return f"Synced {count} commands everywhere; Discord may take up to an hour to show them."
+        return _("Synced {n} commands everywhere; Discord may take up to an hour to show them.").format(
+            n=count
+        )
     if count:
-        return f"Synced {count} commands to this server."
-    return "This server has no copies of the commands left: it shows the global ones, each once."
+        return _("Synced {n} commands to this server.").format(n=count)
+    return _("This server has no copies of the commands left: it shows the global ones, each once.")
 
 
 # --- DM notices (bot.notices) and the dashboard (bot.dashboard) --------------------------------------------
 
 
+@public
 def dm_turn_text(table: Table) -> str:
     """A turn ping by direct message (public facts only, like the turn post it points to)."""
     st = table.state
     assert st is not None
-    return clip(f"It is your turn in Alexandros game {table.id} (turn {st.turn}). {can_do(table)}")
+    return clip(
+        _("It is your turn in Alexandros game {game} (turn {turn}). {what_next}").format(
+            game=table.id, turn=st.turn, what_next=can_do(table)
+        )
+    )
 
 
+@public
 def dm_fallback_turn_text(table: Table, user_id: int) -> str:
     """The channel ping that replaces a turn DM the user's privacy settings refused."""
     st = table.state
     assert st is not None
-    return f"<@{user_id}>, it is your turn in game {table.id} (turn {st.turn})."
+    return _("<@{user}>, it is your turn in game {game} (turn {turn}).").format(
+        user=user_id, game=table.id, turn=st.turn
+    )
 
 
+@public
 def dm_reminder_text(table: Table, started: float) -> str:
     st = table.state
     assert st is not None
     return clip(
-        f"A reminder: it is still your turn in Alexandros game {table.id} (turn {st.turn}, waiting since "
-        f"{when(started)}). {can_do(table)}"
+        _(
+            "A reminder: it is still your turn in Alexandros game {game} (turn {turn}, waiting since "
+            "{since}). {what_next}"
+        ).format(game=table.id, turn=st.turn, since=when(started), what_next=can_do(table))
     )
 
 
-def dms_closed_note() -> str:
+def dms_closed_note(locale: str) -> str:
     """Said once, under the channel ping that replaced a refused direct message."""
-    return (
-        "(I tried to tell you by direct message, but your privacy settings refuse messages from me, so I "
-        "ping you here from now on. To get direct messages, allow them from this server's members (the "
-        "server's Privacy Settings) and type `/alexandros me reminders dm:true` again.)"
-    )
+    with i18n.speaking(locale):
+        return _(
+            "(I tried to tell you by direct message, but your privacy settings refuse messages from me, so I "
+            "ping you here from now on. To get direct messages, allow them from this server's members (the "
+            "server's Privacy Settings) and type `/alexandros me reminders dm:true` again.)"
+        )
 
 
 def dm_settings_line(on: bool, closed: bool) -> str:
     """The DM part of ``/alexandros me reminders``' answer."""
     if not on:
-        return "Turn pings and reminders: in the game's channel (`dm:true` sends them by direct message)."
+        return _("Turn pings and reminders: in the game's channel (`dm:true` sends them by direct message).")
     if closed:
-        return (
+        return _(
             "Turn pings and reminders: by direct message was asked, but your direct messages were closed to "
             "me, so they come in the channel. Open them and type `/alexandros me reminders dm:true` again."
         )
-    return (
+    return _(
         "Turn pings and reminders: by direct message, instead of a ping in the channel. If your direct "
         "messages are closed to me, I ping you in the channel and tell you once."
     )
 
 
-def status_post_text(status: str, turn_link: str | None) -> str:
+def status_post_text(status: str, turn_link: str | None, locale: str) -> str:
     """The pinned status message of a game channel: the public status, and a link to the turn post."""
-    link = f"\nThe current turn: {turn_link}" if turn_link else ""
-    return clip(f"📌 {status}{link}\n-# Kept up to date by the bot; `/alexandros me games` lists your games.")
+    with i18n.speaking(locale):
+        link = "\n" + _("The current turn: {link}").format(link=turn_link) if turn_link else ""
+        return clip(
+            f"📌 {status}{link}\n-# "
+            + _("Kept up to date by the bot; `/alexandros me games` lists your games.")
+        )
 
 
-PIN_PERMISSION_MISSING = (
-    "I could not pin this game's status message: pinning needs the **Pin Messages** permission. A server "
-    "admin can give it to my role in this channel's settings (Edit Channel → Permissions). The status "
-    "message is still kept up to date, unpinned."
-)
+def pin_permission_missing(locale: str) -> str:
+    """Posted in the game's channel when Discord refused to pin its status message."""
+    with i18n.speaking(locale):
+        return _(
+            "I could not pin this game's status message: pinning needs the **Pin Messages** permission. A "
+            "server admin can give it to my role in this channel's settings (Edit Channel → Permissions). "
+            "The status message is still kept up to date, unpinned."
+        )
 
 
 class MyGame(NamedTuple):
@@ -632,8 +960,8 @@ def mygames_text(user_id: int, games: Sequence[MyGame], total: int, limit: int =
     """``/alexandros me games``: the asker's games in this server (only to them), with jump links. As many
     whole lines as fit in one message (``limit``), then how many more there are."""
     if not games:
-        return "You are in no game in this server. Open one with `/alexandros new`, or join a table."
-    lines = [f"**Your games in this server ({total})**"]
+        return _("You are in no game in this server. Open one with `/alexandros new`, or join a table.")
+    lines = [_("**Your games in this server ({total})**").format(total=total)]
     for g in games:
         line = _mygame_line(user_id, g)
         if len("\n".join([*lines, line])) > limit - 40:  # room for the "more" line
@@ -641,7 +969,7 @@ def mygames_text(user_id: int, games: Sequence[MyGame], total: int, limit: int =
         lines.append(line)
     shown = len(lines) - 1
     if total > shown:
-        lines.append(f"…and {total - shown} more.")
+        lines.append(_("…and {n} more.").format(n=total - shown))
     return clip("\n".join(lines))
 
 
@@ -649,163 +977,254 @@ def _mygame_line(user_id: int, g: MyGame) -> str:
     rec = g.record
     if rec.status == "lobby":
         where = jump_link(rec.guild_id, rec.channel_id, g.status_post)
-        seated = len(rec.seats)
-        return f"• Game {rec.id} in <#{rec.channel_id}>: at the table, {seated} seated, not started. {where}"
-    names = dict(zip((uid for _, uid in sorted(rec.seats)), g.names, strict=False))
+        return _("• Game {game} in <#{channel}>: at the table, {seated} seated, not started. {link}").format(
+            game=rec.id, channel=rec.channel_id, seated=len(rec.seats), link=where
+        )
+    names = dict(zip((uid for _seat, uid in sorted(rec.seats)), g.names, strict=False))
     waiting = rec.waiting_on
-    whose = "**your turn**" if waiting == user_id else f"{names.get(waiting or 0, 'nobody')}'s turn"
+    if waiting == user_id:
+        whose = _("**your turn**")
+    else:
+        whose = _("{player}'s turn").format(player=names.get(waiting or 0, _("nobody")))
     post = g.turn_post if g.turn_post is not None else g.status_post
-    return (
-        f"• Game {rec.id} in <#{rec.channel_id}>: {whose} since {when(rec.turn_started_at)} — "
-        f"{jump_link(rec.guild_id, rec.channel_id, post)}"
+    return _("• Game {game} in <#{channel}>: {whose} since {since} — {link}").format(
+        game=rec.id,
+        channel=rec.channel_id,
+        whose=whose,
+        since=when(rec.turn_started_at),
+        link=jump_link(rec.guild_id, rec.channel_id, post),
     )
 
 
 # --- Ratings, leaderboard and replays (issue 16) --------------------------------------------------------
 
-ALT_REPLAY = "an animated replay of the game, one frame per turn"
-NO_RATINGS = "No game on this server has been rated yet: a finished game of two or more players counts."
-RATINGS_NOTE = "Rating: skill minus three times its uncertainty (openskill). Computer players are not rated."
+
+def alt_replay(locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("an animated replay of the game, one frame per turn")
 
 
-def replay_text(game_id: int, over: bool) -> str:
-    until = "the end" if over else "now"
-    return f"Replay of game {game_id}: every turn from the deal to {until}."
+def no_ratings() -> str:
+    return _("No game on this server has been rated yet: a finished game of two or more players counts.")
+
+
+def ratings_note() -> str:
+    return _("Rating: skill minus three times its uncertainty (openskill). Computer players are not rated.")
+
+
+def replay_text(game_id: int, over: bool, locale: str) -> str:
+    with i18n.speaking(locale):
+        if over:
+            return _("Replay of game {game}: every turn from the deal to the end.").format(game=game_id)
+        return _("Replay of game {game}: every turn from the deal to now.").format(game=game_id)
 
 
 def _rating_line(r: PlayerRating) -> str:
-    return (
-        f"<@{r.user_id}>: {r.ordinal:.1f} (skill {r.mu:.1f} ± {r.sigma:.1f}), "
-        f"{count(r.games, 'game')}, {count(r.wins, 'win')}"
+    # TRANSLATORS: {rating} is the rating, {mu} ± {sigma} the skill and its uncertainty; {games} "3 games"
+    return _("<@{user}>: {rating} (skill {mu} ± {sigma}), {games}, {wins}").format(
+        user=r.user_id,
+        rating=f"{r.ordinal:.1f}",
+        mu=f"{r.mu:.1f}",
+        sigma=f"{r.sigma:.1f}",
+        games=count(r.games, "game"),
+        wins=count(r.wins, "win"),
     )
 
 
-def leaderboard_text(entries: Sequence[PlayerRating]) -> str:
-    if not entries:
-        return NO_RATINGS
-    lines = [f"{i}. {_rating_line(r)}" for i, r in enumerate(entries, 1)]
-    return "**Leaderboard of this server**\n" + "\n".join(lines) + f"\n-# {RATINGS_NOTE}"
+def leaderboard_text(entries: Sequence[PlayerRating], locale: str) -> str:
+    """``/alexandros leaderboard``, posted for everyone: in the server's language (``locale``)."""
+    with i18n.speaking(locale):
+        if not entries:
+            return no_ratings()
+        lines = [f"{i}. {_rating_line(r)}" for i, r in enumerate(entries, 1)]
+        return _("**Leaderboard of this server**") + "\n" + "\n".join(lines) + f"\n-# {ratings_note()}"
 
 
-def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rated: int) -> str:
-    if rating is None:
-        return f"<@{user_id}> has no rated game on this server yet."
-    where = f" Place {place} of {rated} on this server." if place is not None else ""
-    return f"{_rating_line(rating)}.{where}\n-# {RATINGS_NOTE}"
+def stats_text(user_id: int, rating: PlayerRating | None, place: int | None, rated: int, locale: str) -> str:
+    """``/alexandros stats``, posted for everyone: in the server's language (``locale``)."""
+    with i18n.speaking(locale):
+        if rating is None:
+            return _("<@{user}> has no rated game on this server yet.").format(user=user_id)
+        where = (
+            " " + _("Place {place} of {rated} on this server.").format(place=place, rated=rated)
+            if place is not None
+            else ""
+        )
+        return f"{_rating_line(rating)}.{where}\n-# {ratings_note()}"
 
 
 def recomputed_text(games: int, players: int) -> str:
-    return f"Ratings recomputed from {count(games, 'rated game')}: {count(players, 'player')} rated."
+    return _("Ratings recomputed from {games}: {players} rated.").format(
+        games=ngettext("{n} rated game", "{n} rated games", games).format(n=games),
+        players=count(players, "player"),
+    )
 
 
 # --- users' data (issue 11): forget-me and the admin purge (bot/privacy.py) -----------------------------
 
-FORGET_ASK = (
-    "**Forget me?** This deletes your settings (reminders, quiet hours, time zone) and removes you from "
-    'the records of your finished games: there your name becomes "former player N" and your Discord id a '
-    "number that leads back to nobody, so the scores still add up. Messages already posted in channels "
-    "stay (delete them yourself, or ask the server's moderators). It cannot be undone. Press **Confirm** "
-    "to go ahead, or ignore this message."
-)
-FORGET_NOT_YOURS = "This button is for the person who asked to be forgotten, not for you."
-PURGE_MANAGE_SERVER = "Only a member with Manage Server can purge this server's old games."
+
+def forget_ask() -> str:
+    return _(
+        "**Forget me?** This deletes your settings (reminders, quiet hours, time zone) and removes you from "
+        'the records of your finished games: there your name becomes "former player N" and your Discord id a '
+        "number that leads back to nobody, so the scores still add up. Messages already posted in channels "
+        "stay (delete them yourself, or ask the server's moderators). It cannot be undone. Press **Confirm** "
+        "to go ahead, or ignore this message."
+    )
+
+
+def forget_not_yours() -> str:
+    return _("This button is for the person who asked to be forgotten, not for you.")
+
+
+def purge_manage_server() -> str:
+    return _("Only a member with Manage Server can purge this server's old games.")
 
 
 def forget_seated(channel_ids: list[int]) -> str:
     where = ", ".join(f"<#{c}>" for c in channel_ids[:10])
-    more = f" and {len(channel_ids) - 10} more" if len(channel_ids) > 10 else ""
-    return (
-        f"You are still seated in a game that is not over ({where}{more}). Resign there with "
+    if len(channel_ids) > 10:
+        where = _("{channels} and {n} more").format(channels=where, n=len(channel_ids) - 10)
+    return _(
+        "You are still seated in a game that is not over ({channels}). Resign there with "
         "`/alexandros resign` (or leave the table before it starts), then ask again."
-    )
+    ).format(channels=where)
 
 
 def forgotten(games: int, settings: bool) -> str:
-    what = "Your settings are deleted" if settings else "You had no settings"
+    what = _("Your settings are deleted") if settings else _("You had no settings")
     records = (
-        f"a former player stands in your place in {count(games, 'game record')}"
+        ngettext(
+            "a former player stands in your place in {n} game record",
+            "a former player stands in your place in {n} game records",
+            games,
+        ).format(n=games)
         if games
-        else "no game record named you"
+        else _("no game record named you")
     )
-    return f"Done: {what}, and {records}. The host's log files may still show your id until they are rotated."
+    # TRANSLATORS: {settings} is "Your settings are deleted"; {records} "a former player stands in…"
+    return _(
+        "Done: {settings}, and {records}. The host's log files may still show your id until they are rotated."
+    ).format(settings=what, records=records)
 
 
 def purged(games: int, days: int) -> str:
     if not games:
-        return f"No finished or abandoned game of this server is older than {days} days: nothing was deleted."
-    return (
-        f"Deleted {count(games, 'finished or abandoned game')} of this server older than "
-        f"{count(days, 'day')}, with their moves and settings. Games in play were not touched."
-    )
+        return _(
+            "No finished or abandoned game of this server is older than {days} days: nothing was deleted."
+        ).format(days=days)
+    # TRANSLATORS: {days} is "30 days"
+    return ngettext(
+        "Deleted {n} finished or abandoned game of this server older than {days}, with their moves and "
+        "settings. Games in play were not touched.",
+        "Deleted {n} finished or abandoned games of this server older than {days}, with their moves and "
+        "settings. Games in play were not touched.",
+        games,
+    ).format(n=games, days=count(days, "day"))
 
 
 # --- seats over days: substitutes, vacations, pausing, taking back (bot.seats) --------------------------
 
-TOOK_BACK = "You took back your last step. Play on, or take back more with Undo (or `/alexandros game undo`)."
-OFFER_ACCEPTED = (
-    "You hold the seat now. Your hand: the My hand button on the turn post, or `/alexandros hand`."
-)
-ACCEPT_SEAT = "Accept the seat"
+
+def took_back() -> str:
+    return _(
+        "You took back your last step. Play on, or take back more with Undo (or `/alexandros game undo`)."
+    )
 
 
+def offer_accepted() -> str:
+    return _("You hold the seat now. Your hand: the My hand button on the turn post, or `/alexandros hand`.")
+
+
+def accept_seat() -> str:
+    return _("Accept the seat")
+
+
+@public
 def away_note(table: Table) -> str:
     """The turn post's line about a paused game and the players on vacation (what everyone sees)."""
     out = ""
     if is_paused(table.record.options):
-        out += "\n⏸ The game is paused: nothing can be played, and no deadline runs, until it is resumed."
+        out += "\n" + _(
+            "⏸ The game is paused: nothing can be played, and no deadline runs, until it is resumed."
+        )
     away = [
-        f"{table.speaker.seat(seat)} until {when(until)}"
+        _("{player} until {when}").format(player=table.speaker.seat(seat), when=when(until))
         for uid, until in sorted(vacations(table.record.options).items(), key=lambda kv: kv[1])
         # the record's last change is when the post is worded: a vacation over by then is not shown
         if (seat := table.seat_of(uid)) is not None and until > table.record.updated_at
     ]
     if away:
-        out += "\n🏖 On vacation (deadlines and reminders wait): " + ", ".join(away) + "."
+        out += "\n" + _("🏖 On vacation (deadlines and reminders wait): {players}.").format(
+            players=", ".join(away)
+        )
     return out
 
 
-def took_back_public(name: str) -> str:
-    return f"{name} took back their move."
+def took_back_public(name: str, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _("{name} took back their move.").format(name=name)
 
 
-def seat_offered(holder: str, colour: str, to_user: int, by: str) -> str:
-    return (
-        f"{by} offers {holder}'s seat ({colour}) to <@{to_user}>. <@{to_user}>, press the button to take it: "
-        "from then on the seat's hand and turns are yours."
-    )
+def seat_offered(holder: str, colour: str, to_user: int, by: str, locale: str) -> str:
+    """Posted in the channel; ``colour`` is the seat's colour in ``engine.state.COLOURS``."""
+    with i18n.speaking(locale):
+        return _(
+            "{by} offers {holder}'s seat ({colour}) to <@{user}>. <@{user}>, press the button to take it: "
+            "from then on the seat's hand and turns are yours."
+        ).format(by=by, holder=holder, colour=colour_name(colour), user=to_user)
 
 
-def seat_taken(new_user: int, old: str, colour: str, on_turn: bool) -> str:
-    turn = f" <@{new_user}>, it is your turn." if on_turn else ""
-    return f"<@{new_user}> took over {old}'s seat ({colour}). {old} no longer plays in this game.{turn}"
+def seat_taken(new_user: int, old: str, colour: str, on_turn: bool, locale: str) -> str:
+    """Posted in the channel; ``colour`` is the seat's colour in ``engine.state.COLOURS``."""
+    with i18n.speaking(locale):
+        fields = {"user": new_user, "old": old, "colour": colour_name(colour)}
+        if on_turn:
+            return _(
+                "<@{user}> took over {old}'s seat ({colour}). {old} no longer plays in this game. <@{user}>, "
+                "it is your turn."
+            ).format(**fields)
+        return _("<@{user}> took over {old}'s seat ({colour}). {old} no longer plays in this game.").format(
+            **fields
+        )
 
 
-def paused_public(by: str) -> str:
-    return (
-        f"⏸ {by} paused the game. Nothing can be played, and no deadline or reminder runs, until it is "
-        "resumed."
-    )
+def paused_public(by: str, locale: str) -> str:
+    with i18n.speaking(locale):
+        return _(
+            "⏸ {by} paused the game. Nothing can be played, and no deadline or reminder runs, until it is "
+            "resumed."
+        ).format(by=by)
 
 
-def resumed_public(by: str, user_id: int | None) -> str:
-    turn = f" <@{user_id}>, it is your turn again." if user_id is not None else ""
-    return f"▶ {by} resumed the game.{turn}"
+def resumed_public(by: str, user_id: int | None, locale: str) -> str:
+    with i18n.speaking(locale):
+        if user_id is not None:
+            return _("▶ {by} resumed the game. <@{user}>, it is your turn again.").format(by=by, user=user_id)
+        return _("▶ {by} resumed the game.").format(by=by)
 
 
-PAUSED = "The game is paused. Resume it with `/alexandros game resume`."
-RESUMED = "The game is resumed; the turn's deadline starts again from now."
+def paused() -> str:
+    return _("The game is paused. Resume it with `/alexandros game resume`.")
 
 
-def vacation_public(name: str, until: float | None) -> str:
-    if until is None:
-        return f"{name} is back from vacation."
-    return f"🏖 {name} is on vacation until {when(until)}: their deadlines and reminders wait until then."
+def resumed() -> str:
+    return _("The game is resumed; the turn's deadline starts again from now.")
+
+
+def vacation_public(name: str, until: float | None, locale: str) -> str:
+    with i18n.speaking(locale):
+        if until is None:
+            return _("{name} is back from vacation.").format(name=name)
+        return _(
+            "🏖 {name} is on vacation until {when}: their deadlines and reminders wait until then."
+        ).format(name=name, when=when(until))
 
 
 def vacation_set(until: float | None) -> str:
     if until is None:
-        return "Welcome back: your deadlines and reminders run again."
-    return (
-        f"Your vacation runs until {when(until)}. Your turn's deadline waits until then, and no reminder "
-        "is sent. End it early with `/alexandros vacation days:0`."
-    )
+        return _("Welcome back: your deadlines and reminders run again.")
+    return _(
+        "Your vacation runs until {when}. Your turn's deadline waits until then, and no reminder is sent. "
+        "End it early with `/alexandros vacation days:0`."
+    ).format(when=when(until))

@@ -153,11 +153,16 @@ class Timers:
                 level = computers.seat_level(table.record.options, uid)
                 played = await asyncio.to_thread(computers.play_turn, state, level, rng)
                 if played is None:
-                    return await self._skip(table, state, None, texts.skipped_text(uid, hours), now)
+                    return await self._skip(
+                        table, state, None, texts.skipped_text(uid, hours, table.locale), now
+                    )
                 new_state, events, actions = played
-                lines = table.speaker.event_lines([redact(e, None) for e in events])
+                with i18n.speaking(table.locale):  # a public log: the game's language
+                    lines = table.speaker.event_lines([redact(e, None) for e in events])
                 name = table.speaker.seat(state.current)
-                note = dt.say(table.record.channel_id, texts.computer_played(name, lines), now=now)
+                note = dt.say(
+                    table.record.channel_id, texts.computer_played(name, lines, table.locale), now=now
+                )
                 await pipeline.commit(
                     table, new_state, events, actions, by_computer=True, extra=[note], user_id=uid,
                     via="computer",
@@ -170,7 +175,8 @@ class Timers:
                 played = await asyncio.to_thread(computers.play_turn, state, level, rng)
                 if played is not None:
                     new_state, events, actions = played
-                    lines = table.speaker.event_lines([redact(e, None) for e in events])
+                    with i18n.speaking(table.locale):  # a public log: the game's language
+                        lines = table.speaker.event_lines([redact(e, None) for e in events])
                     note = dt.say(
                         table.record.channel_id, texts.autoplay_text(table, uid, lines, hours), now=now
                     )
@@ -181,7 +187,7 @@ class Timers:
                     return "played by the computer"
             else:
                 meta = None
-            return await self._skip(table, state, meta, texts.skipped_text(uid, hours), now)
+            return await self._skip(table, state, meta, texts.skipped_text(uid, hours, table.locale), now)
 
     async def _skip(
         self, table: Table, state: GameState, meta: dict[str, Any] | None, text: str, now: float

@@ -27,13 +27,15 @@ class TurnActions:
         self.ctx = ctx
 
     async def take(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), texts.TOOK_CARD)
+        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), texts.took_card())
 
     async def levy(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), texts.LEVIED)
+        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), texts.levied())
 
     async def takeback(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.takeback_action(st, s, value), texts.TOOK_GUARD_BACK)
+        await self._simple(
+            interaction, lambda st, s: ch.takeback_action(st, s, value), texts.took_guard_back()
+        )
 
     async def end(
         self, interaction: discord.Interaction, game_id: int | None = None, version: int | None = None
@@ -42,7 +44,9 @@ class TurnActions:
         ctx = self.ctx
 
         async def body() -> None:
-            await ctx.act(interaction, ctx.ask(interaction, game_id, version), ch.end_action, texts.TURN_OVER)
+            await ctx.act(
+                interaction, ctx.ask(interaction, game_id, version), ch.end_action, texts.turn_over()
+            )
 
         await ctx.guard(interaction, body)
 
@@ -63,11 +67,13 @@ class TurnActions:
             await defer_private(interaction)
             ask = ctx.ask(interaction, turn=False)
             outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat))
-            await say(interaction, texts.RESIGNED)
+            await say(interaction, texts.resigned())
             table = outcome.table
             seat = table.seat_of(interaction.user.id)
             note = dt.say(
-                table.record.channel_id, texts.resigned_public(table.speaker.seat(seat)), now=ctx.clock()
+                table.record.channel_id,
+                texts.resigned_public(table.speaker.seat(seat), table.locale),
+                now=ctx.clock(),
             )
             await ctx.store.add_duties(table.id, [note], ctx.clock())
             ctx.pipeline.wake()
@@ -96,7 +102,7 @@ class TurnActions:
                 if waiting:
                     note = dt.say(
                         table.record.channel_id,
-                        texts.agree_proposed(display_name(interaction.user), names),
+                        texts.agree_proposed(display_name(interaction.user), names, table.locale),
                         now=ctx.clock(),
                     )
                     await ctx.store.add_duties(
@@ -110,7 +116,7 @@ class TurnActions:
                     return
                 # The last vote is not stored: the game ends with it, and ending clears the votes.
                 await ctx.pipeline.commit(table, *_end_by_agreement(state, seat))
-            await say(interaction, texts.ALL_AGREED)
+            await say(interaction, texts.all_agreed())
 
         await ctx.guard(interaction, body)
 

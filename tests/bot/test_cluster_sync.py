@@ -37,9 +37,9 @@ async def test_an_admin_sync_waits_for_no_one_and_is_refused_while_another_proce
             async with other.exclusive(SYNC_LOCK) as theirs:
                 assert theirs
                 r = await d.slash(d.owner, "alexandros-admin sync", everywhere=True)
-                assert r.ephemeral and r.content == texts.SYNC_BUSY
+                assert r.ephemeral and r.content == texts.sync_busy()
                 r = await d.slash(admin, "alexandros-admin sync")
-                assert r.ephemeral and r.content == texts.SYNC_BUSY
+                assert r.ephemeral and r.content == texts.sync_busy()
                 assert syncs(d) == [], "a sync route was called while another process synced"
             r = await d.slash(d.owner, "alexandros-admin sync", everywhere=True)
             assert r.ephemeral and "everywhere" in r.content
