@@ -1,6 +1,10 @@
 """Everything the bot says in words: refusals, event lines, names of cards, points, spaces and provinces.
 
-The engine and the service speak in codes and values; this is the ONE place that turns them into English.
+The engine and the service speak in codes and values; this is the ONE place that turns them into words, each
+a message of the catalog (bot.i18n: ``_("...").format(...)``), so they come out in the language in force.
+A noun with a number goes through ``count`` (its two forms are ``Nn_`` pairs); a symbol's name, and a symbol
+with its article ("a horse", "an amphora"), are messages of their own, since the article and the case belong
+to the translation (``a()`` and ``plural()`` are English-only and never used on a translated text).
 ``Speaker`` carries what a sentence needs to name things (the players' display names and the map), and
 every event line is made from an event already redacted for its reader, so a public line can never name a
 card drawn from the supply.
@@ -805,7 +809,7 @@ def listing(items: Iterable[str], limit: int = 1200) -> str:
     for item in items:
         if len("; ".join([*out, item])) > limit - 40:  # room for the tail
             more = _("and {n} more (see the list offered)").format(n=len(items) - len(out))
-            return "; ".join([*out, more])
+            return "; ".join(out) + "; " + more
         out.append(item)
     return "; ".join(out) if out else _("nothing")
 
