@@ -193,3 +193,30 @@ def test_public_buttons_speak_the_games_language_whoever_clicks() -> None:
             "My hand", "Move", "Actions", "End turn", "Undo",
         ]  # fmt: skip
     assert _labels(turn_view(1, 2, moving=False, locale="de"))[1:] == ["Ziehen", "Aktionen", "Zug beenden"]
+
+
+# --- through the offline Discord: the asking user's language -------------------------------------------
+
+
+async def test_a_german_user_is_refused_and_offered_choices_in_german(tmp_path) -> None:  # noqa: ANN001
+    from tests.bot.driver import bot_factory, harness, open_game
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d, 2)
+        st, table = await g.state(), await g.table()
+        me, other = g.user_of_seat(table, st.current), g.user_of_seat(table, 1 - st.current)
+        me.locale = other.locale = "de"
+        r = await d.slash(other, "alexandros end")
+        assert r.ephemeral and r.content.startswith(f"{me.name} ist am Zug, nicht du.")
+        r = await d.slash(me, "alexandros take", card="1")
+        assert r.ephemeral and "Du musst zuerst Alexander ziehen" in r.content
+        assert "`/alexandros ziehen`" in r.content
+        got = await d.autocomplete(me, "alexandros move", focused="card", value="")
+        assert got and all(c["name"].startswith(("offen ", "Hand: ")) for c in got), got
+        r = await d.slash(me, "alexandros move", card="zz")
+        assert r.ephemeral and r.content.startswith(
+            "Ich verstehe die Karte „zz“ nicht. Du kannst spielen: `n1` offen 1:"
+        )
+        me.locale = "en-US"  # the same user in English: the same answers in English
+        r = await d.slash(me, "alexandros take", card="1")
+        assert r.ephemeral and "You must move Alexander first" in r.content
