@@ -37,8 +37,9 @@ from engine.state import GameState, Phase
 from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one
 
 from . import limits, words
+from .i18n import _
 from .tables import Refused
-from .words import Speaker, cards_text, count
+from .words import Speaker, cards_text, count, symbol_name
 
 MAX_CHOICES = 25
 
@@ -73,13 +74,15 @@ def card_code(mc: rules.MoveChoice) -> str:
 
 def card_label(state: GameState, mc: rules.MoveChoice) -> str:
     if mc.way is MoveWay.SPECIAL:
-        return f"hand: {mc.symbol.value} (special)"
+        return _("hand: {symbol} (special)").format(symbol=symbol_name(mc.symbol))
     assert mc.slot is not None
     up = state.face_up[mc.slot]
-    up_name = up.value if isinstance(up, Symbol) else "?"
+    up_name = symbol_name(up) if isinstance(up, Symbol) else "?"
     if mc.way is MoveWay.JOKER:
-        return f"face-up {mc.slot + 1}: {up_name} as joker → {mc.symbol.value}"
-    return f"face-up {mc.slot + 1}: {up_name}"
+        return _("face-up {slot}: {card} as joker → {symbol}").format(
+            slot=mc.slot + 1, card=up_name, symbol=symbol_name(mc.symbol)
+        )
+    return _("face-up {slot}: {card}").format(slot=mc.slot + 1, card=up_name)
 
 
 def card_choices(state: GameState) -> list[Choice]:
@@ -102,7 +105,11 @@ def parse_card(state: GameState, value: str | None) -> rules.MoveChoice:
         normal = [mc for mc in options if mc.slot == slot and mc.way is MoveWay.NORMAL]
         if normal:
             return normal[0]
-    by_symbol = [mc for mc in options if mc.symbol.value == low and mc.way is not MoveWay.JOKER]
+    by_symbol = [
+        mc
+        for mc in options
+        if low in (mc.symbol.value, symbol_name(mc.symbol).lower()) and mc.way is not MoveWay.JOKER
+    ]
     if by_symbol:
         return by_symbol[0]
     allowed = words.can_play(words.listing(f"`{card_code(mc)}` {card_label(state, mc)}" for mc in options))
@@ -129,7 +136,7 @@ def _why_not(state: GameState, value: str, allowed: str) -> Refused | None:
     letter = m.group("named") or m.group("card")
     symbol = LETTER_SYMBOLS.get(letter.upper()) if letter else None
     if letter and symbol is None:
-        letters = ", ".join(f"{s.letter} ({s.value})" for s in SYMBOLS)
+        letters = ", ".join(f"{s.letter} ({symbol_name(s)})" for s in SYMBOLS)
         allowed = words.symbols_are(letters)
         return Refused("bot/bad-choice", what="symbol letter", value=letter, allowed=allowed)
     seat, here = state.current, (state.alexander,)
@@ -156,14 +163,8 @@ def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destinati
 
 
 def _walls(lo: int, hi: int, black_left: int | None = None) -> str:
-    """The new walls to a point, flagged when they end the game: more than the black walls left means red
-    walls, and the game ends after this turn (R3.6, R3.7, R10.1)."""
-    text = count(lo, "new wall") if lo == hi else f"{lo}–{hi} new walls"
-    if black_left is not None and lo > black_left:
-        text += words.ENDS_GAME_TAG
-    elif black_left is not None and hi > black_left:
-        text += words.SOME_PATHS_END_TAG
-    return text
+    """The new walls to a point, flagged when they end the game (R3.6, R3.7, R10.1): ``words.new_walls``."""
+    return words.new_walls(lo, hi, black_left)
 
 
 def move_ends_game(state: GameState, mc: rules.MoveChoice) -> bool:
@@ -219,7 +220,10 @@ def path_label(n: int, option: rules.PathOption, black_left: int | None = None) 
     w = len(option.new_walls)
     via = [point_label(p) for p in option.points[1:-1]]
     end = point_label(option.points[-1])
-    route = f"{end} via {' '.join(via)}" if via else f"{end} directly"
+    if via:
+        route = _("{end} via {points}").format(end=end, points=" ".join(via))
+    else:
+        route = _("{end} directly").format(end=end)
     return limits.label(f"{n} — {_walls(w, w, black_left)} ({route})")
 
 
@@ -292,9 +296,11 @@ def take_choices(state: GameState) -> list[Choice]:
     out = []
     for i, up in enumerate(state.face_up):
         if isinstance(up, Symbol):
-            out.append(Choice(f"face-up {i + 1}: {up.value}", str(i + 1)))
+            out.append(
+                Choice(_("face-up {slot}: {card}").format(slot=i + 1, card=symbol_name(up)), str(i + 1))
+            )
     if rules.supply_can_give(state):
-        out.append(Choice("supply: the top card (face down)", "supply"))
+        out.append(Choice(_("supply: the top card (face down)"), "supply"))
     return out
 
 
@@ -320,7 +326,7 @@ def take_action(state: GameState, seat: int, value: str | None) -> TakeCard:
     if v in ("1", "2"):
         return TakeCard(seat, CardSource.FACE_UP, int(v) - 1)  # let the engine say why not
     for i, up in enumerate(state.face_up):  # a face-up card by its symbol: "take card:horse"
-        if isinstance(up, Symbol) and v in (up.value, up.letter.lower()):
+        if isinstance(up, Symbol) and v in (up.value, up.letter.lower(), symbol_name(up).lower()):
             return TakeCard(seat, CardSource.FACE_UP, i)
     allowed = words.can_take(_values(take_choices(state)))
     raise Refused("bot/bad-choice", what="card", value=v, allowed=allowed)
@@ -335,7 +341,7 @@ def parse_space(text: str) -> Space:
         r, c = text.strip().split(".")
         return int(r), int(c)
     except ValueError:
-        raise Refused("bot/bad-choice", what="space", value=text, allowed=words.PICK_FROM_LIST) from None
+        raise Refused("bot/bad-choice", what="space", value=text, allowed=words.pick_from_list()) from None
 
 
 def spaces_code(spaces: Sequence[Space]) -> str:
@@ -366,12 +372,25 @@ def province_plans(state: GameState, seat: int, takeover: bool) -> list[rules.Oc
 def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> str:
     info = next(i for i in rules.province_infos(state) if i.id == plan.province)
     g = len(plan.guards)
-    owner = f", held by {speaker.seat(info.owner)}" if info.owner is not None else ""
-    stacked = words.SCORES_NOTHING_TAG if g > 1 else ""
+    guards = count(g, "guard")
+    if g > 1:
+        guards = _("{guards} (scores nothing, R7.3)").format(guards=guards)
+    spaces = count(len(info.symbol_spaces), "symbol space")
+    if info.owner is not None:
+        # TRANSLATORS: a menu label, e.g. "Province 3 — value 5, 2 symbol spaces, held by bob; 1 guard + pay
+        # 1 horse".
+        label = _("Province {province} — value {value}, {spaces}, held by {owner}; {guards} + pay {cards}")
+    else:
+        label = _("Province {province} — value {value}, {spaces}; {guards} + pay {cards}")
     return limits.label(
-        f"Province {plan.province} — value {info.value}, "
-        f"{count(len(info.symbol_spaces), 'symbol space')}{owner}; "
-        f"{count(g, 'guard')}{stacked} + pay {cards_text(plan.paid)}"
+        label.format(
+            province=plan.province,
+            value=info.value,
+            spaces=spaces,
+            owner=speaker.seat(info.owner),
+            guards=guards,
+            cards=cards_text(plan.paid),
+        )
     )
 
 
@@ -404,15 +423,16 @@ def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speak
 def parse_province(state: GameState, value: str | int | None, takeover: bool | None = None) -> int:
     """A province number; a bad one is refused with the provinces the player can afford (``takeover``:
     an opponent's, or else a free one)."""
-    v = str(value or "").strip().lower().removeprefix("province").strip().split(" ")[0]
+    v = str(value or "").strip().lower().removeprefix("province").removeprefix(_("province")).strip()
+    v = v.split(" ")[0]
     try:
         return int(v)
     except ValueError:
-        allowed = words.PICK_PROVINCE
+        allowed = words.pick_province()
         if takeover is not None and state.phase is Phase.ACTIONS:
             plans = province_plans(state, state.current, takeover)
             numbers = words.listing(f"{p.province}" for p in plans)
-            allowed = words.can_choose_provinces(numbers) if plans else words.NO_PROVINCE_AFFORDABLE
+            allowed = words.can_choose_provinces(numbers) if plans else words.no_province_affordable()
         raise Refused("bot/bad-choice", what="province", value=str(value), allowed=allowed) from None
 
 
@@ -437,7 +457,7 @@ def compensation_choices(paid: Cards) -> list[Choice]:
     out, seen = [], dict[Symbol, int]()
     for s in as_list(paid):
         seen[s] = seen.get(s, 0) + 1
-        out.append(Choice(f"{s.value} #{seen[s]}", f"{s.letter}{seen[s]}"))
+        out.append(Choice(f"{symbol_name(s)} #{seen[s]}", f"{s.letter}{seen[s]}"))
     return out[:MAX_CHOICES]
 
 
@@ -446,7 +466,7 @@ def parse_compensation(values: Sequence[str]) -> Cards:
     for v in values:
         sym = LETTER_SYMBOLS.get(v[:1])
         if sym is None:
-            raise Refused("bot/bad-choice", what="card", value=v, allowed=words.PICK_CARDS_FROM_LIST)
+            raise Refused("bot/bad-choice", what="card", value=v, allowed=words.pick_cards_from_list())
         out = add(out, one(sym))
     return out
 
@@ -475,13 +495,16 @@ def levy_choices(state: GameState, seat: int) -> list[Choice]:
     if not rules.can_levy(state, seat):
         return []
     points = rules.levy_scores(state)[seat][0]
-    return [Choice(f"{s.value} — you score {points} now", s.value) for s in rules.levy_cards(state, seat)]
+    return [
+        Choice(_("{symbol} — you score {points} now").format(symbol=symbol_name(s), points=points), s.value)
+        for s in rules.levy_cards(state, seat)
+    ]
 
 
 def parse_symbol(value: str | None, what: str = "card") -> Symbol:
     v = (value or "").strip().lower().split(" ")[0]
     for s in SYMBOLS:
-        if v in (s.value, s.letter.lower()):
+        if v in (s.value, s.letter.lower(), symbol_name(s).lower()):
             return s
     raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(_symbol_names()))
 
@@ -489,27 +512,28 @@ def parse_symbol(value: str | None, what: str = "card") -> Symbol:
 def levy_action(state: GameState, seat: int, value: str | None) -> Levy:
     _actions_phase(state)
     v = (value or "").strip().lower().split(" ")[0]
-    symbol = next((s for s in SYMBOLS if v in (s.value, s.letter.lower())), None)
+    symbol = next((s for s in SYMBOLS if v in (s.value, s.letter.lower(), symbol_name(s).lower())), None)
     if symbol is None:
         if not state.players[seat].guards:
             raise Refused("levy/no-guards")
         if state.levied:
             raise Refused("levy/already")
         offered = levy_choices(state, seat)
-        allowed = words.can_pay(_values(offered)) if offered else words.NO_LEVY_CARD
+        allowed = words.can_pay(_values(offered)) if offered else words.no_levy_card()
         raise Refused("bot/bad-choice", what="card", value=value or "", allowed=allowed)
     return Levy(seat, symbol)  # a symbol the hand lacks or no guard matches: the engine says why
 
 
 def _symbol_names() -> str:
-    return ", ".join(s.value for s in SYMBOLS)
+    return ", ".join(symbol_name(s) for s in SYMBOLS)
 
 
 def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
     out = []
     for g in sorted(state.players[seat].guards):
         pid = state.province_of.get(g)
-        out.append(Choice(limits.label(f"{speaker.space(g)} in province {pid}"), space_code(g)))
+        label = _("{space} in province {province}").format(space=speaker.space(g), province=pid)
+        out.append(Choice(limits.label(label), space_code(g)))
     return out
 
 
@@ -519,7 +543,7 @@ def takeback_action(state: GameState, seat: int, value: str | None) -> TakeBack:
         return TakeBack(seat, parse_space(value or ""))
     except Refused:
         guards = guard_choices(state, seat, Speaker(game_map=state.map))
-        allowed = words.can_take_back(_values(guards)) if guards else words.NO_GUARD_TO_TAKE_BACK
+        allowed = words.can_take_back(_values(guards)) if guards else words.no_guard_to_take_back()
         raise Refused("bot/bad-choice", what="guard", value=value or "", allowed=allowed) from None
 
 
@@ -536,18 +560,23 @@ def action_menu(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
         return []
     out: list[Choice] = []
     if rules.actions_left(state) > 0:
-        out += [Choice(f"Take {c.name}", f"take:{c.value}") for c in take_choices(state)]
-        out += [Choice(f"Levy with {c.name}", f"levy:{c.value}") for c in levy_choices(state, seat)]
-        for plan in province_plans(state, seat, takeover=False)[:6]:
-            out.append(
-                Choice(limits.label("Occupy " + plan_label(state, plan, speaker)), f"occ:{plan.province}")
-            )
-        for plan in province_plans(state, seat, takeover=True)[:4]:
-            out.append(
-                Choice(limits.label("Take over " + plan_label(state, plan, speaker)), f"occ:{plan.province}")
-            )
+        # TRANSLATORS: an entry of the Actions menu; {card} is e.g. "face-up 1: horse".
+        out += [Choice(_("Take {card}").format(card=c.name), f"take:{c.value}") for c in take_choices(state)]
         out += [
-            Choice(limits.label(f"Take back the guard on the {c.name}"), f"back:{c.value}")
+            # TRANSLATORS: an entry of the Actions menu; {card} is e.g. "horse — you score 4 now".
+            Choice(_("Levy with {card}").format(card=c.name), f"levy:{c.value}")
+            for c in levy_choices(state, seat)
+        ]
+        for plan in province_plans(state, seat, takeover=False)[:6]:
+            label = _("Occupy {plan}").format(plan=plan_label(state, plan, speaker))
+            out.append(Choice(limits.label(label), f"occ:{plan.province}"))
+        for plan in province_plans(state, seat, takeover=True)[:4]:
+            label = _("Take over {plan}").format(plan=plan_label(state, plan, speaker))
+            out.append(Choice(limits.label(label), f"occ:{plan.province}"))
+        out += [
+            Choice(
+                limits.label(_("Take back the guard on the {space}").format(space=c.name)), f"back:{c.value}"
+            )
             for c in guard_choices(state, seat, speaker)
         ]
-    return out[: MAX_CHOICES - 1] + [Choice("End the turn", "end")]
+    return out[: MAX_CHOICES - 1] + [Choice(_("End the turn"), "end")]

@@ -19,7 +19,7 @@ from engine.packaged import PACKAGED_MAPS
 from engine.state import GameState, Phase
 
 from . import choices as ch
-from . import limits, texts
+from . import i18n, limits, texts
 from .pictures import point_letters
 from .schedule import time_zones
 from .tables import Refused, Table, names_of
@@ -69,6 +69,7 @@ class AlexandrosCog(commands.Cog):
         make: Callable[[Table, GameState, int], list[ch.Choice]],
         need_phase: Phase | None,
     ) -> Choices:
+        i18n.set_language(interaction.locale)  # the asking user's language, as ``answers.guarded`` does
         try:
             # Seat and turn from the game's record first: nobody but the player on turn sees the options.
             ask = self.h.ctx.ask(interaction, turn=False)

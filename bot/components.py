@@ -14,9 +14,10 @@ from typing import Any, Protocol
 
 import discord
 
-from . import limits, texts
+from . import i18n, limits, texts
 from .answers import say
 from .choices import Choice
+from .i18n import _
 
 MAX_ID = limits.MAX_CUSTOM_ID
 
@@ -39,28 +40,37 @@ def cid_select(kind: str, *args: Any) -> str:
 # --- views ----------------------------------------------------------------------------------------------
 
 
-def lobby_view(game_id: int) -> discord.ui.View:
-    v = discord.ui.View(timeout=None)
-    v.add_item(GameButton(cid_button("join", game_id), "Join", discord.ButtonStyle.success))
-    v.add_item(GameButton(cid_button("leave", game_id), "Leave", discord.ButtonStyle.secondary))
-    v.add_item(GameButton(cid_button("start", game_id), "Start", discord.ButtonStyle.primary))
+def lobby_view(game_id: int, locale: str | None = None) -> discord.ui.View:
+    """The lobby's buttons, under a public post: labelled in the game's language (``locale``: the table's;
+    None: the language speaking now)."""
+    with i18n.speaking(locale or i18n.current()):
+        v = discord.ui.View(timeout=None)
+        v.add_item(GameButton(cid_button("join", game_id), _("Join"), discord.ButtonStyle.success))
+        v.add_item(GameButton(cid_button("leave", game_id), _("Leave"), discord.ButtonStyle.secondary))
+        v.add_item(GameButton(cid_button("start", game_id), _("Start"), discord.ButtonStyle.primary))
     return v
 
 
-def turn_view(g: int, ver: int, moving: bool, undo: bool = False) -> discord.ui.View:
+def turn_view(
+    g: int, ver: int, moving: bool, undo: bool = False, locale: str | None = None
+) -> discord.ui.View:
     """The active turn's buttons: My hand, Move, Actions, End turn (the last three carry the version), and
-    Undo (P10, with the version) while the player on turn has a step to take back."""
-    v = discord.ui.View(timeout=None)
-    v.add_item(GameButton(cid_button("hand", g), "My hand", discord.ButtonStyle.secondary, emoji="🂠"))
-    v.add_item(
-        GameButton(cid_button("move", g, ver), "Move", discord.ButtonStyle.primary, disabled=not moving)
-    )
-    v.add_item(
-        GameButton(cid_button("acts", g, ver), "Actions", discord.ButtonStyle.primary, disabled=moving)
-    )
-    v.add_item(GameButton(cid_button("end", g, ver), "End turn", discord.ButtonStyle.danger, disabled=moving))
-    if undo:
-        v.add_item(GameButton(cid_button("undo", g, ver), "Undo", discord.ButtonStyle.secondary, emoji="↩"))
+    Undo (P10, with the version) while the player on turn has a step to take back. They sit under a public
+    post: labelled in the game's language (``locale``: the table's; None: the language speaking now)."""
+    with i18n.speaking(locale or i18n.current()):
+        v = discord.ui.View(timeout=None)
+        hand = GameButton(cid_button("hand", g), _("My hand"), discord.ButtonStyle.secondary, emoji="🂠")
+        v.add_item(hand)
+        style = discord.ButtonStyle.primary
+        v.add_item(GameButton(cid_button("move", g, ver), _("Move"), style, disabled=not moving))
+        v.add_item(GameButton(cid_button("acts", g, ver), _("Actions"), style, disabled=moving))
+        end = GameButton(
+            cid_button("end", g, ver), _("End turn"), discord.ButtonStyle.danger, disabled=moving
+        )
+        v.add_item(end)
+        if undo:
+            back = GameButton(cid_button("undo", g, ver), _("Undo"), discord.ButtonStyle.secondary, emoji="↩")
+            v.add_item(back)
     return v
 
 
@@ -72,7 +82,7 @@ def select_view(
         discord.SelectOption(label=limits.label(c.name), value=c.value[:100]) for c in limits.options(options)
     ]
     if not opts:
-        opts = [discord.SelectOption(label="(nothing to choose)", value="-")]
+        opts = [discord.SelectOption(label=_("(nothing to choose)"), value="-")]
     v.add_item(
         GameSelect(custom_id, placeholder, opts, min(min_values, len(opts)), min(max_values, len(opts)))
     )
@@ -82,13 +92,13 @@ def select_view(
 def abandon_view(game_id: int) -> discord.ui.View:
     """The ephemeral confirmation of ``/alexandros abandon``: one red button."""
     v = discord.ui.View(timeout=None)
-    v.add_item(GameButton(cid_button("abandon", game_id), "Abandon the game", discord.ButtonStyle.danger))
+    v.add_item(GameButton(cid_button("abandon", game_id), _("Abandon the game"), discord.ButtonStyle.danger))
     return v
 
 
 def confirm_view(custom_id: str) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
-    v.add_item(GameButton(custom_id, "Confirm", discord.ButtonStyle.success))
+    v.add_item(GameButton(custom_id, _("Confirm"), discord.ButtonStyle.success))
     return v
 
 
@@ -97,7 +107,7 @@ def province_view(
 ) -> discord.ui.View:
     v = select_view(
         cid_select("og", game_id, version, pid),
-        "Choose the guards' spaces",
+        _("Choose the guards' spaces"),
         spaces,
         1,
         max(1, min(guards_left, len(spaces))),
@@ -105,7 +115,7 @@ def province_view(
     if suggested:
         cid = cid_button("oc", game_id, version, pid, suggested)
         if len(cid) <= MAX_ID:
-            v.add_item(GameButton(cid, "Use the cheapest plan", discord.ButtonStyle.success))
+            v.add_item(GameButton(cid, _("Use the cheapest plan"), discord.ButtonStyle.success))
     return v
 
 

@@ -30,7 +30,7 @@ from .dashboard import closed_duty as _status_closed
 from .pipeline import IN_PLAY_META, META_TURN_POST
 from .schedule import DeadlinePolicy, parse_policy
 from .tables import Refused, Table, names_of
-from .words import POLICY_CHOICES
+from .words import policy_choices
 
 log = logging.getLogger("bot")
 
@@ -116,11 +116,13 @@ class Lobby:
             )  # fmt: skip
             if thread:
                 msg = await self.ctx.channel(channel_id).send(
-                    texts.lobby_text(table), view=ui.lobby_view(table.id)
+                    texts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
                 )
                 await say(interaction, texts.opened_in(channel_id))
             else:
-                await interaction.response.send_message(texts.lobby_text(table), view=ui.lobby_view(table.id))
+                await interaction.response.send_message(
+                    texts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
+                )
                 msg = await interaction.original_response()
             await store.update_lobby(table.id, self.ctx.clock(), options={**options, "lobby_message": msg.id})
 
@@ -139,7 +141,7 @@ class Lobby:
                 policy = parse_policy(deadline_policy or DeadlinePolicy.SKIP.value)
             except ValueError:
                 raise Refused(
-                    "bot/bad-choice", what="deadline policy", value=deadline_policy, allowed=POLICY_CHOICES
+                    "bot/bad-choice", what="deadline policy", value=deadline_policy, allowed=policy_choices()
                 ) from None
             options["deadline_policy"] = policy.value
         elif deadline_policy:
@@ -222,7 +224,7 @@ class Lobby:
     async def _changed(
         self, interaction: discord.Interaction, table: Table, from_button: bool, note: str
     ) -> None:
-        lobby_view = ui.lobby_view(table.id) if table.record.status == "lobby" else None
+        lobby_view = ui.lobby_view(table.id, table.locale) if table.record.status == "lobby" else None
         if from_button:
             await interaction.response.edit_message(content=texts.lobby_text(table), view=lobby_view)
             return

@@ -44,6 +44,8 @@ from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from .i18n import _
+
 __all__ = [
     "HOUR",
     "NUDGE_COOLDOWN",
@@ -85,8 +87,10 @@ def validate_time_zone(name: str) -> str:
     if name not in time_zones():
         shown = name if len(name) <= 40 else name[:39] + "…"
         raise ValueError(
-            f"{shown!r} is not a time zone name: use an IANA name like Europe/Berlin, America/New_York "
-            "or UTC."
+            _(
+                "{value} is not a time zone name: use an IANA name like Europe/Berlin, America/New_York "
+                "or UTC."
+            ).format(value=repr(shown))
         )
     return name
 
@@ -95,7 +99,11 @@ def parse_clock(text: str) -> time:
     """A local clock time "HH:MM" (24-hour)."""
     match = _CLOCK.fullmatch(text.strip())
     if not match:
-        raise ValueError(f"{text!r} is not a time of day: write it as HH:MM on a 24-hour clock, like 22:30.")
+        raise ValueError(
+            _("{value} is not a time of day: write it as HH:MM on a 24-hour clock, like 22:30.").format(
+                value=repr(text)
+            )
+        )
     return time(int(match.group(1)), int(match.group(2)))
 
 
@@ -113,7 +121,7 @@ class ReminderPrefs:
         if self.interval_hours is not None and not (
             math.isfinite(self.interval_hours) and self.interval_hours >= 0
         ):
-            raise ValueError("A reminder interval must be a number of hours, 0 or more, like 12.")
+            raise ValueError(_("A reminder interval must be a number of hours, 0 or more, like 12."))
 
     @property
     def zone(self) -> ZoneInfo:
@@ -129,7 +137,7 @@ class ReminderPrefs:
     def from_settings(cls, settings: Mapping[str, Any]) -> ReminderPrefs:
         hours = settings.get("reminder_hours")
         if hours is not None and (isinstance(hours, bool) or not isinstance(hours, int | float)):
-            raise ValueError("A reminder interval must be a number of hours, 0 or more, like 12.")
+            raise ValueError(_("A reminder interval must be a number of hours, 0 or more, like 12."))
         start, end = settings.get("quiet_start"), settings.get("quiet_end")
         return cls(
             interval_hours=None if hours is None else float(hours),
@@ -177,7 +185,7 @@ def next_reminder(
     """
     hours = prefs.interval_hours if prefs.interval_hours is not None else table_hours
     if not math.isfinite(hours) or hours < 0:
-        raise ValueError("A reminder interval must be a number of hours, 0 or more, like 24.")
+        raise ValueError(_("A reminder interval must be a number of hours, 0 or more, like 24."))
     if hours == 0:
         return None
     interval = hours * HOUR
@@ -210,8 +218,11 @@ def parse_policy(text: str) -> DeadlinePolicy:
     try:
         return DeadlinePolicy(text.strip().lower())
     except ValueError:
-        choices = " or ".join(p.value for p in DeadlinePolicy)
-        raise ValueError(f"{text!r} is not a deadline policy: choose {choices}.") from None
+        raise ValueError(
+            _("{value} is not a deadline policy: choose {skip} or {autoplay}.").format(
+                value=repr(text), skip=DeadlinePolicy.SKIP.value, autoplay=DeadlinePolicy.AUTOPLAY.value
+            )
+        ) from None
 
 
 def turn_deadline(turn_started_at: float, deadline_hours: float | None) -> float | None:
@@ -223,7 +234,7 @@ def turn_deadline(turn_started_at: float, deadline_hours: float | None) -> float
     if deadline_hours is None or deadline_hours == 0:
         return None
     if not math.isfinite(deadline_hours) or deadline_hours < 0:
-        raise ValueError("A turn deadline must be a number of hours, more than 0, like 48.")
+        raise ValueError(_("A turn deadline must be a number of hours, more than 0, like 48."))
     return turn_started_at + deadline_hours * HOUR
 
 

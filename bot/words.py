@@ -1,6 +1,10 @@
 """Everything the bot says in words: refusals, event lines, names of cards, points, spaces and provinces.
 
-The engine and the service speak in codes and values; this is the ONE place that turns them into English.
+The engine and the service speak in codes and values; this is the ONE place that turns them into words, each
+a message of the catalog (bot.i18n: ``_("...").format(...)``), so they come out in the language in force.
+A noun with a number goes through ``count`` (its two forms are ``Nn_`` pairs); a symbol's name, and a symbol
+with its article ("a horse", "an amphora"), are messages of their own, since the article and the case belong
+to the translation (``a()`` and ``plural()`` are English-only and never used on a translated text).
 ``Speaker`` carries what a sentence needs to name things (the players' display names and the map), and
 every event line is made from an event already redacted for its reader, so a public line can never name a
 card drawn from the supply.
@@ -8,7 +12,7 @@ card drawn from the supply.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,18 +23,104 @@ from engine.state import EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
 
 from . import limits
+from .i18n import N_, Nn_, _, ngettext, pgettext
 from .schedule import format_timestamp
 
 
-def symbol_name(symbol: Symbol | str | None) -> str:
-    """A symbol's name, for "no horse card"; an unnamed one is "such" ("no such card")."""
-    if symbol is None:
-        return "such"
-    return str(symbol.value if isinstance(symbol, Symbol) else symbol)
+class _Translated(Mapping[Any, str]):
+    """A dict of marked messages (``N_``) whose lookups come out in the language speaking now."""
+
+    def __init__(self, marked: Mapping[Any, str]) -> None:
+        self._marked = dict(marked)
+
+    def __getitem__(self, key: Any) -> str:
+        return _(self._marked[key])
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._marked)
+
+    def __len__(self) -> int:
+        return len(self._marked)
+
+
+_SYMBOL_NAMES: dict[Symbol, Callable[[], str]] = {
+    Symbol.TEMPLE: lambda: pgettext("symbol", "temple"),
+    Symbol.AMPHORA: lambda: pgettext("symbol", "amphora"),
+    Symbol.HORSE: lambda: pgettext("symbol", "horse"),
+    Symbol.LYRE: lambda: pgettext("symbol", "lyre"),
+    Symbol.SOLDIER: lambda: pgettext("symbol", "soldier"),
+}
+
+
+def _symbol(symbol: Symbol | str) -> Symbol:
+    """A symbol from the engine's value ("horse") or the symbol itself; ValueError for anything else."""
+    return symbol if isinstance(symbol, Symbol) else Symbol(str(symbol))
+
+
+def symbol_name(symbol: Symbol | str) -> str:
+    """A symbol's name in the language speaking now: "horse" (a player may also type it)."""
+    return _SYMBOL_NAMES[_symbol(symbol)]()
+
+
+# A symbol with its article, as the object of a sentence: "No empty space shows a horse" (the article,
+# and in some languages the case, belongs to the translation, not to a helper).
+_A_SYMBOL: dict[Symbol, Callable[[], str]] = {
+    Symbol.TEMPLE: lambda: pgettext("symbol, object", "a temple"),
+    Symbol.AMPHORA: lambda: pgettext("symbol, object", "an amphora"),
+    Symbol.HORSE: lambda: pgettext("symbol, object", "a horse"),
+    Symbol.LYRE: lambda: pgettext("symbol, object", "a lyre"),
+    Symbol.SOLDIER: lambda: pgettext("symbol, object", "a soldier"),
+}
+# ... and as the subject, at the start of a sentence: "A horse is not a joker".
+_A_SYMBOL_SUBJECT: dict[Symbol, Callable[[], str]] = {
+    Symbol.TEMPLE: lambda: pgettext("symbol, subject", "A temple"),
+    Symbol.AMPHORA: lambda: pgettext("symbol, subject", "An amphora"),
+    Symbol.HORSE: lambda: pgettext("symbol, subject", "A horse"),
+    Symbol.LYRE: lambda: pgettext("symbol, subject", "A lyre"),
+    Symbol.SOLDIER: lambda: pgettext("symbol, subject", "A soldier"),
+}
+# A card of a symbol as the subject: "A horse card matches none of your guards".
+_A_CARD_SUBJECT: dict[Symbol, Callable[[], str]] = {
+    Symbol.TEMPLE: lambda: pgettext("card, subject", "A temple card"),
+    Symbol.AMPHORA: lambda: pgettext("card, subject", "An amphora card"),
+    Symbol.HORSE: lambda: pgettext("card, subject", "A horse card"),
+    Symbol.LYRE: lambda: pgettext("card, subject", "A lyre card"),
+    Symbol.SOLDIER: lambda: pgettext("card, subject", "A soldier card"),
+}
+# A symbol space: "horse space (C6 D5 D7)", "That horse space is 3 sides away".
+_SYMBOL_SPACE: dict[Symbol, Callable[[], str]] = {
+    Symbol.TEMPLE: lambda: pgettext("space", "temple space"),
+    Symbol.AMPHORA: lambda: pgettext("space", "amphora space"),
+    Symbol.HORSE: lambda: pgettext("space", "horse space"),
+    Symbol.LYRE: lambda: pgettext("space", "lyre space"),
+    Symbol.SOLDIER: lambda: pgettext("space", "soldier space"),
+}
+# Where Alexander stopped: "moved Alexander to C6 on a horse space".
+_ON_SYMBOL_SPACE: dict[Symbol, Callable[[], str]] = {
+    Symbol.TEMPLE: lambda: pgettext("space", "on a temple space"),
+    Symbol.AMPHORA: lambda: pgettext("space", "on an amphora space"),
+    Symbol.HORSE: lambda: pgettext("space", "on a horse space"),
+    Symbol.LYRE: lambda: pgettext("space", "on a lyre space"),
+    Symbol.SOLDIER: lambda: pgettext("space", "on a soldier space"),
+}
+# "2 horse" in a list of cards: English keeps the symbol's name as it is, other languages may not.
+_SYMBOL_CARDS: dict[Symbol, tuple[str, str]] = {
+    Symbol.TEMPLE: Nn_("{n} temple", "{n} temple"),
+    Symbol.AMPHORA: Nn_("{n} amphora", "{n} amphora"),
+    Symbol.HORSE: Nn_("{n} horse", "{n} horse"),
+    Symbol.LYRE: Nn_("{n} lyre", "{n} lyre"),
+    Symbol.SOLDIER: Nn_("{n} soldier", "{n} soldier"),
+}
+
+
+def a_symbol(symbol: Symbol | str) -> str:
+    """The symbol with its article, as an object: "a horse", "an amphora"."""
+    return _A_SYMBOL[_symbol(symbol)]()
 
 
 def a(noun: str) -> str:
-    """The noun with its indefinite article: "a horse", "an amphora" (the ONE place that decides)."""
+    """English only: the noun with its indefinite article, "a horse", "an amphora". Never for a translated
+    text (the article belongs to the message: ``a_symbol``); kept for English-only output."""
     return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
 
 
@@ -38,7 +128,7 @@ article = a  # the older name
 
 
 def plural(noun: str) -> str:
-    """English plural of the game's nouns: side -> sides, province -> provinces, match -> matches."""
+    """English only: the plural of the game's nouns, side -> sides (translated counts use ``count``)."""
     if noun.endswith(("s", "x", "ch", "sh")):
         return noun + "es"
     if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
@@ -46,17 +136,57 @@ def plural(noun: str) -> str:
     return noun + "s"
 
 
-def count(n: int, noun: str, many: str | None = None) -> str:
-    """A number and its noun, agreeing: "1 side", "2 sides", "0 cards" (``many``: an irregular plural)."""
-    return f"{n} {noun if n == 1 else (many or plural(noun))}"
+# Every noun ``count`` knows, with its two forms: a new noun gets its pair here (so that it is translated).
+_COUNTED: dict[str, tuple[str, str]] = {
+    "action": Nn_("{n} action", "{n} actions"),
+    "black wall": Nn_("{n} black wall", "{n} black walls"),
+    "card": Nn_("{n} card", "{n} cards"),
+    "day": Nn_("{n} day", "{n} days"),
+    "event": Nn_("{n} event", "{n} events"),
+    "finished or abandoned game": Nn_("{n} finished or abandoned game", "{n} finished or abandoned games"),
+    "game": Nn_("{n} game", "{n} games"),
+    "game record": Nn_("{n} game record", "{n} game records"),
+    "guard": Nn_("{n} guard", "{n} guards"),
+    "hour": Nn_("{n} hour", "{n} hours"),
+    "minute": Nn_("{n} minute", "{n} minutes"),
+    "month": Nn_("{n} month", "{n} months"),
+    "new wall": Nn_("{n} new wall", "{n} new walls"),
+    "path": Nn_("{n} path", "{n} paths"),
+    "player": Nn_("{n} player", "{n} players"),
+    "province": Nn_("{n} province", "{n} provinces"),
+    "rated game": Nn_("{n} rated game", "{n} rated games"),
+    "red wall": Nn_("{n} red wall", "{n} red walls"),
+    "second": Nn_("{n} second", "{n} seconds"),
+    "side": Nn_("{n} side", "{n} sides"),
+    "symbol space": Nn_("{n} symbol space", "{n} symbol spaces"),
+    "wall": Nn_("{n} wall", "{n} walls"),
+    "win": Nn_("{n} win", "{n} wins"),
+    "year": Nn_("{n} year", "{n} years"),
+}
+
+
+def count(n: int, noun: str) -> str:
+    """A number and its noun, agreeing, in the language speaking now: "1 side", "2 sides", "0 cards".
+    ``noun`` is one of the nouns of ``_COUNTED`` (KeyError for another: add its pair there)."""
+    return ngettext(*_COUNTED[noun], n).format(n=n)
 
 
 def cards_text(cards: Cards | Sequence[int] | None) -> str:
     """``(1, 0, 2, 0, 0)`` -> "1 temple, 2 horse"; nothing -> "no cards"."""
-    if not cards:
-        return "no cards"
-    parts = [f"{n} {s.value}" for s, n in zip(SYMBOLS, cards, strict=False) if n]
-    return ", ".join(parts) if parts else "no cards"
+    pairs = zip(SYMBOLS, cards or (), strict=False)
+    parts = [ngettext(*_SYMBOL_CARDS[s], n).format(n=n) for s, n in pairs if n]
+    return ", ".join(parts) if parts else _("no cards")
+
+
+def new_walls(lo: int, hi: int, black_left: int | None = None) -> str:
+    """The new walls to a point or along a path ("3 new walls", "2–4 new walls"), flagged when they end the
+    game: more than the black walls left means red walls, and the game ends after this turn (R3.6, R3.7)."""
+    text = count(lo, "new wall") if lo == hi else _("{lo}–{hi} new walls").format(lo=lo, hi=hi)
+    if black_left is not None and lo > black_left:
+        return _("{walls}, ends the game").format(walls=text)
+    if black_left is not None and hi > black_left:
+        return _("{walls}, some paths end the game").format(walls=text)
+    return text
 
 
 def point_text(p: Point | Sequence[int] | None) -> str:
@@ -78,22 +208,22 @@ class Speaker:
 
     def seat(self, seat: int | None) -> str:
         if seat is None:
-            return "nobody"
+            return _("nobody")
         if 0 <= seat < len(self.names):
             return self.names[seat]
-        return f"player {seat + 1}"
+        return _("player {n}").format(n=seat + 1)
 
     def space(self, space: Space | Sequence[int] | None) -> str:
         """A space named by its symbol and its three corners, e.g. "horse space (C6 D5 D7)"."""
         if space is None:
-            return "a space"
+            return _("a space")
         s = (int(space[0]), int(space[1]))
         sym = self.game_map.symbol.get(s) if self.game_map is not None else None
-        kind = f"{sym.value} space" if sym is not None else "space"
+        kind = _SYMBOL_SPACE[sym]() if sym is not None else _("space")
         return f"{kind} ({space_corners(s)})"
 
     def spaces(self, spaces: Sequence[Space]) -> str:
-        return ", ".join(self.space(s) for s in spaces) if spaces else "no space"
+        return ", ".join(self.space(s) for s in spaces) if spaces else _("no space")
 
     # --- refusals -----------------------------------------------------------------------------------------
 
@@ -104,11 +234,11 @@ class Speaker:
             d["value"] = limits.echo(d["value"])
         make = _REFUSALS.get(code)
         if make is None:
-            return f"That is not allowed here ({code})."
+            return _("That is not allowed here ({code}).").format(code=code)
         try:
             return make(self, d)
         except (KeyError, TypeError, ValueError, IndexError):
-            return f"That is not allowed here ({code})."
+            return _("That is not allowed here ({code}).").format(code=code)
 
     # --- events -------------------------------------------------------------------------------------------
 
@@ -121,66 +251,97 @@ class Speaker:
         if isinstance(event, ev.CardTaken):
             if event.source.value == "supply":
                 if event.symbol is None:
-                    return f"{who(event.player)} drew a card."
-                return f"{who(event.player)} drew a card ({event.symbol.value})."
+                    return _("{player} drew a card.").format(player=who(event.player))
+                # TRANSLATORS: the card drawn, shown to its owner only: "alice drew a card (horse)."
+                return _("{player} drew a card ({symbol}).").format(
+                    player=who(event.player), symbol=symbol_name(event.symbol)
+                )
             if event.slot is None:  # the deal at the start
                 return None
-            return f"{who(event.player)} took the face-up {event.symbol.value if event.symbol else 'card'}."
+            if event.symbol is None:
+                return _("{player} took the face-up card.").format(player=who(event.player))
+            return _("{player} took the face-up {symbol}.").format(
+                player=who(event.player), symbol=symbol_name(event.symbol)
+            )
         if isinstance(event, ev.FaceUpTurned):
-            return f"{a(event.symbol.value).capitalize()} was turned face up (slot {event.slot + 1})."
+            # TRANSLATORS: {a_symbol} is e.g. "A horse" (the subject of the sentence); {slot} is 1 or 2.
+            return _("{a_symbol} was turned face up (slot {slot}).").format(
+                a_symbol=_A_SYMBOL_SUBJECT[event.symbol](), slot=event.slot + 1
+            )
         if isinstance(event, ev.CardsDiscarded):
             if event.reason == "special-move":
                 return None  # the move line says it
-            return f"{who(event.player)} paid {cards_text(event.cards)}."
+            return _("{player} paid {cards}.").format(player=who(event.player), cards=cards_text(event.cards))
         if isinstance(event, ev.AlexanderMoved):
-            walls = len(event.black) + len(event.red)
-            how = {"normal": "", "special": " (special move)", "joker": " (joker)"}[event.way.value]
-            red = f", {len(event.red)} of them red" if event.red else ""
-            path = "–".join(point_label(p) for p in event.path)
-            line = (
-                f"{who(event.player)} moved Alexander to {point_label(event.path[-1])} "
-                f"on {a(event.symbol.value)} space{how}: path {path}, "
-                f"{count(walls, 'new wall')}{red}."
-            )
-            if event.walls_ran_out:
-                line += " The walls ran out: the game ends after this turn."
-            return line
+            return self._moved(event)
         if isinstance(event, ev.MoveSkipped):
-            tail = " The game ends after this turn." if event.game_ends else ""
-            return f"{who(event.player)} cannot move Alexander.{tail}"
+            line = _("{player} cannot move Alexander.").format(player=who(event.player))
+            return line + " " + _("The game ends after this turn.") if event.game_ends else line
         if isinstance(event, ev.ProvinceSplit):
-            ids = ", ".join(str(pid) for pid, _ in event.parts)
-            plural = "s" if len(event.parts) > 1 else ""
-            return f"Province {event.province} was split; new province{plural} {ids}."
+            ids = ", ".join(str(pid) for pid, _parts in event.parts)
+            return ngettext(
+                "Province {province} was split; new province {ids}.",
+                "Province {province} was split; new provinces {ids}.",
+                len(event.parts),
+            ).format(province=event.province, ids=ids)
         if isinstance(event, ev.GuardsPlaced):
             n = len(event.spaces)
-            return f"{who(event.player)} put {count(n, 'guard')} in province {event.province}."
-        if isinstance(event, ev.GuardsRemoved):
-            n = len(event.spaces)
-            why = {"take-over": "lost", "take-back": "took back", "resigned": "withdrew"}.get(
-                event.reason, "lost"
+            return _("{player} put {guards} in province {province}.").format(
+                player=who(event.player), guards=count(n, "guard"), province=event.province
             )
-            tail = " to a take-over" if event.reason == "take-over" else ""
-            return f"{who(event.player)} {why} {count(n, 'guard')}{tail}."
+        if isinstance(event, ev.GuardsRemoved):
+            guards = count(len(event.spaces), "guard")
+            if event.reason == "take-back":
+                line = _("{player} took back {guards}.")
+            elif event.reason == "resigned":
+                line = _("{player} withdrew {guards}.")
+            elif event.reason == "take-over":
+                line = _("{player} lost {guards} to a take-over.")
+            else:
+                line = _("{player} lost {guards}.")
+            return line.format(player=who(event.player), guards=guards)
         if isinstance(event, ev.CardsGiven):
-            return f"{who(event.giver)} gave {cards_text(event.cards)} to {who(event.receiver)}."
+            return _("{giver} gave {cards} to {receiver}.").format(
+                giver=who(event.giver), cards=cards_text(event.cards), receiver=who(event.receiver)
+            )
         if isinstance(event, ev.Scored):
-            return f"{who(event.player)} scored {event.points}."
+            # TRANSLATORS: {points} is a number of points: "alice scored 7."
+            return _("{player} scored {points}.").format(player=who(event.player), points=event.points)
         if isinstance(event, ev.TurnEnded):
-            return f"{who(event.player)} {'skipped the turn' if event.skipped else 'ended the turn'}."
+            if event.skipped:
+                return _("{player} skipped the turn.").format(player=who(event.player))
+            return _("{player} ended the turn.").format(player=who(event.player))
         if isinstance(event, ev.PlayerResigned):
-            return f"{who(event.player)} resigned."
+            return _("{player} resigned.").format(player=who(event.player))
         if isinstance(event, ev.StepTakenBack):
-            return f"{who(event.player)} took back their last step."
+            return _("{player} took back their last step.").format(player=who(event.player))
         if isinstance(event, ev.GameEnded):
-            return f"The game is over ({END_REASONS.get(event.reason, str(event.reason))})."
-        if isinstance(event, ev.TurnStarted):
-            return None
-        if isinstance(event, ev.ActionUsed):
-            return None
-        if isinstance(event, ev.GameCreated | ev.SupplyShuffled | ev.FirstPlayerChosen):
-            return None
-        return None
+            reason = END_REASONS.get(event.reason, str(event.reason))
+            return _("The game is over ({reason}).").format(reason=reason)
+        return None  # TurnStarted, ActionUsed, GameCreated, SupplyShuffled, FirstPlayerChosen: bookkeeping
+
+    def _moved(self, event: ev.AlexanderMoved) -> str:
+        walls = count(len(event.black) + len(event.red), "new wall")
+        if event.red:
+            # TRANSLATORS: "3 new walls, 1 of them red"
+            walls = _("{walls}, {red} of them red").format(walls=walls, red=len(event.red))
+        if event.way.value == "special":
+            line = _("{player} moved Alexander to {point} {on_space} (special move): path {path}, {walls}.")
+        elif event.way.value == "joker":
+            line = _("{player} moved Alexander to {point} {on_space} (joker): path {path}, {walls}.")
+        else:
+            # TRANSLATORS: {on_space} is e.g. "on a horse space"; {path} is points like "C6–D5–D7".
+            line = _("{player} moved Alexander to {point} {on_space}: path {path}, {walls}.")
+        line = line.format(
+            player=self.seat(event.player),
+            point=point_label(event.path[-1]),
+            on_space=_ON_SYMBOL_SPACE[event.symbol](),
+            path="–".join(point_label(p) for p in event.path),
+            walls=walls,
+        )
+        if event.walls_ran_out:
+            line += " " + _("The walls ran out: the game ends after this turn.")
+        return line
 
     def event_lines(self, events: Sequence[Any]) -> list[str]:
         out: list[str] = []
@@ -188,15 +349,15 @@ class Speaker:
         for e in events:
             if isinstance(e, ev.GameCreated):
                 dealing = True
-                out.append(f"The game began with {e.players} players.")
+                out.append(_("The game began with {n} players.").format(n=e.players))
                 continue
             if isinstance(e, ev.TurnStarted):
                 dealing = False
             if dealing and isinstance(e, ev.CardTaken):
-                out.append(f"{self.seat(e.player)} was dealt a card.")
+                out.append(_("{player} was dealt a card.").format(player=self.seat(e.player)))
                 continue
             if dealing and isinstance(e, ev.FirstPlayerChosen):
-                out.append(f"{self.seat(e.player)} was chosen to start.")
+                out.append(_("{player} was chosen to start.").format(player=self.seat(e.player)))
                 continue
             line = self.event_line(e)
             if line:
@@ -204,17 +365,30 @@ class Speaker:
         return out
 
 
-END_REASONS: dict[EndReason | str, str] = {
-    EndReason.WALLS: "the walls ran out",
-    EndReason.NO_SPACE: "no empty symbol space was left",
-    EndReason.POINTS: "someone reached 100 points",
-    EndReason.RESIGNATIONS: "everyone else resigned",
-    EndReason.AGREED: "the players agreed to end it",
-}
+# Why a game ended; a lookup comes out in the language speaking now (``END_REASONS.get(reason, ...)``).
+END_REASONS: Mapping[EndReason | str, str] = _Translated(
+    {
+        EndReason.WALLS: N_("the walls ran out"),
+        EndReason.NO_SPACE: N_("no empty symbol space was left"),
+        EndReason.POINTS: N_("someone reached 100 points"),
+        EndReason.RESIGNATIONS: N_("everyone else resigned"),
+        EndReason.AGREED: N_("the players agreed to end it"),
+    }
+)
+
+# A game's status as a refusal names it ("The game in this channel is finished").
+_STATUS: Mapping[str, str] = _Translated(
+    {
+        "lobby": N_("still at the table"),
+        "playing": N_("being played"),
+        "finished": N_("finished"),
+        "abandoned": N_("abandoned"),
+    }
+)
 
 
-def _that_card(card: Any) -> str:
-    return "That card" if card is None else f"{a(symbol_name(card)).capitalize()} card"
+def _status(d: Mapping[str, Any]) -> str:
+    return _STATUS.get(str(d["status"]), str(d["status"]))
 
 
 def _also(d: Mapping[str, Any]) -> str:
@@ -222,292 +396,409 @@ def _also(d: Mapping[str, Any]) -> str:
     return f" {d['allowed']}" if d.get("allowed") else ""
 
 
-def _slot(d: Mapping[str, Any]) -> str:
+def _slot(d: Mapping[str, Any]) -> Any:
+    """The face-up slot a refusal names, counted from 1 as players count."""
     s = d.get("slot")
-    return f"face-up slot {s + 1}" if isinstance(s, int) else f"face-up slot {s}"
+    return s + 1 if isinstance(s, int) else s
+
+
+def _not_in_hand(d: Mapping[str, Any]) -> str:
+    allowed = d.get("allowed") or _("Choose a card from the list offered.")
+    if d["card"] is None:
+        return _("You have no such card in your hand for a special move.") + " " + allowed
+    text = _("You have no {symbol} card in your hand for a special move.")
+    return text.format(symbol=symbol_name(d["card"])) + " " + allowed
+
+
+def _no_empty_space(d: Mapping[str, Any]) -> str:
+    shows = a_symbol(d["symbol"])
+    if not d["joker"]:
+        text = _("No empty space shows {a_symbol}. Choose another symbol.").format(a_symbol=shows)
+    elif isinstance(d.get("slot"), int):
+        text = _(
+            "No empty space shows {a_symbol}, so that face-up card can only be played as a joker "
+            "(name another symbol, e.g. `j{slot}T` for temple)."
+        ).format(a_symbol=shows, slot=d["slot"] + 1)
+    else:
+        text = _(
+            "No empty space shows {a_symbol}, so that face-up card can only be played as a joker "
+            "(name another symbol)."
+        ).format(a_symbol=shows)
+    return text + _also(d)
+
+
+def _joker_not_allowed(d: Mapping[str, Any]) -> str:
+    if isinstance(d.get("slot"), int):
+        text = _(
+            "Face-up card {slot} ({symbol}) is not a joker: a face-up card is a joker only when no empty "
+            "space shows its symbol, and an empty space shows {a_symbol}. "
+            "Play it as a normal move (`n{slot}`)."
+        ).format(slot=d["slot"] + 1, symbol=symbol_name(d["symbol"]), a_symbol=a_symbol(d["symbol"]))
+    else:
+        text = _(
+            "{A_symbol} is not a joker: a face-up card is a joker only when no empty space shows its symbol, "
+            "and an empty space shows {a_symbol}. Play it as a normal move."
+        ).format(A_symbol=_A_SYMBOL_SUBJECT[_symbol(d["symbol"])](), a_symbol=a_symbol(d["symbol"]))
+    return text + _also(d)
+
+
+def _not_matching(d: Mapping[str, Any]) -> str:
+    allowed = ", ".join(symbol_name(s) for s in d["allowed"]) or _("none")
+    if d["card"] is None:
+        text = _("That card matches none of your guards; pay one of: {allowed}.")
+        return text.format(allowed=allowed)
+    text = _("{a_card} matches none of your guards; pay one of: {allowed}.")
+    return text.format(a_card=_A_CARD_SUBJECT[_symbol(d["card"])](), allowed=allowed)
+
+
+def _levy_not_in_hand(d: Mapping[str, Any]) -> str:
+    if d["card"] is None:
+        text = _(
+            "You have no such card in your hand: pay a card you hold that matches one of your guards "
+            "(`/alexandros hand` shows your cards)."
+        )
+        return text
+    return _(
+        "You have no {symbol} card in your hand: pay a card you hold that matches one of your guards "
+        "(`/alexandros hand` shows your cards)."
+    ).format(symbol=symbol_name(d["card"]))
+
+
+def _not_closest(s: Speaker, d: Mapping[str, Any]) -> str:
+    return _(
+        "That {space} is {distance} away, but the closest empty {space} is {closest} away. Alexander must "
+        "go to a closest one: pick one of the points offered."
+    ).format(
+        space=_SYMBOL_SPACE[_symbol(d["symbol"])](),
+        distance=count(d["distance"], "side"),
+        closest=count(d["closest"], "side"),
+    )
+
+
+def _too_many_walls(d: Mapping[str, Any]) -> str:
+    # TRANSLATORS: {needed} is e.g. "3 new walls"; {left} and {fewest} are numbers of walls.
+    return ngettext(
+        "That path needs {needed}, but only {left} is left. Choose a move that needs at most {left} "
+        "(the fewest any move needs is {fewest}).",
+        "That path needs {needed}, but only {left} are left. Choose a move that needs at most {left} "
+        "(the fewest any move needs is {fewest}).",
+        d["left"],
+    ).format(needed=count(d["needed"], "new wall"), left=d["left"], fewest=d["fewest"])
+
+
+# "I do not understand card “x”": what the player typed, by the kind of thing it should have been.
+_BAD_CHOICE: Mapping[str, str] = _Translated(
+    {
+        "card": N_("I do not understand card “{value}”. {allowed}"),
+        "symbol letter": N_("I do not understand symbol letter “{value}”. {allowed}"),
+        "space": N_("I do not understand space “{value}”. {allowed}"),
+        "province": N_("I do not understand province “{value}”. {allowed}"),
+        "guard": N_("I do not understand guard “{value}”. {allowed}"),
+        "map": N_("I do not understand map “{value}”. {allowed}"),
+        "level": N_("I do not understand level “{value}”. {allowed}"),
+        "place": N_("I do not understand place “{value}”. {allowed}"),
+        "deadline policy": N_("I do not understand deadline policy “{value}”. {allowed}"),
+    }
+)
+
+
+def _bad_choice(d: Mapping[str, Any]) -> str:
+    text = _BAD_CHOICE.get(str(d["what"])) or _("I do not understand {what} “{value}”. {allowed}")
+    return text.format(what=d["what"], value=d["value"], allowed=d["allowed"])
+
+
+# "Only alice (who created the game) can start the game": what only the creator may do.
+_ONLY_CREATOR: Mapping[str, str] = _Translated(
+    {
+        "start the game": N_("Only {creator} (who created the game) can start the game."),
+        "seat a computer player": N_("Only {creator} (who created the game) can seat a computer player."),
+    }
+)
+_ONLY_MANAGER: Mapping[str, str] = _Translated(
+    {
+        "replace a player": N_(
+            "Only the game's creator or a member with Manage Channels can replace a player."
+        ),
+        "pause the game": N_("Only the game's creator or a member with Manage Channels can pause the game."),
+        "resume the game": N_(
+            "Only the game's creator or a member with Manage Channels can resume the game."
+        ),
+    }
+)
+
+
+def _not_creator(d: Mapping[str, Any]) -> str:
+    text = _ONLY_CREATOR.get(str(d["what"])) or _("Only {creator} (who created the game) can {what}.")
+    return text.format(creator=d["creator"], what=d["what"])
+
+
+def _not_manager(d: Mapping[str, Any]) -> str:
+    text = _ONLY_MANAGER.get(str(d["what"])) or _(
+        "Only the game's creator or a member with Manage Channels can {what}."
+    )
+    return text.format(what=d["what"])
 
 
 Refusal = Callable[[Speaker, dict[str, Any]], str]
 
 _REFUSALS: dict[str, Refusal] = {
     # --- engine codes (engine.errors.ERROR_CODES) -------------------------------------------------------
-    "game/over": lambda s, d: "This game is over. Start a new one with `/alexandros new`.",
-    "game/stale": lambda s, d: (
-        f"That was already done or is out of date (you saw step {d['expected']}, the game is at step "
-        f"{d['actual']}). Look at the latest turn message and try again."
-    ),
-    "game/unknown-player": lambda s, d: (
-        f"Seat {d['player']} is not part of this game. Use `/alexandros status` to see who plays."
-    ),
-    "game/not-your-turn": lambda s, d: (
-        f"It is not your turn: it is {s.seat(d['current'])}'s turn. You can look at `/alexandros hand`, "
+    "game/over": lambda s, d: _("This game is over. Start a new one with `/alexandros new`."),
+    "game/stale": lambda s, d: _(
+        "That was already done or is out of date (you saw step {expected}, the game is at step "
+        "{actual}). Look at the latest turn message and try again."
+    ).format(expected=d["expected"], actual=d["actual"]),
+    "game/unknown-player": lambda s, d: _(
+        "Seat {player} is not part of this game. Use `/alexandros status` to see who plays."
+    ).format(player=d["player"]),
+    "game/not-your-turn": lambda s, d: _(
+        "It is not your turn: it is {player}'s turn. You can look at `/alexandros hand`, "
         "`/alexandros board` or `/alexandros status` meanwhile."
-    ),
-    "game/resigned": lambda s, d: (
-        f"{s.seat(d['player'])} has resigned and takes no more part in this game; you can follow it with "
+    ).format(player=s.seat(d["current"])),
+    "game/resigned": lambda s, d: _(
+        "{player} has resigned and takes no more part in this game; you can follow it with "
         "`/alexandros board` and `/alexandros status`."
-    ),
-    "game/bad-setup": lambda s, d: (
-        f"A game needs {d['min']} to {d['max']} players, not {d['players']}: start it when "
-        f"{d['min']} to {d['max']} are seated."
-    ),
-    "turn/move-first": lambda s, d: (
+    ).format(player=s.seat(d["player"])),
+    "game/bad-setup": lambda s, d: _(
+        "A game needs {min} to {max} players, not {players}: start it when {min} to {max} are seated."
+    ).format(min=d["min"], max=d["max"], players=d["players"]),
+    "turn/move-first": lambda s, d: _(
         "You must move Alexander first: use `/alexandros move` or the Move button."
     ),
-    "turn/already-moved": lambda s, d: (
+    "turn/already-moved": lambda s, d: _(
         "You have already moved Alexander this turn. Now take up to two actions, or end the turn."
     ),
-    "turn/no-actions-left": lambda s, d: (
+    "turn/no-actions-left": lambda s, d: _(
         "You have used both actions of this turn. End the turn with `/alexandros end`."
     ),
-    "move/bad-slot": lambda s, d: f"There is no {_slot(d)}: choose face-up card 1 or 2.{_also(d)}",
+    "move/bad-slot": lambda s, d: (
+        _("There is no face-up slot {slot}: choose face-up card 1 or 2.").format(slot=_slot(d)) + _also(d)
+    ),
     "move/slot-empty": lambda s, d: (
-        f"The {_slot(d)} is empty. Choose the other face-up card or a hand card.{_also(d)}"
-    ),
-    "move/not-in-hand": lambda s, d: (
-        f"You have no {symbol_name(d['card'])} card in your hand for a special move. "
-        + d.get("allowed", "Choose a card from the list offered.")
-    ),
-    "move/no-empty-space": lambda s, d: (
-        f"No empty space shows {a(d['symbol'])}"
-        + (
-            ", so that face-up card can only be played as a joker (name another symbol"
-            + (f", e.g. `j{d['slot'] + 1}T` for temple" if isinstance(d.get("slot"), int) else "")
-            + ")."
-            if d["joker"]
-            else ". Choose another symbol."
+        _("The face-up slot {slot} is empty. Choose the other face-up card or a hand card.").format(
+            slot=_slot(d)
         )
         + _also(d)
     ),
-    "move/joker-not-allowed": lambda s, d: (
-        (
-            f"Face-up card {d['slot'] + 1} ({d['symbol']}) is not a joker"
-            if isinstance(d.get("slot"), int)
-            else f"{a(d['symbol']).capitalize()} is not a joker"
-        )
-        + f": a face-up card is a joker only when no empty space shows its symbol, and an empty space "
-        f"shows {a(d['symbol'])}. Play it as a normal move"
-        + (f" (`n{d['slot'] + 1}`)." if isinstance(d.get("slot"), int) else ".")
-        + _also(d)
-    ),
-    "move/joker-needs-symbol": lambda s, d: (
+    "move/not-in-hand": lambda s, d: _not_in_hand(d),
+    "move/no-empty-space": lambda s, d: _no_empty_space(d),
+    "move/joker-not-allowed": lambda s, d: _joker_not_allowed(d),
+    "move/joker-needs-symbol": lambda s, d: _(
         "A joker needs a named symbol: pick the symbol Alexander goes to."
     ),
-    "move/unexpected-symbol": lambda s, d: (
+    "move/unexpected-symbol": lambda s, d: _(
         "Only a joker names a symbol. Play this card for its own symbol instead."
     ),
-    "move/unknown-space": lambda s, d: f"There is no symbol space at {s.space(d['space'])}.",
-    "move/wrong-symbol": lambda s, d: (
-        f"The {s.space(d['space'])} does not show {a(d['symbol'])}. Pick one of the points offered."
+    "move/unknown-space": lambda s, d: _("There is no symbol space at {space}.").format(
+        space=s.space(d["space"])
     ),
-    "move/not-empty": lambda s, d: (
-        f"The {s.space(d['space'])} is not empty (a wall, a guard or Alexander touches it). "
-        "Pick one of the points offered."
-    ),
-    "move/not-closest": lambda s, d: (
-        f"That {d['symbol']} space is {count(d['distance'], 'side')} away, but the closest empty "
-        f"{d['symbol']} space is {count(d['closest'], 'side')} away. Alexander must go to a closest one: "
-        "pick one of the points offered."
-    ),
+    "move/wrong-symbol": lambda s, d: _(
+        "The {space} does not show {a_symbol}. Pick one of the points offered."
+    ).format(space=s.space(d["space"]), a_symbol=a_symbol(d["symbol"])),
+    "move/not-empty": lambda s, d: _(
+        "The {space} is not empty (a wall, a guard or Alexander touches it). Pick one of the points offered."
+    ).format(space=s.space(d["space"])),
+    "move/not-closest": _not_closest,
     "move/bad-path": lambda s, d: (
-        f"That path does not start where Alexander stands ({point_text(d['alexander'])})."
+        _("That path does not start where Alexander stands ({point}).").format(
+            point=point_text(d["alexander"])
+        )
         if d.get("reason") == "start"
-        else f"That path jumps from {point_text(d['at'])} to {point_text(d['to'])}, which is not a side. "
-        "Pick one of the numbered paths."
+        else _(
+            "That path jumps from {at} to {to}, which is not a side. Pick one of the numbered paths."
+        ).format(at=point_text(d["at"]), to=point_text(d["to"]))
     ),
-    "move/not-a-corner": lambda s, d: (
-        f"{point_text(d['point'])} is not a corner of the {s.space(d['space'])}. "
-        "Pick one of the points offered."
-    ),
-    "move/not-shortest": lambda s, d: (
-        f"That path is {count(d['length'], 'side')} long, but the shortest is {d['shortest']}. "
-        "Pick a numbered path."
-    ),
-    "move/too-many-walls": lambda s, d: (
-        f"That path needs {count(d['needed'], 'new wall')}, but only {d['left']} "
-        f"{'is' if d['left'] == 1 else 'are'} left. Choose a move that needs at most {d['left']} "
-        f"(the fewest any move needs is {d['fewest']})."
-    ),
-    "move/not-fewest-walls": lambda s, d: (
-        f"No move fits the {count(d['left'], 'wall')} left, so you must make a move that needs the "
-        "fewest walls "
-        f"({d['fewest']}); that one needs {d['needed']}."
-    ),
-    "card/bad-slot": lambda s, d: f"There is no {_slot(d)}: take face-up card 1, 2 or the supply.",
-    "card/slot-empty": lambda s, d: f"The {_slot(d)} is empty until the end of the turn. Take another card.",
-    "card/supply-empty": lambda s, d: (
+    "move/not-a-corner": lambda s, d: _(
+        "{point} is not a corner of the {space}. Pick one of the points offered."
+    ).format(point=point_text(d["point"]), space=s.space(d["space"])),
+    "move/not-shortest": lambda s, d: _(
+        "That path is {length} long, but the shortest is {shortest}. Pick a numbered path."
+    ).format(length=count(d["length"], "side"), shortest=d["shortest"]),
+    "move/too-many-walls": lambda s, d: _too_many_walls(d),
+    "move/not-fewest-walls": lambda s, d: _(
+        "No move fits the {left} left, so you must make a move that needs the fewest walls ({fewest}); "
+        "that one needs {needed}."
+    ).format(left=count(d["left"], "wall"), fewest=d["fewest"], needed=d["needed"]),
+    "card/bad-slot": lambda s, d: _(
+        "There is no face-up slot {slot}: take face-up card 1, 2 or the supply."
+    ).format(slot=_slot(d)),
+    "card/slot-empty": lambda s, d: _(
+        "The face-up slot {slot} is empty until the end of the turn. Take another card."
+    ).format(slot=_slot(d)),
+    "card/supply-empty": lambda s, d: _(
         "The supply and the discard pile are both empty: take a face-up card instead."
     ),
-    "province/unknown": lambda s, d: (
-        f"There is no province {d['province']} now. Pick one from the list offered."
-    ),
-    "occupy/not-free": lambda s, d: (
-        f"Province {d['province']} is held by {s.seat(d['owner'])}: use `/alexandros takeover` instead."
-    ),
-    "occupy/no-symbol-space": lambda s, d: (
-        f"Province {d['province']} has no symbol space, so no guard can stand in it. Pick another province."
-    ),
-    "occupy/no-guard": lambda s, d: "Choose at least one space for a guard.",
-    "occupy/not-enough-guards": lambda s, d: (
-        f"You want to place {count(d['wanted'], 'guard')} but have only {d['have']} left. "
-        "Choose fewer spaces."
-    ),
-    "occupy/duplicate-space": lambda s, d: "Only one guard may stand on a space: choose different spaces.",
-    "occupy/outside-province": lambda s, d: (
-        f"The {s.space(d['space'])} is not in province {d['province']}. Choose spaces of that province."
-    ),
-    "occupy/open-space": lambda s, d: (
-        f"Guards stand on symbol spaces only; the {s.space(d['space'])} is open. Pick symbol spaces from "
-        "the list."
-    ),
-    "occupy/missing-cards": lambda s, d: (
-        f"Not enough cards: this costs {cards_text(d['cost'])}, "
-        f"and you are missing {cards_text(d['missing'])}. "
+    "province/unknown": lambda s, d: _(
+        "There is no province {province} now. Pick one from the list offered."
+    ).format(province=d["province"]),
+    "occupy/not-free": lambda s, d: _(
+        "Province {province} is held by {owner}: use `/alexandros takeover` instead."
+    ).format(province=d["province"], owner=s.seat(d["owner"])),
+    "occupy/no-symbol-space": lambda s, d: _(
+        "Province {province} has no symbol space, so no guard can stand in it. Pick another province."
+    ).format(province=d["province"]),
+    "occupy/no-guard": lambda s, d: _("Choose at least one space for a guard."),
+    "occupy/not-enough-guards": lambda s, d: _(
+        "You want to place {wanted} but have only {have} left. Choose fewer spaces."
+    ).format(wanted=count(d["wanted"], "guard"), have=d["have"]),
+    "occupy/duplicate-space": lambda s, d: _("Only one guard may stand on a space: choose different spaces."),
+    "occupy/outside-province": lambda s, d: _(
+        "The {space} is not in province {province}. Choose spaces of that province."
+    ).format(space=s.space(d["space"]), province=d["province"]),
+    "occupy/open-space": lambda s, d: _(
+        "Guards stand on symbol spaces only; the {space} is open. Pick symbol spaces from the list."
+    ).format(space=s.space(d["space"])),
+    "occupy/missing-cards": lambda s, d: _(
+        "Not enough cards: this costs {cost}, and you are missing {missing}. "
         "Put a guard on those spaces instead, or take cards first."
+    ).format(cost=cards_text(d["cost"]), missing=cards_text(d["missing"])),
+    "takeover/free": lambda s, d: _("Province {province} is free: use `/alexandros occupy` instead.").format(
+        province=d["province"]
     ),
-    "takeover/free": lambda s, d: f"Province {d['province']} is free: use `/alexandros occupy` instead.",
-    "takeover/own-province": lambda s, d: (
-        f"Province {d['province']} is already yours: pick an opponent's province to take over."
-    ),
-    "takeover/missing-cards": lambda s, d: (
-        f"Not enough cards: removing the guards costs {cards_text(d['removal'])} and occupying costs "
-        f"{cards_text(d['cost'])}; you are missing {cards_text(d['missing'])}. Put more guards there instead "
-        "of paying, or take cards first."
-    ),
-    "takeover/bad-compensation": lambda s, d: (
-        f"The loser must get exactly {count(d['expected'], 'card')} of those you pay "
-        f"({cards_text(d['paid'])}); "
-        f"you chose {cards_text(d['given'])}."
-    ),
-    "levy/already": lambda s, d: (
+    "takeover/own-province": lambda s, d: _(
+        "Province {province} is already yours: pick an opponent's province to take over."
+    ).format(province=d["province"]),
+    "takeover/missing-cards": lambda s, d: _(
+        "Not enough cards: removing the guards costs {removal} and occupying costs {cost}; you are missing "
+        "{missing}. Put more guards there instead of paying, or take cards first."
+    ).format(removal=cards_text(d["removal"]), cost=cards_text(d["cost"]), missing=cards_text(d["missing"])),
+    "takeover/bad-compensation": lambda s, d: _(
+        "The loser must get exactly {expected} of those you pay ({paid}); you chose {given}."
+    ).format(expected=count(d["expected"], "card"), paid=cards_text(d["paid"]), given=cards_text(d["given"])),
+    "levy/already": lambda s, d: _(
         "You have already levied taxes this turn (once per turn). Take another action."
     ),
-    "levy/no-guards": lambda s, d: (
+    "levy/no-guards": lambda s, d: _(
         "You have no guard on the map, so you cannot levy taxes. Occupy a province first."
     ),
-    "levy/not-in-hand": lambda s, d: (
-        f"You have no {symbol_name(d['card'])} card in your hand: pay a card you hold that matches one of "
-        "your guards (`/alexandros hand` shows your cards)."
-    ),
-    "levy/card-not-matching": lambda s, d: (
-        f"{_that_card(d['card'])} matches none of your guards; pay one of: "
-        f"{', '.join(d['allowed']) or 'none'}."
-    ),
-    "takeback/not-your-guard": lambda s, d: (
-        f"You have no guard on the {s.space(d['space'])}. Pick one of your guards from the list."
-    ),
-    "undo/nothing": lambda s, d: "There is nothing of this turn to take back.",
-    "undo/revealed": lambda s, d: (
+    "levy/not-in-hand": lambda s, d: _levy_not_in_hand(d),
+    "levy/card-not-matching": lambda s, d: _not_matching(d),
+    "takeback/not-your-guard": lambda s, d: _(
+        "You have no guard on the {space}. Pick one of your guards from the list."
+    ).format(space=s.space(d["space"])),
+    "undo/nothing": lambda s, d: _("There is nothing of this turn to take back."),
+    "undo/revealed": lambda s, d: _(
         "That can no longer be taken back: a hidden card was revealed since (a card drawn from the supply, "
         "a face-up card turned, or cards given to another player). Play on from here."
     ),
     # --- bot codes --------------------------------------------------------------------------------------
-    "bot/no-game": lambda s, d: "There is no game in this channel. Start one with `/alexandros new`.",
-    "bot/creator-left": lambda s, d: (
+    "bot/no-game": lambda s, d: _("There is no game in this channel. Start one with `/alexandros new`."),
+    "bot/creator-left": lambda s, d: _(
         "You left this table, so it cannot start with you as its host: press Join to sit down again, "
         "then Start."
     ),
-    "bot/game-over": lambda s, d: (
-        f"The game in this channel is {d['status']}: `/alexandros status` shows how it ended and "
+    "bot/game-over": lambda s, d: _(
+        "The game in this channel is {status}: `/alexandros status` shows how it ended and "
         "`/alexandros board` its last board. Start a new one with `/alexandros new`."
-    ),
-    "bot/unknown-game": lambda s, d: (
-        f"Game {d['game']} does not exist (any more). Use `/alexandros status` to see this channel's game."
-    ),
-    "bot/channel-busy": lambda s, d: (
-        f"This channel already has an unfinished game (game {d['game']}). Join it with "
+    ).format(status=_status(d)),
+    "bot/unknown-game": lambda s, d: _(
+        "Game {game} does not exist (any more). Use `/alexandros status` to see this channel's game."
+    ).format(game=d["game"]),
+    "bot/channel-busy": lambda s, d: _(
+        "This channel already has an unfinished game (game {game}). Join it with "
         "`/alexandros table join`, or start a game in a new thread with `/alexandros new thread:True`."
-    ),
-    "bot/not-a-player": lambda s, d: (
+    ).format(game=d["game"]),
+    "bot/not-a-player": lambda s, d: _(
         "You are not playing in this game. You can follow it here, and use `/alexandros board`, "
         "`/alexandros status` or `/alexandros log`."
     ),
-    "bot/not-in-lobby": lambda s, d: (
+    "bot/not-in-lobby": lambda s, d: _(
         "This game has already started; seats can no longer change. `/alexandros status` shows the game."
     ),
-    "bot/already-seated": lambda s, d: (
+    "bot/already-seated": lambda s, d: _(
         "You are already seated at this table: wait for the creator to press Start."
     ),
-    "bot/not-seated": lambda s, d: "You are not seated at this table. Join it with the Join button.",
-    "bot/table-full": lambda s, d: (
-        f"The table is full ({d['max']} players). Start a game in another channel."
-    ),
-    "bot/not-creator": lambda s, d: f"Only {d['creator']} (who created the game) can {d['what']}.",
-    "bot/too-few-players": lambda s, d: (
-        f"A game needs at least {d['min']} players; {d['have']} seated so far. Ask someone to press Join."
-    ),
-    "bot/conflict": lambda s, d: (
+    "bot/not-seated": lambda s, d: _("You are not seated at this table. Join it with the Join button."),
+    "bot/table-full": lambda s, d: _(
+        "The table is full ({max} players). Start a game in another channel."
+    ).format(max=d["max"]),
+    "bot/not-creator": lambda s, d: _not_creator(d),
+    "bot/too-few-players": lambda s, d: _(
+        "A game needs at least {min} players; {have} seated so far. Ask someone to press Join."
+    ).format(min=d["min"], have=d["have"]),
+    "bot/conflict": lambda s, d: _(
         "Someone acted first: the game changed while your action was being saved. Look at the latest turn "
         "message and try again."
     ),
-    "bot/closed": lambda s, d: (
-        f"This game is {d['status']}; it takes no more actions. Start a new one with `/alexandros new`."
-    ),
-    "bot/not-started": lambda s, d: (
+    "bot/closed": lambda s, d: _(
+        "This game is {status}; it takes no more actions. Start a new one with `/alexandros new`."
+    ).format(status=_status(d)),
+    "bot/not-started": lambda s, d: _(
         "This game has not started yet. The creator starts it with the Start button."
     ),
-    "bot/bad-choice": lambda s, d: f"I do not understand {d['what']} “{d['value']}”. {d['allowed']}",
-    "bot/bad-point": lambda s, d: (
-        f"“{d['value']}” is not a point of this map. Nearest points: {', '.join(d['near'])}."
+    "bot/bad-choice": lambda s, d: _bad_choice(d),
+    "bot/bad-point": lambda s, d: _("“{value}” is not a point of this map. Nearest points: {near}.").format(
+        value=d["value"], near=", ".join(d["near"])
     ),
-    "bot/not-a-destination": lambda s, d: (
-        f"Alexander cannot stop at {d['point']} with this card. Allowed points: {d['allowed']}."
+    "bot/not-a-destination": lambda s, d: _(
+        "Alexander cannot stop at {point} with this card. Allowed points: {allowed}."
+    ).format(point=d["point"], allowed=d["allowed"]),
+    "bot/no-such-path": lambda s, d: _("There is no path {value}; choose 1 to {count}.").format(
+        value=d["value"], count=d["count"]
     ),
-    "bot/no-such-path": lambda s, d: f"There is no path {d['value']}; choose 1 to {d['count']}.",
-    "bot/no-moves": lambda s, d: "There is no card you can move with right now.",
-    "bot/no-permission": lambda s, d: (
+    "bot/no-moves": lambda s, d: _("There is no card you can move with right now."),
+    "bot/no-permission": lambda s, d: _(
         "Only the game's creator or a member with Manage Channels can abandon a game: ask one of them, "
         "or `/alexandros resign` to leave it yourself."
     ),
-    "bot/already-voted": lambda s, d: f"You have already agreed to end the game; waiting for {d['waiting']}.",
-    "bot/select-count": lambda s, d: f"Choose exactly {count(d['count'], 'card')}.",
+    "bot/already-voted": lambda s, d: _(
+        "You have already agreed to end the game; waiting for {waiting}."
+    ).format(waiting=d["waiting"]),
+    "bot/select-count": lambda s, d: _("Choose exactly {cards}.").format(cards=count(d["count"], "card")),
     # seats over days (bot.seats)
-    "bot/paused": lambda s, d: (
+    "bot/paused": lambda s, d: _(
         "The game is paused: nothing can be played until its creator resumes it "
         "with `/alexandros game resume`."
     ),
-    "bot/already-paused": lambda s, d: (
+    "bot/already-paused": lambda s, d: _(
         "The game is already paused. Resume it with `/alexandros game resume`."
     ),
-    "bot/not-paused": lambda s, d: (
+    "bot/not-paused": lambda s, d: _(
         "The game is not paused: play on, or pause it with `/alexandros game pause`."
     ),
-    "bot/not-creator-or-manager": lambda s, d: (
-        f"Only the game's creator or a member with Manage Channels can {d['what']}."
-    ),
-    "bot/offer-stale": lambda s, d: (
+    "bot/not-creator-or-manager": lambda s, d: _not_manager(d),
+    "bot/offer-stale": lambda s, d: _(
         "This seat offer is out of date: the seat changed hands, or a newer offer replaced it. Ask for a new "
         "offer with `/alexandros game handover` or `/alexandros game replace`."
     ),
-    "bot/offer-not-yours": lambda s, d: f"This seat is offered to {d['to']}, not to you.",
-    "bot/offer-bad-member": lambda s, d: (
-        f"{d['who']} cannot take a seat here: already seated in this game, a bot, or the seat's own holder."
-    ),
-    "bot/shutting-down": lambda s, d: (
+    "bot/offer-not-yours": lambda s, d: _("This seat is offered to {to}, not to you.").format(to=d["to"]),
+    "bot/offer-bad-member": lambda s, d: _(
+        "{who} cannot take a seat here: already seated in this game, a bot, or the seat's own holder."
+    ).format(who=d["who"]),
+    "bot/shutting-down": lambda s, d: _(
         "The bot is restarting and takes no new actions now. Your game is saved; try again in a minute."
     ),
-    "bot/policy-without-deadline": lambda s, d: (
+    "bot/policy-without-deadline": lambda s, d: _(
         "A deadline policy needs a deadline: add `deadline_hours`, or leave the policy out."
     ),
-    "bot/not-absent": lambda s, d: (
+    "bot/not-absent": lambda s, d: _(
         "You already have your seat: the computer is not playing for you in this game. Play your turns "
         "as usual."
     ),
-    "bot/nudge-self": lambda s, d: (
+    "bot/nudge-self": lambda s, d: _(
         "It is your own turn: nobody to nudge but you. Play it from the turn message."
     ),
-    "bot/nudge-too-soon": lambda s, d: (
-        "This game's waiting player was nudged less than 24 hours ago; you can nudge again "
-        f"{_when(d.get('at'))}."
-    ),
+    "bot/nudge-too-soon": lambda s, d: _(
+        "This game's waiting player was nudged less than 24 hours ago; you can nudge again {when}."
+    ).format(when=_when(d.get("at"))),
 }
 
 
 # The ``allowed`` part of a "bot/bad-choice" refusal: what the player may type or pick instead.
-PICK_FROM_LIST = "Pick one from the list."
-PICK_CARDS_FROM_LIST = "Pick cards from the list."
-PICK_PROVINCE = "Type a province number from the list offered."
-POLICY_CHOICES = "Choose skip or autoplay."
+def pick_from_list() -> str:
+    return _("Pick one from the list.")
+
+
+def pick_cards_from_list() -> str:
+    return _("Pick cards from the list.")
+
+
+def pick_province() -> str:
+    return _("Type a province number from the list offered.")
+
+
+def policy_choices() -> str:
+    return _("Choose skip or autoplay.")
 
 
 def listing(items: Iterable[str], limit: int = 1200) -> str:
@@ -517,46 +808,51 @@ def listing(items: Iterable[str], limit: int = 1200) -> str:
     out: list[str] = []
     for item in items:
         if len("; ".join([*out, item])) > limit - 40:  # room for the tail
-            return "; ".join(out) + f"; and {len(items) - len(out)} more (see the list offered)"
+            more = _("and {n} more (see the list offered)").format(n=len(items) - len(out))
+            return "; ".join(out) + "; " + more
         out.append(item)
-    return "; ".join(out) if out else "nothing"
+    return "; ".join(out) if out else _("nothing")
 
 
 def can_play(labels: str) -> str:
-    return f"You can play: {labels}."
+    return _("You can play: {labels}.").format(labels=labels)
 
 
 def can_take(labels: str) -> str:
-    return f"You can take: {labels}."
+    return _("You can take: {labels}.").format(labels=labels)
 
 
 def can_pay(labels: str) -> str:
-    return f"You can pay: {labels}."
+    return _("You can pay: {labels}.").format(labels=labels)
 
 
 def can_take_back(labels: str) -> str:
-    return f"You can take back: {labels}."
+    return _("You can take back: {labels}.").format(labels=labels)
 
 
 def can_choose_provinces(numbers: str) -> str:
-    return f"Provinces you can afford now: {numbers}."
+    return _("Provinces you can afford now: {numbers}.").format(numbers=numbers)
 
 
-ENDS_GAME_TAG = ", ends the game"
-SOME_PATHS_END_TAG = ", some paths end the game"
-SCORES_NOTHING_TAG = " (scores nothing, R7.3)"
-NO_LEVY_CARD = "No card in your hand matches one of your guards: take a card first, or end the turn."
-NO_GUARD_TO_TAKE_BACK = "You have no guard on the map to take back; take another action or end the turn."
-NO_PROVINCE_AFFORDABLE = "No such province is affordable now; take another action or end the turn."
+def no_levy_card() -> str:
+    return _("No card in your hand matches one of your guards: take a card first, or end the turn.")
+
+
+def no_guard_to_take_back() -> str:
+    return _("You have no guard on the map to take back; take another action or end the turn.")
+
+
+def no_province_affordable() -> str:
+    return _("No such province is affordable now; take another action or end the turn.")
 
 
 def symbols_are(names: str) -> str:
-    return f"Symbols are: {names}."
+    return _("Symbols are: {names}.").format(names=names)
 
 
 def _when(at: Any) -> str:
     # A Discord timestamp: each reader sees it in their own time zone, and it never goes stale.
-    return format_timestamp(float(at)) if at is not None else "later"
+    return format_timestamp(float(at)) if at is not None else _("later")
 
 
 BOT_CODES: frozenset[str] = frozenset(c for c in _REFUSALS if c.startswith("bot/"))
@@ -569,30 +865,42 @@ def has_words(code: str) -> bool:
 def rules_summary(rules_url: str = "") -> str:
     """The `/alexandros rules` text. The full rules ship as docs/ALEXANDROS.md; a host may link their copy
     (ALEXANDROS_RULES_URL)."""
-    link = f"<{rules_url}>" if rules_url else "`docs/ALEXANDROS.md` in the bot's repository (README)"
-    return _RULES_SUMMARY.format(link=link)
-
-
-_RULES_SUMMARY = "\n".join(
-    [
-        "**Alexandros** (Leo Colovini), 2–4 players. Alexander marches over a map of triangles and leaves "
-        "walls behind him; the walls cut the land into provinces, which you guard and tax.",
-        "**Your turn:** first **move Alexander** (must), then take **up to two actions**.",
-        "• **Move:** take a face-up card (its symbol is the target), or discard a hand card (special "
-        "move), or play a face-up card whose symbol has no empty space as a **joker** (name any symbol). "
-        "Alexander goes to a **closest** empty space with that symbol, stops on any of its corners, "
-        "and walks a shortest path: every side without a wall gets one.",
-        "• **Take a card:** a face-up card or the top of the supply.",
-        "• **Occupy** a free province: put a guard on one of its symbol spaces and pay one matching card for "
-        "every other symbol space (extra guards spare cards).",
-        "• **Take over:** pay two matching cards for each of the owner's guards, then occupy "
-        "(3–4 players: the loser gets half the cards).",
-        "• **Levy taxes** (once a turn): pay a card matching one of your guards; everyone scores the "
-        "open spaces of every province where they have exactly one guard.",
-        "• **Take back** a guard.",
-        "**End:** at 100 points after a levy, or when the walls run out (that turn is finished first). "
-        "Most points wins.",
-        "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, `hand`, "
-        "`board`, `status`, `log`, `waiting`, `nudge`, `back`, `reminders`. Full rules: {link}",
-    ]
-)
+    link = f"<{rules_url}>" if rules_url else _("`docs/ALEXANDROS.md` in the bot's repository (README)")
+    return "\n".join(
+        [
+            _(
+                "**Alexandros** (Leo Colovini), 2–4 players. Alexander marches over a map of triangles and "
+                "leaves walls behind him; the walls cut the land into provinces, which you guard and tax."
+            ),
+            _("**Your turn:** first **move Alexander** (must), then take **up to two actions**."),
+            _(
+                "• **Move:** take a face-up card (its symbol is the target), or discard a hand card (special "
+                "move), or play a face-up card whose symbol has no empty space as a **joker** (name any "
+                "symbol). Alexander goes to a **closest** empty space with that symbol, stops on any of its "
+                "corners, and walks a shortest path: every side without a wall gets one."
+            ),
+            _("• **Take a card:** a face-up card or the top of the supply."),
+            _(
+                "• **Occupy** a free province: put a guard on one of its symbol spaces and pay one matching "
+                "card for every other symbol space (extra guards spare cards)."
+            ),
+            _(
+                "• **Take over:** pay two matching cards for each of the owner's guards, then occupy "
+                "(3–4 players: the loser gets half the cards)."
+            ),
+            _(
+                "• **Levy taxes** (once a turn): pay a card matching one of your guards; everyone scores the "
+                "open spaces of every province where they have exactly one guard."
+            ),
+            _("• **Take back** a guard."),
+            _(
+                "**End:** at 100 points after a levy, or when the walls run out (that turn is finished "
+                "first). Most points wins."
+            ),
+            _(
+                "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, "
+                "`hand`, `board`, `status`, `log`, `waiting`, `nudge`, `back`, `reminders`. "
+                "Full rules: {link}"
+            ).format(link=link),
+        ]
+    )
