@@ -271,7 +271,9 @@ class Deliveries:
         }
         handler = handlers.get(duty.kind) or self.handlers.get(duty.kind)
         if handler is not None:
-            return await handler(duty, now)
+            # What the worker words itself (buttons' labels, a picture's words) speaks the game's language.
+            with i18n.speaking(duty.payload.get("locale") or i18n.SOURCE):
+                return await handler(duty, now)
         if self.timers is not None and duty.kind in (dt.REMIND, dt.DEADLINE):
             return await self.timers.handle(duty, now)
         raise GiveUp(f"no handler for duty kind {duty.kind!r}")

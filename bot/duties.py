@@ -94,6 +94,7 @@ def lobby_edit(table: Table, now: float) -> list[NewDuty]:
         "message": int(message),
         "text": texts.lobby_text(table),
         "open": table.record.status == "lobby",
+        "locale": table.locale,  # the buttons the worker puts back speak the game's language
     }
     return [NewDuty(LOBBY, now, table.record.channel_id, payload=payload)]
 

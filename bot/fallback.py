@@ -14,7 +14,7 @@ import re
 
 import discord
 
-from . import texts
+from . import i18n, texts
 from .answers import say
 
 _OURS = re.compile(r"alxs?:[a-z]+(?::[^:]*)*")
@@ -27,6 +27,7 @@ def _known_modal(interaction: discord.Interaction, custom_id: str) -> bool:
 
 async def answer_unknown(interaction: discord.Interaction) -> None:
     """``on_interaction``: answer a modal submit or component interaction no handler will see."""
+    i18n.set_language(interaction.locale)  # its answer is private: the asking user's language
     data: dict[str, object] = dict(interaction.data or {})
     custom_id = str(data.get("custom_id", ""))
     if interaction.type is discord.InteractionType.modal_submit:

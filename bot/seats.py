@@ -20,7 +20,7 @@ from engine.state import COLOURS, GameState
 from storage import KEEP, GameRecord, NewDuty, VersionConflict
 
 from . import duties as dt
-from . import texts
+from . import i18n, texts
 from .answers import defer_private, display_name, say
 from .components import GameButton, cid_button
 from .context import Context
@@ -32,13 +32,12 @@ from .tables import Refused, Table, names_of
 META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]}: one open offer per seat
 
 
-def offer_view(game_id: int, seat: int, to_user: int) -> discord.ui.View:
+def offer_view(game_id: int, seat: int, to_user: int, locale: str) -> discord.ui.View:
+    """The Accept button under a public seat offer, in the game's language like the offer itself."""
+    with i18n.speaking(locale):
+        label = texts.accept_seat()
     v = discord.ui.View(timeout=None)
-    v.add_item(
-        GameButton(
-            cid_button("seatok", game_id, seat, to_user), texts.accept_seat(), discord.ButtonStyle.success
-        )
-    )
+    v.add_item(GameButton(cid_button("seatok", game_id, seat, to_user), label, discord.ButtonStyle.success))
     return v
 
 
@@ -117,7 +116,7 @@ class Seats:
             )
             await interaction.response.send_message(
                 text,
-                view=offer_view(record.id, seat, to.id),
+                view=offer_view(record.id, seat, to.id, table.locale),
                 allowed_mentions=discord.AllowedMentions(users=[discord.Object(to.id)]),
             )
 

@@ -99,3 +99,73 @@ async def test_the_turn_post_and_the_ping_of_a_german_game_are_german(tmp_path):
         assert post.startswith(header.split("\n")[0].split(" <@")[0])
         english = _in_english(table)
         assert texts.turn_header(english).split("\n")[0] != header.split("\n")[0]
+
+
+def _labels(msg) -> list[str]:
+    return [str(c.get("label")) for c in msg.walk_components() if c.get("type") == 2 and c.get("label")]
+
+
+def _in(language: str, make) -> str:
+    with i18n.speaking(language):
+        return str(make())
+
+
+async def _german_game(d) -> Game:
+    d.set_guild_locale("de")
+    users, msg, gid = await open_lobby(d, players=2)
+    await d.click(users[1], msg.id, f"alx:join:{gid}")
+    await d.click(users[0], msg.id, f"alx:start:{gid}")
+    return Game(d, users, game_id=gid)
+
+
+async def test_the_buttons_the_delivery_worker_puts_under_a_german_turn_post_are_german(tmp_path):
+    from bot.components import turn_view
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await _german_game(d)
+        post = g.turn_message()
+        st = await g.state()
+
+        def labels_in(language: str) -> list[str]:
+            view = turn_view(g.game_id, st.version, True, locale=language)
+            # a DynamicItem wraps its button
+            buttons = [getattr(item, "item", item) for item in view.children]
+            return [str(b.label) for b in buttons if getattr(b, "label", None)]
+
+        assert _labels(post) == labels_in("de") != labels_in("en")
+
+
+async def test_a_seat_offer_in_a_german_game_has_a_german_accept_button_whoever_offers(tmp_path):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await _german_game(d)
+        holder = g.users[0]  # an English client
+        helper = d.member("Helga")
+        r = await d.slash(holder, "alexandros game handover", to=helper)
+        (label,) = _labels(r.response_message)
+        assert label == _in("de", texts.accept_seat) != _in("en", texts.accept_seat)
+
+
+async def test_a_dm_speaks_the_language_its_reader_used_for_their_settings_not_the_games(tmp_path):
+    from tests.bot.driver import CHANNEL, NAMES
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        users = [d.member(n) for n in NAMES[:2]]
+        for u in users:
+            u.locale = "de" if u is users[0] else "en-US"
+            await d.slash(u, "alexandros me reminders", dm=True)
+        r = await d.slash(users[0], "alexandros new")  # an English server
+        msg = r.response_message
+        gid = int(msg.custom_ids[0].split(":")[2])
+        await d.click(users[1], msg.id, f"alx:join:{gid}")
+        await d.click(users[0], msg.id, f"alx:start:{gid}")
+        g = Game(d, users, game_id=gid)
+        table = await g.table()
+        assert table.locale == "en"
+        await d.bot.deliveries.drain(10**10)
+        me = next(u for u in users if u.id == table.current_user)
+        (dm,) = d.channel_messages(d.dm_channel(me))
+        with i18n.speaking("de" if me is users[0] else "en"):
+            want = texts.dm_turn_text(table)
+        assert dm.content.split("\n")[0] == want.split("\n")[0]
+        post = next(m for m in d.channel_messages(CHANNEL) if m.content.startswith("**Turn 1 "))
+        assert post.content.startswith("**Turn 1"), "the public post stays in the game's language"
