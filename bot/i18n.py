@@ -103,6 +103,15 @@ def in_language(language: str, message: str, context: str | None = None) -> str:
     return t.pgettext(context, message) if context else t.gettext(message)
 
 
+def number(value: float, places: int = 2, fixed: bool = False) -> str:
+    """A number as the language speaking now writes it (Babel's CLDR data): 1.5 in English, 1,5 in German;
+    up to ``places`` decimals (all of them with ``fixed``), no trailing zeros otherwise."""
+    from babel.numbers import format_decimal
+
+    decimals = ("0" if fixed else "#") * places
+    return str(format_decimal(value, format=f"0.{decimals}" if places else "0", locale=_speaking.get()))
+
+
 def N_(message: str) -> str:
     """Marks a message for extraction; it is translated where it is used, with ``_``."""
     return message

@@ -162,9 +162,9 @@ def deadline_text(table: Table) -> str:
         return "\n" + _(
             "Turn deadline: {hours} hours; a turn not taken by then is played by the computer, and so are "
             "that player's next turns until they come back with `/alexandros back`."
-        ).format(hours=f"{hours:g}")
+        ).format(hours=i18n.number(hours))
     return "\n" + _("Turn deadline: {hours} hours; a turn not taken by then is skipped.").format(
-        hours=f"{hours:g}"
+        hours=i18n.number(hours)
     )
 
 
@@ -379,7 +379,7 @@ def reminder_text(table: Table, user_id: int, started: float) -> str:
 def skipped_text(user_id: int | None, hours: float, locale: str) -> str:
     with i18n.speaking(locale):
         return _("<@{user}>'s turn passed its {hours}-hour deadline and was skipped.").format(
-            user=user_id, hours=f"{hours:g}"
+            user=user_id, hours=i18n.number(hours)
         )
 
 
@@ -391,7 +391,7 @@ def autoplay_text(table: Table, user_id: int | None, lines: Sequence[str], hours
         _(
             "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline): {actions}.\n"
             "The computer plays their next turns too, until they type `/alexandros back` in this channel."
-        ).format(user=user_id, hours=f"{hours:g}", actions=body)
+        ).format(user=user_id, hours=i18n.number(hours), actions=body)
     )
 
 
@@ -776,7 +776,7 @@ def reminder_settings_text(prefs: ReminderPrefs, saved: bool) -> str:
     elif prefs.interval_hours == 0:
         every = _("never")
     else:
-        every = _("every {hours} hours").format(hours=f"{prefs.interval_hours:g}")
+        every = _("every {hours} hours").format(hours=i18n.number(prefs.interval_hours))
     quiet = f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else _("none")
     return (_("Saved.") + " " if saved else "") + _(
         "Your reminders: {every}; quiet hours: {quiet} ({time_zone}). They apply from your next turn."
@@ -1023,9 +1023,9 @@ def _rating_line(r: PlayerRating) -> str:
     # TRANSLATORS: {rating} is the rating, {mu} ± {sigma} the skill and its uncertainty; {games} "3 games"
     return _("<@{user}>: {rating} (skill {mu} ± {sigma}), {games}, {wins}").format(
         user=r.user_id,
-        rating=f"{r.ordinal:.1f}",
-        mu=f"{r.mu:.1f}",
-        sigma=f"{r.sigma:.1f}",
+        rating=i18n.number(r.ordinal, 1, fixed=True),
+        mu=i18n.number(r.mu, 1, fixed=True),
+        sigma=i18n.number(r.sigma, 1, fixed=True),
         games=count(r.games, "game"),
         wins=count(r.wins, "win"),
     )

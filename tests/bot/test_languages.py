@@ -169,3 +169,17 @@ async def test_a_dm_speaks_the_language_its_reader_used_for_their_settings_not_t
         assert dm.content.split("\n")[0] == want.split("\n")[0]
         post = next(m for m in d.channel_messages(CHANNEL) if m.content.startswith("**Turn 1 "))
         assert post.content.startswith("**Turn 1"), "the public post stays in the game's language"
+
+
+def test_numbers_are_written_as_the_reader_writes_them():
+    assert (
+        i18n.number(1.5) == "1.5"
+        and i18n.number(12.0) == "12"
+        and i18n.number(-3.25, 1, fixed=True) == "-3.2"
+    )
+    with i18n.speaking("de"):
+        assert (
+            i18n.number(1.5) == "1,5"
+            and i18n.number(12.0) == "12"
+            and i18n.number(25.0, 1, fixed=True) == "25,0"
+        )
