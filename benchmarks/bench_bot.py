@@ -38,6 +38,9 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parents[1]
 OLD_COMMIT = "8afd768"
+# Side by side means on the same board: the old bot's default map (the issue's figures were measured on it),
+# which both trees read from this file; the redesigned default map is smaller and would flatter the new bot.
+OLD_MAP = HERE / "tests" / "engine" / "maps" / "empire-2026.map"
 
 
 class Probe:
@@ -109,11 +112,12 @@ class OnChannel:
         return await self._d.autocomplete(user, command, channel_id=self._channel, **kw)
 
 
-async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
-    """G games at once in this process (whichever tree is first on sys.path)."""
+async def one_run(games: int, actions: int, seed: int, map_path: str = "") -> dict[str, Any]:
+    """G games at once in this process (whichever tree is first on sys.path), on the map at ``map_path``
+    (both trees read the same file, so both draw and search the same board) or the tree's default map."""
     import bot.pictures as pictures_module
     from engine import ai
-    from engine.maps import default_map
+    from engine.maps import default_map, load_map
     from tests.bot import driver
     from tests.harness import OfflineDiscord
 
@@ -122,7 +126,8 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
     except TypeError:
         pics = pictures_module.Pictures()  # the old bot: threads
     with tempfile.TemporaryDirectory() as tmp:
-        factory = driver.bot_factory(str(Path(tmp) / "b.db"), default_map(), seed, driver.Clock(), pics)
+        game_map = load_map(map_path) if map_path else default_map()
+        factory = driver.bot_factory(str(Path(tmp) / "b.db"), game_map, seed, driver.Clock(), pics)
         # The interaction waits for the deliveries it starts (tasks alx-…), as in the tests: the whole
         # interaction ends when its posts are made, as the old bot made them inside the handler.
         d = OfflineDiscord(
@@ -248,11 +253,19 @@ async def one_run(games: int, actions: int, seed: int) -> dict[str, Any]:
             }
 
 
-def in_process(root: Path, games: int, actions: int, seed: int) -> dict[str, Any]:
+def in_process(root: Path, games: int, actions: int, seed: int, map_path: str) -> dict[str, Any]:
     """One run in a fresh process whose code is the tree at ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--one", str(games), str(actions), str(seed)],
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--one",
+            str(games),
+            str(actions),
+            str(seed),
+            map_path,
+        ],
         cwd=root,
         env=env,
         capture_output=True,
@@ -273,23 +286,34 @@ def old_tree() -> Path:
 
 
 def main(
-    games: int = 100, stall_games: int = 50, actions: int = 6, baseline: bool = True, seed: int = 7
+    games: int = 100,
+    stall_games: int = 50,
+    actions: int = 6,
+    baseline: bool = True,
+    seed: int = 7,
+    map_path: str = str(OLD_MAP),
 ) -> int:
     rows: list[tuple[str, dict[str, Any]]] = []
-    rows.append((f"now, {games} games", in_process(HERE, games, actions, seed)))
+    rows.append((f"now, {games} games", in_process(HERE, games, actions, seed, map_path)))
     if stall_games:
-        rows.append((f"now, {stall_games} games", in_process(HERE, stall_games, actions, seed)))
+        rows.append((f"now, {stall_games} games", in_process(HERE, stall_games, actions, seed, map_path)))
     if baseline:
         old = old_tree()
         try:
-            rows.append((f"{OLD_COMMIT} (old), {games} games", in_process(old, games, actions, seed)))
+            rows.append(
+                (f"{OLD_COMMIT} (old), {games} games", in_process(old, games, actions, seed, map_path))
+            )
             if stall_games:
                 rows.append(
-                    (f"{OLD_COMMIT} (old), {stall_games} games", in_process(old, stall_games, actions, seed))
+                    (
+                        f"{OLD_COMMIT} (old), {stall_games} games",
+                        in_process(old, stall_games, actions, seed, map_path),
+                    )
                 )
         finally:
             subprocess.run(["git", "-C", str(HERE), "worktree", "remove", "--force", str(old)], check=False)
-    print(f"bench_bot: games acting at once, 3 players each, {actions} actions per game, default map, "
+    where = Path(map_path).name if map_path else "each tree's default map"
+    print(f"bench_bot: games acting at once, 3 players each, {actions} actions per game, map {where}, "
           f"offline Discord, {os.cpu_count()} cores")  # fmt: skip
     head = ("run", "actions", "act/s", "1st p50", "1st p99", "all p50", "all p99", "stall ms", ">50ms")
     head += ("stall cpu", "post p99", "gc cpu")
@@ -325,9 +349,9 @@ def main(
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--one":
+    if len(sys.argv) == 6 and sys.argv[1] == "--one":
         sys.path.insert(0, os.getcwd())
-        out = asyncio.run(one_run(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])))
+        out = asyncio.run(one_run(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]))
         print(json.dumps(out))
         raise SystemExit(0)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -336,5 +360,11 @@ if __name__ == "__main__":
     parser.add_argument("--actions", type=int, default=6)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--map",
+        default=str(OLD_MAP),
+        help="the map both bots play (default: the 236-space map of the issue's figures, the old default); "
+        "'' for each tree's own default map",
+    )
     a = parser.parse_args()
-    raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed))
+    raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed, a.map))
