@@ -122,6 +122,7 @@ class Console:
         seed: int | None,
         stream: IO[str] | None = None,
         map_path: str | None = None,
+        locale: str = "en-US",
     ) -> None:
         self.names = list(players)
         self.out = out
@@ -136,6 +137,7 @@ class Console:
             watched_tasks=("alx-",),
         )
         self.users: dict[str, FakeUser] = {}
+        self.locale = locale  # the players' clients and the server speak it (the bot's languages: README)
         self.now: Callable[[], float] = time.time  # the bot's clock (bot.client's default)
         self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []
 
@@ -149,7 +151,10 @@ class Console:
             raise ConsoleError(f"--out {self.out} is a file; name a folder for the pictures.")
         self.out.mkdir(parents=True, exist_ok=True)
         await self.d.start()
+        self.d.set_guild_locale(self.locale)
         self.users = {n: self.d.member(n) for n in self.names}
+        for user in self.users.values():
+            user.locale = self.locale
         bot: Any = self.d.bot
         record = await bot.store.game_by_channel(self.d.channel_id)
         if record is not None:
@@ -328,7 +333,10 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
 
 async def _session(args: argparse.Namespace, players: list[str], lines: IO[str], out: IO[str] | None) -> int:
     try:
-        console = Console(players, args.db, Path(args.out), args.seed, out, getattr(args, "map", None))
+        console = Console(
+            players, args.db, Path(args.out), args.seed, out, getattr(args, "map", None),
+            getattr(args, "locale", "en-US"),
+        )  # fmt: skip
     except (OSError, MapError) as err:
         print(f"Cannot use that map: {err}", file=sys.stderr)
         return 2
@@ -405,5 +413,6 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--out", default="console-pictures", help="folder for the pictures")
     parser.add_argument("--seed", type=int, default=None, help="deal the cards from this seed")
     parser.add_argument("--map", default=None, help="a .map file (MAP-FORMAT.md) instead of the default map")
+    parser.add_argument("--locale", default="en-US", help="the players' and the server's language: en-US, de")
     args = parser.parse_args(list(argv))
     return asyncio.run(run(args))

@@ -221,3 +221,19 @@ async def test_issue_15_the_console_shows_no_raw_timestamp(tmp_path, no_network)
     assert await run(_args(tmp_path), io.StringIO("alice: /alexandros status\nquit\n"), out) == 0
     text = out.getvalue()
     assert "Turn 1:" in text and "<t:" not in text and " UTC (" in text, text[-800:]
+
+
+def test_the_console_speaks_german_with_locale_de(tmp_path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "console", "--players", "ann,ben", "--db", str(tmp_path / "x.db"),
+         "--out", str(tmp_path / "p"), "--seed", "1", "--locale", "de"],
+        input="ann: /alexandros rules\nquit\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "**Zug 1 — ann" in proc.stdout or "**Zug 1 — ben" in proc.stdout  # the public turn post
+    assert "**Dein Zug:**" in proc.stdout  # the private rules summary
