@@ -49,29 +49,22 @@ async def test_a_console_session(tmp_path, no_network) -> None:
     assert all(p.read_bytes().startswith(b"\x89PNG") for p in pictures)
 
 
-def test_python_m_bot_console_runs_from_the_command_line(tmp_path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bot",
-            "console",
-            "--players",
-            "ann,ben",
-            "--db",
-            str(tmp_path / "x.db"),
-            "--out",
-            str(tmp_path / "p"),
-            "--seed",
-            "1",
-        ],
+def _console(tmp_path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``python -m bot console`` in a fresh process, two players, one typed line."""
+    return subprocess.run(
+        [sys.executable, "-m", "bot", "console", "--players", "ann,ben", "--db", str(tmp_path / "x.db"),
+         "--out", str(tmp_path / "p"), "--seed", "1", *extra],
         input="ann: /alexandros rules\nquit\n",
         capture_output=True,
         text=True,
         cwd=tmp_path,
         timeout=60,
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
-    )
+    )  # fmt: skip
+
+
+def test_python_m_bot_console_runs_from_the_command_line(tmp_path) -> None:
+    proc = _console(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "Alexandros" in proc.stdout and "Traceback" not in proc.stderr
 
@@ -224,16 +217,7 @@ async def test_issue_15_the_console_shows_no_raw_timestamp(tmp_path, no_network)
 
 
 def test_the_console_speaks_german_with_locale_de(tmp_path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "bot", "console", "--players", "ann,ben", "--db", str(tmp_path / "x.db"),
-         "--out", str(tmp_path / "p"), "--seed", "1", "--locale", "de"],
-        input="ann: /alexandros rules\nquit\n",
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    proc = _console(tmp_path, "--locale", "de")
     assert proc.returncode == 0, proc.stderr
     assert "**Zug 1 — ann" in proc.stdout or "**Zug 1 — ben" in proc.stdout  # the public turn post
     assert "**Dein Zug:**" in proc.stdout  # the private rules summary
