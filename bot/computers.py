@@ -66,8 +66,8 @@ def play_turn(
             else:
                 action = player(cur, rng)
         except Exception:  # noqa: BLE001 - a computer player's defect must not stall the game
-            # (e.g. the greedy player's known defect on far walled moves, tests/engine/test_move_queries.py):
-            # the easy level always finds a legal action.
+            # (as the greedy player once asserted on far walled moves, now fixed and pinned by
+            # tests/engine/test_move_queries.py): the easy level always finds a legal action.
             log.warning("the %s computer player failed; the easy one plays this action", level, exc_info=True)
             action = LEVELS["easy"](cur, rng)
         try:

@@ -351,6 +351,15 @@ class GreedyPlayer:
                             continue
                         board = self._board(state, walls, barrier)
                         boards[(sym, t.space, path)] = (board, rng.random() * self.noise)
+        if not boards:
+            # R3.7: the walks look one step ahead, so they can miss the only allowed path (a far one that
+            # reuses walls); the rules' cheapest legal path per corner is the fallback, used only then.
+            for sym, ts in by_symbol.items():
+                for t in ts:
+                    for corner in t.corners:
+                        for option in rules.legal_path_options(state, corner.point, limit=1):
+                            board = self._board(state, option.new_walls, barrier)
+                            boards[(sym, t.space, option.points)] = (board, rng.random() * self.noise)
         ranked: list[tuple[float, Move]] = []
         for c in choices:
             hand = pl.hand

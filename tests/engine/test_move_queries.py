@@ -216,12 +216,6 @@ def test_r3_7_preview_refuses_what_apply_refuses() -> None:
     assert by_apply.value.code == by_preview.value.code == "move/too-many-walls"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/ai.py (not this branch's): GreedyPlayer._paths looks one step ahead for its fewest-walls "
-    "path, so when R3.7 allows only a far path that reuses walls it finds no move and asserts; asking "
-    "rules.legal_path_options(state, corner, limit=1) for the cheapest path would fix it",
-)
 def test_r3_7_the_greedy_player_also_finds_the_far_move_that_reuses_walls() -> None:
     st, _, _ = _far_walled_position()
     apply(st, ai.greedy_player(st, random.Random(1)))
