@@ -92,9 +92,17 @@ def _player(name: str) -> ai.Player:
 
 
 def run(
-    tested: str, field: str, games: int, players: int, jobs: int, map_name: str, follow_ups: int = 1
+    tested: str,
+    field: str,
+    games: int,
+    players: int,
+    jobs: int,
+    map_name: str,
+    follow_ups: int = 1,
+    first_seed: int = 1,
 ) -> dict[str, float]:
-    work = [(tested, field, map_name, players, seed, follow_ups) for seed in range(1, games + 1)]
+    seeds = range(first_seed, first_seed + games)
+    work = [(tested, field, map_name, players, seed, follow_ups) for seed in seeds]
     play: Callable[[Work], tuple[float, list[float], list[Levy]]] = _play
     if jobs > 1:
         with get_context("spawn").Pool(jobs) as pool:
@@ -144,11 +152,20 @@ def main() -> int:
     parser.add_argument("--levy", action="store_true", help="also compare greedy with the old greedy")
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--follow-ups", type=int, default=1, help="HardPlayer.follow_ups for the hard player")
+    parser.add_argument(
+        "--first-seed",
+        type=int,
+        default=1,
+        help="games are seeded first-seed, first-seed + 1, ... (a check on other games than 1..200)",
+    )
     args = parser.parse_args()
-    print(f"{args.games} games, {args.players} players, map {args.map}, {args.jobs} processes")
+    seeds = f"seeds {args.first_seed}-{args.first_seed + args.games - 1}"
+    print(f"{args.games} games ({seeds}), {args.players} players, map {args.map}, {args.jobs} processes")
 
     def measure(label: str, tested: str, field: str) -> None:
-        r = run(tested, field, args.games, args.players, args.jobs, args.map, args.follow_ups)
+        r = run(
+            tested, field, args.games, args.players, args.jobs, args.map, args.follow_ups, args.first_seed
+        )
         report(label, r, args.players)
 
     if not args.no_baseline:

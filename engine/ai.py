@@ -11,6 +11,7 @@ seen, and moves are judged on the board they leave, not by applying them.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -585,8 +586,9 @@ class HardPlayer:
     ``worlds`` game states consistent with the view (engine.determinize: the unseen cards dealt at random
     into the other hands and the supply), takes the greedy player's ``candidates`` best options, and plays
     each one out in every world: the rest of its own turn and the other players' next turns by the greedy
-    player, ``rounds`` times round the table. The option with the best mean value (the greedy state value
-    from its seat, or won/lost when the game ends) is chosen.
+    player, ``rounds`` times round the table. The option with the best mean chance to win over the worlds
+    is chosen (``chance``: won, lost or shared when a play-out ends the game; otherwise a logistic curve of
+    the greedy estimate of its lead over the best rival).
 
     Budget: the engine has no clock, so the work is bounded by ``candidates * worlds`` play-outs per
     decision (the same decision on every machine). A caller that needs a hard time limit also passes
@@ -603,6 +605,8 @@ class HardPlayer:
     worlds: int = 3
     rounds: int = 1
     follow_ups: int = 1
+    spread: float = 6.0  # the lead (points) that makes a game still going about 73 % won, near its end...
+    spread_walls: float = 5.0  # ...and the walls left that widen it by a point each
     deadline: Callable[[], bool] | None = None
     greedy: GreedyPlayer = field(default_factory=lambda: _GREEDY)
 
@@ -704,7 +708,29 @@ class HardPlayer:
                     if rounds >= self.rounds:
                         break
             state, _ = apply(state, self.greedy(state, rng))
-        return self.greedy.value(state, me)
+        return self.chance(state, me)
+
+    def chance(self, state: GameState, me: int) -> float:
+        """A play-out's end as this player's chance to win (R10.3), so that the worlds' mean weighs an
+        unfinished game and a finished one on one scale: 1 for a victory (a share of it when tied, D9), 0
+        for a loss, and for a game still going a logistic curve of the greedy estimate of the lead over the
+        best rival, flatter while many walls are left (much can still happen)."""
+        if state.phase is Phase.OVER:
+            assert state.result is not None
+            winners = state.result.winners
+            return 1.0 / len(winners) if me in winners else 0.0
+        g = self.greedy
+        inc = g.incomes(state, [p.spaces for p in state.provinces])
+        a = g.alpha(state)
+        best_other = max(
+            (p.score + a * i for q, (p, i) in enumerate(zip(state.players, inc, strict=True))
+             if q != me and not p.resigned),
+            default=0.0,
+        )  # fmt: skip
+        # greedy's value counts the best rival at weight lam; the lead counts them in full.
+        lead = g.value(state, me) - (1.0 - g.lam(state)) * best_other
+        spread = self.spread + rules.walls_left(state) / self.spread_walls
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead / spread))))
 
 
 def _never() -> bool:

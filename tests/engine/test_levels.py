@@ -65,8 +65,9 @@ def test_levels_offer_easy_normal_and_hard_with_one_signature() -> None:
 
 
 # Positions where a player that searched the true state instead of sampled worlds decides differently once
-# the hidden cards are dealt otherwise (checked when this test was written), in both phases of a turn.
-@pytest.mark.parametrize("seed", [1, 6, 7])
+# the hidden cards are dealt otherwise (checked again when the play-outs came to be valued by the chance to
+# win: seeds 1 and 14 at the move and in the action phase, 7 at the move).
+@pytest.mark.parametrize("seed", [1, 7, 14])
 def test_hidden_cards_do_not_change_the_hard_players_decision(seed: int) -> None:
     state = _midgame(seed=seed)
     other = _reshuffle_hidden(state, random.Random(99))
@@ -115,6 +116,27 @@ def test_sampled_worlds_keep_every_public_fact_and_the_card_count() -> None:
             if i != me:
                 hidden = add(hidden, p.hand)
         assert hidden == unseen  # the hidden places hold exactly the cards the player has not seen
+
+
+def test_a_play_out_is_valued_as_the_chance_to_win() -> None:
+    """R10.3 and D9: a finished game is won (1), lost (0) or shared; a game still going is in between, more
+    for a larger lead."""
+    hard = ai.HardPlayer()
+    state = _midgame()
+    me = state.current
+    going = hard.chance(state, me)
+    assert 0.0 < going < 1.0
+    richer = tuple(replace(p, score=p.score + (30 if i == me else 0)) for i, p in enumerate(state.players))
+    ahead = replace(state, players=richer)
+    assert hard.chance(ahead, me) > going
+    rng = random.Random(2)
+    over = state
+    while over.phase is not Phase.OVER:
+        over, _ = apply(over, ai.greedy_player(over, rng))
+    assert over.result is not None
+    for seat in range(len(over.players)):
+        share = 1.0 / len(over.result.winners) if seat in over.result.winners else 0.0
+        assert hard.chance(over, seat) == share
 
 
 def test_a_view_with_too_many_cards_is_refused() -> None:
