@@ -131,6 +131,11 @@ class InFlight:
         return len(still)
 
 
+def server_language(interaction: discord.Interaction) -> str:
+    """What a post for the whole server speaks: its preferred locale (the user's where there is none)."""
+    return i18n.language_of(interaction.guild_locale or interaction.locale)
+
+
 async def guarded(
     interaction: discord.Interaction, in_flight: InFlight, body: Callable[[], Awaitable[None]]
 ) -> None:

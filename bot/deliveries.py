@@ -43,7 +43,7 @@ from . import i18n, limits, texts
 from .components import lobby_view, turn_view
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
-from .tables import MapBook, Table
+from .tables import MapBook, locale_of
 
 log = logging.getLogger("bot.deliveries")
 
@@ -281,7 +281,7 @@ class Deliveries:
     async def _language(self, game_id: int | None) -> str:
         """The game's public language (``Table.locale``), for a picture duty written before duties said it."""
         record = await self.store.game_by_id(game_id) if game_id is not None else None
-        return Table(record, None, ()).locale if record is not None else i18n.SOURCE
+        return locale_of(record) if record is not None else i18n.SOURCE
 
     async def _picture(self, duty: Duty) -> discord.File | None:
         p = duty.payload

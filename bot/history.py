@@ -8,21 +8,16 @@ import logging
 
 import discord
 
-from . import i18n, limits, texts
-from .answers import defer_private, say
+from . import limits, texts
+from .answers import defer_private, say, server_language
 from .context import Context
 from .ratings import Ratings
 from .replays import Replays, gif
-from .tables import Refused
+from .tables import Refused, locale_of
 
 log = logging.getLogger("bot")
 
 LEADERBOARD_SIZE = 20
-
-
-def _server_language(interaction: discord.Interaction) -> str:
-    """What a post for the whole server speaks: the server's preferred locale (as a new game's posts do)."""
-    return i18n.language_of(interaction.guild_locale or interaction.locale)
 
 
 class History:
@@ -43,7 +38,7 @@ class History:
             await self._public(interaction)
             entries = await ctx.store.ratings(interaction.guild_id or 0, LEADERBOARD_SIZE)
             await interaction.edit_original_response(
-                content=limits.content(texts.leaderboard_text(entries, _server_language(interaction))),
+                content=limits.content(texts.leaderboard_text(entries, server_language(interaction))),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
 
@@ -65,7 +60,7 @@ class History:
                     place = i
             await interaction.edit_original_response(
                 content=limits.content(
-                    texts.stats_text(uid, rating, place, len(board), _server_language(interaction))
+                    texts.stats_text(uid, rating, place, len(board), server_language(interaction))
                 ),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
@@ -86,9 +81,10 @@ class History:
             await self._public(interaction)
             data = await self.replays.draw(record)
             over = record.status in ("finished", "abandoned")
+            language = locale_of(record)
             await interaction.edit_original_response(
-                content=texts.replay_text(record.id, over, texts.locale_of(record)),
-                attachments=[gif(data, texts.locale_of(record))],
+                content=texts.replay_text(record.id, over, language),
+                attachments=[gif(data, language)],
             )
 
         await ctx.guard(interaction, body)

@@ -23,8 +23,8 @@ from storage import ChannelBusy, GameRecord, NewDuty, SeatError, Status
 
 from . import components as ui
 from . import duties as dt
-from . import i18n, texts
-from .answers import defer_private, display_name, say
+from . import texts
+from .answers import defer_private, display_name, say, server_language
 from .context import Context
 from .dashboard import closed_duty as _status_closed
 from .pipeline import IN_PLAY_META, META_TURN_POST
@@ -75,7 +75,7 @@ class Lobby:
             user = interaction.user
             options = self._options(user.id, display_name(user), deadline_hours, deadline_policy)
             # Public posts speak the server's language (a DM-less guild command always has one).
-            options["locale"] = i18n.language_of(interaction.guild_locale or interaction.locale)
+            options["locale"] = server_language(interaction)
             if map_name is not None:
                 if map_name not in PACKAGED_MAPS:
                     raise Refused(

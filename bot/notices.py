@@ -31,7 +31,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 from . import duties as dt
 from . import i18n, limits, texts
 from .pipeline import META_TURN_POST, PrefsCache
-from .tables import Outcome, Table
+from .tables import Outcome, Table, locale_of
 
 log = logging.getLogger("bot.notices")
 
@@ -65,7 +65,7 @@ def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: s
         "guild": record.guild_id,
         "game": record.id,
         "since": since,
-        "locale": texts.locale_of(record),  # the note under a fallback ping speaks the game's language
+        "locale": locale_of(record),  # the note under a fallback ping speaks the game's language
     }
     return NewDuty(DM, now + DM_DELAY, None, user_id, payload=payload)
 

@@ -18,7 +18,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 
 from . import limits, texts
 from .pictures import Pictures
-from .tables import Refused, Table, Tables, names_of
+from .tables import Refused, Tables, locale_of, names_of
 
 REPLAY = "replay"  # the duty kind
 FILENAME = "replay.gif"
@@ -48,18 +48,18 @@ class Replays:
         if record.status == "lobby" or record.version == 0:
             raise Refused("bot/not-started")
         events = [body for _, body in await self.store.events(record.id)]
-        language = Table(record, None, ()).locale  # a replay is public: the game's language
-        return await self.pictures.replay(events, names_of(record), language=language)
+        # A replay is public: the game's language.
+        return await self.pictures.replay(events, names_of(record), language=locale_of(record))
 
     async def post(self, duty: Duty, now: float) -> str:
         assert duty.channel_id is not None
         record = await self.store.game_by_id(int(duty.payload["game"]))
         if record is None or record.version == 0:
             return "dropped: no such game"
-        data = await self.draw(record)
+        data, language = await self.draw(record), locale_of(record)
         msg = await self.client.get_partial_messageable(duty.channel_id).send(
-            limits.content(texts.replay_text(record.id, True, texts.locale_of(record))),
-            file=gif(data, texts.locale_of(record)),
+            limits.content(texts.replay_text(record.id, True, language)),
+            file=gif(data, language),
             allowed_mentions=discord.AllowedMentions.none(),
             nonce=f"alx-{duty.id}",
         )

@@ -43,6 +43,12 @@ class Refused(Exception):
         self.speaker = speaker
 
 
+def locale_of(record: GameRecord) -> str:
+    """The language of a game's public posts, from its record (stored when the game was made; an older
+    game speaks English)."""
+    return str(record.options.get("locale") or i18n.SOURCE)
+
+
 @dataclass(frozen=True)
 class Table:
     """One game as the bot sees it: its record, its state (None in the lobby) and its players' names."""
@@ -62,7 +68,7 @@ class Table:
     @property
     def locale(self) -> str:
         """The language of the game's public posts: the server's preferred locale when the game was made."""
-        return str(self.record.options.get("locale") or i18n.SOURCE)
+        return locale_of(self.record)
 
     @property
     def speaker(self) -> Speaker:

@@ -50,9 +50,6 @@ def public(text: Callable[Concatenate[Table, P], R]) -> Callable[Concatenate[Tab
     return in_the_games_language
 
 
-def locale_of(record: GameRecord) -> str:
-    """The language of a game's public posts, from its record (``Table.locale`` for a record alone)."""
-    return str(record.options.get("locale") or i18n.SOURCE)
 
 
 def _colour_names() -> dict[str, str]:

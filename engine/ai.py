@@ -720,7 +720,8 @@ class HardPlayer:
             winners = state.result.winners
             return 1.0 / len(winners) if me in winners else 0.0
         g = self.greedy
-        inc = g.incomes(state, [p.spaces for p in state.provinces])
+        provinces = [p.spaces for p in state.provinces]
+        inc = g.incomes(state, provinces)  # once: greedy's value below is made from the same incomes
         a = g.alpha(state)
         best_other = max(
             (p.score + a * i for q, (p, i) in enumerate(zip(state.players, inc, strict=True))
@@ -728,7 +729,9 @@ class HardPlayer:
             default=0.0,
         )  # fmt: skip
         # greedy's value counts the best rival at weight lam; the lead counts them in full.
-        lead = g.value(state, me) - (1.0 - g.lam(state)) * best_other
+        mine = state.players[me]
+        value = g._value(state, me, inc, mine.hand, provinces, mine.guards_in_supply)  # = g.value(state, me)
+        lead = value - (1.0 - g.lam(state)) * best_other
         spread = self.spread + rules.walls_left(state) / self.spread_walls
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, lead / spread))))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from bot import i18n, texts
-from bot.tables import Table
+from bot.tables import Table, locale_of
 from engine.game import new_game
 from storage import GameRecord
 from tests.bot.driver import WALLS_MAP
@@ -91,5 +91,5 @@ def test_a_finished_turn_keeps_its_title_in_the_games_language():
 
 def test_an_old_record_without_a_locale_is_english():
     rec = _table("de").record
-    assert texts.locale_of(rec) == "de"
-    assert texts.locale_of(dataclasses.replace(rec, options={})) == i18n.SOURCE
+    assert locale_of(rec) == "de"
+    assert locale_of(dataclasses.replace(rec, options={})) == i18n.SOURCE

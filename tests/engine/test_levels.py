@@ -118,7 +118,7 @@ def test_sampled_worlds_keep_every_public_fact_and_the_card_count() -> None:
         assert hidden == unseen  # the hidden places hold exactly the cards the player has not seen
 
 
-def test_a_play_out_is_valued_as_the_chance_to_win() -> None:
+def test_r10_3_d9_a_play_out_is_valued_as_the_chance_to_win() -> None:
     """R10.3 and D9: a finished game is won (1), lost (0) or shared; a game still going is in between, more
     for a larger lead."""
     hard = ai.HardPlayer()
