@@ -15,7 +15,6 @@ import rendering
 import rendering.replay
 from bot import i18n
 from bot.pictures import Pictures, plural_rule, words_for
-from bot.tables import Table
 from engine import ai, view
 from engine.game import new_game
 from engine.maps import default_map
@@ -119,7 +118,7 @@ async def test_the_channel_sees_the_games_language_and_each_player_their_own(
 ) -> None:
     seen = requests(monkeypatch)
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
-        g = await open_game(d)  # the offline server's preferred locale is en-US
+        g = await open_game(d)  # the offline server's preferred locale is en-US by default
         table = await g.table()
         assert table.locale == "en"
         mover = g.user_of_seat(table, table.state.current)
@@ -143,10 +142,9 @@ async def test_the_channel_sees_the_games_language_and_each_player_their_own(
 async def test_a_game_on_a_german_server_posts_german_pictures(
     tmp_path: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The offline server's preferred locale is always en-US: a German server's game, by its stored locale.
-    monkeypatch.setattr(Table, "locale", property(lambda self: "de"))
     seen = requests(monkeypatch)
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        d.set_guild_locale("de")  # a German server: its games store "de" when they are made
         with drawing(monkeypatch) as drawn:
             g = await open_game(d)
             await d.bot.deliveries.drain()
