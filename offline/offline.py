@@ -94,6 +94,19 @@ _current: contextvars.ContextVar[_Interaction | None] = contextvars.ContextVar(
 )
 
 
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON-like data (dicts, lists, scalars): what ``copy.deepcopy`` gives for payloads, in a
+    fraction of its time (benchmarks drive thousands of interactions through the fake)."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    if kind in (str, int, float, bool, type(None), bytes):
+        return value
+    return copy.deepcopy(value)
+
+
 @dataclass
 class _Interaction:
     """Fake-Discord-side bookkeeping of one interaction (the token's life)."""
@@ -417,6 +430,7 @@ class OfflineDiscord:
         self.guild_locales: dict[int, str] = {}  # a guild's preferred locale, if not en-US (set_guild_locale)
         self.add_channel(channel_name, channel_id=self.channel_id)
         self.messages: dict[int, StoredMessage] = {}
+        self._by_channel: dict[int, list[StoredMessage]] = {}  # each channel's messages, oldest first
         self.requests: list[Request] = []
         self.history: list[InteractionResult] = []
         self.errors: list[LoggedError] = []
@@ -586,8 +600,8 @@ class OfflineDiscord:
             self.other_guilds.get(gid, self.guild_name),
             owner_id=self.owner.id,
             roles=roles,
-            channels=copy.deepcopy(guild_channels),
-            threads=copy.deepcopy(threads),
+            channels=_copy(guild_channels),
+            threads=_copy(threads),
             members=members,
         )
 
@@ -613,8 +627,8 @@ class OfflineDiscord:
         """
         cid = channel_id or self.channel_id
         out = []
-        for m in self.messages.values():
-            if m.deleted or m.channel_id != cid:
+        for m in self._by_channel.get(cid, ()):
+            if m.deleted:
                 continue
             if m.ephemeral and not include_ephemeral and not (visible_to and m.ephemeral_to == visible_to.id):
                 continue
@@ -1182,7 +1196,7 @@ class OfflineDiscord:
             "app_permissions": str(self.app_permissions),
             "entitlements": [],
             "channel_id": str(channel_id),
-            "channel": {**copy.deepcopy(channel), "permissions": str(user.permissions)},
+            "channel": {**_copy(channel), "permissions": str(user.permissions)},
         }
         if channel["type"] == DM:
             payload["user"] = user.user_json()
@@ -1199,7 +1213,7 @@ class OfflineDiscord:
             payload["context"] = 0
             payload["authorizing_integration_owners"] = {"0": str(gid)}
         if message is not None:
-            payload["message"] = copy.deepcopy(message.json)
+            payload["message"] = _copy(message.json)
         return payload
 
     def _command_data(
@@ -1504,12 +1518,12 @@ class OfflineDiscord:
                 response = None
             else:
                 response = handler(self, req, args)
-            req.response = copy.deepcopy(response)
+            req.response = _copy(response)
         finally:
             self._finish(req)
         if fault is not None:
             raise fault.exception()
-        return copy.deepcopy(response)
+        return _copy(response)
 
     async def _get_from_cdn(self, url: str) -> bytes:
         try:
@@ -1542,10 +1556,10 @@ class OfflineDiscord:
             raise _http_error(404, 10015, "Unknown Webhook")
         try:
             response = self._webhook_handlers[kind](self, req, inter, args)
-            req.response = copy.deepcopy(response)
+            req.response = _copy(response)
         finally:
             self._finish(req)
-        return copy.deepcopy(response)
+        return _copy(response)
 
     # -- messages
 
@@ -1585,6 +1599,7 @@ class OfflineDiscord:
             interaction_id=inter.result.interaction_id if inter else None,
         )
         self.messages[mid] = msg
+        self._by_channel.setdefault(msg.channel_id, []).append(msg)
         if channel:
             channel["last_message_id"] = str(mid)
         return msg
@@ -1835,7 +1850,7 @@ class OfflineDiscord:
                 self._edit(message, data, req.files)
         elif ctype == 9:
             self._modals.setdefault(inter.user.id, []).append(
-                _PendingModal(copy.deepcopy(data), channel_id, inter.message_id)
+                _PendingModal(_copy(data), channel_id, inter.message_id)
             )
         if message is not None:
             inter.original_id = message.id
