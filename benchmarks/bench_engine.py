@@ -122,13 +122,17 @@ def map_load() -> None:
     t_old, t_new = timed(old, 3), timed(new, 5)
     m_old, m_new = size(old), size(new)
     verdict = "OK" if t_new <= 200 else "OVER TARGET 200 ms"
-    print(f"(d) load a {len(m.spaces)}-space map ({len(m.points)} points): "
-          f"old {t_old:7.1f} ms {m_old:5.1f} MB  new {t_new:6.1f} ms {m_new:5.1f} MB   "
-          f"{t_old / t_new:5.1f}x faster, {m_old / m_new:5.1f}x less memory {verdict}")
+    print(
+        f"(d) load a {len(m.spaces)}-space map ({len(m.points)} points): "
+        f"old {t_old:7.1f} ms {m_old:5.1f} MB  new {t_new:6.1f} ms {m_new:5.1f} MB   "
+        f"{t_old / t_new:5.1f}x faster, {m_old / m_new:5.1f}x less memory {verdict}"
+    )
     m.distance[m.start]  # noqa: B018 - one origin's table on demand
     t_bfs = timed(lambda: m.distance._search(m.start), 20)
-    print(f"    ... one distance table on demand (BFS from a point, then cached): {t_bfs:.3f} ms; "
-          f"cache bound {m.distance.capacity} tables")
+    print(
+        f"    ... one distance table on demand (BFS from a point, then cached): {t_bfs:.3f} ms; "
+        f"cache bound {m.distance.capacity} tables"
+    )
     for across, down in ((1, 1), (2, 1), (2, 2)):
         tiled = tiled_map_text(across, down)
 
@@ -142,8 +146,10 @@ def map_load() -> None:
             return big
 
         spaces = len(parse(tiled, "tiled.map").spaces)
-        print(f"    memory, {spaces:4d} spaces: loaded {size(loaded):5.2f} MB, every distance cache slot "
-              f"full {size(filled):5.2f} MB")
+        print(
+            f"    memory, {spaces:4d} spaces: loaded {size(loaded):5.2f} MB, every distance cache slot "
+            f"full {size(filled):5.2f} MB"
+        )
 
 
 def codec(positions: list[tuple[GameState, Move]]) -> None:
@@ -155,9 +161,11 @@ def codec(positions: list[tuple[GameState, Move]]) -> None:
     size_old = statistics.median(len(serialize.dumps(s)) for s in states)
     size_new = statistics.median(len(snapshot.dumps_state(s)) for s in states)
     verdict = "OK" if ratio >= 5 else "UNDER TARGET 5x"
-    print(f"(e) state codec dump+load (JSON text), {len(states)} states: old serialize "
-          f"{statistics.median(old):.3f} ms {size_old:.0f} B   new snapshot {statistics.median(new):.3f} ms "
-          f"{size_new:.0f} B (no map text)   {ratio:.1f}x faster {verdict}")
+    print(
+        f"(e) state codec dump+load (JSON text), {len(states)} states: old serialize "
+        f"{statistics.median(old):.3f} ms {size_old:.0f} B   new snapshot {statistics.median(new):.3f} ms "
+        f"{size_new:.0f} B (no map text)   {ratio:.1f}x faster {verdict}"
+    )
 
 
 def report(name: str, values: list[float], target: float | None = None) -> None:
@@ -177,17 +185,27 @@ def main(argv: list[str] | None = None) -> int:
 
     positions = midgame_positions(max(3, args.games // 2))
     print(f"{len(positions)} mid-game positions")
-    report("(a) move options for both face-up cards",
-           [timed(lambda s=s: options_for_face_up(s)) for s, _ in positions], target=2.0)
+    report(
+        "(a) move options for both face-up cards",
+        [timed(lambda s=s: options_for_face_up(s)) for s, _ in positions],
+        target=2.0,
+    )
     walls = [(s, rules.new_walls(s, m.path)) for s, m in positions]
-    report("(b) provinces after a move: splits_after",
-           [timed(lambda s=s, w=w: rules.splits_after(s, w)) for s, w in walls])
+    report(
+        "(b) provinces after a move: splits_after",
+        [timed(lambda s=s, w=w: rules.splits_after(s, w)) for s, w in walls],
+    )
     splitting = [(s, w) for s, w in walls if rules.splits_after(s, w)]
     if splitting:
-        report(f"(b) ... only the {len(splitting)} moves that split a province",
-               [timed(lambda s=s, w=w: rules.splits_after(s, w)) for s, w in splitting])
-    report("    the same by rules.destinations (with cheapest paths)",
-           [timed(lambda s=s: destinations_for_face_up(s)) for s, _ in positions], target=2.0)
+        report(
+            f"(b) ... only the {len(splitting)} moves that split a province",
+            [timed(lambda s=s, w=w: rules.splits_after(s, w)) for s, w in splitting],
+        )
+    report(
+        "    the same by rules.destinations (with cheapest paths)",
+        [timed(lambda s=s: destinations_for_face_up(s)) for s, _ in positions],
+        target=2.0,
+    )
     report("    apply one move (fully checked)", [timed(lambda s=s, m=m: apply(s, m)) for s, m in positions])
     map_load()
     codec(positions)

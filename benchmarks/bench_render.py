@@ -7,9 +7,12 @@ stays meaningful when other jobs load the machine. Target (issue 12): a mid-game
 CPU and ≤ 150 KB.
 
 Rows:
-- "now": ``render_board`` as the bot calls it (draw, fixed palette, zlib level 3);
-- "palette, level 6": the same picture at zlib's default level (the encoding before issue 12);
 - "RGB, level 6": the same picture as a plain RGB PNG (the encoding a naive renderer uses);
+- "palette, level 6": the same picture at zlib's default level (the encoding before issue 12);
+- "palette, level 3, Pillow": Pillow's PNG writer at level 3 (the encoding before rendering.png);
+- "now": ``render_board`` as the bot calls it (draw, fixed palette, zlib level 3, bands of rows compressed
+  once and reused: rendering.png), with no band seen before (the worst case), and the same board again;
+- "a game's boards in turn": what the bot meets, consecutive boards of one game, each encoded once.
 - "pool request": ``render_request`` on a request that went through pickle, as a pool worker runs it.
 The first render (which builds the cached map layers) and a warm worker's first render are reported apart.
 """
@@ -32,7 +35,8 @@ from engine import view  # noqa: E402
 from engine.state import Phase  # noqa: E402
 from rendering import RenderRequest, render_board, render_request, warm_worker  # noqa: E402
 from rendering.layout import BOARD_WIDTH  # noqa: E402
-from rendering.pictures import board_picture, encode, encode_rgb  # noqa: E402
+from rendering.pictures import board_picture, encode, encode_pillow, encode_rgb  # noqa: E402
+from rendering.png import BANDS  # noqa: E402
 from rendering.samples import play, sample_map  # noqa: E402
 
 
@@ -70,25 +74,50 @@ def main() -> int:
     print(f"first render (builds the map layers): {first:.1f} ms CPU")
     draw_ms, _ = cpu_ms(lambda: (board_picture(v, names, w), b"")[1], args.runs)
     im = board_picture(v, names, w)
+
+    def fresh() -> bytes:  # no band seen before: every band compressed (the first board of its kind)
+        BANDS.clear()
+        return render_board(v, names, w)
+
     rows = [
         ("RGB, level 6 (baseline)", lambda: encode_rgb(board_picture(v, names, w))),
-        ("palette, level 6", lambda: encode(board_picture(v, names, w), compress_level=6)),
-        ("now: palette, level 3", lambda: render_board(v, names, w)),
+        ("palette, level 6", lambda: encode_pillow(board_picture(v, names, w), compress_level=6)),
+        ("palette, level 3, Pillow", lambda: encode_pillow(board_picture(v, names, w))),
+        ("now: bands, none seen", fresh),
+        ("now: the same board again", lambda: render_board(v, names, w)),
     ]
     results = [(label, *cpu_ms(f, args.runs)) for label, f in rows]
     base_ms, base_png = results[0][1], results[0][2]
     print(f"drawing alone: {draw_ms:.1f} ms CPU")
-    print(f"{'encoding':<26} {'CPU ms':>8} {'KB':>8} {'CPU ratio':>10} {'size ratio':>11}")
+    print(f"{'draw + encode':<28} {'CPU ms':>8} {'KB':>8} {'CPU ratio':>10} {'size ratio':>11}")
     for label, ms, png in results:
         print(
-            f"{label:<26} {ms:>8.1f} {len(png) / 1000:>8.1f} {ms / base_ms:>10.2f} "
+            f"{label:<28} {ms:>8.1f} {len(png) / 1000:>8.1f} {ms / base_ms:>10.2f} "
             f"{len(png) / len(base_png):>11.2f}"
         )
-    enc_ms, _ = cpu_ms(lambda: encode(im), args.runs)
-    enc6_ms, _ = cpu_ms(lambda: encode(im, compress_level=6), args.runs)
     rgb_ms, _ = cpu_ms(lambda: encode_rgb(im), args.runs)
+    enc6_ms, _ = cpu_ms(lambda: encode_pillow(im, compress_level=6), args.runs)
+    enc3_ms, _ = cpu_ms(lambda: encode_pillow(im), args.runs)
     print(
-        f"encoding alone: RGB level 6 {rgb_ms:.1f} ms, palette level 6 {enc6_ms:.1f} ms, now {enc_ms:.1f} ms"
+        f"encoding alone: RGB level 6 {rgb_ms:.1f} ms, palette level 6 {enc6_ms:.1f} ms, "
+        f"palette level 3 {enc3_ms:.1f} ms (Pillow's writer)"
+    )
+    # What the bot meets: a game's boards one after the other (each differs from the one before in a few
+    # places), encoded by Pillow's writer and by the bands, each board's encoding timed on its own.
+    turns = [view(s) for s in game.states[len(game.states) // 3 :][:60]]
+    pictures = [board_picture(t, names, w) for t in turns]
+    BANDS.clear()
+    pillow_ms = statistics.median(cpu_ms(lambda p=p: encode_pillow(p), 1)[0] for p in pictures)
+    band_ms, band_kb = [], []
+    for p in pictures:
+        ms, png = cpu_ms(lambda p=p: encode(p), 1)
+        band_ms.append(ms)
+        band_kb.append(len(png) / 1000)
+    print(
+        f"a game's {len(pictures)} boards in turn, encoding alone: Pillow's writer {pillow_ms:.1f} ms, "
+        f"bands {statistics.median(band_ms):.1f} ms ({statistics.median(band_ms) / pillow_ms:.2f}x; "
+        f"{BANDS.hits / max(1, BANDS.hits + BANDS.misses):.0%} of the bands reused), "
+        f"{statistics.median(band_kb):.1f} KB"
     )
     req = RenderRequest.board(v, names, w)
     wire = pickle.dumps(req)
@@ -109,8 +138,9 @@ def main() -> int:
             first_ms = (time.perf_counter() - t0) * 1000
         label = "warm worker (warm_worker initializer)" if warm else "cold worker"
         print(f"{label}: first request {first_ms:.1f} ms wall")
-    ok = results[-1][1] <= 30 and len(results[-1][2]) <= 150_000
-    print(f"target ≤ 30 ms CPU and ≤ 150 KB: {'met' if ok else 'NOT met'}")
+    worst = results[3]  # nothing reused: the bound holds for any board
+    ok = worst[1] <= 30 and len(worst[2]) <= 150_000
+    print(f"target ≤ 30 ms CPU and ≤ 150 KB (no band reused): {'met' if ok else 'NOT met'}")
     return 0
 
 

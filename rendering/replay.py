@@ -22,7 +22,7 @@ from engine.state import GameState
 from engine.views import GameView, view
 from rendering import board as b
 from rendering.panel import board_panel, end_panel, player_names
-from rendering.pictures import _palette_image
+from rendering.pictures import quantized
 from rendering.theme import DEFAULT_THEME, Theme
 from rendering.words import ENGLISH, Words
 
@@ -51,10 +51,9 @@ def _frame(
     im, lay = b.board_image(v, width, theme)
     panel = end_panel if last and v.over else board_panel
     panel(im, v, lay, player_names(v, names, theme, words), theme, words)
-    rgb = im if im.mode == "RGB" else im.convert("RGB")
     # The theme's fixed palette: the same colours in every frame, so GIF frames differ only where the
     # board changed (Pillow stores only the changed box of each frame).
-    return rgb.quantize(palette=_palette_image(theme), dither=Image.Dither.NONE)
+    return quantized(im, theme)
 
 
 def _gif(frames: Sequence[Image.Image]) -> bytes:

@@ -1,0 +1,127 @@
+"""rendering.png: PNG files written band by band, bands reused by content. The pixels must be exactly the
+picture's, the file a valid PNG any decoder reads (zlib checks the Adler-32 of the whole stream), and a band
+reused only when its pixels are the same."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import struct
+import zlib
+
+import pytest
+from PIL import Image
+
+from engine.maps import load_map
+from engine.views import view
+from rendering.pictures import board_picture, encode, encode_pillow, quantized
+from rendering.png import ROWS, BandCache, adler32_combine, palette_png
+from rendering.samples import play
+
+MAP = "tests/engine/maps/empire-2026.map"
+
+
+def chunks(png: bytes) -> list[tuple[bytes, bytes]]:
+    """(type, data) of every chunk, each CRC checked."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    out, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind, data = png[at + 4 : at + 8], png[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", png[at + 8 + length : at + 12 + length])
+        assert crc == zlib.crc32(kind + data), kind
+        out.append((kind, data))
+        at += 12 + length
+    return out
+
+
+def decoded(png: bytes) -> Image.Image:
+    im = Image.open(io.BytesIO(png))
+    im.load()
+    return im
+
+
+def test_adler32_combine_is_zlibs() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        a = os.urandom(rng.randrange(0, 3000))
+        b = os.urandom(rng.randrange(0, 70000))
+        assert adler32_combine(zlib.adler32(a), zlib.adler32(b), len(b)) == zlib.adler32(a + b)
+
+
+def test_a_game_of_boards_decodes_to_exactly_its_pixels() -> None:
+    """Every board of a game, one after the other (later ones reuse bands of earlier ones), through Pillow
+    and through zlib, which also checks the stream's Adler-32."""
+    game = play(load_map(MAP), players=3, seed=7)
+    cache = BandCache()
+    for state in game.states[:25]:
+        q = quantized(board_picture(view(state), width=640))
+        png = palette_png(q, 3, cache)
+        back = decoded(png)
+        assert back.mode == "P" and back.size == q.size
+        assert back.tobytes() == q.tobytes()
+        assert back.convert("RGB").tobytes() == q.convert("RGB").tobytes()
+        kinds = [k for k, _ in chunks(png)]
+        assert kinds == [b"IHDR", b"PLTE", b"IDAT", b"IEND"]
+        idat = b"".join(d for k, d in chunks(png) if k == b"IDAT")
+        w, h = q.size
+        rows = zlib.decompress(idat)  # raises on a bad stream or a wrong Adler-32
+        assert rows == b"".join(b"\x00" + q.tobytes()[y * w : (y + 1) * w] for y in range(h))
+    assert cache.hits > cache.misses  # consecutive boards share most of their bands
+
+
+def test_a_band_is_reused_only_for_the_same_pixels() -> None:
+    """Two pictures that differ in one pixel: every band but that pixel's is reused, and the changed band
+    shows the new pixel."""
+    base = Image.new("P", (100, 4 * ROWS), 3)
+    base.putpalette([i % 256 for i in range(768)])
+    cache = BandCache()
+    first = palette_png(base, 3, cache)
+    assert (cache.hits, cache.misses) == (3, 1)  # four bands of the same pixels: compressed once
+    changed = base.copy()
+    changed.putpixel((50, 2 * ROWS + 5), 7)
+    misses = cache.misses
+    second = palette_png(changed, 3, cache)
+    assert cache.misses == misses + 1
+    assert decoded(first).getpixel((50, 2 * ROWS + 5)) == 3
+    assert decoded(second).getpixel((50, 2 * ROWS + 5)) == 7
+    assert decoded(second).tobytes() == changed.tobytes()
+
+
+def test_widths_and_levels_do_not_share_bands() -> None:
+    """The same bytes at another width are other rows; another level is another compression."""
+    cache = BandCache()
+    pixels = os.urandom(64 * ROWS * 2)
+    a = Image.frombytes("P", (64, ROWS * 2), pixels)
+    b = Image.frombytes("P", (128, ROWS), pixels)
+    for im in (a, b):
+        im.putpalette(list(range(256)) * 3)
+    assert decoded(palette_png(a, 3, cache)).tobytes() == a.tobytes()
+    assert decoded(palette_png(b, 3, cache)).tobytes() == b.tobytes()
+    assert decoded(palette_png(b, 1, cache)).tobytes() == b.tobytes()
+    assert cache.hits == 0
+
+
+def test_the_cache_is_bounded() -> None:
+    cache = BandCache(size=8)
+    rng = random.Random(1)
+    for _ in range(5):
+        im = Image.frombytes("P", (32, ROWS * 6), bytes(rng.randrange(256) for _ in range(32 * ROWS * 6)))
+        im.putpalette(list(range(256)) * 3)
+        assert decoded(palette_png(im, 3, cache)).tobytes() == im.tobytes()
+    assert len(cache._bands) == 8
+
+
+def test_only_palette_pictures() -> None:
+    with pytest.raises(ValueError):
+        palette_png(Image.new("RGB", (4, 4)), 3)
+
+
+def test_the_boards_encoding_matches_pillows_pixels_and_size() -> None:
+    """The bot's encoding and Pillow's writer give the same pixels, in a file at most 15 % larger."""
+    game = play(load_map(MAP), players=4, seed=11)
+    im = board_picture(view(game.states[len(game.states) // 2]))
+    ours, pillows = encode(im), encode_pillow(im)
+    assert decoded(ours).tobytes() == decoded(pillows).tobytes()
+    assert len(ours) <= 1.15 * len(pillows)
