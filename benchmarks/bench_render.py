@@ -26,6 +26,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -107,10 +108,10 @@ def main() -> int:
     turns = [view(s) for s in game.states[len(game.states) // 3 :][:60]]
     pictures = [board_picture(t, names, w) for t in turns]
     BANDS.clear()
-    pillow_ms = statistics.median(cpu_ms(lambda p=p: encode_pillow(p), 1)[0] for p in pictures)
+    pillow_ms = statistics.median(cpu_ms(partial(encode_pillow, p), 1)[0] for p in pictures)
     band_ms, band_kb = [], []
     for p in pictures:
-        ms, png = cpu_ms(lambda p=p: encode(p), 1)
+        ms, png = cpu_ms(partial(encode, p), 1)
         band_ms.append(ms)
         band_kb.append(len(png) / 1000)
     print(
