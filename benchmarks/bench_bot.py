@@ -51,8 +51,11 @@ class Probe:
     probe also times each callback the loop runs, on its own (``worst_callback``: the longest piece of work
     that held the loop, in CPU time)."""
 
-    def __init__(self, period: float = 0.001) -> None:
+    def __init__(self, period: float = 0.001, callbacks: bool = True) -> None:
         self.period = period
+        # Timing every callback costs two clock reads each (about 1 ms of CPU per action here): the
+        # throughput runs leave it off, the stall runs keep it.
+        self.callbacks = callbacks
         self.worst = 0.0
         self.worst_cpu = 0.0
         self.worst_callback = 0.0
@@ -75,6 +78,9 @@ class Probe:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="bench-probe")
+        if not self.callbacks:
+            self.worst_callback = float("nan")
+            return
         original = self._run_handle = asyncio.Handle._run
         probe = self
 
@@ -174,7 +180,9 @@ class OnChannel:
         return await self._d.autocomplete(user, command, channel_id=self._channel, **kw)
 
 
-async def one_run(games: int, actions: int, seed: int, map_path: str = "") -> dict[str, Any]:
+async def one_run(
+    games: int, actions: int, seed: int, map_path: str = "", callbacks: bool = True
+) -> dict[str, Any]:
     """G games at once in this process (whichever tree is first on sys.path), on the map at ``map_path``
     (both trees read the same file, so both draw and search the same board) or the tree's default map."""
     import bot.pictures as pictures_module
@@ -272,7 +280,7 @@ async def one_run(games: int, actions: int, seed: int, map_path: str = "") -> di
             # Each game's records are reduced to the figures measured once its action is done.
             ledger = Ledger(d)
             done = 0
-            probe = Probe()
+            probe = Probe(callbacks=callbacks)
 
             # The people's moves, chosen before the clock starts: a greedy computer player stands in for
             # each of them, and people think on their own devices, not on the bot's 2 cores (chosen during
@@ -337,7 +345,9 @@ async def one_run(games: int, actions: int, seed: int, map_path: str = "") -> di
             }
 
 
-def in_process(root: Path, games: int, actions: int, seed: int, map_path: str) -> dict[str, Any]:
+def in_process(
+    root: Path, games: int, actions: int, seed: int, map_path: str, callbacks: bool = True
+) -> dict[str, Any]:
     """One run in a fresh process whose code is the tree at ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
     proc = subprocess.run(
@@ -349,6 +359,7 @@ def in_process(root: Path, games: int, actions: int, seed: int, map_path: str) -
             str(actions),
             str(seed),
             map_path,
+            "callbacks" if callbacks else "-",
         ],
         cwd=root,
         env=env,
@@ -378,14 +389,14 @@ def main(
     map_path: str = str(OLD_MAP),
 ) -> int:
     rows: list[tuple[str, dict[str, Any]]] = []
-    rows.append((f"now, {games} games", in_process(HERE, games, actions, seed, map_path)))
+    rows.append((f"now, {games} games", in_process(HERE, games, actions, seed, map_path, False)))
     if stall_games:
         rows.append((f"now, {stall_games} games", in_process(HERE, stall_games, actions, seed, map_path)))
     if baseline:
         old = old_tree()
         try:
             rows.append(
-                (f"{OLD_COMMIT} (old), {games} games", in_process(old, games, actions, seed, map_path))
+                (f"{OLD_COMMIT} (old), {games} games", in_process(old, games, actions, seed, map_path, False))
             )
             if stall_games:
                 rows.append(
@@ -441,9 +452,10 @@ def main(
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 6 and sys.argv[1] == "--one":
+    if len(sys.argv) == 7 and sys.argv[1] == "--one":
         sys.path.insert(0, os.getcwd())
-        out = asyncio.run(one_run(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]))
+        games, actions, seed = (int(a) for a in sys.argv[2:5])
+        out = asyncio.run(one_run(games, actions, seed, sys.argv[5], sys.argv[6] == "callbacks"))
         print(json.dumps(out))
         raise SystemExit(0)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
