@@ -13,7 +13,8 @@ the same list. Every text is at least the phone-readable size (``Layout.text``).
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -318,10 +319,34 @@ def _place_regions(pl: _Placer) -> None:
                 break
 
 
+# Boards placed lately, by everything their placement depends on. Most actions (a card taken, a levy, a
+# turn ended) leave all of it as it was, and placing every badge is a quarter of drawing a board.
+_PLACED_KEPT = 512
+_placed: OrderedDict[tuple[object, ...], tuple[Label, ...]] = OrderedDict()
+_placed_lock = threading.Lock()  # tests and the console draw in threads of one process
+
+
 def board_labels(
     v: GameView, lay: Layout, theme: Theme = DEFAULT_THEME, avoid: Sequence[Box] = ()
 ) -> tuple[Label, ...]:
-    """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers)."""
+    """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers).
+    The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
+    guards = tuple(player.guards for player in v.players)
+    key = (v.map, lay, theme, tuple(avoid), v.alexander, v.walls, guards, v.provinces)
+    with _placed_lock:
+        found = _placed.get(key)
+        if found is not None:
+            _placed.move_to_end(key)
+            return found
+    labels = _place_all(v, lay, theme, avoid)
+    with _placed_lock:
+        _placed[key] = labels
+        while len(_placed) > _PLACED_KEPT:
+            _placed.popitem(last=False)
+    return labels
+
+
+def _place_all(v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box]) -> tuple[Label, ...]:
     pl = _Placer(v, lay, theme, avoid)
     a = alexander_size(lay, theme)
     pl.put(Label(ALEXANDER, square(lay.px(v.alexander), a)))

@@ -149,3 +149,32 @@ def test_labels_keep_clear_of_a_previews_markers() -> None:
         for lab in labels:
             if lab.kind in (BADGE, REGION):
                 assert not any(overlap(lab.box, m) for m in markers), lab
+
+
+def test_recent_boards_keep_their_labels_and_changed_boards_are_placed_anew() -> None:
+    """The placement cache is invisible: on every state of three games the labels are what placing them
+    afresh gives; a state that shows the same pieces as the one before (a card taken, a levy, a turn ended)
+    reuses its labels, and one whose walls, guards or Alexander changed is placed anew."""
+    from rendering.labels import _place_all, _placed
+
+    lay = layout(default_map(), WIDTH, DEFAULT_THEME)
+    reused = placed = 0
+    for seed in range(3):
+        _placed.clear()
+        previous: tuple[GameView, tuple[Label, ...]] | None = None
+        for state in game_states(seed):
+            v = view(state)
+            labels = board_labels(v, lay, DEFAULT_THEME)
+            assert labels == _place_all(v, lay, DEFAULT_THEME, ())
+            if previous is not None:
+                same = (v.alexander, v.walls, [p.guards for p in v.players], v.provinces) == (
+                    previous[0].alexander,
+                    previous[0].walls,
+                    [p.guards for p in previous[0].players],
+                    previous[0].provinces,
+                )
+                assert (labels is previous[1]) == same
+                reused += same
+                placed += not same
+            previous = (v, labels)
+    assert reused > 0 and placed > 0
