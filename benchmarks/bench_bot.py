@@ -115,10 +115,11 @@ async def settle_own(d: Any, before: set[asyncio.Task[Any]], until: Any = None) 
 
 
 def worker_cpu(pics: Any) -> float:
-    """CPU seconds used so far by the render pool's worker processes (0 for a bot that draws in threads)."""
-    pool = getattr(pics, "_pool", None)
+    """CPU seconds used so far by the render worker processes (0 for a bot that draws in threads)."""
+    pool = getattr(pics, "pool", None) or getattr(pics, "_pool", None)
+    pids = pool.pids() if hasattr(pool, "pids") else list(getattr(pool, "_processes", None) or {})
     total = 0.0
-    for pid in getattr(pool, "_processes", None) or {}:
+    for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

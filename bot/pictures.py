@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import concurrent.futures
 import logging
-import multiprocessing
 import re
 import struct
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -32,6 +30,7 @@ from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
 from . import i18n
+from .render_pool import RenderPool
 
 log = logging.getLogger("bot.pictures")
 
@@ -120,41 +119,42 @@ class Pictures:
         self.map_texts = tuple(map_texts)
         self.recent: collections.deque[tuple[str, int | None]] = collections.deque(maxlen=64)
         self.failures = 0
-        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self.pool: RenderPool | None = None
 
     @property
     def calls(self) -> list[tuple[str, int | None]]:
         return list(self.recent)
 
     def start(self) -> None:
-        """Start the worker processes (spawned: the bot's threads must not be forked) and warm them."""
-        if self.workers <= 0 or self._pool is not None:
+        """Start the worker processes and warm them (bot.render_pool)."""
+        if self.workers <= 0 or self.pool is not None:
             return
         import rendering
 
-        self._pool = concurrent.futures.ProcessPoolExecutor(
-            self.workers,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=rendering.warm_worker,
-            initargs=(self.map_texts, self.width),
-        )
-        for _ in range(self.workers):  # spawn them all now, not on the first picture
-            self._pool.submit(int)
+        self.pool = RenderPool(self.workers, rendering.warm_worker, (self.map_texts, self.width))
+        self.pool.start()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    @staticmethod
+    def _key(names: Sequence[str], v: GameView) -> int:
+        """Which worker draws it: one game's pictures (its players, its map) go to the same one."""
+        return hash((tuple(names), v.map.text))
+
+    async def _call(self, key: int, fn: Callable[..., bytes], *args: Any) -> bytes:
+        if self.pool is not None:
+            return await self.pool.run(key, fn, *args)
+        return await asyncio.to_thread(fn, *args)
 
     async def _run(self, request: RenderRequest) -> bytes:
         import rendering
 
         self.recent.append((request.kind, request.view.viewer))
         try:
-            if self._pool is not None:
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(self._pool, rendering.render_request, request)
-            return await asyncio.to_thread(rendering.render_request, request)
+            return await self._call(self._key(request.names, request.view), rendering.render_request, request)
         except Exception:  # the game goes on without a picture rather than failing the player's action
             self.failures += 1
             log.warning("the renderer failed to draw %s", request.kind, exc_info=True)
@@ -237,10 +237,7 @@ class Pictures:
 
         self.recent.append(("replay", None))
         args = (list(events), list(names), MAX_BYTES, self._words(language))
-        if self._pool is not None:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(self._pool, render_replay_events, *args)
-        return await asyncio.to_thread(render_replay_events, *args)
+        return await self._call(hash(tuple(names)), render_replay_events, *args)
 
     async def province_preview(
         self,

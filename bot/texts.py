@@ -50,8 +50,6 @@ def public(text: Callable[Concatenate[Table, P], R]) -> Callable[Concatenate[Tab
     return in_the_games_language
 
 
-
-
 def _colour_names() -> dict[str, str]:
     # TRANSLATORS: a seat's colour, e.g. "Turn 5 — Ann (red)"
     return {

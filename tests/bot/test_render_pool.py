@@ -1,0 +1,85 @@
+"""bot.render_pool: real worker processes. A game's pictures go to one worker unless it is much busier than
+another; a worker that dies is replaced and the pictures it held are drawn again, so the bot never falls
+back to placeholders for good."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from bot.pictures import Pictures, placeholder_png
+from bot.render_pool import SLACK, RenderPool
+from engine import new_game, view
+from engine.maps import default_map
+
+
+def _nothing() -> None:
+    pass
+
+
+@pytest.fixture
+def pool() -> Iterator[RenderPool]:
+    p = RenderPool(2, _nothing, ())
+    p.start()
+    yield p
+    p.close()
+
+
+async def test_a_games_pictures_go_to_one_worker(pool: RenderPool) -> None:
+    for key in (0, 1, 7, 12345):
+        pids = {await pool.run(key, os.getpid) for _ in range(6)}
+        assert len(pids) == 1
+    assert {await pool.run(0, os.getpid), await pool.run(1, os.getpid)} == set(pool.pids())
+
+
+def _sleep_then_pid(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+async def test_a_busy_worker_is_passed_over(pool: RenderPool) -> None:
+    """One game's pictures pile up: past SLACK more than the other worker has waiting, they go to the other
+    one, so one busy game keeps both workers drawing."""
+    own = await pool.run(0, os.getpid)
+    pids = await asyncio.gather(*(pool.run(0, _sleep_then_pid, 0.2) for _ in range(8)))
+    mine = sum(pid == own for pid in pids)
+    assert 0 < 8 - mine and mine - (8 - mine) <= SLACK
+    assert await pool.run(0, os.getpid) == own  # and back to its own worker once it is free
+
+
+async def test_a_dead_worker_is_replaced_and_its_pictures_drawn_again(pool: RenderPool) -> None:
+    victim = await pool.run(0, os.getpid)
+    held = asyncio.ensure_future(pool.run(0, time.sleep, 1.0))  # a picture the worker holds as it dies
+    await asyncio.sleep(0.2)
+    os.kill(victim, signal.SIGKILL)
+    assert await held is None  # drawn again by the new worker
+    after = await pool.run(0, os.getpid)
+    assert after != victim and after in pool.pids()
+    assert pool.replaced == 1
+    with pytest.raises(ProcessLookupError):
+        os.kill(victim, 0)
+
+
+async def test_the_bot_draws_real_boards_after_a_worker_died() -> None:
+    """Through the bot's adapter with the real warm workers: a worker killed between two boards; the second
+    board is a real picture, not the placeholder, and no failure is counted."""
+    pictures = Pictures(width=640, workers=2)
+    pictures.start()
+    try:
+        v = view(new_game(default_map(), 3, 1)[0])
+        names = ["Ada", "Bo", "Cy"]
+        first = await pictures.board(v, names, language="en-US")
+        assert first != placeholder_png() and first.startswith(b"\x89PNG")
+        assert pictures.pool is not None
+        for pid in pictures.pool.pids():
+            os.kill(pid, signal.SIGKILL)
+        again = await pictures.board(v, names, language="en-US")
+        assert again == first
+        assert pictures.failures == 0 and pictures.pool.replaced >= 1
+    finally:
+        pictures.close()
