@@ -98,11 +98,13 @@ class Probe:
             asyncio.Handle._run = self._run_handle  # type: ignore[method-assign]
 
 
-async def settle_own(d: Any, before: set[asyncio.Task[Any]], until: Any = None) -> None:
+async def settle_own(d: Any, before: int | set[asyncio.Task[Any]], until: Any = None) -> None:
     """OfflineDiscord._settle for interactions that overlap: wait for the handler tasks this interaction's
     payload started (created synchronously, between ``before`` and now), not for other interactions'."""
     current = asyncio.current_task()
-    mine = [t for t in asyncio.all_tasks() - before if t is not current and not t.done() and d._watched(t)]
+    # ``before``: the harness's task mark, or (the old tree's harness) the set of tasks before the payload.
+    started = asyncio.all_tasks() - before if isinstance(before, set) else d._tasks.since(before)
+    mine = [t for t in started if t is not current and not t.done() and d._watched(t)]
     deadline = asyncio.get_running_loop().time() + d.settle_timeout
     while True:
         pending = [t for t in mine if not t.done()]
