@@ -30,7 +30,7 @@ from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
 from . import i18n
-from .render_pool import RenderPool
+from .render_pool import SLACK, RenderPool
 
 log = logging.getLogger("bot.pictures")
 
@@ -144,9 +144,9 @@ class Pictures:
         """Which worker draws it: one game's pictures (its players, its map) go to the same one."""
         return hash((tuple(names), v.map.text))
 
-    async def _call(self, key: int, fn: Callable[..., bytes], *args: Any) -> bytes:
+    async def _call(self, key: int | None, fn: Callable[..., bytes], *args: Any, weight: int = 1) -> bytes:
         if self.pool is not None:
-            return await self.pool.run(key, fn, *args)
+            return await self.pool.run(key, fn, *args, weight=weight)
         return await asyncio.to_thread(fn, *args)
 
     async def _run(self, request: RenderRequest) -> bytes:
@@ -237,7 +237,8 @@ class Pictures:
 
         self.recent.append(("replay", None))
         args = (list(events), list(names), MAX_BYTES, self._words(language))
-        return await self._call(hash(tuple(names)), render_replay_events, *args)
+        # A whole game's frames: on the least busy worker, weighed so that boards go to the others meanwhile.
+        return await self._call(None, render_replay_events, *args, weight=SLACK + 1)
 
     async def province_preview(
         self,

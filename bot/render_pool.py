@@ -65,17 +65,23 @@ class RenderPool:
         """The workers' process ids (benchmarks read their CPU time)."""
         return [pid for pool in self._pools for pid in (getattr(pool, "_processes", None) or {})]
 
-    def _pick(self, key: int) -> int:
-        own = key % len(self._pools)
+    def _pick(self, key: int | None) -> int:
         least = min(range(len(self._pools)), key=self._waiting.__getitem__)
+        if key is None:
+            return least
+        own = key % len(self._pools)
         return own if self._waiting[own] <= self._waiting[least] + SLACK else least
 
-    async def run(self, key: int, fn: Callable[..., T], *args: Any) -> T:
+    async def run(self, key: int | None, fn: Callable[..., T], *args: Any, weight: int = 1) -> T:
+        """``fn(*args)`` in the worker of ``key`` (None: the least busy one). ``weight`` counts how many
+        pictures' time it takes: a whole replay is weighed so that other pictures go to other workers."""
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
+            if not self._pools:
+                raise RuntimeError("the render workers are closed")
             i = self._pick(key)
             pool = self._pools[i]
-            self._waiting[i] += 1
+            self._waiting[i] += weight
             try:
                 return await loop.run_in_executor(pool, fn, *args)
             except BrokenProcessPool:
@@ -83,12 +89,12 @@ class RenderPool:
                     raise
                 self._replace(i, pool)
             finally:
-                self._waiting[i] -= 1
+                self._waiting[i] -= weight
         raise AssertionError("unreachable")
 
     def _replace(self, i: int, broken: concurrent.futures.ProcessPoolExecutor) -> None:
-        if self._pools[i] is not broken:
-            return  # another picture of the dead worker replaced it already
+        if i >= len(self._pools) or self._pools[i] is not broken:
+            return  # closed, or another picture of the dead worker replaced it already
         log.warning("render worker %d died; starting a new one", i)
         self.replaced += 1
         broken.shutdown(wait=False, cancel_futures=True)

@@ -52,6 +52,24 @@ async def test_a_busy_worker_is_passed_over(pool: RenderPool) -> None:
     assert await pool.run(0, os.getpid) == own  # and back to its own worker once it is free
 
 
+async def test_a_long_job_sends_the_other_pictures_elsewhere(pool: RenderPool) -> None:
+    """A replay (a whole game's frames) goes to the least busy worker, weighed as SLACK + 1 pictures: the
+    boards of a game whose own worker it is go to the other worker while it runs."""
+    long_job = asyncio.ensure_future(pool.run(None, _sleep_then_pid, 0.6, weight=SLACK + 1))
+    await asyncio.sleep(0.1)
+    assert not long_job.done()
+    others = {await pool.run(key, os.getpid) for key in range(6)}
+    assert len(others) == 1 and await long_job not in others
+
+
+async def test_a_closed_pool_refuses() -> None:
+    p = RenderPool(1, _nothing, ())
+    p.start()
+    p.close()
+    with pytest.raises(RuntimeError):
+        await p.run(0, os.getpid)
+
+
 async def test_a_dead_worker_is_replaced_and_its_pictures_drawn_again(pool: RenderPool) -> None:
     victim = await pool.run(0, os.getpid)
     held = asyncio.ensure_future(pool.run(0, time.sleep, 1.0))  # a picture the worker holds as it dies
