@@ -39,7 +39,7 @@ from engine import view  # noqa: E402
 from engine.state import Phase  # noqa: E402
 from engine.views import GameView  # noqa: E402
 from rendering import RenderRequest, render_board, render_request, warm_worker  # noqa: E402
-from rendering.labels import _placed  # noqa: E402
+from rendering.labels import PLACED  # noqa: E402
 from rendering.layout import BOARD_WIDTH  # noqa: E402
 from rendering.pictures import board_picture, encode, encode_pillow, encode_rgb  # noqa: E402
 from rendering.png import BANDS  # noqa: E402
@@ -80,14 +80,14 @@ def main() -> int:
     print(f"first render (builds the map layers): {first:.1f} ms CPU")
 
     def drawn() -> Image.Image:  # as before rendering.labels kept recent boards' labels: placed afresh
-        _placed.clear()
+        PLACED.clear()
         return board_picture(v, names, w)
 
     draw_ms, _ = cpu_ms(lambda: (drawn(), b"")[1], args.runs)
     im = drawn()
 
     def fresh() -> bytes:  # nothing seen before: labels placed, every band compressed (a first board)
-        _placed.clear()
+        PLACED.clear()
         BANDS.clear()
         return render_board(v, names, w)
 
@@ -120,11 +120,11 @@ def main() -> int:
     turns = [view(s) for s in game.states[len(game.states) // 3 :][:60]]
 
     def before(t: GameView) -> bytes:
-        _placed.clear()
+        PLACED.clear()
         return encode_pillow(board_picture(t, names, w))
 
     old_ms = statistics.median(cpu_ms(partial(before, t), 1)[0] for t in turns)
-    _placed.clear()
+    PLACED.clear()
     BANDS.clear()
     now = [cpu_ms(partial(render_board, t, names, w), 1) for t in turns]
     now_ms = statistics.median(ms for ms, _ in now)

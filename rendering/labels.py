@@ -13,8 +13,7 @@ the same list. Every text is at least the phone-readable size (``Layout.text``).
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -24,6 +23,7 @@ from engine.maps import Map
 from engine.views import GameView, ProvinceView
 from rendering.fonts import font
 from rendering.layout import BOARD_WIDTH, SQRT3_2, XY, Layout, layout
+from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, Theme
 
 Box = tuple[float, float, float, float]
@@ -321,9 +321,7 @@ def _place_regions(pl: _Placer) -> None:
 
 # Boards placed lately, by everything their placement depends on. Most actions (a card taken, a levy, a
 # turn ended) leave all of it as it was, and placing every badge is a quarter of drawing a board.
-_PLACED_KEPT = 512
-_placed: OrderedDict[tuple[object, ...], tuple[Label, ...]] = OrderedDict()
-_placed_lock = threading.Lock()  # tests and the console draw in threads of one process
+PLACED: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(512)
 
 
 def board_labels(
@@ -333,17 +331,11 @@ def board_labels(
     The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
     guards = tuple(player.guards for player in v.players)
     key = (v.map, lay, theme, tuple(avoid), v.alexander, v.walls, guards, v.provinces)
-    with _placed_lock:
-        found = _placed.get(key)
-        if found is not None:
-            _placed.move_to_end(key)
-            return found
-    labels = _place_all(v, lay, theme, avoid)
-    with _placed_lock:
-        _placed[key] = labels
-        while len(_placed) > _PLACED_KEPT:
-            _placed.popitem(last=False)
-    return labels
+    found = PLACED.get(key)
+    if found is None:
+        found = _place_all(v, lay, theme, avoid)
+        PLACED.put(key, found)
+    return found
 
 
 def _place_all(v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box]) -> tuple[Label, ...]:

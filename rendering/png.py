@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import hashlib
 import struct
-import threading
 import zlib
-from collections import OrderedDict
+from collections.abc import Sequence
 
 from PIL import Image
+
+from rendering.recent import Recent
 
 ROWS = 16  # rows per band: smaller bands are found unchanged more often, larger ones compress better
 BANDS_KEPT = 4096  # compressed bands kept per process (about 2 KB each at 1,280 px: some 8 MB)
@@ -30,6 +31,8 @@ _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ZLIB_HEADER = b"\x78\x5e"  # deflate, 32 KB window; the level bits are informative only
 _LAST_BLOCK = b"\x03\x00"  # an empty final block (fixed Huffman codes): ends the stream after the bands
 _ADLER_BASE = 65521
+
+Band = tuple[bytes, int, int]  # compressed bytes, Adler-32 and length of its rows with their filter bytes
 
 
 def adler32_combine(first: int, second: int, second_length: int) -> int:
@@ -47,41 +50,58 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 class BandCache:
     """The compressed bytes of the bands drawn lately, by the SHA-256 of their pixels (and the width and
-    level they were compressed at), the least recently used forgotten first."""
+    level they were compressed at)."""
 
     def __init__(self, size: int = BANDS_KEPT) -> None:
-        self.size = size
-        self.hits = 0
-        self.misses = 0
-        self._bands: OrderedDict[bytes, tuple[bytes, int, int]] = OrderedDict()
-        self._lock = threading.Lock()  # tests and the console draw in threads of one process
+        self._bands: Recent[bytes, Band] = Recent(size)
+
+    @property
+    def hits(self) -> int:
+        return self._bands.hits
+
+    @property
+    def misses(self) -> int:
+        return self._bands.misses
+
+    def __len__(self) -> int:
+        return len(self._bands)
 
     def clear(self) -> None:
-        with self._lock:
-            self._bands.clear()
-            self.hits = self.misses = 0
+        self._bands.clear()
 
-    def band(self, pixels: bytes, width: int, level: int) -> tuple[bytes, int, int]:
+    def band(self, pixels: bytes, width: int, level: int) -> Band:
         """(compressed bytes, Adler-32, length) of one band's rows, each row led by its filter byte (0)."""
         key = hashlib.sha256(pixels).digest() + struct.pack(">IB", width, level)
-        with self._lock:
-            found = self._bands.get(key)
-            if found is not None:
-                self._bands.move_to_end(key)
-                self.hits += 1
-                return found
+        found = self._bands.get(key)
+        if found is not None:
+            return found
         rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
         squeeze = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
         made = (squeeze.compress(rows) + squeeze.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
-        with self._lock:
-            self.misses += 1
-            self._bands[key] = made
-            while len(self._bands) > self.size:
-                self._bands.popitem(last=False)
+        self._bands.put(key, made)
         return made
 
 
 BANDS = BandCache()
+
+
+def bands(pixels: bytes, width: int, level: int, cache: BandCache = BANDS) -> list[Band]:
+    """The compressed bands of palette pixels (a whole number of rows, ``width`` bytes each), top down."""
+    step = ROWS * width
+    return [cache.band(pixels[top : top + step], width, level) for top in range(0, len(pixels), step)]
+
+
+def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band]) -> bytes:
+    """The PNG file of a palette picture from its bands, in order (``bands`` of its rows, in one or more
+    calls whose rows each start on a band's boundary)."""
+    adler = 1  # the Adler-32 of nothing
+    for _, checksum, length in parts:
+        adler = adler32_combine(adler, checksum, length)
+    idat = _ZLIB_HEADER + b"".join(data for data, _, _ in parts) + _LAST_BLOCK + struct.pack(">I", adler)
+    # 8 bits a pixel, palette colour, deflate, filter method 0 (each row's filter byte: none), no interlace
+    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
+    chunks = (_chunk(b"IHDR", header), _chunk(b"PLTE", palette), _chunk(b"IDAT", idat), _chunk(b"IEND", b""))
+    return _SIGNATURE + b"".join(chunks)
 
 
 def palette_png(im: Image.Image, level: int, cache: BandCache = BANDS) -> bytes:
@@ -89,17 +109,8 @@ def palette_png(im: Image.Image, level: int, cache: BandCache = BANDS) -> bytes:
     if im.mode != "P":
         raise ValueError(f"a palette picture is needed, not mode {im.mode}")
     width, height = im.size
-    pixels = im.tobytes()
-    step = ROWS * width
-    parts: list[bytes] = []
-    adler = 1  # the Adler-32 of nothing
-    for top in range(0, width * height, step):
-        data, checksum, length = cache.band(pixels[top : top + step], width, level)
-        parts.append(data)
-        adler = adler32_combine(adler, checksum, length)
-    idat = _ZLIB_HEADER + b"".join(parts) + _LAST_BLOCK + struct.pack(">I", adler)
-    palette = bytes(im.getpalette() or [0, 0, 0])
-    # 8 bits a pixel, palette colour, deflate, filter method 0 (each row's filter byte: none), no interlace
-    header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
-    chunks = (_chunk(b"IHDR", header), _chunk(b"PLTE", palette), _chunk(b"IDAT", idat), _chunk(b"IEND", b""))
-    return _SIGNATURE + b"".join(chunks)
+    return png_of_bands(width, height, palette_of(im), bands(im.tobytes(), width, level, cache))
+
+
+def palette_of(im: Image.Image) -> bytes:
+    return bytes(im.getpalette() or [0, 0, 0])

@@ -155,12 +155,12 @@ def test_recent_boards_keep_their_labels_and_changed_boards_are_placed_anew() ->
     """The placement cache is invisible: on every state of three games the labels are what placing them
     afresh gives; a state that shows the same pieces as the one before (a card taken, a levy, a turn ended)
     reuses its labels, and one whose walls, guards or Alexander changed is placed anew."""
-    from rendering.labels import _place_all, _placed
+    from rendering.labels import PLACED, _place_all
 
     lay = layout(default_map(), WIDTH, DEFAULT_THEME)
     reused = placed = 0
     for seed in range(3):
-        _placed.clear()
+        PLACED.clear()
         previous: tuple[GameView, tuple[Label, ...]] | None = None
         for state in game_states(seed):
             v = view(state)

@@ -110,7 +110,7 @@ def test_the_cache_is_bounded() -> None:
         im = Image.frombytes("P", (32, ROWS * 6), bytes(rng.randrange(256) for _ in range(32 * ROWS * 6)))
         im.putpalette(list(range(256)) * 3)
         assert decoded(palette_png(im, 3, cache)).tobytes() == im.tobytes()
-    assert len(cache._bands) == 8
+    assert len(cache) == 8
 
 
 def test_only_palette_pictures() -> None:
