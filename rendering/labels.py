@@ -329,7 +329,7 @@ def board_labels(
 ) -> tuple[Label, ...]:
     """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers).
     The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
-    guards = tuple(player.guards for player in v.players)
+    guards = tuple((player.seat, player.guards) for player in v.players)
     key = (v.map, lay, theme, tuple(avoid), v.alexander, v.walls, guards, v.provinces)
     found = PLACED.get(key)
     if found is None:

@@ -32,7 +32,9 @@ from rendering.panel import (
     player_names,
     symbol_name,
 )
-from rendering.png import palette_png
+from rendering.png import ROWS, bands, palette_of, palette_png, png_of_bands
+from rendering.png import Band as PngBand
+from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, RGB, Theme
 from rendering.words import ENGLISH, Words
 
@@ -107,8 +109,44 @@ def render_board(
     words: Words = ENGLISH,
 ) -> bytes:
     """The whole board with the side panel, after any change (use the public view), its words in the
-    game's language."""
-    return encode(board_picture(v, names, width, theme, words=words), theme)
+    game's language.
+
+    Most actions (a card taken, a levy, a turn ended) change only the panel: the board above it is kept
+    from the last picture that showed the same pieces (``BOARDS``: its compressed bands down to the panel,
+    and the rows that share a band with the panel), and only the panel is drawn on the map layer, quantized
+    and compressed. A board is kept only if it is cleanly apart from its panel (the board left the panel's
+    rows as the map layer has them, and the panel drew nothing above them), so a kept board gives the very
+    file a fresh drawing would."""
+    lay = layout(v.map, width, theme)
+    split = lay.panel_top + 2  # the separator line's lower half: walls at the map's edge may reach it
+    cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
+    players = tuple((player.seat, player.guards) for player in v.players)
+    key = (v.map, width, theme, v.alexander, v.last_move, v.walls, v.red_walls, players, v.provinces)
+    kept = BOARDS.get(key)
+    below, near = (0, split, width, lay.height), (0, max(0, cut - ROWS), width, split)
+    if kept is None:
+        im, _ = b.board_image(v, width, theme)
+        clear = im.crop(below).tobytes() == b.map_layer(v.map, width, theme).crop(below).tobytes()
+        above = im.crop(near).tobytes()
+        board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
+        q = quantized(im, theme)
+        pixels = q.tobytes()
+        top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
+        if clear and im.crop(near).tobytes() == above:
+            BOARDS.put(key, (top, pixels[cut * width : split * width]))
+        rest = pixels[cut * width :]
+    else:
+        top, board_rows = kept
+        im = b.map_layer(v.map, width, theme).copy()
+        board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
+        q = quantized(im.crop(below), theme)
+        rest = board_rows + q.tobytes()
+    return png_of_bands(width, lay.height, palette_of(q), [*top, *bands(rest, width, COMPRESS_LEVEL)])
+
+
+# Boards lately drawn, by everything the board above the panel shows: about 100 KB each (compressed bands,
+# shared with rendering.png's cache, and up to 16 rows of pixels).
+BOARDS: Recent[tuple[object, ...], tuple[list[PngBand], bytes]] = Recent(128)
 
 
 def render_end(

@@ -125,3 +125,20 @@ def test_the_boards_encoding_matches_pillows_pixels_and_size() -> None:
     ours, pillows = encode(im), encode_pillow(im)
     assert decoded(ours).tobytes() == decoded(pillows).tobytes()
     assert len(ours) <= 1.15 * len(pillows)
+
+
+@pytest.mark.parametrize(("players", "seed", "width"), [(3, 7, 1280), (4, 11, 640), (2, 3, 1000)])
+def test_a_board_kept_from_before_gives_the_same_file_as_one_drawn_afresh(
+    players: int, seed: int, width: int
+) -> None:
+    """render_board reuses the board above the panel when the pieces did not move: on every state of a game
+    its file is byte for byte the file of the whole picture drawn and encoded afresh, and the reuse
+    happens (a card taken, a levy, a turn ended)."""
+    from rendering.pictures import BOARDS, render_board
+
+    BOARDS.clear()
+    names = ["Ada", "Bo", "Cy", "Di"][:players]
+    for state in play(load_map(MAP), players=players, seed=seed).states[:80]:
+        v = view(state)
+        assert render_board(v, names, width) == encode(board_picture(v, names, width))
+    assert BOARDS.hits > 10 and BOARDS.misses > 10
