@@ -57,16 +57,17 @@ from .base import (
 from .pg_migrations import LATEST_VERSION, migrate, schema_version
 from .postgres_privacy import PostgresPrivacy
 from .ratings import PostgresRatings
-from .sqlite import (
+from .rows import (
     EXPORT_FORMAT,
     EXPORT_FORMAT_VERSION,
-    _check_seats,
-    _check_status,
-    _dumps,
-    _export_maps,
-    _loads,
-    _meta_rows,
-    _parse_export,
+    ChangeRows,
+    check_seats,
+    check_status,
+    export_maps,
+    from_json,
+    metadata_rows,
+    parse_export,
+    to_json,
 )
 
 T = TypeVar("T")
@@ -95,7 +96,7 @@ def _game_from_row(row: asyncpg.Record) -> GameRecord:
         guild_id=row[1],
         channel_id=row[2],
         status=row[3],
-        options=_loads(row[4]),
+        options=from_json(row[4]),
         version=row[5],
         created_at=row[6],
         updated_at=row[7],
@@ -116,7 +117,7 @@ def _duty_from_row(row: asyncpg.Record) -> Duty:
         kind=row[5],
         key=row[6],
         due_at=row[7],
-        payload=_loads(row[8]),
+        payload=from_json(row[8]),
         created_at=row[9],
         attempts=row[10],
         not_before=row[11],
@@ -318,9 +319,9 @@ class PostgresGameStore(
         seats: Sequence[tuple[int, int]] = (),
     ) -> GameRecord:
         """A new game in the lobby at version 0. Raises ChannelBusy if the channel has an unfinished game."""
-        options_json = _dumps(options)
-        snapshot_json = None if snapshot is None else _dumps(snapshot)
-        seat_rows = _check_seats(seats)
+        options_json = to_json(options)
+        snapshot_json = None if snapshot is None else to_json(snapshot)
+        seat_rows = check_seats(seats)
 
         async def body(conn: _Conn) -> GameRecord:
             # The partial unique index is the arbiter: a racing create in the same channel waits for
@@ -411,8 +412,8 @@ class PostgresGameStore(
         seats: Sequence[tuple[int, int]] | None = None,
     ) -> GameRecord:
         """Replace the options and/or the seating of a game still in the lobby."""
-        options_json = None if options is None else _dumps(options)
-        seat_rows = None if seats is None else _check_seats(seats)
+        options_json = None if options is None else to_json(options)
+        seat_rows = None if seats is None else check_seats(seats)
 
         async def change(conn: _Conn, game: GameRecord) -> None:
             if options_json is not None:
@@ -457,18 +458,15 @@ class PostgresGameStore(
         if not events:
             raise ValueError("an action needs at least one event")
         if status is not None:
-            _check_status(status)
-        event_rows = [(game_id, expected_version + i + 1, _dumps(e), now) for i, e in enumerate(events)]
+            check_status(status)
+        event_rows = [(game_id, expected_version + i + 1, to_json(e), now) for i, e in enumerate(events)]
         new_version = expected_version + len(events)
-        snapshot_json = _dumps(snapshot)
-        seat_rows = None if seats is None else _check_seats(seats)
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        snapshot_json = to_json(snapshot)
         if status in TERMINAL_STATUSES:
             waiting_on = None
-        set_waiting = not isinstance(waiting_on, _Keep)
-        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
-        keys = list(cancel_keys)
-        meta_rows = _meta_rows(meta or {})
+        c = ChangeRows.of(
+            seats=seats, duties=duties, waiting_on=waiting_on, cancel_keys=cancel_keys, meta=meta
+        )
         map_rows = list(maps)
 
         async def body(conn: _Conn) -> GameRecord:
@@ -479,7 +477,7 @@ class PostgresGameStore(
                 " waiting_on = CASE WHEN $4::boolean THEN $5::bigint ELSE g.waiting_on END"
                 f" WHERE g.id = $6 AND g.version = $7 AND g.status IN {_ACTIVE_SQL}"
                 f" RETURNING {_GAME_COLUMNS}",
-                new_version, now, status, set_waiting, waiting, game_id, expected_version,
+                new_version, now, status, c.set_waiting, c.waiting, game_id, expected_version,
             )  # fmt: skip
             if updated is None:
                 await _why_not_updated(conn, game_id, expected_version)
@@ -499,18 +497,18 @@ class PostgresGameStore(
                 new_version,
                 snapshot_json,
             )
-            if seat_rows is not None:
-                await self._replace_seats(conn, game_id, seat_rows)
+            if c.seats is not None:
+                await self._replace_seats(conn, game_id, c.seats)
             if status in TERMINAL_STATUSES:
                 await conn.execute(
                     "DELETE FROM duties WHERE game_id = $1 AND done_at IS NULL AND key IS NOT NULL", game_id
                 )
-                await self._insert_duties(conn, game_id, record.guild_id, duty_rows, now)
+                await self._insert_duties(conn, game_id, record.guild_id, c.duties, now)
             else:
-                await self._insert_duties(conn, game_id, record.guild_id, duty_rows, now, cancel=keys)
-            await _write_meta(conn, game_id, meta_rows, now)
-            if seat_rows is not None:
-                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
+                await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=c.cancel_keys)
+            await _write_meta(conn, game_id, c.meta, now)
+            if c.seats is not None:
+                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
             return record
 
         return await self._write(body)
@@ -529,13 +527,10 @@ class PostgresGameStore(
         options: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """A change with no engine event, exactly as `SqliteGameStore.amend` does."""
-        seat_rows = None if seats is None else _check_seats(seats)
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
-        set_waiting = not isinstance(waiting_on, _Keep)
-        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
-        keys = list(cancel_keys)
-        meta_rows = _meta_rows(meta or {})
-        options_json = None if options is None else _dumps(options)
+        c = ChangeRows.of(
+            seats=seats, duties=duties, waiting_on=waiting_on, cancel_keys=cancel_keys, meta=meta
+        )
+        options_json = None if options is None else to_json(options)
 
         async def body(conn: _Conn) -> GameRecord:
             updated = await conn.fetchrow(
@@ -545,16 +540,16 @@ class PostgresGameStore(
                 " waiting_on = CASE WHEN $2::boolean THEN $3::bigint ELSE g.waiting_on END"
                 " WHERE g.id = $4 AND g.version = $5 AND g.status = 'playing'"
                 f" RETURNING {_GAME_COLUMNS}",
-                now, set_waiting, waiting, game_id, expected_version, options_json,
+                now, c.set_waiting, c.waiting, game_id, expected_version, options_json,
             )  # fmt: skip
             if updated is None:
                 await _why_not_updated(conn, game_id, expected_version)
             record = _game_from_row(updated)
-            if seat_rows is not None:
-                await self._replace_seats(conn, game_id, seat_rows)
-                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
-            await self._insert_duties(conn, game_id, record.guild_id, duty_rows, now, cancel=keys)
-            await _write_meta(conn, game_id, meta_rows, now)
+            if c.seats is not None:
+                await self._replace_seats(conn, game_id, c.seats)
+                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
+            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=c.cancel_keys)
+            await _write_meta(conn, game_id, c.meta, now)
             return record
 
         return await self._write(body)
@@ -562,7 +557,7 @@ class PostgresGameStore(
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
         """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
         Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        duty_rows = [(d, to_json(d.payload)) for d in duties]
 
         async def body(conn: _Conn) -> GameRecord:
             game = await self._fetch_game(conn, game_id, lock=True)
@@ -597,7 +592,7 @@ class PostgresGameStore(
         if not rows:
             raise GameNotFound(game_id)
         _, version, body = rows[0]
-        return None if body is None else (int(version), _loads(body))
+        return None if body is None else (int(version), from_json(body))
 
     async def get_map(self, digest: str) -> tuple[str, str] | None:
         rows = await self._read("SELECT name, text FROM maps WHERE digest = $1", digest)
@@ -631,7 +626,7 @@ class PostgresGameStore(
 
     async def set_game_meta(self, game_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
         """Merge `changes` into the game's metadata (a None value removes the key). Returns the result."""
-        rows = _meta_rows(changes)
+        rows = metadata_rows(changes)
 
         async def body(conn: _Conn) -> JsonDict:
             await self._fetch_game(conn, game_id, lock=True)
@@ -674,7 +669,7 @@ class PostgresGameStore(
         if status is not None:
             wanted = [status] if isinstance(status, str) else list(status)
             for s in wanted:
-                _check_status(s)
+                check_status(s)
             clauses.append(f"g.status = ANY({p(wanted)}::text[])")
         if guild_id is not None:
             clauses.append(f"g.guild_id = {p(guild_id)}")
@@ -704,7 +699,7 @@ class PostgresGameStore(
                 since_version,
                 limit,
             )
-        return [(int(v), _loads(b)) for v, b in rows]
+        return [(int(v), from_json(b)) for v, b in rows]
 
     # ------------------------------------------------------------------ the outbox
 
@@ -718,9 +713,9 @@ class PostgresGameStore(
         meta: Mapping[str, Any] | None = None,
     ) -> list[Duty]:
         """Write duties (and cancel keyed ones, and merge meta) in one transaction, outside an action."""
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        duty_rows = [(d, to_json(d.payload)) for d in duties]
         keys = list(cancel_keys)
-        meta_rows = _meta_rows(meta or {})
+        meta_rows = metadata_rows(meta or {})
         if game_id is None and (keys or meta_rows):
             raise ValueError("cancel_keys and meta need a game")
 
@@ -881,11 +876,11 @@ class PostgresGameStore(
 
     async def get_user_settings(self, user_id: int) -> JsonDict:
         rows = await self._read("SELECT body FROM user_settings WHERE user_id = $1", user_id)
-        return _loads(rows[0][0]) if rows else {}
+        return from_json(rows[0][0]) if rows else {}
 
     async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:
         """Replace all of a user's settings."""
-        body_json = _dumps(settings)
+        body_json = to_json(settings)
 
         async def body(conn: _Conn) -> None:
             await conn.execute(
@@ -902,7 +897,7 @@ class PostgresGameStore(
         """Merge `changes` into a user's settings (a None value removes the key). Returns the result.
         The row is locked while merging, so two processes' updates of one user both land."""
         changes = dict(changes)
-        _dumps(changes)
+        to_json(changes)
 
         async def body(conn: _Conn) -> JsonDict:
             await conn.execute(
@@ -914,7 +909,7 @@ class PostgresGameStore(
             text = await conn.fetchval(
                 "SELECT body FROM user_settings WHERE user_id = $1 FOR UPDATE", user_id
             )
-            merged = _loads(text)
+            merged = from_json(text)
             for key, value in changes.items():
                 if value is None:
                     merged.pop(key, None)
@@ -923,7 +918,7 @@ class PostgresGameStore(
             await conn.execute(
                 "UPDATE user_settings SET body = $2, updated_at = $3 WHERE user_id = $1",
                 user_id,
-                _dumps(merged),
+                to_json(merged),
                 now,
             )
             return merged
@@ -933,7 +928,7 @@ class PostgresGameStore(
     async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]:
         """(user id, settings, updated_at) of every user, for moving a database."""
         rows = await self._read("SELECT user_id, body, updated_at FROM user_settings ORDER BY user_id")
-        return [(int(u), _loads(b), float(t)) for u, b, t in rows]
+        return [(int(u), from_json(b), float(t)) for u, b, t in rows]
 
     # ------------------------------------------------------------------ operations
 
@@ -1000,7 +995,7 @@ class PostgresGameStore(
             meta = await conn.fetch(
                 "SELECT key, body FROM game_meta WHERE game_id = $1 ORDER BY key", game_id
             )
-            snap_body = None if snap is None else _loads(snap[1])
+            snap_body = None if snap is None else from_json(snap[1])
             digest = snapshot_map(snap_body)
             maps = (
                 []
@@ -1025,7 +1020,7 @@ class PostgresGameStore(
                     "turn_started_at": game.turn_started_at,
                 },
                 "seats": [[seat, user] for seat, user in game.seats],
-                "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
+                "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
                 "snapshot": None if snap is None else {"version": snap[0], "body": snap_body},
                 "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
                 "meta": {key: json.loads(text) for key, text in meta},
@@ -1050,10 +1045,10 @@ class PostgresGameStore(
     ) -> GameRecord:
         """Load a game written by `export_game` (of either backend), as `SqliteGameStore.import_game` does."""
         try:
-            game, seat_rows, event_rows, snapshot, duty_rows = _parse_export(data)
+            game, seat_rows, event_rows, snapshot, duty_rows = parse_export(data)
             duty_created = [float(d["created_at"]) for d in data.get("duties", [])]
-            meta_rows = _meta_rows(dict(data.get("meta") or {}))
-            map_rows = _export_maps(data)
+            meta_rows = metadata_rows(dict(data.get("meta") or {}))
+            map_rows = export_maps(data)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, InvalidGameData):
                 raise
@@ -1075,7 +1070,7 @@ class PostgresGameStore(
                 game["guild_id"],
                 game["channel_id"],
                 game["status"],
-                _dumps(game["options"]),
+                to_json(game["options"]),
                 game["version"],
                 game["created_by"],
                 game["created_at"],

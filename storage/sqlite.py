@@ -24,8 +24,8 @@ import dataclasses
 import json
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, Final, NoReturn, TypeVar, cast
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Mapping, Sequence
+from typing import Any, Final, NoReturn, TypeVar
 
 import aiosqlite
 
@@ -38,7 +38,6 @@ from .base import (
     ACTIVE_STATUSES,
     KEEP,
     MAX_SEATS,
-    STATUSES,
     TERMINAL_STATUSES,
     ChannelBusy,
     Duty,
@@ -62,12 +61,22 @@ from .base import (
 from .migrations import LATEST_VERSION, migrate
 from .preflight import check_database
 from .ratings import SqliteRatings
+from .rows import (
+    EXPORT_FORMAT,
+    EXPORT_FORMAT_VERSION,
+    ChangeRows,
+    check_seats,
+    check_status,
+    export_maps,
+    from_json,
+    metadata_rows,
+    parse_export,
+    to_json,
+)
 from .sqlite_privacy import SqlitePrivacy
 
 T = TypeVar("T")
 
-EXPORT_FORMAT: Final[str] = "alexandros-game"
-EXPORT_FORMAT_VERSION: Final[int] = 3  # 2 added "meta", 3 "duties" for "notices"; older exports import
 
 _GAME_COLUMNS: Final[str] = """
     g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
@@ -85,17 +94,6 @@ _INSERT_DUTY: Final[str] = (
     "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-# The kinds of an export's notices (format versions 1 and 2) that carry over, as duty kinds (= keys).
-_NOTICE_KINDS: Final[dict[str, str]] = {"turn": "remind", "deadline": "deadline"}
-
-
-def _dumps(value: Mapping[str, Any]) -> str:
-    # allow_nan=False: NaN is not JSON, and another backend (PostgreSQL jsonb) would refuse it.
-    return json.dumps(dict(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _loads(text: str) -> JsonDict:
-    return cast(JsonDict, json.loads(text))
 
 
 def _game_from_row(row: Sequence[Any]) -> GameRecord:
@@ -105,7 +103,7 @@ def _game_from_row(row: Sequence[Any]) -> GameRecord:
         guild_id=row[1],
         channel_id=row[2],
         status=row[3],
-        options=_loads(row[4]),
+        options=from_json(row[4]),
         version=row[5],
         created_at=row[6],
         updated_at=row[7],
@@ -136,7 +134,7 @@ def _duty_from_row(row: Sequence[Any]) -> Duty:
         kind=row[5],
         key=row[6],
         due_at=row[7],
-        payload=_loads(row[8]),
+        payload=from_json(row[8]),
         created_at=row[9],
         attempts=row[10],
         not_before=row[11],
@@ -157,23 +155,6 @@ def _shard_filter(shards: ShardSlice | None, column: str = "guild_id") -> tuple[
         f" AND (CASE WHEN {column} IS NULL THEN 0 ELSE ({column} >> 22) % ? END) IN ({marks})",
         [shards.count, *shards.ids],
     )
-
-
-def _check_seats(seats: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out = [(int(seat), int(user)) for seat, user in seats]
-    if any(not 0 <= seat < MAX_SEATS for seat, _ in out):
-        raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
-    if len({seat for seat, _ in out}) != len(out):
-        raise SeatError("a seat is given twice")
-    if len({user for _, user in out}) != len(out):
-        raise SeatError("a user is seated twice")
-    return out
-
-
-def _check_status(status: str) -> Status:
-    if status not in STATUSES:
-        raise ValueError(f"unknown status {status!r}")
-    return status
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
@@ -375,9 +356,9 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         seats: Sequence[tuple[int, int]] = (),
     ) -> GameRecord:
         """A new game in the lobby at version 0. Raises ChannelBusy if the channel has an unfinished game."""
-        options_json = _dumps(options)
-        snapshot_json = None if snapshot is None else _dumps(snapshot)
-        seat_rows = _check_seats(seats)
+        options_json = to_json(options)
+        snapshot_json = None if snapshot is None else to_json(snapshot)
+        seat_rows = check_seats(seats)
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             busy = await self._active_game_in(conn, channel_id)
@@ -463,8 +444,8 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         seats: Sequence[tuple[int, int]] | None = None,
     ) -> GameRecord:
         """Replace the options and/or the seating of a game still in the lobby."""
-        options_json = None if options is None else _dumps(options)
-        seat_rows = None if seats is None else _check_seats(seats)
+        options_json = None if options is None else to_json(options)
+        seat_rows = None if seats is None else check_seats(seats)
 
         async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
             if options_json is not None:
@@ -511,18 +492,15 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         if not events:
             raise ValueError("an action needs at least one event")
         if status is not None:
-            _check_status(status)
-        event_rows = [(game_id, expected_version + i + 1, _dumps(e), now) for i, e in enumerate(events)]
+            check_status(status)
+        event_rows = [(game_id, expected_version + i + 1, to_json(e), now) for i, e in enumerate(events)]
         new_version = expected_version + len(events)
-        snapshot_json = _dumps(snapshot)
-        seat_rows = None if seats is None else _check_seats(seats)
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        snapshot_json = to_json(snapshot)
         if status in TERMINAL_STATUSES:
             waiting_on = None
-        set_waiting = not isinstance(waiting_on, _Keep)
-        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
-        keys = list(cancel_keys)
-        meta_rows = _meta_rows(meta or {})
+        c = ChangeRows.of(
+            seats=seats, duties=duties, waiting_on=waiting_on, cancel_keys=cancel_keys, meta=meta
+        )
         map_rows = list(maps)
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
@@ -535,8 +513,8 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
                     f" WHERE id = ? AND version = ? AND status IN {_ACTIVE_SQL}"
                     f" RETURNING {_RETURNING_COLUMNS}",
-                    (new_version, now, status, set_waiting, waiting, waiting, now, set_waiting, waiting,
-                     game_id, expected_version),
+                    (new_version, now, status, c.set_waiting, c.waiting, c.waiting, now, c.set_waiting,
+                     c.waiting, game_id, expected_version),
                 )
             )  # fmt: skip
             if not updated:
@@ -554,22 +532,22 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                 " ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, body = excluded.body",
                 (game_id, new_version, snapshot_json),
             )
-            if seat_rows is not None:
+            if c.seats is not None:
                 await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
                 await conn.executemany(
                     "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
-                    [(game_id, s, u) for s, u in seat_rows],
+                    [(game_id, s, u) for s, u in c.seats],
                 )
             if status in TERMINAL_STATUSES:
                 await conn.execute(
                     "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", (game_id,)
                 )
             else:
-                await self._cancel_keys(conn, game_id, keys)
-            await self._insert_duties(conn, game_id, duty_rows, now)
-            await _write_meta(conn, game_id, meta_rows, now)
-            if seat_rows is not None:
-                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
+                await self._cancel_keys(conn, game_id, c.cancel_keys)
+            await self._insert_duties(conn, game_id, c.duties, now)
+            await _write_meta(conn, game_id, c.meta, now)
+            if c.seats is not None:
+                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
             return record
 
         return await self._write(body)
@@ -588,13 +566,10 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         options: Mapping[str, Any] | None = None,
     ) -> GameRecord:
         """A change with no engine event (see GameStore.amend): like `append` without events or snapshot."""
-        seat_rows = None if seats is None else _check_seats(seats)
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
-        set_waiting = not isinstance(waiting_on, _Keep)
-        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
-        keys = list(cancel_keys)
-        meta_rows = _meta_rows(meta or {})
-        options_json = None if options is None else _dumps(options)
+        c = ChangeRows.of(
+            seats=seats, duties=duties, waiting_on=waiting_on, cancel_keys=cancel_keys, meta=meta
+        )
+        options_json = None if options is None else to_json(options)
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             updated = list(
@@ -605,23 +580,23 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
                     " WHERE id = ? AND version = ? AND status = 'playing'"
                     f" RETURNING {_RETURNING_COLUMNS}",
-                    (now, options_json, set_waiting, waiting, waiting, now, set_waiting, waiting,
+                    (now, options_json, c.set_waiting, c.waiting, c.waiting, now, c.set_waiting, c.waiting,
                      game_id, expected_version),
                 )
             )  # fmt: skip
             if not updated:
                 await _why_not_updated(conn, game_id, expected_version)
             record = _game_from_row(updated[0])
-            if seat_rows is not None:
+            if c.seats is not None:
                 await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
                 await conn.executemany(
                     "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)",
-                    [(game_id, s, u) for s, u in seat_rows],
+                    [(game_id, s, u) for s, u in c.seats],
                 )
-                record = dataclasses.replace(record, seats=tuple(sorted(seat_rows)))
-            await self._cancel_keys(conn, game_id, keys)
-            await self._insert_duties(conn, game_id, duty_rows, now)
-            await _write_meta(conn, game_id, meta_rows, now)
+                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
+            await self._cancel_keys(conn, game_id, c.cancel_keys)
+            await self._insert_duties(conn, game_id, c.duties, now)
+            await _write_meta(conn, game_id, c.meta, now)
             return record
 
         return await self._write(body)
@@ -629,7 +604,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
         """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
         Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        duty_rows = [(d, to_json(d.payload)) for d in duties]
 
         async def body(conn: aiosqlite.Connection) -> GameRecord:
             game = await self._fetch_game(conn, game_id)
@@ -663,7 +638,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         if not rows:
             raise GameNotFound(game_id)
         _, version, body = rows[0]
-        return None if body is None else (int(version), _loads(body))
+        return None if body is None else (int(version), from_json(body))
 
     async def get_map(self, digest: str) -> tuple[str, str] | None:
         rows = await self._read("SELECT name, text FROM maps WHERE digest = ?", (digest,))
@@ -700,7 +675,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
 
         Raises GameNotFound. Metadata may change in any status, finished games included.
         """
-        rows = _meta_rows(changes)
+        rows = metadata_rows(changes)
 
         async def body(conn: aiosqlite.Connection) -> JsonDict:
             await self._fetch_game(conn, game_id)
@@ -743,7 +718,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         if status is not None:
             wanted = [status] if isinstance(status, str) else list(status)
             for s in wanted:
-                _check_status(s)
+                check_status(s)
             clauses.append(f"g.status IN ({', '.join('?' * len(wanted))})")
             params.extend(wanted)
         if guild_id is not None:
@@ -773,7 +748,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                 " WHERE game_id = ? AND version > ? ORDER BY version DESC LIMIT ?) ORDER BY version",
                 (game_id, since_version, limit),
             )
-        return [(int(v), _loads(b)) for v, b in rows]
+        return [(int(v), from_json(b)) for v, b in rows]
 
     # ------------------------------------------------------------------ the outbox
 
@@ -787,9 +762,9 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         meta: Mapping[str, Any] | None = None,
     ) -> list[Duty]:
         """Write duties (and cancel keyed ones, and merge meta) in one transaction, outside an action."""
-        duty_rows = [(d, _dumps(d.payload)) for d in duties]
+        duty_rows = [(d, to_json(d.payload)) for d in duties]
         keys = list(cancel_keys)
-        meta_rows = _meta_rows(meta or {})
+        meta_rows = metadata_rows(meta or {})
         if game_id is None and (keys or meta_rows):
             raise ValueError("cancel_keys and meta need a game")
 
@@ -936,11 +911,11 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
 
     async def get_user_settings(self, user_id: int) -> JsonDict:
         rows = await self._read("SELECT body FROM user_settings WHERE user_id = ?", (user_id,))
-        return _loads(rows[0][0]) if rows else {}
+        return from_json(rows[0][0]) if rows else {}
 
     async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:
         """Replace all of a user's settings."""
-        body_json = _dumps(settings)
+        body_json = to_json(settings)
 
         async def body(conn: aiosqlite.Connection) -> None:
             await conn.execute(
@@ -954,13 +929,13 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
     async def update_user_settings(self, user_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
         """Merge `changes` into a user's settings (a None value removes the key). Returns the result."""
         changes = dict(changes)
-        _dumps(changes)
+        to_json(changes)
 
         async def body(conn: aiosqlite.Connection) -> JsonDict:
             rows = list(
                 await conn.execute_fetchall("SELECT body FROM user_settings WHERE user_id = ?", (user_id,))
             )
-            merged = _loads(rows[0][0]) if rows else {}
+            merged = from_json(rows[0][0]) if rows else {}
             for key, value in changes.items():
                 if value is None:
                     merged.pop(key, None)
@@ -969,7 +944,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
             await conn.execute(
                 "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (user_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
-                (user_id, _dumps(merged), now),
+                (user_id, to_json(merged), now),
             )
             return merged
 
@@ -978,7 +953,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
     async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]:
         """(user id, settings, updated_at) of every user, for moving a database (`python -m storage move`)."""
         rows = await self._read("SELECT user_id, body, updated_at FROM user_settings ORDER BY user_id")
-        return [(int(u), _loads(b), float(t)) for u, b, t in rows]
+        return [(int(u), from_json(b), float(t)) for u, b, t in rows]
 
     # ------------------------------------------------------------------ operations
 
@@ -1050,7 +1025,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,)
                 )
             )
-            snap_body = _loads(snaps[0][1]) if snaps else None
+            snap_body = from_json(snaps[0][1]) if snaps else None
             digest = snapshot_map(snap_body)
             maps = (
                 []
@@ -1079,7 +1054,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     "turn_started_at": game.turn_started_at,
                 },
                 "seats": [[seat, user] for seat, user in game.seats],
-                "events": [{"version": v, "created_at": t, "body": _loads(b)} for v, b, t in events],
+                "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
                 "snapshot": {"version": snaps[0][0], "body": snap_body} if snaps else None,
                 "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
                 "meta": {key: json.loads(text) for key, text in meta},
@@ -1112,10 +1087,10 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
         the export does not hold together; nothing is written then.
         """
         try:
-            game, seat_rows, event_rows, snapshot, duty_rows = _parse_export(data)
+            game, seat_rows, event_rows, snapshot, duty_rows = parse_export(data)
             duty_created = [float(d["created_at"]) for d in data.get("duties", [])]
-            meta_rows = _meta_rows(dict(data.get("meta") or {}))
-            map_rows = _export_maps(data)
+            meta_rows = metadata_rows(dict(data.get("meta") or {}))
+            map_rows = export_maps(data)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, InvalidGameData):
                 raise
@@ -1142,7 +1117,7 @@ class SqliteGameStore(SqliteRatings, SqlitePrivacy):  # mixins: storage/ratings.
                     game["guild_id"],
                     game["channel_id"],
                     game["status"],
-                    _dumps(game["options"]),
+                    to_json(game["options"]),
                     game["version"],
                     game["created_by"],
                     game["created_at"],
@@ -1231,24 +1206,6 @@ async def _check_integrity(conn: aiosqlite.Connection) -> list[str]:
     return problems
 
 
-def _optional_float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _meta_rows(changes: Mapping[str, Any]) -> list[tuple[str, str | None]]:
-    """(key, JSON text or None to delete), encoded before any lock is taken."""
-    out: list[tuple[str, str | None]] = []
-    for key, value in changes.items():
-        if not isinstance(key, str) or not key:
-            raise ValueError(f"metadata keys are non-empty strings, got {key!r}")
-        out.append((key, None if value is None else json.dumps(value, separators=(",", ":"))))
-    return out
-
-
 async def _write_meta(
     conn: aiosqlite.Connection, game_id: int, rows: Sequence[tuple[str, str | None]], now: float
 ) -> None:
@@ -1262,80 +1219,3 @@ async def _write_meta(
                 " updated_at = excluded.updated_at",
                 (game_id, key, text, now),
             )
-
-
-def _export_maps(data: Mapping[str, Any]) -> list[MapRow]:
-    """The maps an export carries (for a lean snapshot), checked against the snapshot's reference."""
-    rows: list[MapRow] = [(str(m["digest"]), str(m["name"]), str(m["text"])) for m in data.get("maps", [])]
-    snap = data.get("snapshot")
-    needed = snapshot_map(snap["body"]) if isinstance(snap, Mapping) else None
-    if needed is not None and needed not in {d for d, _, _ in rows}:
-        raise InvalidGameData(f"the snapshot names map {needed}, which the export does not carry")
-    return rows
-
-
-def _parse_export(
-    data: Mapping[str, Any],
-) -> tuple[
-    JsonDict,
-    list[tuple[int, int]],
-    list[tuple[int, str, float]],
-    tuple[int, str] | None,
-    list[tuple[NewDuty, str]],
-]:
-    """Validate an export and turn it into rows. Raises InvalidGameData (or KeyError/TypeError/ValueError)."""
-    if data.get("format") != EXPORT_FORMAT or data.get("format_version") not in (1, EXPORT_FORMAT_VERSION):
-        raise InvalidGameData("not an Alexandros game export of a known format version")
-    raw = data["game"]
-    game: JsonDict = {
-        "id": int(raw["id"]),
-        "guild_id": _optional_int(raw["guild_id"]),
-        "channel_id": int(raw["channel_id"]),
-        "status": _check_status(raw["status"]),
-        "options": dict(raw["options"]),
-        "version": int(raw["version"]),
-        "created_by": int(raw["created_by"]),
-        "created_at": float(raw["created_at"]),
-        "updated_at": float(raw["updated_at"]),
-        "waiting_on": _optional_int(raw["waiting_on"]),
-        "turn_started_at": _optional_float(raw["turn_started_at"]),
-    }
-    try:
-        seat_rows = _check_seats((int(s), int(u)) for s, u in data["seats"])
-    except SeatError as exc:
-        raise InvalidGameData(str(exc)) from exc
-    event_rows = [(int(e["version"]), _dumps(e["body"]), float(e["created_at"])) for e in data["events"]]
-    if [v for v, _, _ in event_rows] != list(range(1, game["version"] + 1)):
-        raise InvalidGameData(f"events must be exactly versions 1..{game['version']}")
-    snap = data.get("snapshot")
-    snapshot: tuple[int, str] | None = None
-    if snap is not None:
-        snapshot = (int(snap["version"]), _dumps(snap["body"]))
-        if snapshot[0] != game["version"]:
-            raise InvalidGameData(f"snapshot is at version {snapshot[0]}, the game at {game['version']}")
-    elif game["version"] > 0:
-        raise InvalidGameData("a game with events needs a snapshot")
-    duty_rows: list[tuple[NewDuty, str]] = []
-    for d in data.get("duties", []):
-        duty = NewDuty(
-            kind=str(d["kind"]),
-            due_at=float(d["due_at"]),
-            channel_id=_optional_int(d["channel_id"]),
-            user_id=_optional_int(d["user_id"]),
-            payload=dict(d["payload"]),
-            key=None if d["key"] is None else str(d["key"]),
-        )
-        duty_rows.append((duty, _dumps(duty.payload)))
-    for n in data.get("notices", []):  # format versions 1 and 2
-        kind = _NOTICE_KINDS.get(str(n["kind"]))
-        if kind is not None and n["sent_at"] is None and game["status"] == "playing":
-            duty = NewDuty(
-                kind,
-                float(n["due_at"]),
-                game["channel_id"],
-                _optional_int(n["user_id"]),
-                dict(n["payload"]),
-                kind,
-            )
-            duty_rows.append((duty, _dumps(duty.payload)))
-    return game, seat_rows, event_rows, snapshot, duty_rows

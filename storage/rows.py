@@ -1,0 +1,183 @@
+"""What every store writes, as rows: JSON text, checked seats and statuses, metadata, the side rows of an
+action (``ChangeRows``), and a game export turned into rows. Both backends (SQLite and PostgreSQL) build
+their rows here, so they check and encode exactly alike; only their SQL differs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from .base import (
+    MAX_SEATS,
+    STATUSES,
+    InvalidGameData,
+    JsonDict,
+    MapRow,
+    NewDuty,
+    SeatError,
+    Status,
+    _Keep,
+    snapshot_map,
+)
+
+EXPORT_FORMAT: Final[str] = "alexandros-game"
+EXPORT_FORMAT_VERSION: Final[int] = 3  # 2 added "meta", 3 "duties" for "notices"; older exports import
+# The kinds of an export's notices (format versions 1 and 2) that carry over, as duty kinds (= keys).
+_NOTICE_KINDS: Final[dict[str, str]] = {"turn": "remind", "deadline": "deadline"}
+
+
+def to_json(value: Mapping[str, Any]) -> str:
+    # allow_nan=False: NaN is not JSON, and another backend (PostgreSQL jsonb) would refuse it.
+    return json.dumps(dict(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def from_json(text: str) -> JsonDict:
+    return cast(JsonDict, json.loads(text))
+
+
+def check_seats(seats: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    out = [(int(seat), int(user)) for seat, user in seats]
+    if any(not 0 <= seat < MAX_SEATS for seat, _ in out):
+        raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
+    if len({seat for seat, _ in out}) != len(out):
+        raise SeatError("a seat is given twice")
+    if len({user for _, user in out}) != len(out):
+        raise SeatError("a user is seated twice")
+    return out
+
+
+def check_status(status: str) -> Status:
+    if status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}")
+    return status
+
+
+def _optional_float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def metadata_rows(changes: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """(key, JSON text or None to delete), encoded before any lock is taken."""
+    out: list[tuple[str, str | None]] = []
+    for key, value in changes.items():
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"metadata keys are non-empty strings, got {key!r}")
+        out.append((key, None if value is None else json.dumps(value, separators=(",", ":"))))
+    return out
+
+
+def export_maps(data: Mapping[str, Any]) -> list[MapRow]:
+    """The maps an export carries (for a lean snapshot), checked against the snapshot's reference."""
+    rows: list[MapRow] = [(str(m["digest"]), str(m["name"]), str(m["text"])) for m in data.get("maps", [])]
+    snap = data.get("snapshot")
+    needed = snapshot_map(snap["body"]) if isinstance(snap, Mapping) else None
+    if needed is not None and needed not in {d for d, _, _ in rows}:
+        raise InvalidGameData(f"the snapshot names map {needed}, which the export does not carry")
+    return rows
+
+
+def parse_export(
+    data: Mapping[str, Any],
+) -> tuple[
+    JsonDict,
+    list[tuple[int, int]],
+    list[tuple[int, str, float]],
+    tuple[int, str] | None,
+    list[tuple[NewDuty, str]],
+]:
+    """Validate an export and turn it into rows. Raises InvalidGameData (or KeyError/TypeError/ValueError)."""
+    if data.get("format") != EXPORT_FORMAT or data.get("format_version") not in (1, EXPORT_FORMAT_VERSION):
+        raise InvalidGameData("not an Alexandros game export of a known format version")
+    raw = data["game"]
+    game: JsonDict = {
+        "id": int(raw["id"]),
+        "guild_id": _optional_int(raw["guild_id"]),
+        "channel_id": int(raw["channel_id"]),
+        "status": check_status(raw["status"]),
+        "options": dict(raw["options"]),
+        "version": int(raw["version"]),
+        "created_by": int(raw["created_by"]),
+        "created_at": float(raw["created_at"]),
+        "updated_at": float(raw["updated_at"]),
+        "waiting_on": _optional_int(raw["waiting_on"]),
+        "turn_started_at": _optional_float(raw["turn_started_at"]),
+    }
+    try:
+        seat_rows = check_seats((int(s), int(u)) for s, u in data["seats"])
+    except SeatError as exc:
+        raise InvalidGameData(str(exc)) from exc
+    event_rows = [(int(e["version"]), to_json(e["body"]), float(e["created_at"])) for e in data["events"]]
+    if [v for v, _, _ in event_rows] != list(range(1, game["version"] + 1)):
+        raise InvalidGameData(f"events must be exactly versions 1..{game['version']}")
+    snap = data.get("snapshot")
+    snapshot: tuple[int, str] | None = None
+    if snap is not None:
+        snapshot = (int(snap["version"]), to_json(snap["body"]))
+        if snapshot[0] != game["version"]:
+            raise InvalidGameData(f"snapshot is at version {snapshot[0]}, the game at {game['version']}")
+    elif game["version"] > 0:
+        raise InvalidGameData("a game with events needs a snapshot")
+    duty_rows: list[tuple[NewDuty, str]] = []
+    for d in data.get("duties", []):
+        duty = NewDuty(
+            kind=str(d["kind"]),
+            due_at=float(d["due_at"]),
+            channel_id=_optional_int(d["channel_id"]),
+            user_id=_optional_int(d["user_id"]),
+            payload=dict(d["payload"]),
+            key=None if d["key"] is None else str(d["key"]),
+        )
+        duty_rows.append((duty, to_json(duty.payload)))
+    for n in data.get("notices", []):  # format versions 1 and 2
+        kind = _NOTICE_KINDS.get(str(n["kind"]))
+        if kind is not None and n["sent_at"] is None and game["status"] == "playing":
+            duty = NewDuty(
+                kind,
+                float(n["due_at"]),
+                game["channel_id"],
+                _optional_int(n["user_id"]),
+                dict(n["payload"]),
+                kind,
+            )
+            duty_rows.append((duty, to_json(duty.payload)))
+    return game, seat_rows, event_rows, snapshot, duty_rows
+
+
+@dataclass(frozen=True)
+class ChangeRows:
+    """What an append or an amend writes beside the game's row, checked and encoded before any lock is
+    taken: the new seating (None: unchanged), the duties with their payloads as JSON, whose turn it is
+    (``set_waiting`` False: unchanged), the keys of pending duties to cancel, and the metadata changes."""
+
+    seats: list[tuple[int, int]] | None
+    duties: list[tuple[NewDuty, str]]
+    set_waiting: bool
+    waiting: int | None
+    cancel_keys: list[str]
+    meta: list[tuple[str, str | None]]
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        seats: Sequence[tuple[int, int]] | None,
+        duties: Sequence[NewDuty],
+        waiting_on: int | None | _Keep,
+        cancel_keys: Collection[str],
+        meta: Mapping[str, Any] | None,
+    ) -> ChangeRows:
+        keep = isinstance(waiting_on, _Keep)
+        return cls(
+            seats=None if seats is None else check_seats(seats),
+            duties=[(d, to_json(d.payload)) for d in duties],
+            set_waiting=not keep,
+            waiting=None if isinstance(waiting_on, _Keep) else waiting_on,
+            cancel_keys=list(cancel_keys),
+            meta=metadata_rows(meta or {}),
+        )
