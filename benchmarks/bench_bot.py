@@ -9,14 +9,16 @@ Real renderer (the bot's pool of warm worker processes), real SQLite store, real
 fake's records of each game are reduced to the figures once its action is done.
 
 Printed per run: first response p99 (interaction in -> its first answer), whole interaction p99 (in ->
-the handler done), engine actions per second, and the event loop's longest stall (a probe task that
-sleeps 1 ms and records how late it wakes).
+the handler done), engine actions per second, the event loop's longest stall (a probe task that sleeps
+1 ms and records how late it wakes; the stall runs also time every callback), and the CPU per action of
+the bot's process and of its render workers.
 
 The baseline: the bot as of commit 8afd768 (before issues 10 and 12), checked out in a temporary
 ``git worktree`` and driven by its own tests/bot/driver.py in a process of its own, same games, same
 machine, same run.
 
-    python benchmarks/bench_bot.py [--games 100] [--stall-games 50] [--actions 6] [--no-baseline]
+    python benchmarks/bench_bot.py [--games 100] [--stall-games 50] [--actions 6] [--seed 7]
+                                   [--map PATH] [--no-baseline]
 
 Targets (issue 12) on 2 cores: 100 games: first response p99 <= 500 ms, whole interaction p99 <= 2 s,
 >= 60 actions/s and >= 4x the old bot; 50 games: longest loop stall <= 50 ms.
