@@ -7,9 +7,10 @@ The bot's autocomplete, the renderer's previews and the computer players all ask
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar, cast
 
 from engine.actions import Move, MoveWay
 from engine.errors import IllegalAction
@@ -18,11 +19,26 @@ from engine.maps import SideKind
 from engine.state import ACTIONS_PER_TURN, GameState, Phase, Province
 from engine.symbols import NO_CARDS, SYMBOLS, Cards, Symbol, add, contains, missing, one, sub, total
 
+T = TypeVar("T")
+
 # --- Moving Alexander (R3) ---------------------------------------------------------------------------
+
+
+def _kept(state: GameState, key: Hashable, work: Callable[[], T]) -> T:
+    """``work()`` once per state and key. The bot asks one state the same questions several times for one
+    action (its autocomplete, its reading of the command, the check in ``apply``)."""
+    derived = state.derived
+    if key not in derived:
+        derived[key] = work()
+    return cast(T, derived[key])
 
 
 def empty_spaces(state: GameState) -> frozenset[Space]:
     """R3.3: symbol spaces with no wall on a side, no guard, and Alexander on none of their corners (D1)."""
+    return _kept(state, "empty_spaces", partial(_empty_spaces, state))
+
+
+def _empty_spaces(state: GameState) -> frozenset[Space]:
     m = state.map
     near_alexander = set(m.point_spaces.get(state.alexander, ()))
     guarded = state.guard_owner
@@ -367,8 +383,15 @@ def _target_symbol(choice: MoveChoice | Symbol) -> Symbol:
     return choice.symbol if isinstance(choice, MoveChoice) else choice
 
 
-def _destination_dags(state: GameState, symbol: Symbol) -> list[tuple[_PathDag, tuple[Space, ...]]]:
+Dags = tuple[tuple["_PathDag", tuple[Space, ...]], ...]
+
+
+def _destination_dags(state: GameState, symbol: Symbol) -> Dags:
     """R3.2-R3.4, R3.7, P5: every allowed destination point, with its path graph and its spaces."""
+    return _kept(state, ("destinations", symbol), partial(_find_destination_dags, state, symbol))
+
+
+def _find_destination_dags(state: GameState, symbol: Symbol) -> Dags:
     _, spaces = closest_targets(state, symbol)
     per_point: dict[Point, list[Space]] = {}
     for s in spaces:
@@ -379,11 +402,11 @@ def _destination_dags(state: GameState, symbol: Symbol) -> list[tuple[_PathDag, 
     fewest_any: int | None = None
     if any(dag.stats[dag.start][1] > left for dag, _ in dags):
         fewest_any = fewest_walls_of_any_move(state)  # only asked when R3.7 can matter
-    return [
+    return tuple(
         (dag, spaces_at)
         for dag, spaces_at in dags
         if _wall_cap(state, dag.stats[dag.start][1], fewest_any) is not None
-    ]
+    )
 
 
 def destinations(state: GameState, choice: MoveChoice | Symbol, path_limit: int = 25) -> list[Destination]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
+from typing import Any
 
 from engine.geometry import Point, Side, Space
 from engine.maps import Map
@@ -149,6 +151,12 @@ class GameState:
     @cached_property
     def guard_owner(self) -> dict[Space, int]:
         return {s: i for i, pl in enumerate(self.players) for s in pl.guards}
+
+    @cached_property
+    def derived(self) -> dict[Hashable, Any]:
+        """What the rules work out from this state, kept with it (engine.rules): a state never changes, so
+        neither does anything worked out from it. Not part of its value: equality and snapshots ignore it."""
+        return {}
 
 
 def splitmix64(state: int) -> tuple[int, int]:

@@ -219,3 +219,35 @@ def test_r3_7_preview_refuses_what_apply_refuses() -> None:
 def test_r3_7_the_greedy_player_also_finds_the_far_move_that_reuses_walls() -> None:
     st, _, _ = _far_walled_position()
     apply(st, ai.greedy_player(st, random.Random(1)))
+
+
+def test_answers_kept_with_a_state_are_the_answers_worked_out_afresh() -> None:
+    """R3.3, R3.2-R3.4: empty_spaces and the destinations are kept with the state that was asked
+    (GameState.derived); on every move position of three games they equal the answers for an equal state
+    never asked before, asked twice give the same object, and what is kept is not part of the state's value
+    (equality, snapshots)."""
+    import dataclasses
+
+    from engine.snapshot import dump_state
+
+    checked = 0
+    for seed in range(3):
+        state, _ = new_game(default_map(), 3, seed)
+        rng = random.Random(seed)
+        for _ in range(120):
+            if state.over:
+                break
+            if state.phase is Phase.MOVE:
+                fresh = dataclasses.replace(state)
+                assert not fresh.derived
+                for symbol in sorted(rules.symbols_with_empty_space(state)):
+                    kept = rules.destinations(state, symbol)
+                    assert rules.destinations(state, symbol) == kept
+                    assert rules.destinations(fresh, symbol) == kept
+                    assert rules.destination_points(fresh, symbol) == rules.destination_points(state, symbol)
+                assert rules.empty_spaces(state) is rules.empty_spaces(state)
+                assert rules.empty_spaces(fresh) == rules.empty_spaces(state)
+                assert state == dataclasses.replace(state) and dump_state(state) == dump_state(fresh)
+                checked += 1
+            state = apply(state, ai.greedy_player(state, rng))[0]
+    assert checked > 20
