@@ -27,7 +27,7 @@ from typing import Any
 from engine import serialize
 from engine.events import Event
 from engine.snapshot import dump_state
-from engine.state import GameState, Phase
+from engine.state import GameState, Phase, UndoTrail
 from engine.symbols import Symbol, total
 from engine.views import view
 from storage import NewDuty
@@ -74,11 +74,13 @@ def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any
 def public_state(state: GameState) -> GameState:
     """The state with every secret taken out, so that the outbox may hold it (R2.5): each hand becomes as
     many cards of one symbol (only its size is public), the supply as many cards of one symbol (its order
-    is secret), the random generator and the seed zero. Its public view is the real state's public view.
+    is secret), the random generator and the seed zero, and P10's trail goes (it holds the turn's earlier
+    states whole, secrets and all; the turn post's Undo button is decided from the real state). Its public
+    view is the real state's public view.
     """
     players = tuple(dataclasses.replace(p, hand=(total(p.hand), 0, 0, 0, 0)) for p in state.players)
     supply = (Symbol.TEMPLE,) * len(state.supply) if state.supply else ()
-    return dataclasses.replace(state, players=players, supply=supply, rng=0, seed=0)
+    return dataclasses.replace(state, players=players, supply=supply, rng=0, seed=0, undo=UndoTrail())
 
 
 def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:

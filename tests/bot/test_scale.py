@@ -177,9 +177,11 @@ def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_se
     from bot.duties import public_state
     from engine.game import apply, new_game
     from engine.snapshot import dump_state, load_state, maps_by_digest
+    from engine.state import UndoTrail
     from engine.views import view
 
     maps = maps_by_digest(default_map())
+    undo_points = 0
     for seed in (1, 2, 3):
         state, _ = new_game(default_map(), 3, seed)
         rng = random.Random(seed)
@@ -189,7 +191,12 @@ def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_se
             public = load_state(dump_state(public_state(state)), maps)
             assert view(public, None) == view(state, None)
             assert public.rng == 0 and public.seed == 0
+            # P10's trail holds the turn's earlier states whole (hands, the supply's order, the generator):
+            # none of it may reach the outbox.
+            undo_points += len(state.undo.points)
+            assert public.undo == UndoTrail(), "no earlier state of the turn, with its secrets"
             assert len(set(public.supply)) <= 1, "the supply's order is gone"
             for p, real in zip(public.players, state.players, strict=True):
                 assert p.hand[1:] == (0, 0, 0, 0) and p.hand[0] == sum(real.hand), "only the hand's size"
             state, _ = apply(state, ai.greedy_player(state, rng))
+    assert undo_points > 0, "the games passed through states with a trail"
