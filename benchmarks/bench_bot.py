@@ -120,10 +120,9 @@ async def settle_own(d: Any, before: int | set[asyncio.Task[Any]], until: Any = 
 
 def worker_cpu(pics: Any) -> float:
     """CPU seconds used so far by the render worker processes (0 for a bot that draws in threads)."""
-    pool = getattr(pics, "pool", None) or getattr(pics, "_pool", None)
-    pids = pool.pids() if hasattr(pool, "pids") else list(getattr(pool, "_processes", None) or {})
+    pool = getattr(pics, "pool", None)
     total = 0.0
-    for pid in pids:
+    for pid in pool.pids() if pool is not None else ():
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

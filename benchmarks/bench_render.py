@@ -47,6 +47,13 @@ from rendering.png import BANDS  # noqa: E402
 from rendering.samples import play, sample_map  # noqa: E402
 
 
+def forget() -> None:
+    """Empty the renderer's caches of recent pictures: what a worker that never drew this board does."""
+    PLACED.clear()
+    BANDS.clear()
+    BOARDS.clear()
+
+
 def cpu_ms(f: Callable[[], bytes], runs: int) -> tuple[float, bytes]:
     out = b""
     times = []
@@ -88,9 +95,7 @@ def main() -> int:
     im = drawn()
 
     def fresh() -> bytes:  # nothing seen before: labels placed, every band compressed (a first board)
-        PLACED.clear()
-        BANDS.clear()
-        BOARDS.clear()
+        forget()
         return render_board(v, names, w)
 
     rows = [
@@ -128,9 +133,7 @@ def main() -> int:
     # The mean, not the median: a board kept costs a fraction of one drawn, and the CPU a game takes is
     # their sum.
     old_ms = statistics.mean(cpu_ms(partial(before, t), 1)[0] for t in turns)
-    PLACED.clear()
-    BANDS.clear()
-    BOARDS.clear()
+    forget()
     now = [cpu_ms(partial(render_board, t, names, w), 1) for t in turns]
     now_ms = statistics.mean(ms for ms, _ in now)
     print(
@@ -151,9 +154,7 @@ def main() -> int:
     wire = pickle.dumps(req)
 
     def pooled() -> bytes:  # as a worker meets a board it has not drawn before
-        PLACED.clear()
-        BANDS.clear()
-        BOARDS.clear()
+        forget()
         return render_request(pickle.loads(pickle.dumps(req)))
 
     pool_ms, png = cpu_ms(pooled, args.runs)

@@ -324,13 +324,18 @@ def _place_regions(pl: _Placer) -> None:
 PLACED: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(512)
 
 
+def pieces(v: GameView) -> tuple[object, ...]:
+    """Where everything on the board stands: Alexander, the walls, each seat's guards, the provinces (their
+    owners and values). What the labels are placed around, and a cache key for what is drawn from it."""
+    return (v.alexander, v.walls, tuple((p.seat, p.guards) for p in v.players), v.provinces)
+
+
 def board_labels(
     v: GameView, lay: Layout, theme: Theme = DEFAULT_THEME, avoid: Sequence[Box] = ()
 ) -> tuple[Label, ...]:
     """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers).
     The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
-    guards = tuple((player.seat, player.guards) for player in v.players)
-    key = (v.map, lay, theme, tuple(avoid), v.alexander, v.walls, guards, v.provinces)
+    key = (v.map, lay, theme, tuple(avoid), *pieces(v))
     found = PLACED.get(key)
     if found is None:
         found = _place_all(v, lay, theme, avoid)

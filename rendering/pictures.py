@@ -16,12 +16,13 @@ from functools import lru_cache
 from PIL import Image, ImageDraw
 
 from engine.geometry import Point, Space, neighbour_across, point_label
+from engine.maps import Map
 from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
 from rendering.fonts import drawable, ellipsize, font
-from rendering.labels import Box, marker_box, marker_radius, overlap, square
+from rendering.labels import Box, marker_box, marker_radius, overlap, pieces, square
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import (
     Band,
@@ -120,13 +121,12 @@ def render_board(
     lay = layout(v.map, width, theme)
     split = lay.panel_top + 2  # the separator line's lower half: walls at the map's edge may reach it
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
-    players = tuple((player.seat, player.guards) for player in v.players)
-    key = (v.map, width, theme, v.alexander, v.last_move, v.walls, v.red_walls, players, v.provinces)
+    key = (v.map, width, theme, v.last_move, v.red_walls, *pieces(v))
     kept = BOARDS.get(key)
     below, near = (0, split, width, lay.height), (0, max(0, cut - ROWS), width, split)
     if kept is None:
         im, _ = b.board_image(v, width, theme)
-        clear = im.crop(below).tobytes() == b.map_layer(v.map, width, theme).crop(below).tobytes()
+        clear = im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme, split)
         above = im.crop(near).tobytes()
         board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
         q = quantized(im, theme)
@@ -142,6 +142,13 @@ def render_board(
         q = quantized(im.crop(below), theme)
         rest = board_rows + q.tobytes()
     return png_of_bands(width, lay.height, palette_of(q), [*top, *bands(rest, width, COMPRESS_LEVEL)])
+
+
+@lru_cache(maxsize=8)
+def _map_layer_rows(m: Map, width: int, theme: Theme, top: int) -> bytes:
+    """The map layer's pixels from row ``top`` down: the panel's rows before anything is drawn on them."""
+    layer = b.map_layer(m, width, theme)
+    return layer.crop((0, top, width, layer.height)).tobytes()
 
 
 # Boards lately drawn, by everything the board above the panel shows: about 100 KB each (compressed bands,

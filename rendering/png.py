@@ -48,37 +48,23 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
 
-class BandCache:
+class BandCache(Recent[bytes, Band]):
     """The compressed bytes of the bands drawn lately, by the SHA-256 of their pixels (and the width and
     level they were compressed at)."""
 
     def __init__(self, size: int = BANDS_KEPT) -> None:
-        self._bands: Recent[bytes, Band] = Recent(size)
-
-    @property
-    def hits(self) -> int:
-        return self._bands.hits
-
-    @property
-    def misses(self) -> int:
-        return self._bands.misses
-
-    def __len__(self) -> int:
-        return len(self._bands)
-
-    def clear(self) -> None:
-        self._bands.clear()
+        super().__init__(size)
 
     def band(self, pixels: bytes, width: int, level: int) -> Band:
         """(compressed bytes, Adler-32, length) of one band's rows, each row led by its filter byte (0)."""
         key = hashlib.sha256(pixels).digest() + struct.pack(">IB", width, level)
-        found = self._bands.get(key)
+        found = self.get(key)
         if found is not None:
             return found
         rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
         squeeze = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
         made = (squeeze.compress(rows) + squeeze.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
-        self._bands.put(key, made)
+        self.put(key, made)
         return made
 
 

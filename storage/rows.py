@@ -172,12 +172,12 @@ class ChangeRows:
         cancel_keys: Collection[str],
         meta: Mapping[str, Any] | None,
     ) -> ChangeRows:
-        keep = isinstance(waiting_on, _Keep)
+        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
         return cls(
             seats=None if seats is None else check_seats(seats),
             duties=[(d, to_json(d.payload)) for d in duties],
-            set_waiting=not keep,
-            waiting=None if isinstance(waiting_on, _Keep) else waiting_on,
+            set_waiting=not isinstance(waiting_on, _Keep),
+            waiting=waiting,
             cancel_keys=list(cancel_keys),
             meta=metadata_rows(meta or {}),
         )
