@@ -16,6 +16,7 @@ import aiosqlite
 import asyncpg
 
 from .base import PlayerRating, RateFn, StoreError
+from .sqlite_base import SqliteBase
 
 _PgConn: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
 
@@ -38,11 +39,8 @@ def _checked(guild_id: int, users: Sequence[int], new: Sequence[PlayerRating]) -
     return out
 
 
-class SqliteRatings:
+class SqliteRatings(SqliteBase):
     """`GameStore`'s rating methods on SQLite (mixed into `SqliteGameStore`)."""
-
-    _write: Callable[..., Awaitable[Any]]
-    _read: Callable[..., Awaitable[list[Any]]]
 
     async def rate_game(
         self, game_id: int, guild_id: int, user_ids: Sequence[int], rate: RateFn, now: float

@@ -5,12 +5,13 @@ contract suite. What "forget" changes: storage/privacy.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import aiosqlite
 
 from .privacy import ForgetReport, StillSeated, forget_options, forget_payload, scrub
+from .sqlite_base import SqliteBase
 
 T = TypeVar("T")
 
@@ -21,11 +22,8 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
-class SqlitePrivacy:
+class SqlitePrivacy(SqliteBase):
     """forget_user and purge_games, on the store's one writer transaction."""
-
-    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
-        raise NotImplementedError  # SqliteGameStore's
 
     async def forget_user(self, user_id: int, pseudonym: int, now: float) -> ForgetReport:
         """Delete a user's settings and put `pseudonym` (negative) in their place in every game record.

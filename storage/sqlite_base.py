@@ -1,0 +1,325 @@
+"""What every part of the SQLite store stands on: its connections, its transactions, and the rows it
+reads and writes inside them. The parts (lobby, outbox, settings, transfer, ratings, privacy) are mixins
+of `SqliteGameStore` (storage/sqlite.py), each on this base.
+
+How transactions work, and why:
+- One long-lived writer connection, guarded by an asyncio.Lock. Every write is an explicit
+  BEGIN IMMEDIATE ... COMMIT on it: a plain BEGIN that later writes fails with "database is
+  locked" despite the busy timeout, and a shared connection in implicit-transaction mode lets
+  one coroutine's COMMIT save another's rolled-back row.
+- One reader connection for single-statement reads. WAL lets it read beside the writer, and a
+  single statement is always a consistent snapshot, so it needs no lock. Reads that need several
+  statements (export) run on the writer under the lock instead, so the reader never holds a long
+  read transaction that would hide a commit the caller just made.
+- Each write transaction runs in its own task behind asyncio.shield: if the caller is cancelled
+  (a Discord timeout, shutdown), the transaction still finishes or rolls back as a whole, and the
+  writer connection is never left inside an open transaction.
+- JSON is encoded before the lock is taken, so the lock covers only database work, never caller
+  code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, NoReturn, TypeVar
+
+import aiosqlite
+
+from .base import (
+    Duty,
+    GameClosed,
+    GameNotFound,
+    GameRecord,
+    NewDuty,
+    ShardSlice,
+    StoreError,
+    VersionConflict,
+)
+from .rows import (
+    from_json,
+)
+
+T = TypeVar("T")
+
+_GAME_COLUMNS: Final[str] = """
+    g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
+    g.created_by, g.waiting_on, g.turn_started_at,
+    (SELECT json_group_array(json_array(s.seat, s.user_id)) FROM seats s WHERE s.game_id = g.id)
+"""
+# RETURNING cannot use a table alias, so the same columns named by the table.
+_RETURNING_COLUMNS: Final[str] = _GAME_COLUMNS.replace("g.", "games.")
+_DUTY_COLUMNS: Final[str] = (
+    "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
+    " not_before, lease_owner, lease_until, done_at, outcome, last_error"
+)
+_ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
+_INSERT_DUTY: Final[str] = (
+    "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _game_from_row(row: Sequence[Any]) -> GameRecord:
+    seats = tuple(sorted((int(s), int(u)) for s, u in json.loads(row[11] or "[]")))
+    return GameRecord(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        status=row[3],
+        options=from_json(row[4]),
+        version=row[5],
+        created_at=row[6],
+        updated_at=row[7],
+        created_by=row[8],
+        waiting_on=row[9],
+        turn_started_at=row[10],
+        seats=seats,
+    )
+
+
+async def _why_not_updated(conn: aiosqlite.Connection, game_id: int, expected_version: int) -> NoReturn:
+    """A version-guarded update of a game changed no row: raise why (gone, moved on, or closed)."""
+    rows = list(await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,)))
+    if not rows:
+        raise GameNotFound(game_id)
+    if rows[0][0] != expected_version:
+        raise VersionConflict(game_id, expected_version, rows[0][0])
+    raise GameClosed(game_id, rows[0][1])
+
+
+def _duty_from_row(row: Sequence[Any]) -> Duty:
+    return Duty(
+        id=row[0],
+        game_id=row[1],
+        guild_id=row[2],
+        channel_id=row[3],
+        user_id=row[4],
+        kind=row[5],
+        key=row[6],
+        due_at=row[7],
+        payload=from_json(row[8]),
+        created_at=row[9],
+        attempts=row[10],
+        not_before=row[11],
+        lease_owner=row[12],
+        lease_until=row[13],
+        done_at=row[14],
+        outcome=row[15],
+        last_error=row[16],
+    )
+
+
+def _shard_filter(shards: ShardSlice | None, column: str = "guild_id") -> tuple[str, list[Any]]:
+    """SQL (and its parameters) keeping the rows of guilds on the given shards; DMs are shard 0."""
+    if shards is None:
+        return "", []
+    marks = ", ".join("?" * len(shards.ids))
+    return (
+        f" AND (CASE WHEN {column} IS NULL THEN 0 ELSE ({column} >> 22) % ? END) IN ({marks})",
+        [shards.count, *shards.ids],
+    )
+
+
+async def _configure(conn: aiosqlite.Connection) -> None:
+    await conn.execute("PRAGMA busy_timeout = 5000")
+    await _use_wal(conn)
+    await conn.execute("PRAGMA synchronous = NORMAL")
+    await conn.execute("PRAGMA foreign_keys = ON")
+
+
+async def _use_wal(conn: aiosqlite.Connection, attempts: int = 100, pause: float = 0.05) -> None:
+    """Switch the file to WAL. The mode persists in the file, so this is a no-op after the first open.
+
+    SQLite does not apply busy_timeout to every lock that changing the journal mode takes: two processes
+    opening a new file at once can get "database is locked" at once, so the switch is retried here.
+    """
+    for attempt in range(attempts):
+        try:
+            rows = list(await conn.execute_fetchall("PRAGMA journal_mode"))
+            if rows and str(rows[0][0]).lower() == "wal":
+                return
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(pause)
+
+
+async def connect(path: str | os.PathLike[str]) -> aiosqlite.Connection:
+    """An autocommit connection with the project's pragmas. No migrations are run."""
+    conn = aiosqlite.connect(os.fspath(path), isolation_level=None)
+    try:
+        await conn
+    except BaseException:
+        # aiosqlite stops its worker thread without waiting for it: wait here, so that the thread's last
+        # callback does not meet an event loop that has closed meanwhile (a traceback at exit).
+        thread = getattr(conn, "_thread", None)
+        if thread is not None and thread.is_alive():
+            await asyncio.to_thread(thread.join, 5)
+        raise
+    try:
+        await _configure(conn)
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+async def _write_meta(
+    conn: aiosqlite.Connection, game_id: int, rows: Sequence[tuple[str, str | None]], now: float
+) -> None:
+    for key, text in rows:
+        if text is None:
+            await conn.execute("DELETE FROM game_meta WHERE game_id = ? AND key = ?", (game_id, key))
+        else:
+            await conn.execute(
+                "INSERT INTO game_meta (game_id, key, body, updated_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (game_id, key) DO UPDATE SET body = excluded.body,"
+                " updated_at = excluded.updated_at",
+                (game_id, key, text, now),
+            )
+
+
+class SqliteBase:
+    """The store's two connections, its one-writer transactions and the row helpers used inside them."""
+
+    def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+        self.path = path
+        self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
+        self._writer = writer
+        self._reader = reader
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _run_tx(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        async with self._lock:
+            conn = self._writer
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = await body(conn)
+                await conn.execute("COMMIT")
+            except BaseException:
+                try:
+                    await conn.execute("ROLLBACK")
+                except sqlite3.OperationalError:
+                    # "no transaction is active": SQLite already rolled back (e.g. on a full disk),
+                    # or a cancelled COMMIT still ran in the worker thread.
+                    pass
+                raise
+            return result
+
+    async def _write(self, body: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        if self._closed:
+            raise StoreError("store is closed")
+        task = asyncio.ensure_future(self._run_tx(body))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        # Retrieve the outcome even if nobody awaits it any more (caller cancelled).
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return await asyncio.shield(task)
+
+    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        if self._closed:
+            raise StoreError("store is closed")
+        return list(await self._reader.execute_fetchall(sql, params))
+
+    @staticmethod
+    async def _fetch_game(conn: aiosqlite.Connection, game_id: int) -> GameRecord:
+        rows = list(
+            await conn.execute_fetchall(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        return _game_from_row(rows[0])
+
+    @staticmethod
+    async def _active_game_in(conn: aiosqlite.Connection, channel_id: int) -> int | None:
+        rows = list(
+            await conn.execute_fetchall(
+                f"SELECT id FROM games WHERE channel_id = ? AND status IN {_ACTIVE_SQL}", (channel_id,)
+            )
+        )
+        return int(rows[0][0]) if rows else None
+
+    @staticmethod
+    async def _insert_duties(
+        conn: aiosqlite.Connection,
+        game_id: int | None,
+        duties: Sequence[tuple[NewDuty, str]],
+        now: float,
+        created: Sequence[float] = (),
+    ) -> list[int]:
+        """Insert duties (a keyed one replaces the game's pending duty of that key); returns their ids.
+        `created` gives their creation times (an import keeps them); `now` is the default."""
+        if not duties:
+            return []
+        guild_id: int | None = None
+        if game_id is not None:
+            rows = list(await conn.execute_fetchall("SELECT guild_id FROM games WHERE id = ?", (game_id,)))
+            if not rows:
+                raise GameNotFound(game_id)
+            guild_id = rows[0][0]
+        ids: list[int] = []
+        for i, (duty, payload) in enumerate(duties):
+            if duty.key is not None:
+                await conn.execute(
+                    "DELETE FROM duties WHERE game_id IS ? AND key = ? AND done_at IS NULL",
+                    (game_id, duty.key),
+                )
+            row = await conn.execute_insert(
+                _INSERT_DUTY,
+                (
+                    game_id,
+                    guild_id,
+                    duty.channel_id,
+                    duty.user_id,
+                    duty.kind,
+                    duty.key,
+                    duty.due_at,
+                    payload,
+                    created[i] if i < len(created) else now,
+                ),
+            )
+            assert row is not None
+            ids.append(int(row[0]))
+        return ids
+
+    @staticmethod
+    async def _cancel_keys(conn: aiosqlite.Connection, game_id: int, keys: Sequence[str] | None) -> int:
+        if keys is None:
+            cursor = await conn.execute(
+                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL", (game_id,)
+            )
+        elif not keys:
+            return 0
+        else:
+            marks = ", ".join("?" * len(keys))
+            cursor = await conn.execute(
+                f"DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IN ({marks})",
+                (game_id, *keys),
+            )
+        return int(cursor.rowcount)
+
+    async def close(self) -> None:
+        """Let running transactions finish, then close both connections. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        for handle in self._held.values():  # closing while an exclusive() block runs: as if the process died
+            if handle is not None:
+                handle.close()
+        self._held.clear()
+        try:
+            await self._reader.close()
+        finally:
+            await self._writer.close()

@@ -1,0 +1,193 @@
+"""The outbox in the SQLite store: duties written with the state, leased to delivery workers, finished
+or retried, purged when old; and the cross-process lock on a name. A mixin of `SqliteGameStore`;
+PostgreSQL's is storage/postgres_outbox.py."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from typing import Any
+
+import aiosqlite
+
+try:
+    import fcntl
+except ImportError:  # Windows: exclusive() is then per process
+    fcntl = None  # type: ignore[assignment]
+
+from .base import (
+    Duty,
+    NewDuty,
+    ShardSlice,
+    StoreError,
+)
+from .rows import (
+    metadata_rows,
+    to_json,
+)
+from .sqlite_base import (
+    _DUTY_COLUMNS,
+    SqliteBase,
+    _duty_from_row,
+    _shard_filter,
+    _write_meta,
+)
+
+
+class SqliteOutbox(SqliteBase):
+    """Duties: add, claim under a lease, finish, retry, cancel, purge; `exclusive` locks."""
+
+    async def add_duties(
+        self,
+        game_id: int | None,
+        duties: Sequence[NewDuty],
+        now: float,
+        *,
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+    ) -> list[Duty]:
+        """Write duties (and cancel keyed ones, and merge meta) in one transaction, outside an action."""
+        duty_rows = [(d, to_json(d.payload)) for d in duties]
+        keys = list(cancel_keys)
+        meta_rows = metadata_rows(meta or {})
+        if game_id is None and (keys or meta_rows):
+            raise ValueError("cancel_keys and meta need a game")
+
+        async def body(conn: aiosqlite.Connection) -> list[Duty]:
+            if game_id is not None:
+                await self._fetch_game(conn, game_id)
+                await self._cancel_keys(conn, game_id, keys)
+                await _write_meta(conn, game_id, meta_rows, now)
+            ids = await self._insert_duties(conn, game_id, duty_rows, now)
+            if not ids:
+                return []
+            marks = ", ".join("?" * len(ids))
+            rows = await conn.execute_fetchall(
+                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE id IN ({marks}) ORDER BY id", ids
+            )
+            return [_duty_from_row(r) for r in rows]
+
+        return await self._write(body)
+
+    async def claim_duties(
+        self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None
+    ) -> list[Duty]:
+        """Lease up to `limit` due duties to `owner` until now + lease_seconds, earliest first.
+
+        A channel's duties go out in order: a duty is handed out only when no earlier due duty of its channel
+        (by due time, then id) is still undone, whether leased, backing off or waiting. A duty whose lease
+        ran out (its worker died) is handed out again; `attempts` counts the hand-outs.
+        """
+        where, params = _shard_filter(shards, "d.guild_id")
+
+        async def body(conn: aiosqlite.Connection) -> list[Duty]:
+            rows = await conn.execute_fetchall(
+                f"UPDATE duties SET lease_owner = ?, lease_until = ?, attempts = attempts + 1"
+                f" WHERE id IN (SELECT d.id FROM duties d"
+                f"  WHERE d.done_at IS NULL AND d.due_at <= ?"
+                f"   AND (d.not_before IS NULL OR d.not_before <= ?)"
+                f"   AND (d.lease_until IS NULL OR d.lease_until <= ?){where}"
+                f"   AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
+                f"    AND e.done_at IS NULL AND e.due_at <= ? AND (e.due_at, e.id) < (d.due_at, d.id))"
+                f"  ORDER BY d.due_at, d.id LIMIT ?)"
+                f" RETURNING {_DUTY_COLUMNS}",
+                (owner, now + lease_seconds, now, now, now, *params, now, limit),
+            )
+            return sorted((_duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
+
+        return await self._write(body)
+
+    async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
+        """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
+
+        async def body(conn: aiosqlite.Connection) -> bool:
+            cursor = await conn.execute(
+                "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
+                " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
+                (now, outcome, duty_id, owner),
+            )
+            return cursor.rowcount == 1
+
+        return await self._write(body)
+
+    async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
+        """Give a leased duty back, to be tried again from `not_before`; False when the lease was lost."""
+
+        async def body(conn: aiosqlite.Connection) -> bool:
+            cursor = await conn.execute(
+                "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = ?, last_error = ?"
+                " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
+                (not_before, error[:500], duty_id, owner),
+            )
+            return cursor.rowcount == 1
+
+        return await self._write(body)
+
+    async def pending_duties(self, game_id: int | None) -> list[Duty]:
+        """Undone duties of a game (None: of no game), in delivery order."""
+        rows = await self._read(
+            f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL ORDER BY due_at, id",
+            (game_id,),
+        )
+        return [_duty_from_row(r) for r in rows]
+
+    async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:
+        """Delete a game's pending duties with these keys (None: all of them). Returns how many."""
+        key_list = None if keys is None else list(keys)
+
+        async def body(conn: aiosqlite.Connection) -> int:
+            return await self._cancel_keys(conn, game_id, key_list)
+
+        return await self._write(body)
+
+    async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None:
+        """When a duty can next be handed out: the earliest ready time (due, back-off and lease over) of the
+        first undone duty of each channel (each DM on its own), for a worker to sleep until."""
+        where, params = _shard_filter(shards, "d.guild_id")
+        rows = await self._read(
+            "SELECT MIN(MAX(d.due_at, COALESCE(d.not_before, d.due_at), COALESCE(d.lease_until, d.due_at)))"
+            f" FROM duties d WHERE d.done_at IS NULL{where}"
+            "  AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
+            "   AND e.done_at IS NULL AND (e.due_at, e.id) < (d.due_at, d.id))",
+            params,
+        )
+        return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self, name: str) -> AsyncIterator[bool]:
+        """An exclusive lock on the file ``<database>.<name>.lock``, taken without waiting: the processes
+        sharing this database file (a bot and a one-off ``--sync``) see each other's; the system drops it
+        when the holder dies. (Without ``fcntl``, on Windows, or for an in-memory database: this process's
+        holders only.)"""
+        if self._closed:
+            raise StoreError("store is closed")
+        if name in self._held:
+            yield False
+            return
+        handle = None
+        if fcntl is not None and self.path != ":memory:":
+            handle = open(f"{self.path}.{name}.lock", "a+b")  # noqa: SIM115 - held for the whole block
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                handle.close()
+                yield False
+                return
+        self._held[name] = handle
+        try:
+            yield True
+        finally:
+            self._held.pop(name, None)
+            if handle is not None:
+                handle.close()  # closing the file releases the lock
+
+    async def purge_done_duties(self, done_before: float) -> int:
+        """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
+
+        async def body(conn: aiosqlite.Connection) -> int:
+            cursor = await conn.execute(
+                "DELETE FROM duties WHERE done_at IS NOT NULL AND done_at < ?", (done_before,)
+            )
+            return int(cursor.rowcount)
+
+        return await self._write(body)
