@@ -5,15 +5,10 @@ storage/privacy.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeAlias, TypeVar
+from typing import Any
 
-import asyncpg
-
+from .postgres_base import PostgresBase, _Conn
 from .privacy import ForgetReport, StillSeated, forget_options, forget_payload, scrub
-
-T = TypeVar("T")
-_Conn: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
 
 _TERMINAL_SQL = "('finished', 'abandoned')"
 
@@ -28,11 +23,8 @@ def _count(status: str) -> int:
     return int(tail) if tail.isdigit() else 0
 
 
-class PostgresPrivacy:
+class PostgresPrivacy(PostgresBase):
     """forget_user and purge_games, each in one transaction."""
-
-    async def _write(self, body: Callable[[_Conn], Awaitable[T]], isolation: str = "read_committed") -> T:
-        raise NotImplementedError  # PostgresGameStore's
 
     async def forget_user(self, user_id: int, pseudonym: int, now: float) -> ForgetReport:
         """See storage.sqlite_privacy.SqlitePrivacy.forget_user."""

@@ -9,13 +9,14 @@ is lost.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeAlias
 
 import aiosqlite
 import asyncpg
 
 from .base import PlayerRating, RateFn, StoreError
+from .postgres_base import PostgresBase
 from .sqlite_base import SqliteBase
 
 _PgConn: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
@@ -114,11 +115,8 @@ async def _upsert_sqlite(conn: aiosqlite.Connection, new: Sequence[PlayerRating]
     )
 
 
-class PostgresRatings:
+class PostgresRatings(PostgresBase):
     """`GameStore`'s rating methods on PostgreSQL (mixed into `PostgresGameStore`)."""
-
-    _write: Callable[..., Awaitable[Any]]
-    _read: Callable[..., Awaitable[list[Any]]]
 
     async def rate_game(
         self, game_id: int, guild_id: int, user_ids: Sequence[int], rate: RateFn, now: float
