@@ -207,7 +207,13 @@ class Deliveries:
         return handled
 
     async def run_forever(self, poll: float = 60.0) -> None:
-        """Deliver as duties fall due: timers, retries after back-off, duties other processes left."""
+        """Deliver as duties fall due: timers, retries after back-off, duties other processes left. Duties
+        another process commits for this one's shards wake it at once where the store can hear them
+        (PostgreSQL); elsewhere, or while it cannot, ``poll`` bounds the wait."""
+        try:
+            await self.store.listen_for_duties(self.shards, self.wake)
+        except Exception:  # the worker still polls
+            log.exception("cannot listen for other processes' duties")
         purged_at = 0.0
         while not self.closing:
             try:

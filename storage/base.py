@@ -372,6 +372,12 @@ class GameStore(Protocol):
 
     async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None: ...
 
+    async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
+        """Have ``wake()`` called whenever another process commits a duty for a guild on ``shards`` (None:
+        any), and each time listening (re)starts. Returns whether this backend hears other processes:
+        PostgreSQL does (LISTEN/NOTIFY); a SQLite file has one bot process, whose own commits wake it."""
+        ...
+
     async def purge_done_duties(self, done_before: float) -> int: ...
 
     def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:

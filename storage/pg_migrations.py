@@ -159,7 +159,29 @@ _V3: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3)
+# Wake-ups across processes: every duty written is announced on the channel DUTY_CHANNEL when its
+# transaction commits (NOTIFY is transactional), as "<guild id or empty> <writer>", so that the process
+# owning the guild's shard delivers it at once instead of at its next poll. The writer is the
+# `alexandros.writer` setting of the writing connection (storage.postgres_outbox), so a process can ignore
+# its own writes; PostgreSQL sends one notification per distinct payload per transaction.
+_V4: Final[tuple[str, ...]] = (
+    """
+    CREATE FUNCTION alexandros_duty_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('alexandros_duties', COALESCE(NEW.guild_id::text, '') || ' '
+            || COALESCE(current_setting('alexandros.writer', true), ''));
+        RETURN NULL;
+    END
+    $$
+    """,
+    """
+    CREATE TRIGGER duties_written AFTER INSERT ON duties
+    FOR EACH ROW EXECUTE FUNCTION alexandros_duty_written()
+    """,
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
+DUTY_CHANNEL: Final[str] = "alexandros_duties"
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import secrets
+import socket
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -70,8 +73,11 @@ async def open_postgres_store(url: str, *, min_size: int = 1, max_size: int = 10
         await migrate(conn)
     finally:
         await conn.close()
-    pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
-    return PostgresGameStore(url, pool)
+    writer = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+    pool = await asyncpg.create_pool(
+        url, min_size=min_size, max_size=max_size, server_settings={"alexandros.writer": writer}
+    )
+    return PostgresGameStore(url, pool, writer)
 
 
 class PostgresGameStore(

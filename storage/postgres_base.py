@@ -154,9 +154,12 @@ async def _write_meta(conn: _Conn, game_id: int, rows: Sequence[tuple[str, str |
 class PostgresBase:
     """The store's pool, its transactions and the row helpers used inside them."""
 
-    def __init__(self, url: str, pool: asyncpg.Pool) -> None:
+    def __init__(self, url: str, pool: asyncpg.Pool, writer: str = "") -> None:
         self.url = url
         self._pool = pool
+        # The pool's connections carry it as their `alexandros.writer` setting: the duties this store
+        # writes are announced with it (pg_migrations._V4), so that it can tell its own from others'.
+        self.writer = writer
         self._tasks: set[asyncio.Task[Any]] = set()
         self._holding: set[Any] = set()  # connections holding an exclusive() lock
         self._closed = False

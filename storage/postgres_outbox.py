@@ -1,13 +1,18 @@
 """The outbox in the PostgreSQL store: duties written with the state, leased to delivery workers (SKIP
 LOCKED, so workers of several processes never wait on each other), finished or retried, purged when old;
-and the advisory lock on a name. A mixin of `PostgresGameStore`; SQLite's is storage/sqlite_outbox.py."""
+the advisory lock on a name; and the wake-ups across processes (`listen_for_duties`). A mixin of
+`PostgresGameStore`; SQLite's is storage/sqlite_outbox.py."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+import logging
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any
+
+import asyncpg
 
 from .base import (
     Duty,
@@ -15,6 +20,7 @@ from .base import (
     ShardSlice,
     StoreError,
 )
+from .pg_migrations import DUTY_CHANNEL
 from .postgres_base import (
     _DUTY_COLUMNS,
     PostgresBase,
@@ -30,9 +36,74 @@ from .rows import (
     to_json,
 )
 
+log = logging.getLogger(__name__)
+
+# How often the listening connection is checked: a connection that died without the socket saying so (a
+# network cut) is found within this, and the worker's poll covers the gap meanwhile.
+_LISTEN_CHECK = 30.0
+_LISTEN_RETRY_MAX = 30.0
+
 
 class PostgresOutbox(PostgresBase):
-    """Duties: add, claim under a lease, finish, retry, cancel, purge; `exclusive` locks."""
+    """Duties: add, claim under a lease, finish, retry, cancel, purge; `exclusive` locks; wake-ups."""
+
+    _listener: asyncio.Task[None] | None = None
+
+    async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
+        """Call `wake()` whenever another process commits a duty for a guild on `shards` (None: any), and
+        each time listening (re)starts, for what was committed while nobody listened. Listens on a
+        connection of its own, outside the pool, connected again after a loss (waiting 1, 2, 4 ... 30 s).
+        True: this backend hears other processes."""
+        if self._closed:
+            raise StoreError("store is closed")
+        if self._listener is None:
+            self._listener = asyncio.get_running_loop().create_task(
+                self._listen(shards, wake), name="store-listen-duties"
+            )
+        return True
+
+    async def _listen(self, shards: ShardSlice | None, wake: Callable[[], None]) -> None:
+        def heard(_conn: object, _pid: int, _channel: str, payload: object) -> None:
+            guild, _, writer = str(payload).partition(" ")
+            if writer == self.writer and self.writer:
+                return  # this process wakes its own worker when it commits
+            if shards is None or shards.owns(int(guild) if guild else None):
+                wake()
+
+        pause = 1.0
+        while not self._closed:
+            lost = asyncio.Event()
+            try:
+                conn = await asyncpg.connect(self.url)
+            except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+                log.warning("cannot listen for duties (%s); again in %.0f s", exc, pause)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _LISTEN_RETRY_MAX)
+                continue
+            try:
+                conn.add_termination_listener(lambda _c, lost=lost: lost.set())
+                await conn.add_listener(DUTY_CHANNEL, heard)
+                pause = 1.0
+                wake()  # whatever was committed while nobody listened
+                while not lost.is_set():
+                    try:
+                        await asyncio.wait_for(lost.wait(), _LISTEN_CHECK)
+                    except TimeoutError:
+                        await asyncio.wait_for(conn.execute("SELECT 1"), _LISTEN_CHECK)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+                log.warning("lost the connection that listens for duties (%s)", exc)
+            finally:
+                conn.terminate()
+            if not self._closed:
+                log.warning("listening for duties again")
+
+    async def close(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+        await super().close()
 
     async def add_duties(
         self,

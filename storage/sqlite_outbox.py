@@ -5,7 +5,7 @@ PostgreSQL's is storage/postgres_outbox.py."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Collection, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import aiosqlite
@@ -152,6 +152,12 @@ class SqliteOutbox(SqliteBase):
             params,
         )
         return None if not rows or rows[0][0] is None else float(rows[0][0])
+
+    async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
+        """Nothing to hear: one bot process writes a SQLite file's duties, and its commits wake its worker
+        (a one-off ``--sync`` or ``storage move`` writes none that are due)."""
+        del shards, wake
+        return False
 
     @contextlib.asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

@@ -12,6 +12,8 @@ What the parent checks, from what each process's fake Discord reports and from t
   (Discord returns the earlier one), and only the killed process's unfinished sends may be re-sent at all;
   every process that lived must have made each of its messages once;
 - two processes pressing the same button at the same version commit once: the other is told "out of date";
+- a duty one process commits for another's shard wakes that process at once (the workers poll every 60 s,
+  as in production: PostgreSQL LISTEN/NOTIFY wakes them);
 - only the process started with sync calls the command-sync routes.
 """
 
@@ -49,7 +51,9 @@ GUILDS = 12
 NOTICE_CHANNELS = 200
 NOTICES = 10_000
 LEASE = 2.0  # seconds a claimed duty stays a process's (production: 60)
-POLL = 1.0  # the longest a worker sleeps (production: 60): it finds duties another process wrote for it
+# The longest a worker sleeps, as in production: a duty another process commits for its shards wakes it at
+# once (PostgreSQL LISTEN/NOTIFY), and due times, back-offs and leases it reads from the store.
+POLL = 60.0
 DUE = "SELECT count(*) FROM duties WHERE done_at IS NULL AND due_at <= $1"
 
 
@@ -281,6 +285,19 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
         assert time.monotonic() < deadline, "the race's duties were not delivered"
         await asyncio.sleep(0.1)
 
+    # --- a duty another process (here the parent) commits wakes its shard's owner at once ---
+    woken_s: list[float] = []
+    for shard in range(SHARDS):
+        ch_id = notice_channels[shard]  # a channel of guild(shard), on that shard
+        (gid,) = [i for i, (_, ch) in games.items() if ch == ch_id]
+        at = time.time()
+        await store.add_duties(gid, [NewDuty("post", at - 1, ch_id, payload={"text": f"wake {shard}"})], at)
+        t0 = time.monotonic()
+        while await conn.fetchval(DUE, time.time()):
+            assert time.monotonic() - t0 < 10, f"shard {shard}'s process slept through a duty for it"
+            await asyncio.sleep(0.02)
+        woken_s.append(time.monotonic() - t0)
+
     for c in (p0, p1, p3):
         c.send(cmd="quit")
     for c in (p0, p1, p3):
@@ -356,5 +373,6 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     print(
         f"cluster: setup {setup_s:.1f} s, {len(duties)} duties delivered in {delivered_s:.1f} s (kill at "
         f"{kill_s:.1f} s), "
-        f"{len(held)} held by the killed process, {len(resent)} re-sent with their nonce"
+        f"{len(held)} held by the killed process, {len(resent)} re-sent with their nonce; another process's"
+        f" duty delivered in {max(woken_s) * 1000:.0f} ms at most (poll {POLL:.0f} s)"
     )

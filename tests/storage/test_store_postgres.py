@@ -14,7 +14,9 @@ import pytest
 from pg_cluster import PgCluster
 
 from storage import (
+    NewDuty,
     PgSchemaTooNew,
+    ShardSlice,
     PostgresGameStore,
     SqliteGameStore,
     StoreError,
@@ -317,5 +319,89 @@ async def test_migration_2_adds_the_maps_and_old_snapshots_still_load(pg_cluster
         await store.append(7, 1, [{"n": 2}], {"lean": 1, "map": ["m", "d"]}, 1.0, maps=[("d", "m", "TEXT")])
         assert await store.get_map("d") == ("m", "TEXT")
         assert await store.load_snapshot(7) == (2, {"lean": 1, "map": ["m", "d"]})
+    finally:
+        await store.close()
+
+
+async def listening_backends(url: str) -> list[int]:
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %alexandros_duties%'"
+            " AND pid != pg_backend_pid()"
+        )
+        return [int(r[0]) for r in rows]
+    finally:
+        await conn.close()
+
+
+async def test_a_duty_another_process_commits_wakes_the_owner_of_its_shard(pg_cluster: PgCluster) -> None:
+    """Cluster wake-ups: a duty committed by one store (another process: its own pool and writer) wakes the
+    store listening for that guild's shard, once the transaction commits; not for another shard's guild,
+    nor a DM (shard 0), nor the listener's own writes; and listening comes back, with a catch-up wake-up,
+    after its connection is killed."""
+    url = await fresh_schema(pg_cluster)
+    listener, writer = await open_postgres_store(url), await open_postgres_store(url)
+    woken: list[float] = []
+    event = asyncio.Event()
+
+    def wake() -> None:
+        woken.append(asyncio.get_running_loop().time())
+        event.set()
+
+    async def woke(within: float = 5.0) -> None:
+        await asyncio.wait_for(event.wait(), within)
+        event.clear()
+
+    def duty(channel: int) -> NewDuty:
+        return NewDuty(kind="post", due_at=T0, channel_id=channel, payload={"text": "hello"})
+
+    ours, theirs = (7 << 22) | 1, (8 << 22) | 1  # shard 1 and shard 0 of 2
+    try:
+        assert listener.writer and writer.writer and listener.writer != writer.writer
+        assert await listener.listen_for_duties(ShardSlice(2, (1,)), wake) is True
+        await woke()  # listening started: catch up on whatever came before
+        game = await writer.create_game(ours, 11, 1, {}, T0)
+        other = await writer.create_game(theirs, 12, 1, {}, T0)
+
+        async with writer._pool.acquire() as conn, conn.transaction():
+            await conn.execute(
+                "INSERT INTO duties (game_id, guild_id, channel_id, kind, due_at, payload, created_at)"
+                " VALUES ($1, $2, 11, 'post', $3, '{}', $3)",
+                game.id, ours, T0,
+            )  # fmt: skip
+            await asyncio.sleep(0.3)
+            assert not event.is_set(), "told before the transaction committed"
+        await woke()
+
+        await writer.add_duties(other.id, [duty(12)], T0)  # shard 0
+        await writer.add_duties(None, [duty(13)], T0)  # a DM: shard 0
+        await listener.add_duties(game.id, [duty(11)], T0)  # its own
+        await writer.add_duties(game.id, [duty(11), duty(11)], T0)  # ours, two in one commit
+        await woke()
+        await asyncio.sleep(0.3)
+        assert len(woken) == 3 and not event.is_set(), "only ours, and one wake-up per commit"
+
+        pids = await listening_backends(url)
+        assert len(pids) == 1
+        admin = await asyncpg.connect(url)
+        try:
+            await admin.execute("SELECT pg_terminate_backend($1)", pids[0])
+        finally:
+            await admin.close()
+        await woke()  # listening again, and catching up
+        await writer.add_duties(game.id, [duty(11)], T0)
+        await woke()
+        assert (await listening_backends(url)) != pids
+    finally:
+        await listener.close()
+        await writer.close()
+    assert await listening_backends(url) == [], "closing the store stops listening"
+
+
+async def test_sqlite_hears_no_other_process(tmp_path: Path) -> None:
+    store = await open_database(sqlite_path(str(tmp_path / "a.db")))
+    try:
+        assert await store.listen_for_duties(None, lambda: None) is False
     finally:
         await store.close()
