@@ -16,8 +16,8 @@ from pg_cluster import PgCluster
 from storage import (
     NewDuty,
     PgSchemaTooNew,
-    ShardSlice,
     PostgresGameStore,
+    ShardSlice,
     SqliteGameStore,
     StoreError,
     open_database,
