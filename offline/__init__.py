@@ -11,7 +11,15 @@ INTERACTION_CREATE payloads fed to ``bot._connection.parse_interaction_create``.
 pytest, so ``python -m bot console`` can reuse it; pytest fixtures live in ``tests.harness.fixtures``.
 
 Modules:
-    offline   -- :class:`OfflineDiscord` (fake Discord, bot lifecycle, interactions), seams, network block
+    offline   -- :class:`OfflineDiscord`: the bot's lifecycle, the seams, the network block; built in layers,
+                 each on the one before:
+      world                 -- guilds, channels, members, roles, messages and the queries on them
+      commands              -- the synced command tree, with ids
+      recorder              -- requests recorded and checked, injected faults, messages made and edited
+      routes                -- the fake REST API (bot-token and interaction-webhook routes)
+      interaction_payloads  -- INTERACTION_CREATE payloads, checked as the Discord client checks them
+      interactions          -- slash, autocomplete, click, select, modal submit, dispatched and settled
+    faults    -- :class:`Fault`, :class:`GlobalLimit` and Discord's error answers, as discord.py raises them
     records   -- :class:`Request`, :class:`InteractionResult`, :class:`StoredMessage`, :class:`HarnessError`
     limits    -- Discord limits discord.py does not check, as pure ``check_*`` functions
     payloads  -- Discord-shaped JSON builders and snowflake ids

@@ -13,7 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from offline.limits import check_command_tree, check_components, check_message, check_modal
-from offline.offline import parse_multipart
+from offline.routes import parse_multipart
 from tests.harness import HarnessError, OfflineDiscord, StoredMessage
 
 GUILD_ID = 111_111_111_111_111_111

@@ -10,7 +10,8 @@ import pytest
 
 from bot import dashboard as db
 from engine import ai
-from offline.offline import ALL_PERMISSIONS, PIN_MESSAGES
+from offline.payloads import ALL_PERMISSIONS
+from offline.world import PIN_MESSAGES
 from tests.bot.driver import CHANNEL, GUILD, NAMES, WALLS_MAP, Clock, Game, abandon, bot_factory, harness
 from tests.harness import OfflineDiscord
 

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from offline.offline import BotFactory, OfflineDiscord, block_network
+from offline.offline import OfflineDiscord, block_network
+from offline.world import BotFactory
 
 
 @pytest.fixture
