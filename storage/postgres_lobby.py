@@ -7,7 +7,6 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from .base import (
-    MAX_SEATS,
     ChannelBusy,
     GameRecord,
     SeatError,
@@ -19,6 +18,7 @@ from .postgres_base import (
 )
 from .rows import (
     check_seats,
+    seat_for,
     to_json,
 )
 
@@ -91,20 +91,7 @@ class PostgresLobby(PostgresBase):
         """Seat a user in the lobby: the given seat, or the lowest free one. Raises SeatError."""
 
         async def change(conn: _Conn, game: GameRecord) -> None:
-            if game.seat_of(user_id) is not None:
-                raise SeatError(f"user {user_id} is already seated")
-            taken = {s for s, _ in game.seats}
-            if seat is None:
-                free = [s for s in range(MAX_SEATS) if s not in taken]
-                if not free:
-                    raise SeatError("the table is full")
-                chosen = free[0]
-            else:
-                if not 0 <= seat < MAX_SEATS:
-                    raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
-                if seat in taken:
-                    raise SeatError(f"seat {seat} is taken")
-                chosen = seat
+            chosen = seat_for(game, user_id, seat)
             await conn.execute(
                 "INSERT INTO seats (game_id, seat, user_id) VALUES ($1, $2, $3)", game_id, chosen, user_id
             )

@@ -5,7 +5,6 @@ storage/sqlite_transfer.py."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import shutil
 import urllib.parse
@@ -34,8 +33,7 @@ from .postgres_base import (
     _write_meta,
 )
 from .rows import (
-    EXPORT_FORMAT,
-    EXPORT_FORMAT_VERSION,
+    export_document,
     export_maps,
     from_json,
     metadata_rows,
@@ -117,41 +115,15 @@ class PostgresTransfer(PostgresBase):
                 if digest is None
                 else await conn.fetch("SELECT digest, name, text FROM maps WHERE digest = $1", digest)
             )
-            return {
-                "format": EXPORT_FORMAT,
-                "format_version": EXPORT_FORMAT_VERSION,
-                "schema_version": LATEST_VERSION,
-                "game": {
-                    "id": game.id,
-                    "guild_id": game.guild_id,
-                    "channel_id": game.channel_id,
-                    "status": game.status,
-                    "options": game.options,
-                    "version": game.version,
-                    "created_by": game.created_by,
-                    "created_at": game.created_at,
-                    "updated_at": game.updated_at,
-                    "waiting_on": game.waiting_on,
-                    "turn_started_at": game.turn_started_at,
-                },
-                "seats": [[seat, user] for seat, user in game.seats],
-                "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
-                "snapshot": None if snap is None else {"version": snap[0], "body": snap_body},
-                "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
-                "meta": {key: json.loads(text) for key, text in meta},
-                "duties": [
-                    {
-                        "channel_id": d.channel_id,
-                        "user_id": d.user_id,
-                        "kind": d.kind,
-                        "key": d.key,
-                        "due_at": d.due_at,
-                        "payload": d.payload,
-                        "created_at": d.created_at,
-                    }
-                    for d in map(_duty_from_row, duties)
-                ],
-            }
+            return export_document(
+                game,
+                events,
+                None if snap is None else (snap[0], snap_body),
+                maps,
+                meta,
+                map(_duty_from_row, duties),
+                LATEST_VERSION,
+            )
 
         return await self._write(body, isolation="repeatable_read")
 

@@ -12,6 +12,8 @@ from typing import Any, Final, cast
 from .base import (
     MAX_SEATS,
     STATUSES,
+    Duty,
+    GameRecord,
     InvalidGameData,
     JsonDict,
     MapRow,
@@ -48,6 +50,23 @@ def check_seats(seats: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     return out
 
 
+def seat_for(game: GameRecord, user_id: int, seat: int | None) -> int:
+    """The seat a user joining the lobby gets: `seat`, or the lowest free one. Raises SeatError."""
+    if game.seat_of(user_id) is not None:
+        raise SeatError(f"user {user_id} is already seated")
+    taken = {s for s, _ in game.seats}
+    if seat is None:
+        free = [s for s in range(MAX_SEATS) if s not in taken]
+        if not free:
+            raise SeatError("the table is full")
+        return free[0]
+    if not 0 <= seat < MAX_SEATS:
+        raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
+    if seat in taken:
+        raise SeatError(f"seat {seat} is taken")
+    return seat
+
+
 def check_status(status: str) -> Status:
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}")
@@ -70,6 +89,55 @@ def metadata_rows(changes: Mapping[str, Any]) -> list[tuple[str, str | None]]:
             raise ValueError(f"metadata keys are non-empty strings, got {key!r}")
         out.append((key, None if value is None else json.dumps(value, separators=(",", ":"))))
     return out
+
+
+def export_document(
+    game: GameRecord,
+    events: Iterable[Any],
+    snapshot: tuple[int, JsonDict | None] | None,
+    maps: Iterable[Any],
+    meta: Iterable[Any],
+    duties: Iterable[Duty],
+    schema_version: int,
+) -> JsonDict:
+    """A game's export (the format `parse_export` reads) from its rows: events as (version, body text,
+    created_at), the snapshot as (version, body), maps as (digest, name, text), metadata as (key, text),
+    and its pending duties."""
+    return {
+        "format": EXPORT_FORMAT,
+        "format_version": EXPORT_FORMAT_VERSION,
+        "schema_version": schema_version,
+        "game": {
+            "id": game.id,
+            "guild_id": game.guild_id,
+            "channel_id": game.channel_id,
+            "status": game.status,
+            "options": game.options,
+            "version": game.version,
+            "created_by": game.created_by,
+            "created_at": game.created_at,
+            "updated_at": game.updated_at,
+            "waiting_on": game.waiting_on,
+            "turn_started_at": game.turn_started_at,
+        },
+        "seats": [[seat, user] for seat, user in game.seats],
+        "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
+        "snapshot": None if snapshot is None else {"version": snapshot[0], "body": snapshot[1]},
+        "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
+        "meta": {key: json.loads(text) for key, text in meta},
+        "duties": [
+            {
+                "channel_id": d.channel_id,
+                "user_id": d.user_id,
+                "kind": d.kind,
+                "key": d.key,
+                "due_at": d.due_at,
+                "payload": d.payload,
+                "created_at": d.created_at,
+            }
+            for d in duties
+        ],
+    }
 
 
 def export_maps(data: Mapping[str, Any]) -> list[MapRow]:

@@ -9,13 +9,13 @@ from typing import Any
 import aiosqlite
 
 from .base import (
-    MAX_SEATS,
     ChannelBusy,
     GameRecord,
     SeatError,
 )
 from .rows import (
     check_seats,
+    seat_for,
     to_json,
 )
 from .sqlite_base import (
@@ -86,20 +86,7 @@ class SqliteLobby(SqliteBase):
         """Seat a user in the lobby: the given seat, or the lowest free one. Raises SeatError."""
 
         async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
-            if game.seat_of(user_id) is not None:
-                raise SeatError(f"user {user_id} is already seated")
-            taken = {s for s, _ in game.seats}
-            if seat is None:
-                free = [s for s in range(MAX_SEATS) if s not in taken]
-                if not free:
-                    raise SeatError("the table is full")
-                chosen = free[0]
-            else:
-                if not 0 <= seat < MAX_SEATS:
-                    raise SeatError(f"seats must be 0..{MAX_SEATS - 1}")
-                if seat in taken:
-                    raise SeatError(f"seat {seat} is taken")
-                chosen = seat
+            chosen = seat_for(game, user_id, seat)
             await conn.execute(
                 "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)", (game_id, chosen, user_id)
             )

@@ -4,7 +4,6 @@ game's export and import. A mixin of `SqliteGameStore`; PostgreSQL's is storage/
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sqlite3
 from collections.abc import Mapping
@@ -25,8 +24,7 @@ from .base import (
 )
 from .migrations import LATEST_VERSION
 from .rows import (
-    EXPORT_FORMAT,
-    EXPORT_FORMAT_VERSION,
+    export_document,
     export_maps,
     from_json,
     metadata_rows,
@@ -125,41 +123,15 @@ class SqliteTransfer(SqliteBase):
                     )
                 )
             )
-            return {
-                "format": EXPORT_FORMAT,
-                "format_version": EXPORT_FORMAT_VERSION,
-                "schema_version": LATEST_VERSION,
-                "game": {
-                    "id": game.id,
-                    "guild_id": game.guild_id,
-                    "channel_id": game.channel_id,
-                    "status": game.status,
-                    "options": game.options,
-                    "version": game.version,
-                    "created_by": game.created_by,
-                    "created_at": game.created_at,
-                    "updated_at": game.updated_at,
-                    "waiting_on": game.waiting_on,
-                    "turn_started_at": game.turn_started_at,
-                },
-                "seats": [[seat, user] for seat, user in game.seats],
-                "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
-                "snapshot": {"version": snaps[0][0], "body": snap_body} if snaps else None,
-                "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
-                "meta": {key: json.loads(text) for key, text in meta},
-                "duties": [
-                    {
-                        "channel_id": d.channel_id,
-                        "user_id": d.user_id,
-                        "kind": d.kind,
-                        "key": d.key,
-                        "due_at": d.due_at,
-                        "payload": d.payload,
-                        "created_at": d.created_at,
-                    }
-                    for d in map(_duty_from_row, duties)
-                ],
-            }
+            return export_document(
+                game,
+                events,
+                (snaps[0][0], snap_body) if snaps else None,
+                maps,
+                meta,
+                map(_duty_from_row, duties),
+                LATEST_VERSION,
+            )
 
         return await self._write(body)
 
