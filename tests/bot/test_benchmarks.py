@@ -36,3 +36,8 @@ def test_bench_notices_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert asyncio.run(bench("bench_notices").main(games=5, baseline=3)) == 0
     out = capsys.readouterr().out
     assert "exactly once" in out and " NO" not in out
+
+
+def test_bench_wakeups_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert asyncio.run(bench("bench_wakeups").main(samples=3, poll=0.2, poll_samples=2)) == 0
+    assert "LISTEN/NOTIFY" in capsys.readouterr().out
