@@ -47,19 +47,18 @@ _LISTEN_RETRY_MAX = 30.0
 class PostgresOutbox(PostgresBase):
     """Duties: add, claim under a lease, finish, retry, cancel, purge; `exclusive` locks; wake-ups."""
 
-    _listener: asyncio.Task[None] | None = None
-
     async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
         """Call `wake()` whenever another process commits a duty for a guild on `shards` (None: any), and
         each time listening (re)starts, for what was committed while nobody listened. Listens on a
         connection of its own, outside the pool, connected again after a loss (waiting 1, 2, 4 ... 30 s).
-        True: this backend hears other processes."""
+        A second call replaces the first. True: this backend hears other processes."""
         if self._closed:
             raise StoreError("store is closed")
-        if self._listener is None:
-            self._listener = asyncio.get_running_loop().create_task(
-                self._listen(shards, wake), name="store-listen-duties"
-            )
+        if self._listener is not None:
+            self._listener.cancel()
+        self._listener = asyncio.get_running_loop().create_task(
+            self._listen(shards, wake), name="store-listen-duties"
+        )
         return True
 
     async def _listen(self, shards: ShardSlice | None, wake: Callable[[], None]) -> None:
@@ -67,43 +66,46 @@ class PostgresOutbox(PostgresBase):
             guild, _, writer = str(payload).partition(" ")
             if writer == self.writer and self.writer:
                 return  # this process wakes its own worker when it commits
-            if shards is None or shards.owns(int(guild) if guild else None):
+            try:
+                guild_id = int(guild) if guild else None
+            except ValueError:  # not a payload of ours: a needless claim costs less than a missed duty
+                wake()
+                return
+            if shards is None or shards.owns(guild_id):
                 wake()
 
         pause = 1.0
         while not self._closed:
-            lost = asyncio.Event()
+            conn: asyncpg.Connection[Any] | None = None
             try:
                 conn = await asyncpg.connect(self.url)
-            except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
-                log.warning("cannot listen for duties (%s); again in %.0f s", exc, pause)
-                await asyncio.sleep(pause)
-                pause = min(pause * 2, _LISTEN_RETRY_MAX)
-                continue
-            try:
+                lost = asyncio.Event()
                 conn.add_termination_listener(lambda _c, lost=lost: lost.set())
                 await conn.add_listener(DUTY_CHANNEL, heard)
                 pause = 1.0
                 wake()  # whatever was committed while nobody listened
-                while not lost.is_set():
+                while not lost.is_set() and not self._closed:
                     try:
                         await asyncio.wait_for(lost.wait(), _LISTEN_CHECK)
                     except TimeoutError:
                         await asyncio.wait_for(conn.execute("SELECT 1"), _LISTEN_CHECK)
-            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
-                log.warning("lost the connection that listens for duties (%s)", exc)
+                log.warning("lost the connection that listens for duties; connecting again")
+            except Exception:  # the worker polls meanwhile; listening must outlive any one failure
+                log.warning("cannot listen for duties; again in %.0f s", pause, exc_info=True)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, _LISTEN_RETRY_MAX)
             finally:
-                conn.terminate()
-            if not self._closed:
-                log.warning("listening for duties again")
+                if conn is not None:
+                    conn.terminate()
 
     async def close(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await listener
-        await super().close()
+        try:
+            await super().close()
+        finally:
+            listener, self._listener = self._listener, None
+            if listener is not None:
+                listener.cancel()
+                await asyncio.gather(listener, return_exceptions=True)
 
     async def add_duties(
         self,

@@ -405,3 +405,38 @@ async def test_sqlite_hears_no_other_process(tmp_path: Path) -> None:
         assert await store.listen_for_duties(None, lambda: None) is False
     finally:
         await store.close()
+
+
+async def test_listening_outlives_bad_payloads_and_failures_and_never_blocks_close(
+    pg_cluster: PgCluster,
+) -> None:
+    url = await fresh_schema(pg_cluster)
+    store = await open_postgres_store(url)
+    first, second = asyncio.Event(), asyncio.Event()
+    try:
+        await store.listen_for_duties(ShardSlice(2, (1,)), first.set)
+        await asyncio.wait_for(first.wait(), 5)
+        await store.listen_for_duties(ShardSlice(2, (1,)), second.set)  # replaces the first
+        await asyncio.wait_for(second.wait(), 5)
+        first.clear()
+        second.clear()
+        admin = await asyncpg.connect(url)
+        try:
+            await admin.execute("SELECT pg_notify('alexandros_duties', 'not a guild id')")
+            await asyncio.wait_for(second.wait(), 5)  # a payload it cannot read wakes it, to be safe
+            second.clear()
+            await admin.execute(f"SELECT pg_notify('alexandros_duties', '{7 << 22} someone-else')")
+            await asyncio.wait_for(second.wait(), 5)  # and it still listens
+        finally:
+            await admin.close()
+        assert not first.is_set(), "the replaced listener still wakes its worker"
+    finally:
+        await store.close()
+
+    # A listener that cannot connect keeps trying (and logs), and closing the store still closes it all.
+    broken = await open_postgres_store(url)
+    broken.url = f"postgresql://postgres@localhost:1/none?host={pg_cluster.root}/no-such-dir"
+    await broken.listen_for_duties(None, lambda: None)
+    await asyncio.sleep(0.2)
+    await asyncio.wait_for(broken.close(), 5)
+    assert broken._pool.is_closing() and broken._listener is None
