@@ -164,6 +164,7 @@ _V3: Final[tuple[str, ...]] = (
 # owning the guild's shard delivers it at once instead of at its next poll. The writer is the
 # `alexandros.writer` setting of the writing connection (storage.postgres_outbox), so a process can ignore
 # its own writes; PostgreSQL sends one notification per distinct payload per transaction.
+DUTY_CHANNEL: Final[str] = "alexandros_duties"  # the channel _V4's trigger names
 _V4: Final[tuple[str, ...]] = (
     """
     CREATE FUNCTION alexandros_duty_written() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -181,7 +182,6 @@ _V4: Final[tuple[str, ...]] = (
 )
 
 MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
-DUTY_CHANNEL: Final[str] = "alexandros_duties"
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """

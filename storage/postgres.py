@@ -32,7 +32,6 @@ from .base import (
 )
 from .pg_migrations import migrate
 from .postgres_base import (
-    _ACTIVE_SQL,
     _GAME_COLUMNS,
     PostgresBase,
     _Conn,
@@ -48,6 +47,7 @@ from .postgres_settings import PostgresSettings
 from .postgres_transfer import PostgresTransfer
 from .ratings import PostgresRatings
 from .rows import (
+    ACTIVE_SQL,
     ChangeRows,
     check_status,
     from_json,
@@ -132,7 +132,7 @@ class PostgresGameStore(
                 " turn_started_at = CASE WHEN NOT $4::boolean OR g.waiting_on IS NOT DISTINCT FROM $5::bigint"
                 "   THEN g.turn_started_at WHEN $5::bigint IS NULL THEN NULL ELSE $2 END,"
                 " waiting_on = CASE WHEN $4::boolean THEN $5::bigint ELSE g.waiting_on END"
-                f" WHERE g.id = $6 AND g.version = $7 AND g.status IN {_ACTIVE_SQL}"
+                f" WHERE g.id = $6 AND g.version = $7 AND g.status IN {ACTIVE_SQL}"
                 f" RETURNING {_GAME_COLUMNS}",
                 new_version, now, status, c.set_waiting, c.waiting, game_id, expected_version,
             )  # fmt: skip
@@ -262,7 +262,7 @@ class PostgresGameStore(
     async def game_by_channel(self, channel_id: int) -> GameRecord | None:
         """The channel's game in the lobby or in play, if any (finished games are history)."""
         rows = await self._read(
-            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = $1 AND g.status IN {_ACTIVE_SQL}",
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = $1 AND g.status IN {ACTIVE_SQL}",
             channel_id,
         )
         return _game_from_row(rows[0]) if rows else None
@@ -306,7 +306,7 @@ class PostgresGameStore(
 
     async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]:
         """Games where `user_id` has a seat, newest first."""
-        where = f" AND g.status IN {_ACTIVE_SQL}" if active_only else ""
+        where = f" AND g.status IN {ACTIVE_SQL}" if active_only else ""
         rows = await self._read(
             f"SELECT {_GAME_COLUMNS} FROM games g JOIN seats st ON st.game_id = g.id"
             f" WHERE st.user_id = $1{where} ORDER BY g.updated_at DESC, g.id DESC",

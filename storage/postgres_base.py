@@ -27,7 +27,6 @@ from typing import Any, Final, NoReturn, TypeAlias, TypeVar
 import asyncpg
 
 from .base import (
-    Duty,
     GameClosed,
     GameNotFound,
     GameRecord,
@@ -37,6 +36,7 @@ from .base import (
     VersionConflict,
 )
 from .rows import (
+    ACTIVE_SQL,
     from_json,
 )
 
@@ -52,11 +52,6 @@ _GAME_COLUMNS: Final[str] = (
     "g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,"
     f" g.created_by, g.waiting_on, g.turn_started_at, {_SEATS}"
 )
-_DUTY_COLUMNS: Final[str] = (
-    "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
-    " not_before, lease_owner, lease_until, done_at, outcome, last_error"
-)
-_ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
 _DEADLOCK_RETRIES: Final[int] = 3
 
 
@@ -74,28 +69,6 @@ def _game_from_row(row: asyncpg.Record) -> GameRecord:
         waiting_on=row[9],
         turn_started_at=row[10],
         seats=tuple(zip(row[11], row[12], strict=True)),
-    )
-
-
-def _duty_from_row(row: asyncpg.Record) -> Duty:
-    return Duty(
-        id=row[0],
-        game_id=row[1],
-        guild_id=row[2],
-        channel_id=row[3],
-        user_id=row[4],
-        kind=row[5],
-        key=row[6],
-        due_at=row[7],
-        payload=from_json(row[8]),
-        created_at=row[9],
-        attempts=row[10],
-        not_before=row[11],
-        lease_owner=row[12],
-        lease_until=row[13],
-        done_at=row[14],
-        outcome=row[15],
-        last_error=row[16],
     )
 
 
@@ -205,7 +178,7 @@ class PostgresBase:
     @staticmethod
     async def _active_game_in(conn: _Conn, channel_id: int) -> int | None:
         found = await conn.fetchval(
-            f"SELECT id FROM games WHERE channel_id = $1 AND status IN {_ACTIVE_SQL}", channel_id
+            f"SELECT id FROM games WHERE channel_id = $1 AND status IN {ACTIVE_SQL}", channel_id
         )
         return None if found is None else int(found)
 

@@ -12,11 +12,11 @@ from .base import (
     SeatError,
 )
 from .postgres_base import (
-    _ACTIVE_SQL,
     PostgresBase,
     _Conn,
 )
 from .rows import (
+    ACTIVE_SQL,
     check_seats,
     seat_for,
     to_json,
@@ -47,7 +47,7 @@ class PostgresLobby(PostgresBase):
             game_id = await conn.fetchval(
                 "INSERT INTO games (guild_id, channel_id, status, options, version, created_by, created_at,"
                 " updated_at) VALUES ($1, $2, 'lobby', $3, 0, $4, $5, $5)"
-                f" ON CONFLICT (channel_id) WHERE status IN {_ACTIVE_SQL} DO NOTHING RETURNING id",
+                f" ON CONFLICT (channel_id) WHERE status IN {ACTIVE_SQL} DO NOTHING RETURNING id",
                 guild_id,
                 channel_id,
                 options_json,

@@ -22,16 +22,16 @@ from .base import (
 )
 from .pg_migrations import DUTY_CHANNEL
 from .postgres_base import (
-    _DUTY_COLUMNS,
     PostgresBase,
     _Conn,
     _count,
-    _duty_from_row,
     _Params,
     _shard_filter,
     _write_meta,
 )
 from .rows import (
+    DUTY_COLUMNS,
+    duty_from_row,
     metadata_rows,
     to_json,
 )
@@ -132,9 +132,9 @@ class PostgresOutbox(PostgresBase):
             if not ids:
                 return []
             rows = await conn.fetch(
-                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE id = ANY($1::bigint[]) ORDER BY id", ids
+                f"SELECT {DUTY_COLUMNS} FROM duties WHERE id = ANY($1::bigint[]) ORDER BY id", ids
             )
-            return [_duty_from_row(r) for r in rows]
+            return [duty_from_row(r) for r in rows]
 
         return await self._write(body)
 
@@ -162,12 +162,12 @@ class PostgresOutbox(PostgresBase):
             "   AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
             "    AND e.done_at IS NULL AND (e.due_at, e.id) < (d.due_at, d.id))"
             f"  ORDER BY d.due_at, d.id LIMIT {p(limit)} FOR UPDATE SKIP LOCKED)"
-            f" RETURNING {_DUTY_COLUMNS}"
+            f" RETURNING {DUTY_COLUMNS}"
         )
 
         async def body(conn: _Conn) -> list[Duty]:
             rows = await conn.fetch(sql, *p.values)
-            return sorted((_duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
+            return sorted((duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
 
         return await self._write(body)
 
@@ -207,16 +207,16 @@ class PostgresOutbox(PostgresBase):
         """Undone duties of a game (None: of no game), in delivery order."""
         if game_id is None:
             rows = await self._read(
-                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id IS NULL AND done_at IS NULL"
+                f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS NULL AND done_at IS NULL"
                 " ORDER BY due_at, id"
             )
         else:
             rows = await self._read(
-                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id = $1 AND done_at IS NULL"
+                f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id = $1 AND done_at IS NULL"
                 " ORDER BY due_at, id",
                 game_id,
             )
-        return [_duty_from_row(r) for r in rows]
+        return [duty_from_row(r) for r in rows]
 
     async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:
         """Delete a game's pending duties with these keys (None: all of them). Returns how many."""

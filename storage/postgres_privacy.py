@@ -5,22 +5,12 @@ storage/privacy.py."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from .postgres_base import PostgresBase, _Conn
+from .postgres_base import PostgresBase, _Conn, _count
 from .privacy import ForgetReport, StillSeated, forget_options, forget_payload, scrub
+from .rows import dumps
 
 _TERMINAL_SQL = "('finished', 'abandoned')"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _count(status: str) -> int:
-    """The row count of a command tag like 'DELETE 3'."""
-    tail = status.rsplit(" ", 1)[-1]
-    return int(tail) if tail.isdigit() else 0
 
 
 class PostgresPrivacy(PostgresBase):
@@ -58,7 +48,7 @@ class PostgresPrivacy(PostgresBase):
                     "UPDATE games SET options = $1,"
                     " created_by = CASE WHEN created_by = $2 THEN $3 ELSE created_by END,"
                     " waiting_on = CASE WHEN waiting_on = $2 THEN NULL ELSE waiting_on END WHERE id = $4",
-                    _dumps(options),
+                    dumps(options),
                     user_id,
                     pseudonym,
                     game_id,
@@ -72,7 +62,7 @@ class PostgresPrivacy(PostgresBase):
                 for key, meta in await conn.fetch(
                     "SELECT key, body FROM game_meta WHERE game_id = $1", game_id
                 ):
-                    new = _dumps(scrub(json.loads(meta), user_id, pseudonym, (), ""))
+                    new = dumps(scrub(json.loads(meta), user_id, pseudonym, (), ""))
                     if new != meta:
                         await conn.execute(
                             "UPDATE game_meta SET body = $1 WHERE game_id = $2 AND key = $3",
@@ -91,7 +81,7 @@ class PostgresPrivacy(PostgresBase):
                     await conn.execute(
                         "UPDATE duties SET payload = $1,"
                         " user_id = CASE WHEN user_id = $2 THEN $3 ELSE user_id END WHERE id = $4",
-                        _dumps(forget_payload(json.loads(payload), user_id, pseudonym, seat)),
+                        dumps(forget_payload(json.loads(payload), user_id, pseudonym, seat)),
                         user_id,
                         pseudonym,
                         duty_id,

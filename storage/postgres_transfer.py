@@ -25,14 +25,14 @@ from .base import (
 )
 from .pg_migrations import LATEST_VERSION, schema_version
 from .postgres_base import (
-    _ACTIVE_SQL,
-    _DUTY_COLUMNS,
     PostgresBase,
     _Conn,
-    _duty_from_row,
     _write_meta,
 )
 from .rows import (
+    ACTIVE_SQL,
+    DUTY_COLUMNS,
+    duty_from_row,
     export_document,
     export_maps,
     from_json,
@@ -102,7 +102,7 @@ class PostgresTransfer(PostgresBase):
             )
             snap = await conn.fetchrow("SELECT version, body FROM snapshots WHERE game_id = $1", game_id)
             duties = await conn.fetch(
-                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id = $1 AND done_at IS NULL ORDER BY id",
+                f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id = $1 AND done_at IS NULL ORDER BY id",
                 game_id,
             )
             meta = await conn.fetch(
@@ -121,7 +121,7 @@ class PostgresTransfer(PostgresBase):
                 None if snap is None else (snap[0], snap_body),
                 maps,
                 meta,
-                map(_duty_from_row, duties),
+                map(duty_from_row, duties),
                 LATEST_VERSION,
             )
 
@@ -171,7 +171,7 @@ class PostgresTransfer(PostgresBase):
             marks = ", ".join(f"${i + 1}" for i in range(len(values)))
             new_id = await conn.fetchval(
                 f"INSERT INTO games ({columns}) VALUES ({marks})"
-                f" ON CONFLICT (channel_id) WHERE status IN {_ACTIVE_SQL} DO NOTHING RETURNING id",
+                f" ON CONFLICT (channel_id) WHERE status IN {ACTIVE_SQL} DO NOTHING RETURNING id",
                 *values,
             )
             if new_id is None:
@@ -233,7 +233,7 @@ async def _check_integrity(conn: _Conn) -> list[str]:
     ):
         problems.append(f"game {game_id}: has events but no snapshot")
     for channel_id, count in await conn.fetch(
-        f"SELECT channel_id, COUNT(*) FROM games WHERE status IN {_ACTIVE_SQL} GROUP BY channel_id"
+        f"SELECT channel_id, COUNT(*) FROM games WHERE status IN {ACTIVE_SQL} GROUP BY channel_id"
         " HAVING COUNT(*) > 1"
     ):
         problems.append(f"channel {channel_id}: {count} unfinished games")

@@ -10,16 +10,13 @@ is lost.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeAlias
+from typing import Any
 
 import aiosqlite
-import asyncpg
 
 from .base import PlayerRating, RateFn, StoreError
-from .postgres_base import PostgresBase
+from .postgres_base import PostgresBase, _Conn
 from .sqlite_base import SqliteBase
-
-_PgConn: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
 
 _COLUMNS = "guild_id, user_id, mu, sigma, games, wins, updated_at"
 _ORDER = "ORDER BY mu - 3.0 * sigma DESC, games DESC, user_id"
@@ -123,7 +120,7 @@ class PostgresRatings(PostgresBase):
     ) -> bool:
         users = list(dict.fromkeys(user_ids))
 
-        async def body(conn: _PgConn) -> bool:
+        async def body(conn: _Conn) -> bool:
             # One rating transaction per server at a time: a missing row cannot be locked FOR UPDATE.
             await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _LOCK_CLASS, str(guild_id))
             if await conn.fetchval("SELECT 1 FROM rated_games WHERE game_id = $1", game_id) is not None:
@@ -169,7 +166,7 @@ class PostgresRatings(PostgresBase):
     ) -> None:
         new = _checked(guild_id, [r.user_id for r in ratings], ratings)
 
-        async def body(conn: _PgConn) -> None:
+        async def body(conn: _Conn) -> None:
             await conn.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", _LOCK_CLASS, str(guild_id))
             await conn.execute("DELETE FROM ratings WHERE guild_id = $1", guild_id)
             await conn.execute("DELETE FROM rated_games WHERE guild_id = $1", guild_id)
@@ -184,7 +181,7 @@ class PostgresRatings(PostgresBase):
         await self._write(body)
 
 
-async def _upsert_pg(conn: _PgConn, new: Sequence[PlayerRating], now: float) -> None:
+async def _upsert_pg(conn: _Conn, new: Sequence[PlayerRating], now: float) -> None:
     await conn.executemany(
         f"INSERT INTO ratings ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)"
         " ON CONFLICT (guild_id, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"

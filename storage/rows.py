@@ -30,13 +30,50 @@ EXPORT_FORMAT_VERSION: Final[int] = 3  # 2 added "meta", 3 "duties" for "notices
 _NOTICE_KINDS: Final[dict[str, str]] = {"turn": "remind", "deadline": "deadline"}
 
 
+# A duty row's columns, in the order `duty_from_row` reads them.
+DUTY_COLUMNS: Final[str] = (
+    "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
+    " not_before, lease_owner, lease_until, done_at, outcome, last_error"
+)
+# The statuses of a game not yet over (in the lobby or in play), as SQL.
+ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
+
+
+def dumps(value: Any) -> str:
+    """Any JSON value as the stores write it. allow_nan=False: NaN is not JSON, and another backend
+    (PostgreSQL jsonb) would refuse it."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def to_json(value: Mapping[str, Any]) -> str:
-    # allow_nan=False: NaN is not JSON, and another backend (PostgreSQL jsonb) would refuse it.
-    return json.dumps(dict(value), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return dumps(dict(value))
 
 
 def from_json(text: str) -> JsonDict:
     return cast(JsonDict, json.loads(text))
+
+
+def duty_from_row(row: Any) -> Duty:
+    """A duty from its row, selected as `DUTY_COLUMNS` (either backend's row: both index alike)."""
+    return Duty(
+        id=row[0],
+        game_id=row[1],
+        guild_id=row[2],
+        channel_id=row[3],
+        user_id=row[4],
+        kind=row[5],
+        key=row[6],
+        due_at=row[7],
+        payload=from_json(row[8]),
+        created_at=row[9],
+        attempts=row[10],
+        not_before=row[11],
+        lease_owner=row[12],
+        lease_until=row[13],
+        done_at=row[14],
+        outcome=row[15],
+        last_error=row[16],
+    )
 
 
 def check_seats(seats: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -177,7 +214,7 @@ def parse_export(
         "turn_started_at": _optional_float(raw["turn_started_at"]),
     }
     try:
-        seat_rows = check_seats((int(s), int(u)) for s, u in data["seats"])
+        seat_rows = check_seats(data["seats"])
     except SeatError as exc:
         raise InvalidGameData(str(exc)) from exc
     event_rows = [(int(e["version"]), to_json(e["body"]), float(e["created_at"])) for e in data["events"]]
@@ -240,12 +277,12 @@ class ChangeRows:
         cancel_keys: Collection[str],
         meta: Mapping[str, Any] | None,
     ) -> ChangeRows:
-        waiting = None if isinstance(waiting_on, _Keep) else waiting_on
+        keep = isinstance(waiting_on, _Keep)
         return cls(
             seats=None if seats is None else check_seats(seats),
             duties=[(d, to_json(d.payload)) for d in duties],
-            set_waiting=not isinstance(waiting_on, _Keep),
-            waiting=waiting,
+            set_waiting=not keep,
+            waiting=None if isinstance(waiting_on, _Keep) else waiting_on,
             cancel_keys=list(cancel_keys),
             meta=metadata_rows(meta or {}),
         )

@@ -32,6 +32,7 @@ from .migrations import migrate
 from .preflight import check_database
 from .ratings import SqliteRatings
 from .rows import (
+    ACTIVE_SQL,
     ChangeRows,
     check_status,
     from_json,
@@ -39,7 +40,6 @@ from .rows import (
     to_json,
 )
 from .sqlite_base import (
-    _ACTIVE_SQL,
     _GAME_COLUMNS,
     _RETURNING_COLUMNS,
     SqliteBase,
@@ -128,7 +128,7 @@ class SqliteGameStore(
                     " turn_started_at = CASE WHEN NOT ? OR waiting_on IS ? THEN turn_started_at"
                     "   WHEN ? IS NULL THEN NULL ELSE ? END,"
                     " waiting_on = CASE WHEN ? THEN ? ELSE waiting_on END"
-                    f" WHERE id = ? AND version = ? AND status IN {_ACTIVE_SQL}"
+                    f" WHERE id = ? AND version = ? AND status IN {ACTIVE_SQL}"
                     f" RETURNING {_RETURNING_COLUMNS}",
                     (new_version, now, status, c.set_waiting, c.waiting, c.waiting, now, c.set_waiting,
                      c.waiting, game_id, expected_version),
@@ -161,7 +161,7 @@ class SqliteGameStore(
                 )
             else:
                 await self._cancel_keys(conn, game_id, c.cancel_keys)
-            await self._insert_duties(conn, game_id, c.duties, now)
+            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now)
             await _write_meta(conn, game_id, c.meta, now)
             if c.seats is not None:
                 record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
@@ -212,7 +212,7 @@ class SqliteGameStore(
                 )
                 record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
             await self._cancel_keys(conn, game_id, c.cancel_keys)
-            await self._insert_duties(conn, game_id, c.duties, now)
+            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now)
             await _write_meta(conn, game_id, c.meta, now)
             return record
 
@@ -235,7 +235,7 @@ class SqliteGameStore(
             await conn.execute(
                 "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", (game_id,)
             )
-            await self._insert_duties(conn, game_id, duty_rows, now)
+            await self._insert_duties(conn, game_id, game.guild_id, duty_rows, now)
             return await self._fetch_game(conn, game_id)
 
         return await self._write(body)
@@ -268,7 +268,7 @@ class SqliteGameStore(
     async def game_by_channel(self, channel_id: int) -> GameRecord | None:
         """The channel's game in the lobby or in play, if any (finished games are history)."""
         rows = await self._read(
-            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ? AND g.status IN {_ACTIVE_SQL}",
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ? AND g.status IN {ACTIVE_SQL}",
             (channel_id,),
         )
         return _game_from_row(rows[0]) if rows else None
@@ -315,7 +315,7 @@ class SqliteGameStore(
 
     async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]:
         """Games where `user_id` has a seat, newest first."""
-        where = f" AND g.status IN {_ACTIVE_SQL}" if active_only else ""
+        where = f" AND g.status IN {ACTIVE_SQL}" if active_only else ""
         rows = await self._read(
             f"SELECT {_GAME_COLUMNS} FROM games g JOIN seats st ON st.game_id = g.id"
             f" WHERE st.user_id = ?{where} ORDER BY g.updated_at DESC, g.id DESC",

@@ -30,7 +30,6 @@ from typing import Any, Final, NoReturn, TypeVar
 import aiosqlite
 
 from .base import (
-    Duty,
     GameClosed,
     GameNotFound,
     GameRecord,
@@ -40,6 +39,7 @@ from .base import (
     VersionConflict,
 )
 from .rows import (
+    ACTIVE_SQL,
     from_json,
 )
 
@@ -52,11 +52,6 @@ _GAME_COLUMNS: Final[str] = """
 """
 # RETURNING cannot use a table alias, so the same columns named by the table.
 _RETURNING_COLUMNS: Final[str] = _GAME_COLUMNS.replace("g.", "games.")
-_DUTY_COLUMNS: Final[str] = (
-    "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
-    " not_before, lease_owner, lease_until, done_at, outcome, last_error"
-)
-_ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
 _INSERT_DUTY: Final[str] = (
     "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -89,28 +84,6 @@ async def _why_not_updated(conn: aiosqlite.Connection, game_id: int, expected_ve
     if rows[0][0] != expected_version:
         raise VersionConflict(game_id, expected_version, rows[0][0])
     raise GameClosed(game_id, rows[0][1])
-
-
-def _duty_from_row(row: Sequence[Any]) -> Duty:
-    return Duty(
-        id=row[0],
-        game_id=row[1],
-        guild_id=row[2],
-        channel_id=row[3],
-        user_id=row[4],
-        kind=row[5],
-        key=row[6],
-        due_at=row[7],
-        payload=from_json(row[8]),
-        created_at=row[9],
-        attempts=row[10],
-        not_before=row[11],
-        lease_owner=row[12],
-        lease_until=row[13],
-        done_at=row[14],
-        outcome=row[15],
-        last_error=row[16],
-    )
 
 
 def _shard_filter(shards: ShardSlice | None, column: str = "guild_id") -> tuple[str, list[Any]]:
@@ -244,7 +217,7 @@ class SqliteBase:
     async def _active_game_in(conn: aiosqlite.Connection, channel_id: int) -> int | None:
         rows = list(
             await conn.execute_fetchall(
-                f"SELECT id FROM games WHERE channel_id = ? AND status IN {_ACTIVE_SQL}", (channel_id,)
+                f"SELECT id FROM games WHERE channel_id = ? AND status IN {ACTIVE_SQL}", (channel_id,)
             )
         )
         return int(rows[0][0]) if rows else None
@@ -253,20 +226,16 @@ class SqliteBase:
     async def _insert_duties(
         conn: aiosqlite.Connection,
         game_id: int | None,
+        guild_id: int | None,
         duties: Sequence[tuple[NewDuty, str]],
         now: float,
         created: Sequence[float] = (),
     ) -> list[int]:
-        """Insert duties (a keyed one replaces the game's pending duty of that key); returns their ids.
-        `created` gives their creation times (an import keeps them); `now` is the default."""
+        """Insert duties of a game (and its guild, which the caller has read) or of none; a keyed one
+        replaces the game's pending duty of that key. Returns their ids. `created` gives their creation
+        times (an import keeps them); `now` is the default."""
         if not duties:
             return []
-        guild_id: int | None = None
-        if game_id is not None:
-            rows = list(await conn.execute_fetchall("SELECT guild_id FROM games WHERE id = ?", (game_id,)))
-            if not rows:
-                raise GameNotFound(game_id)
-            guild_id = rows[0][0]
         ids: list[int] = []
         for i, (duty, payload) in enumerate(duties):
             if duty.key is not None:

@@ -22,13 +22,13 @@ from .base import (
     StoreError,
 )
 from .rows import (
+    DUTY_COLUMNS,
+    duty_from_row,
     metadata_rows,
     to_json,
 )
 from .sqlite_base import (
-    _DUTY_COLUMNS,
     SqliteBase,
-    _duty_from_row,
     _shard_filter,
     _write_meta,
 )
@@ -54,18 +54,19 @@ class SqliteOutbox(SqliteBase):
             raise ValueError("cancel_keys and meta need a game")
 
         async def body(conn: aiosqlite.Connection) -> list[Duty]:
+            guild_id = None
             if game_id is not None:
-                await self._fetch_game(conn, game_id)
+                guild_id = (await self._fetch_game(conn, game_id)).guild_id
                 await self._cancel_keys(conn, game_id, keys)
                 await _write_meta(conn, game_id, meta_rows, now)
-            ids = await self._insert_duties(conn, game_id, duty_rows, now)
+            ids = await self._insert_duties(conn, game_id, guild_id, duty_rows, now)
             if not ids:
                 return []
             marks = ", ".join("?" * len(ids))
             rows = await conn.execute_fetchall(
-                f"SELECT {_DUTY_COLUMNS} FROM duties WHERE id IN ({marks}) ORDER BY id", ids
+                f"SELECT {DUTY_COLUMNS} FROM duties WHERE id IN ({marks}) ORDER BY id", ids
             )
-            return [_duty_from_row(r) for r in rows]
+            return [duty_from_row(r) for r in rows]
 
         return await self._write(body)
 
@@ -90,10 +91,10 @@ class SqliteOutbox(SqliteBase):
                 f"   AND NOT EXISTS (SELECT 1 FROM duties e WHERE e.channel_id = d.channel_id"
                 f"    AND e.done_at IS NULL AND e.due_at <= ? AND (e.due_at, e.id) < (d.due_at, d.id))"
                 f"  ORDER BY d.due_at, d.id LIMIT ?)"
-                f" RETURNING {_DUTY_COLUMNS}",
+                f" RETURNING {DUTY_COLUMNS}",
                 (owner, now + lease_seconds, now, now, now, *params, now, limit),
             )
-            return sorted((_duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
+            return sorted((duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
 
         return await self._write(body)
 
@@ -126,10 +127,10 @@ class SqliteOutbox(SqliteBase):
     async def pending_duties(self, game_id: int | None) -> list[Duty]:
         """Undone duties of a game (None: of no game), in delivery order."""
         rows = await self._read(
-            f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL ORDER BY due_at, id",
+            f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL ORDER BY due_at, id",
             (game_id,),
         )
-        return [_duty_from_row(r) for r in rows]
+        return [duty_from_row(r) for r in rows]
 
     async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:
         """Delete a game's pending duties with these keys (None: all of them). Returns how many."""

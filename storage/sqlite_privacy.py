@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import aiosqlite
 
 from .privacy import ForgetReport, StillSeated, forget_options, forget_payload, scrub
+from .rows import dumps
 from .sqlite_base import SqliteBase
 
-T = TypeVar("T")
-
 _TERMINAL_SQL = "('finished', 'abandoned')"
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 class SqlitePrivacy(SqliteBase):
@@ -61,14 +56,14 @@ class SqlitePrivacy(SqliteBase):
                     "UPDATE games SET options = ?,"
                     " created_by = CASE WHEN created_by = ? THEN ? ELSE created_by END,"
                     " waiting_on = CASE WHEN waiting_on = ? THEN NULL ELSE waiting_on END WHERE id = ?",
-                    (_dumps(options), user_id, pseudonym, user_id, game_id),
+                    (dumps(options), user_id, pseudonym, user_id, game_id),
                 )
                 await conn.execute(
                     "UPDATE seats SET user_id = ? WHERE game_id = ? AND user_id = ?",
                     (pseudonym, game_id, user_id),
                 )
                 for key, meta in await rows("SELECT key, body FROM game_meta WHERE game_id = ?", (game_id,)):
-                    new = _dumps(scrub(json.loads(meta), user_id, pseudonym, (), ""))
+                    new = dumps(scrub(json.loads(meta), user_id, pseudonym, (), ""))
                     if new != meta:
                         await conn.execute(
                             "UPDATE game_meta SET body = ? WHERE game_id = ? AND key = ?", (new, game_id, key)
@@ -84,7 +79,7 @@ class SqlitePrivacy(SqliteBase):
                         "UPDATE duties SET payload = ?,"
                         " user_id = CASE WHEN user_id = ? THEN ? ELSE user_id END WHERE id = ?",
                         (
-                            _dumps(forget_payload(json.loads(payload), user_id, pseudonym, seat)),
+                            dumps(forget_payload(json.loads(payload), user_id, pseudonym, seat)),
                             user_id,
                             pseudonym,
                             duty_id,

@@ -24,6 +24,9 @@ from .base import (
 )
 from .migrations import LATEST_VERSION
 from .rows import (
+    ACTIVE_SQL,
+    DUTY_COLUMNS,
+    duty_from_row,
     export_document,
     export_maps,
     from_json,
@@ -32,10 +35,7 @@ from .rows import (
     to_json,
 )
 from .sqlite_base import (
-    _ACTIVE_SQL,
-    _DUTY_COLUMNS,
     SqliteBase,
-    _duty_from_row,
     _write_meta,
     connect,
 )
@@ -103,7 +103,7 @@ class SqliteTransfer(SqliteBase):
             )
             duties = list(
                 await conn.execute_fetchall(
-                    f"SELECT {_DUTY_COLUMNS} FROM duties WHERE game_id = ? AND done_at IS NULL ORDER BY id",
+                    f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id = ? AND done_at IS NULL ORDER BY id",
                     (game_id,),
                 )
             )
@@ -129,7 +129,7 @@ class SqliteTransfer(SqliteBase):
                 (snaps[0][0], snap_body) if snaps else None,
                 maps,
                 meta,
-                map(_duty_from_row, duties),
+                map(duty_from_row, duties),
                 LATEST_VERSION,
             )
 
@@ -204,7 +204,9 @@ class SqliteTransfer(SqliteBase):
             await conn.executemany(
                 "INSERT INTO maps (digest, name, text) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", map_rows
             )
-            await self._insert_duties(conn, new_id, duty_rows, float(game["updated_at"]), duty_created)
+            await self._insert_duties(
+                conn, new_id, game["guild_id"], duty_rows, float(game["updated_at"]), duty_created
+            )
             await _write_meta(conn, new_id, meta_rows, float(game["updated_at"]))
             return await self._fetch_game(conn, new_id)
 
@@ -236,7 +238,7 @@ async def _check_integrity(conn: aiosqlite.Connection) -> list[str]:
         ):
             problems.append(f"game {game_id}: version {version} but snapshot at {snap}")
         for channel_id, count in await rows(
-            f"SELECT channel_id, COUNT(*) FROM games WHERE status IN {_ACTIVE_SQL} GROUP BY channel_id"
+            f"SELECT channel_id, COUNT(*) FROM games WHERE status IN {ACTIVE_SQL} GROUP BY channel_id"
             " HAVING COUNT(*) > 1"
         ):
             problems.append(f"channel {channel_id}: {count} unfinished games")
