@@ -162,11 +162,6 @@ def destinations(state: GameState, mc: rules.MoveChoice) -> list[rules.Destinati
     return rules.destinations(state, mc)
 
 
-def _walls(lo: int, hi: int, black_left: int | None = None) -> str:
-    """The new walls to a point, flagged when they end the game (R3.6, R3.7, R10.1): ``words.new_walls``."""
-    return words.new_walls(lo, hi, black_left)
-
-
 def move_ends_game(state: GameState, mc: rules.MoveChoice) -> bool:
     """Whether some point or path for this card ends the game (R3.6, R3.7): the point step says so."""
     return any(d.most_walls > state.black_left for d in destinations(state, mc))
@@ -181,7 +176,7 @@ def destination_choices(
     for d in destinations(state, mc):
         label = point_label(d.point)
         mark = f"{letters[d.point]} · " if letters and d.point in letters else ""
-        walls = _walls(d.fewest_walls, d.most_walls, state.black_left)
+        walls = words.new_walls(d.fewest_walls, d.most_walls, state.black_left)
         info = f"{count(d.distance, 'side')}, {count(d.paths, 'path')}, {walls}"
         out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
     return out
@@ -224,7 +219,7 @@ def path_label(n: int, option: rules.PathOption, black_left: int | None = None) 
         route = _("{end} via {points}").format(end=end, points=" ".join(via))
     else:
         route = _("{end} directly").format(end=end)
-    return limits.label(f"{n} — {_walls(w, w, black_left)} ({route})")
+    return limits.label(f"{n} — {words.new_walls(w, w, black_left)} ({route})")
 
 
 def path_choices(state: GameState, corner: Point) -> list[Choice]:
@@ -501,18 +496,24 @@ def levy_choices(state: GameState, seat: int) -> list[Choice]:
     ]
 
 
-def parse_symbol(value: str | None, what: str = "card") -> Symbol:
+def _named_symbol(value: str | None) -> Symbol | None:
+    """The symbol a typed value names (its value, letter or name in the speaker's language), if any."""
     v = (value or "").strip().lower().split(" ")[0]
-    for s in SYMBOLS:
-        if v in (s.value, s.letter.lower(), symbol_name(s).lower()):
-            return s
-    raise Refused("bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(_symbol_names()))
+    return next((s for s in SYMBOLS if v in (s.value, s.letter.lower(), symbol_name(s).lower())), None)
+
+
+def parse_symbol(value: str | None, what: str = "card") -> Symbol:
+    symbol = _named_symbol(value)
+    if symbol is None:
+        raise Refused(
+            "bot/bad-choice", what=what, value=value or "", allowed=words.symbols_are(_symbol_names())
+        )
+    return symbol
 
 
 def levy_action(state: GameState, seat: int, value: str | None) -> Levy:
     _actions_phase(state)
-    v = (value or "").strip().lower().split(" ")[0]
-    symbol = next((s for s in SYMBOLS if v in (s.value, s.letter.lower(), symbol_name(s).lower())), None)
+    symbol = _named_symbol(value)
     if symbol is None:
         if not state.players[seat].guards:
             raise Refused("levy/no-guards")

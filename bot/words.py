@@ -4,7 +4,7 @@ The engine and the service speak in codes and values; this is the ONE place that
 a message of the catalog (bot.i18n: ``_("...").format(...)``), so they come out in the language in force.
 A noun with a number goes through ``count`` (its two forms are ``Nn_`` pairs); a symbol's name, and a symbol
 with its article ("a horse", "an amphora"), are messages of their own, since the article and the case belong
-to the translation (``a()`` and ``plural()`` are English-only and never used on a translated text).
+to the translation (``a()`` is English-only and never used on a translated text).
 ``Speaker`` carries what a sentence needs to name things (the players' display names and the map), and
 every event line is made from an event already redacted for its reader, so a public line can never name a
 card drawn from the supply.
@@ -122,18 +122,6 @@ def a(noun: str) -> str:
     """English only: the noun with its indefinite article, "a horse", "an amphora". Never for a translated
     text (the article belongs to the message: ``a_symbol``); kept for English-only output."""
     return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
-
-
-article = a  # the older name
-
-
-def plural(noun: str) -> str:
-    """English only: the plural of the game's nouns, side -> sides (translated counts use ``count``)."""
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return noun + "es"
-    if noun.endswith("y") and noun[-2:-1] not in ("a", "e", "i", "o", "u", ""):
-        return noun[:-1] + "ies"
-    return noun + "s"
 
 
 # Every noun ``count`` knows, with its two forms: a new noun gets its pair here (so that it is translated).

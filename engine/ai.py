@@ -304,13 +304,8 @@ class GreedyPlayer:
         guards: int,
         hope: float = 0.5,
     ) -> float:
-        a = self.alpha(state)
-        scores = [p.score for p in state.players]
-        mine = scores[me] + a * inc[me] + self.cards_value(total(hand))
-        best_other = max(
-            (scores[q] + a * inc[q] for q in range(len(scores)) if q != me and not state.players[q].resigned),
-            default=0.0,
-        )
+        mine = state.players[me].score + self.alpha(state) * inc[me] + self.cards_value(total(hand))
+        best_other = self.best_rival(state, me, inc)
         owner = state.guard_owner
         potential = 0.0
         if guards:
@@ -322,6 +317,14 @@ class GreedyPlayer:
                     continue
                 potential = max(potential, self.occupy_gain(state, f, hand, guards))
         return mine + hope * potential - self.lam(state) * best_other
+
+    def best_rival(self, state: GameState, me: int, inc: list[int]) -> float:
+        """The best score still in play among the others, with their incomes counted as ``_value`` counts."""
+        a = self.alpha(state)
+        return max(
+            (p.score + a * inc[q] for q, p in enumerate(state.players) if q != me and not p.resigned),
+            default=0.0,
+        )
 
     # -- moves ------------------------------------------------------------------------------------------
 
@@ -722,12 +725,7 @@ class HardPlayer:
         g = self.greedy
         provinces = [p.spaces for p in state.provinces]
         inc = g.incomes(state, provinces)  # once: greedy's value below is made from the same incomes
-        a = g.alpha(state)
-        best_other = max(
-            (p.score + a * i for q, (p, i) in enumerate(zip(state.players, inc, strict=True))
-             if q != me and not p.resigned),
-            default=0.0,
-        )  # fmt: skip
+        best_other = g.best_rival(state, me, inc)
         # greedy's value counts the best rival at weight lam; the lead counts them in full.
         mine = state.players[me]
         value = g._value(state, me, inc, mine.hand, provinces, mine.guards_in_supply)  # = g.value(state, me)

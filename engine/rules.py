@@ -300,6 +300,10 @@ def walls_left(state: GameState) -> int:
 
 def fewest_walls_of_any_move(state: GameState) -> int | None:
     """R3.7: the fewest new walls any legal move needs (None when no move exists)."""
+    return _kept(state, "fewest_walls", partial(_fewest_walls_of_any_move, state))
+
+
+def _fewest_walls_of_any_move(state: GameState) -> int | None:
     best: int | None = None
     symbols = {c.symbol for c in move_choices(state)}
     for sym in symbols:

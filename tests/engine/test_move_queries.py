@@ -222,10 +222,10 @@ def test_r3_7_the_greedy_player_also_finds_the_far_move_that_reuses_walls() -> N
 
 
 def test_answers_kept_with_a_state_are_the_answers_worked_out_afresh() -> None:
-    """R3.3, R3.2-R3.4: empty_spaces and the destinations are kept with the state that was asked
-    (GameState.derived); on every move position of three games they equal the answers for an equal state
-    never asked before, asked twice give the same object, and what is kept is not part of the state's value
-    (equality, snapshots)."""
+    """R3.3, R3.2-R3.4, R3.7: empty_spaces, the destinations and the fewest walls of any move are kept
+    with the state that was asked (GameState.derived); on every move position of three games they equal
+    the answers for an equal state never asked before, asked twice give the same object, and what is kept
+    is not part of the state's value (equality, snapshots)."""
     import dataclasses
 
     from engine.snapshot import dump_state
@@ -247,6 +247,9 @@ def test_answers_kept_with_a_state_are_the_answers_worked_out_afresh() -> None:
                     assert rules.destination_points(fresh, symbol) == rules.destination_points(state, symbol)
                 assert rules.empty_spaces(state) is rules.empty_spaces(state)
                 assert rules.empty_spaces(fresh) == rules.empty_spaces(state)
+                kept_fewest = rules.fewest_walls_of_any_move(state)  # R3.7
+                assert kept_fewest == rules.fewest_walls_of_any_move(state)
+                assert kept_fewest == rules._fewest_walls_of_any_move(fresh)
                 assert state == dataclasses.replace(state) and dump_state(state) == dump_state(fresh)
                 checked += 1
             state = apply(state, ai.greedy_player(state, rng))[0]
