@@ -154,7 +154,9 @@ class Pictures:
 
         self.recent.append((request.kind, request.view.viewer))
         try:
-            return await self._call(self._key(request.names, request.view), rendering.render_request, request)
+            # A hand (no names) is no game's board: the least busy worker draws it.
+            key = self._key(request.names, request.view) if request.names and self.pool is not None else None
+            return await self._call(key, rendering.render_request, request)
         except Exception:  # the game goes on without a picture rather than failing the player's action
             self.failures += 1
             log.warning("the renderer failed to draw %s", request.kind, exc_info=True)

@@ -319,9 +319,10 @@ def _place_regions(pl: _Placer) -> None:
                 break
 
 
-# Boards placed lately, by everything their placement depends on. Most actions (a card taken, a levy, a
-# turn ended) leave all of it as it was, and placing every badge is a quarter of drawing a board.
-PLACED: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(512)
+# Boards placed lately, by everything their placement depends on: placing every badge is a quarter of
+# drawing a board. Boards whose pieces did not move are kept whole (rendering.pictures.BOARDS) and never ask;
+# what this serves is a picture drawn again on the same pieces, such as a preview without markers.
+PLACED: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(32)
 
 
 def pieces(v: GameView) -> tuple[object, ...]:

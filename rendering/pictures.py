@@ -119,16 +119,17 @@ def render_board(
     rows as the map layer has them, and the panel drew nothing above them), so a kept board gives the very
     file a fresh drawing would."""
     lay = layout(v.map, width, theme)
-    split = lay.panel_top + 2  # the separator line's lower half: walls at the map's edge may reach it
+    split = _panel_split(lay)
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
     key = (v.map, width, theme, v.last_move, v.red_walls, *pieces(v))
     kept = BOARDS.get(key)
     below, near = (0, split, width, lay.height), (0, max(0, cut - ROWS), width, split)
+    shown = player_names(v, names, theme, words)
     if kept is None:
         im, _ = b.board_image(v, width, theme)
-        clear = im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme, split)
+        clear = im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme)
         above = im.crop(near).tobytes()
-        board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
+        board_panel(im, v, lay, shown, theme, words)
         q = quantized(im, theme)
         pixels = q.tobytes()
         top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
@@ -138,16 +139,24 @@ def render_board(
     else:
         top, board_rows = kept
         im = b.map_layer(v.map, width, theme).copy()
-        board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
+        board_panel(im, v, lay, shown, theme, words)
         q = quantized(im.crop(below), theme)
         rest = board_rows + q.tobytes()
     return png_of_bands(width, lay.height, palette_of(q), [*top, *bands(rest, width, COMPRESS_LEVEL)])
 
 
+def _panel_split(lay: Layout) -> int:
+    """The first row of a board picture that is the panel's alone: below the separator line's upper half
+    (walls at the map's edge may reach its lower half)."""
+    return lay.panel_top + 2
+
+
 @lru_cache(maxsize=8)
-def _map_layer_rows(m: Map, width: int, theme: Theme, top: int) -> bytes:
-    """The map layer's pixels from row ``top`` down: the panel's rows before anything is drawn on them."""
+def _map_layer_rows(m: Map, width: int, theme: Theme) -> bytes:
+    """The map layer's pixels from the panel's split row down (as ``render_board`` splits): the panel's
+    rows before anything is drawn on them."""
     layer = b.map_layer(m, width, theme)
+    top = _panel_split(layout(m, width, theme))
     return layer.crop((0, top, width, layer.height)).tobytes()
 
 

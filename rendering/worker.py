@@ -1,9 +1,10 @@
 """Rendering in a process pool: one plain, picklable request value in, PNG bytes out.
 
-The bot's pool (in bot/, not here) is set up like this::
+The bot's pool is bot.render_pool.RenderPool (not here): one single-process executor per warm worker
+(``rendering.warm_worker`` at start), a game's pictures routed to one worker by key, and
+``rendering.render_request`` run there::
 
-    pool = ProcessPoolExecutor(workers, initializer=rendering.warm_worker, initargs=(map_texts, width))
-    png = await loop.run_in_executor(pool, rendering.render_request, RenderRequest.board(v, names, width))
+    png = await pool.run(key, rendering.render_request, RenderRequest.board(v, names, width))
 
 ``render_request`` is the pool's entry point. It takes a ``RenderRequest``: the kind of picture, an engine
 ``GameView`` (never the full state: other players' hands are secret, R2.5), the display names, the width and
