@@ -37,7 +37,7 @@ from .base import (
 )
 from .rows import (
     ACTIVE_SQL,
-    from_json,
+    game_from_row,
 )
 
 T = TypeVar("T")
@@ -56,20 +56,8 @@ _DEADLOCK_RETRIES: Final[int] = 3
 
 
 def _game_from_row(row: asyncpg.Record) -> GameRecord:
-    return GameRecord(
-        id=row[0],
-        guild_id=row[1],
-        channel_id=row[2],
-        status=row[3],
-        options=from_json(row[4]),
-        version=row[5],
-        created_at=row[6],
-        updated_at=row[7],
-        created_by=row[8],
-        waiting_on=row[9],
-        turn_started_at=row[10],
-        seats=tuple(zip(row[11], row[12], strict=True)),
-    )
+    # The seats come as two arrays, seat numbers and user ids, in seat order.
+    return game_from_row(row, zip(row[11], row[12], strict=True))
 
 
 def _count(status: str) -> int:

@@ -53,6 +53,25 @@ def from_json(text: str) -> JsonDict:
     return cast(JsonDict, json.loads(text))
 
 
+def game_from_row(row: Any, seats: Iterable[tuple[int, int]]) -> GameRecord:
+    """A game's record from its row (either backend's: both select the same first eleven columns and index
+    alike); its ``seats`` as (seat, user) pairs, which each backend reads its own way."""
+    return GameRecord(
+        id=row[0],
+        guild_id=row[1],
+        channel_id=row[2],
+        status=row[3],
+        options=from_json(row[4]),
+        version=row[5],
+        created_at=row[6],
+        updated_at=row[7],
+        created_by=row[8],
+        waiting_on=row[9],
+        turn_started_at=row[10],
+        seats=tuple(seats),
+    )
+
+
 def duty_from_row(row: Any) -> Duty:
     """A duty from its row, selected as `DUTY_COLUMNS` (either backend's row: both index alike)."""
     return Duty(

@@ -40,7 +40,7 @@ from .base import (
 )
 from .rows import (
     ACTIVE_SQL,
-    from_json,
+    game_from_row,
 )
 
 T = TypeVar("T")
@@ -59,21 +59,8 @@ _INSERT_DUTY: Final[str] = (
 
 
 def _game_from_row(row: Sequence[Any]) -> GameRecord:
-    seats = tuple(sorted((int(s), int(u)) for s, u in json.loads(row[11] or "[]")))
-    return GameRecord(
-        id=row[0],
-        guild_id=row[1],
-        channel_id=row[2],
-        status=row[3],
-        options=from_json(row[4]),
-        version=row[5],
-        created_at=row[6],
-        updated_at=row[7],
-        created_by=row[8],
-        waiting_on=row[9],
-        turn_started_at=row[10],
-        seats=seats,
-    )
+    # SQLite has no arrays: the seats come as one JSON array of [seat, user] pairs.
+    return game_from_row(row, sorted((int(s), int(u)) for s, u in json.loads(row[11] or "[]")))
 
 
 async def _why_not_updated(conn: aiosqlite.Connection, game_id: int, expected_version: int) -> NoReturn:
