@@ -279,6 +279,14 @@ class Fuzzer:
             if uid not in a.user_ids or len(set(b.user_ids) - set(a.user_ids)) > 1:
                 return "a seat accepted by someone else than its taker"
             return None
+        if label == "alexandros table add-computer":
+            # The creator seats a computer player in the lobby: one new seat, a computer's (negative id).
+            if b.created_by != uid:
+                return "a computer seated by someone else than the creator"
+            added, lost = set(a.user_ids) - set(b.user_ids), set(b.user_ids) - set(a.user_ids)
+            if b.status != "lobby" or a.status != "lobby" or lost or len(added) != 1 or min(added) >= 0:
+                return "seating a computer changed more than one new computer seat"
+            return None
         if gone - {uid}:
             return f"seats of others changed: {sorted(gone - {uid})}"
         if b.status == "lobby" and a.status == "playing" and b.created_by != uid:
@@ -286,6 +294,15 @@ class Fuzzer:
         if a.status == "abandoned" and b.status != "abandoned":
             if b.created_by != uid and not self.may(user, MANAGE_CHANNELS):
                 return "abandoned without permission"
+            return None
+        if label == "alexandros game replace":
+            # The creator or a member with Manage Channels offers a gone player's seat to someone else,
+            # whether seated or not: only the offer is written (game meta); the seat changes hands when the
+            # offer is accepted (alx:seatok, above).
+            if b.created_by != uid and not self.may(user, MANAGE_CHANNELS):
+                return "a seat offered by someone not allowed to"
+            if (a.version, a.seats, a.status, a.options) != (b.version, b.seats, b.status, b.options):
+                return "an offer changed more than the game's meta"
             return None
         if label in ("alexandros game pause", "alexandros game resume"):
             # The creator or a member with Manage Channels may pause a game they do not play in.

@@ -6,9 +6,15 @@ more."""
 
 from __future__ import annotations
 
+import dataclasses
+import random
+
 import pytest
 
-from tests.bot.fuzz import run_fuzz
+from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
+from storage import GameRecord
+from tests.bot.driver import CHANNEL, GUILD, Clock
+from tests.bot.fuzz import MANAGE_CHANNELS, Fuzzer, run_fuzz
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -30,3 +36,38 @@ async def test_random_interactions_are_answered_and_change_only_what_they_may(tm
     assert counts.kinds["stale-button"] + counts.kinds["stale-select"] > 0
     assert counts.changed > 0 and counts.games > 0
     assert sum(counts.answers.values()) == counts.interactions
+
+
+def _record(status: str, seats: tuple[tuple[int, int], ...], **options: object) -> GameRecord:
+    return GameRecord(
+        id=5, guild_id=GUILD, channel_id=CHANNEL, status=status, options=dict(options), version=3,  # type: ignore[arg-type]
+        created_at=0.0, updated_at=0.0, created_by=10, waiting_on=None, turn_started_at=None, seats=seats,
+    )  # fmt: skip
+
+
+def _judge(label: str, user: FakeUser, b: GameRecord, a: GameRecord) -> str | None:
+    fuzzer = Fuzzer(None, random.Random(0), [CHANNEL], [user], Clock())  # type: ignore[arg-type]
+    return fuzzer._judge(label, user, CHANNEL, GUILD, b, a)
+
+
+def test_the_judge_knows_who_may_seat_a_computer_and_offer_a_gone_players_seat():
+    """Two rules the fuzzer once did not know (seeds 9100 and 9101 of bench_fuzz reported them as problems):
+    the creator seats computer players (negative ids) in the lobby, and the creator or a member with Manage
+    Channels offers a gone player's seat, playing or not. Anyone else doing either is still a problem."""
+    creator, member = FakeUser(10, "creator"), FakeUser(11, "member")
+    manager = FakeUser(12, "manager", permissions=DEFAULT_MEMBER_PERMISSIONS | MANAGE_CHANNELS)
+    lobby = _record("lobby", ((0, 10),))
+    with_computer = _record("lobby", ((0, 10), (1, -1)))
+    assert _judge("alexandros table add-computer", creator, lobby, with_computer) is None
+    assert _judge("alexandros table add-computer", member, lobby, with_computer) is not None
+    with_a_member = _record("lobby", ((0, 10), (1, 11)))
+    assert _judge("alexandros table add-computer", creator, lobby, with_a_member) is not None
+    assert _judge("alexandros table add-computer", creator, with_computer, lobby) is not None
+
+    playing = _record("playing", ((0, 20), (1, 21)))
+    offered = dataclasses.replace(playing, updated_at=1.0)  # the offer itself lives in the game's meta
+    assert _judge("alexandros game replace", creator, playing, offered) is None
+    assert _judge("alexandros game replace", manager, playing, offered) is None
+    assert _judge("alexandros game replace", member, playing, offered) is not None
+    moved_on = dataclasses.replace(playing, version=4)
+    assert _judge("alexandros game replace", creator, playing, moved_on) is not None
