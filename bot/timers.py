@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import discord
@@ -26,7 +27,7 @@ from engine.errors import IllegalAction
 from engine.game import apply
 from engine.state import GameState
 from engine.views import redact
-from storage import Duty, NewDuty
+from storage import Duty, NewDuty, VersionConflict
 
 from . import computers, i18n, notices, texts
 from . import duties as dt
@@ -72,45 +73,88 @@ class Timers:
             return "dropped: the game is paused"
         away = vacation_until(table.record.options, uid, now)
         if away is not None:  # on vacation: no reminder until they are back
-            await self.store.add_duties(table.id, [NewDuty(**{**_fields(duty), "due_at": away})], now)
+            moved = NewDuty(**{**_fields(duty), "due_at": away})
+            if not await self._for_this_wait(table, since, lambda t: self._add(t, [moved], now)):
+                return "dropped: the turn moved on"
             return "moved to the end of the vacation"
         planned_at = duty.payload.get("version")
         if planned_at is not None and int(planned_at) != table.version:
             # The player acted since (a move, an action): the wait starts again from that action.
-            await self._plan(table, since, table.record.updated_at, None, now)
+            if not await self._for_this_wait(
+                table, since, lambda t: self._plan(t, since, t.record.updated_at, None, now)
+            ):
+                return "dropped: the turn moved on"
             return "replanned: the player acted since"
         prefs = await self.pipeline.prefs.get(uid)
         quiet_end = quiet_until(now, prefs)
         if quiet_end is not None:
-            await self.store.add_duties(table.id, [NewDuty(**{**_fields(duty), "due_at": quiet_end})], now)
+            moved = NewDuty(**{**_fields(duty), "due_at": quiet_end})
+            if not await self._for_this_wait(table, since, lambda t: self._add(t, [moved], now)):
+                return "dropped: the turn moved on"
             return "moved to the end of the quiet hours"
         started = float(duty.payload.get("started") or table.record.turn_started_at or now)
         if notices.wants_dm(await self.pipeline.prefs.settings(uid)):
-            return await self._remind_by_dm(table, uid, since, started, now)
+            if not await self._for_this_wait(
+                table, since, lambda t: self._remind_by_dm(t, uid, since, started, now)
+            ):
+                return "dropped: the turn moved on"
+            return "sent as a direct message duty"
         msg = await self.client.get_partial_messageable(table.record.channel_id).send(
             texts.reminder_text(table, uid, started),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
             nonce=f"alx-{duty.id}",
         )
         log.info("reminder game=%s channel=%s user=%s", table.id, table.record.channel_id, uid)
-        await self._plan(table, since, started, now, now)
+        await self._for_this_wait(table, since, lambda t: self._plan(t, since, started, now, now))
         return f"sent {msg.id}"
+
+    async def _for_this_wait(
+        self, table: Table, since: int, write: Callable[[Table], Awaitable[None]]
+    ) -> bool:
+        """Run ``write`` (which replaces this wait's reminder: same key) only while the wait is still this
+        one; False if it is not. ``write`` names the version it was planned from: a commit since then that
+        moved the turn on planned the next player's reminder, which this one must not replace (a reminder
+        being sent while its player ends the turn used to wipe out the next player's reminders). A commit
+        of the same player within the same turn is planned from again."""
+        uid = table.current_user
+        for _ in range(5):
+            try:
+                await write(table)
+                return True
+            except VersionConflict:
+                try:
+                    table = await self.pipeline.tables.by_id(table.id)
+                except Refused:
+                    return False
+                if table.record.status != "playing" or table.current_user != uid:
+                    return False
+                current, _ = await self.pipeline.current_turn(table)
+                if current is not None and current != since:
+                    return False
+        log.warning("game %s kept changing while its reminder was planned; left unplanned", table.id)
+        return False
+
+    async def _add(
+        self, table: Table, duties: list[NewDuty], now: float, cancel_keys: Sequence[str] = ()
+    ) -> None:
+        await self.store.add_duties(table.id, duties, now, cancel_keys=cancel_keys, at_version=table.version)
 
     async def _plan(
         self, table: Table, since: int, started: float, last_sent: float | None, now: float
     ) -> None:
-        """The next reminder of this wait; it replaces the one being handled (same key)."""
+        """The next reminder of this wait, planned from ``table``; it replaces the one being handled (same
+        key), or cancels it when there is none to come."""
         uid = table.current_user
         assert uid is not None
         due = next_reminder(
             started, self.pipeline.reminder_hours, await self.pipeline.prefs.get(uid), last_sent
         )
         if due is None:
-            await self.store.cancel_duties(table.id, [dt.REMIND])
+            await self._add(table, [], now, cancel_keys=[dt.REMIND])
         else:
-            await self.store.add_duties(table.id, [dt.reminder(table, since, started, due, last_sent)], now)
+            await self._add(table, [dt.reminder(table, since, started, due, last_sent)], now)
 
-    async def _remind_by_dm(self, table: Table, uid: int, since: int, started: float, now: float) -> str:
+    async def _remind_by_dm(self, table: Table, uid: int, since: int, started: float, now: float) -> None:
         """The reminder as a ``dm`` duty (bot.notices), written in one transaction with the next reminder,
         which replaces this one: handled again after a crash, it cannot be sent twice."""
         with i18n.speaking(notices.dm_language(await self.pipeline.prefs.settings(uid), table)):
@@ -120,9 +164,8 @@ class Timers:
         out = [notices.dm_duty(table.record, uid, since, text, fallback, now)]
         if due is not None:
             out.append(dt.reminder(table, since, started, due, now))
-        await self.store.add_duties(table.id, out, now, cancel_keys=() if due is not None else [dt.REMIND])
+        await self._add(table, out, now, cancel_keys=() if due is not None else [dt.REMIND])
         log.info("reminder by dm game=%s user=%s", table.id, uid)
-        return "sent as a direct message duty"
 
     # --- deadlines (P2) ------------------------------------------------------------------------------------
 

@@ -356,7 +356,12 @@ class GameStore(Protocol):
         *,
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
-    ) -> list[Duty]: ...
+        at_version: int | None = None,
+    ) -> list[Duty]:
+        """Write duties, cancel keyed ones and merge meta, in one transaction outside an action. With
+        ``at_version``, only while the game is still at that version: VersionConflict otherwise, and
+        nothing is written (a timer replacing itself must not replace what a newer commit planned)."""
+        ...
 
     async def claim_duties(
         self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None

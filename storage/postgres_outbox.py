@@ -19,6 +19,7 @@ from .base import (
     NewDuty,
     ShardSlice,
     StoreError,
+    VersionConflict,
 )
 from .pg_migrations import DUTY_CHANNEL
 from .postgres_base import (
@@ -115,8 +116,10 @@ class PostgresOutbox(PostgresBase):
         *,
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
+        at_version: int | None = None,
     ) -> list[Duty]:
-        """Write duties (and cancel keyed ones, and merge meta) in one transaction, outside an action."""
+        """Write duties (and cancel keyed ones, and merge meta) in one transaction, outside an action; with
+        ``at_version``, only while the game is still at that version."""
         duty_rows = [(d, to_json(d.payload)) for d in duties]
         keys = list(cancel_keys)
         meta_rows = metadata_rows(meta or {})
@@ -126,7 +129,10 @@ class PostgresOutbox(PostgresBase):
         async def body(conn: _Conn) -> list[Duty]:
             guild_id = None
             if game_id is not None:
-                guild_id = (await self._fetch_game(conn, game_id, lock=True)).guild_id
+                game = (await self._fetch_game(conn, game_id, lock=True))
+                if at_version is not None and game.version != at_version:
+                    raise VersionConflict(game_id, at_version, game.version)
+                guild_id = game.guild_id
                 await _write_meta(conn, game_id, meta_rows, now)
             ids = await self._insert_duties(conn, game_id, guild_id, duty_rows, now, cancel=keys)
             if not ids:

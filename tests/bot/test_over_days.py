@@ -11,6 +11,7 @@ import time
 import pytest
 
 from bot.client import make_bot
+from bot.pipeline import Ask
 from bot.tables import Table, names_of
 from engine import ai
 from engine.game import new_game
@@ -93,6 +94,44 @@ async def test_a_reminder_comes_due_is_sent_once_and_never_after_a_move(tmp_path
         later = (await g.table()).record.turn_started_at + DAY + 5
         assert await remind(d, later) == 1
         assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{nxt.id}]
+
+
+async def test_a_turn_ended_while_its_reminder_goes_out_keeps_the_next_players_reminders(tmp_path):
+    """The worker reads the game, then sends the reminder; the player ends the turn in between. The turn's
+    end plans the next player's reminder, and the reminder under way must not replace it with its own
+    player's next one (same key): it used to, and the next player was never reminded that turn."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        me = await waiting_user(g)
+        started = (await g.table()).record.turn_started_at
+        prefs, read = d.bot.pipeline.prefs, d.bot.pipeline.prefs.settings
+        armed = [True]
+
+        async def settings(user_id: int):  # asked after the game was read, before the reminder is sent
+            if armed[0]:
+                armed[0] = False
+                turn = (await g.state()).turn
+                for n in range(40):
+                    st = await g.state()
+                    if st.turn != turn:
+                        break
+                    action = ai.greedy_player(st, random.Random(n))
+                    await d.bot.pipeline.act(Ask(me.id, game_id=g.game_id), lambda s, seat, a=action: a)
+            return await read(user_id)
+
+        prefs.settings = settings
+        clock.now = started + DAY + 5
+        assert await remind(d, clock.now) == 1
+        assert not armed[0]
+        nxt = await waiting_user(g)
+        assert nxt.id != me.id
+        pending = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == "remind"]
+        assert [x.user_id for x in pending] == [nxt.id]
+        mark = d.mark()
+        for hour in range(1, 49):
+            await d.bot.deliveries.drain(clock.now + hour * HOUR)
+        assert {u for q in reminders_since(d, mark) for u in q.pinged_user_ids} == {nxt.id}
 
 
 async def test_no_duplicate_reminder_across_a_restart(tmp_path):

@@ -545,6 +545,28 @@ async def test_add_duties_writes_meta_and_cancels_in_one_step(store: GameStore) 
         await store.add_duties(424242, [post()], T0)
 
 
+async def test_add_duties_at_a_version_writes_nothing_once_the_game_moved_on(store: GameStore) -> None:
+    """A reminder replacing itself names the version it was planned from: a commit in between (the turn
+    moved on, with its own reminder) wins, and nothing of the stale write lands."""
+    game = await started_game(store)
+    ours = NewDuty("remind", T0 + 10, CHANNEL, ALICE, key="remind", payload={"for": "alice"})
+    await store.add_duties(game.id, [ours], T0, at_version=game.version)
+    theirs = NewDuty("remind", T0 + 20, CHANNEL, BOB, key="remind", payload={"for": "bob"})
+    moved = await store.append(
+        game.id, game.version, [{"n": 1}], {"sum": 1}, T0 + 1, cancel_keys={"remind"}, duties=[theirs]
+    )
+    stale = NewDuty("remind", T0 + 30, CHANNEL, ALICE, key="remind", payload={"for": "alice, again"})
+    with pytest.raises(VersionConflict) as raised:
+        await store.add_duties(
+            game.id, [stale], T0 + 2, cancel_keys=["remind"], meta={"x": 1}, at_version=game.version
+        )
+    assert (raised.value.expected, raised.value.actual) == (game.version, moved.version)
+    assert [d.payload for d in await store.pending_duties(game.id)] == [{"for": "bob"}]
+    assert "x" not in await store.get_game_meta(game.id)
+    await store.add_duties(game.id, [stale], T0 + 2, cancel_keys=["remind"], at_version=moved.version)
+    assert [d.payload for d in await store.pending_duties(game.id)] == [{"for": "alice, again"}]
+
+
 async def test_abandoning_drops_timers_and_adds_its_duties(store: GameStore) -> None:
     game = await started_game(store)
     await store.add_duties(game.id, [NewDuty("remind", T0 + 10, CHANNEL, ALICE, key="remind"), post(n=1)], T0)
