@@ -79,6 +79,10 @@ class AlexandrosCog(commands.Cog):
                 hint = texts.not_your_turn_hint(Speaker(names_of(record)).seat(current))
                 return [app_commands.Choice(name=hint, value="-")]
             table = await self.h.ctx.tables.load(record)
+            if table.version != record.version:
+                # A commit landed after the record was read (the turn may have ended): the state loaded is
+                # newer, and its options may be the next player's hand. As Pipeline.look refuses.
+                raise Refused("game/stale", expected=record.version, actual=table.version)
             state = table.playing()
             if need_phase is not None and state.phase is not need_phase:
                 hint = texts.move_first_hint() if need_phase is Phase.ACTIONS else texts.already_moved_hint()

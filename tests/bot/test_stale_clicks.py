@@ -10,10 +10,14 @@ move, was parsed against the current player's choices and listed their hand.
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
 
+from engine import ai
+from engine.actions import EndTurn
+from engine.game import apply
 from engine.symbols import SYMBOLS
 from tests.bot.driver import POINTS_MAP, WALLS_MAP, Game, bot_factory, harness, play_whole_game
 
@@ -146,6 +150,39 @@ async def test_autocomplete_offers_nothing_to_a_player_off_turn(tmp_path):
             assert not CARD_WORDS.search(got[0]["name"])
         r = await d.slash(other, "alexandros take", card="soldier")
         assert r.ephemeral and "not your turn" in r.content.lower() and not CARD_WORDS.search(r.content)
+
+
+async def test_autocomplete_racing_the_end_of_its_players_turn_names_no_card(tmp_path):
+    """Autocomplete reads the game's record (the asker's turn), then its state; the turn ends in between
+    (their own End turn, a deadline, another process). The state loaded is the next player's turn, whose
+    options are the next player's hand: the answer says "out of date" instead of listing them."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 7)) as d:
+        g = Game(d, [d.member("alice"), d.member("bob")])
+        await g.open()
+        st = await g.state()
+        asker = g.user_of_seat(await g.table(), st.current)
+        await g.play(ai.greedy_player(st, random.Random(0)), 0)  # the move: now the asker's actions
+        st = await g.state()
+        other_seat = 1 - st.current
+        assert st.players[other_seat].hand != (0, 0, 0, 0, 0), "the next player holds a card to leak"
+        store, pipeline = d.bot.pipeline.store, d.bot.pipeline
+        read, ended = store.game_by_channel, []
+
+        async def racing(channel_id: int):
+            record = await read(channel_id)
+            if not ended:  # after the record is read: the asker's turn ends
+                table = await pipeline.tables.by_id(record.id)
+                end = EndTurn(table.state.current)
+                new_state, events = apply(table.state, end)
+                ended.append(await pipeline.commit(table, new_state, tuple(events), (end,)))
+            return record
+
+        store.game_by_channel = racing
+        got = await d.autocomplete(asker, "alexandros move", focused="card", value="")
+        store.game_by_channel = read
+        assert ended and (await g.state()).current == other_seat
+        assert [c["value"] for c in got] == ["-"] and "out of date" in got[0]["name"].lower(), got
+        assert not any(CARD_WORDS.search(c["name"]) for c in got), got
 
 
 async def test_guided_move_races_end_out_of_date_never_in_a_misleading_refusal(tmp_path):
