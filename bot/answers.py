@@ -47,7 +47,8 @@ async def say(
     file: discord.File | None = None,
     view: discord.ui.View | None = None,
 ) -> None:
-    """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update)."""
+    """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update).
+    Not after a public defer (``mode`` "public"): Discord then makes the first followup public."""
     text = limits.content(text)
     mode = interaction.extras.get("mode")
     kwargs: dict[str, Any] = {}
@@ -147,6 +148,14 @@ async def guarded(
         async with in_flight.running():
             await body()
     except Refused as refused:
+        if interaction.extras.get("mode") == "public":
+            # After a public defer, Discord makes the first followup replace the public "thinking" message,
+            # whatever its ephemeral flag: a refusal must come before such a defer. One that comes after
+            # is a bug of ours, and its words (which may name the asker's cards) never go public.
+            log.error("refusal %s after a public defer: %s", refused.code, interaction_kind(interaction))
+            with contextlib.suppress(discord.HTTPException):
+                await say(interaction, texts.oops())
+            return
         speaker: Speaker = refused.speaker or interaction.extras.get("speaker") or Speaker()
         await say(interaction, speaker.refusal(refused.code, refused.details))
     except Exception:

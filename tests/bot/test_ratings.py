@@ -279,3 +279,24 @@ async def test_a_replay_is_drawn_in_the_worker_processes(tmp_path):
     finally:
         pictures.close()
     assert data[:6] == b"GIF89a" and Image.open(io.BytesIO(data)).n_frames == st.turn + 1
+
+
+async def test_a_refusal_after_a_public_defer_never_shows_its_words_to_everyone(tmp_path, caplog):
+    """Discord makes the first followup after a public defer replace the public "thinking" message, whatever
+    its ephemeral flag (the offline Discord does the same). A refusal raised after such a defer (a bug: the
+    checks come first) would have gone public, naming the asker's cards: the answer is the generic apology,
+    and the bug is logged."""
+    from bot.tables import Refused
+    from engine.symbols import Symbol
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        alice = d.member("alice")
+
+        async def refusing(*args, **kwargs):
+            raise Refused("move/not-in-hand", card=Symbol.SOLDIER, allowed="hand: soldier (special)")
+
+        d.bot.store.ratings = refusing
+        with caplog.at_level("ERROR", logger="bot"):
+            r = await d.slash(alice, "alexandros ratings leaderboard", check=False)  # the bug is logged
+        assert "soldier" not in r.content.lower() and "went wrong" in r.content.lower(), r.content
+        assert any("after a public defer" in rec.getMessage() for rec in caplog.records)
