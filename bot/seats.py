@@ -131,17 +131,21 @@ class Seats:
             await defer_private(interaction)
             async with ctx.tables.locks.hold(game_id):
                 record = await ctx.tables.record_of(game_id)
-                table = await ctx.tables.load(record)
-                state = table.playing()
+                # Who may take the seat, from the record and the offer alone: the state is read for the
+                # taker only (nothing reads it for someone who may not act on it).
+                if record.status != "playing":
+                    Table(record, None, names_of(record)).playing()  # the refusal that says why not
                 offers = dict((await ctx.store.get_game_meta(game_id)).get(META_OFFERS) or {})
                 offer = offers.get(str(seat))
-                holder = table.user_of(seat)
+                holder = dict(record.seats).get(seat)
                 if not isinstance(offer, list) or offer[1] != to_user or offer[0] != holder or holder is None:
                     raise Refused("bot/offer-stale")
                 if interaction.user.id != to_user:
                     raise Refused("bot/offer-not-yours", to=f"<@{to_user}>")
                 if record.seat_of(to_user) is not None:
                     raise Refused("bot/offer-stale")
+                table = await ctx.tables.load(record)
+                state = table.playing()
                 del offers[str(seat)]
                 await self._reseat(table, state, seat, holder, interaction.user, offers)
             await say(interaction, texts.offer_accepted())
@@ -233,11 +237,11 @@ class Seats:
             interaction.extras["game"] = record.id
             async with ctx.tables.locks.hold(record.id):
                 record = await ctx.tables.record_of(record.id)
+                seat = record.seat_of(interaction.user.id)
+                if seat is None:  # before the state is read: nothing is read for someone not seated
+                    raise Refused("bot/not-a-player")
                 table = await ctx.tables.load(record)
                 state = table.playing()
-                seat = record.seat_of(interaction.user.id)
-                if seat is None:
-                    raise Refused("bot/not-a-player")
                 now = ctx.clock()
                 until = now + min(days, MAX_VACATION_DAYS) * DAY if days > 0 else None
                 options = with_vacation(_current(record.options, now), interaction.user.id, until)

@@ -108,8 +108,20 @@ async def test_a_player_hands_their_seat_over_and_the_newcomer_takes_hand_and_tu
         cid = f"alx:seatok:{g.game_id}:{seat}:{carol.id}"
         assert cid in offer.custom_ids
 
+        tables, loads = d.bot.pipeline.tables, []
+        real_load = tables.load
+
+        async def counting_load(record):
+            loads.append(record.id)
+            return await real_load(record)
+
+        tables.load = counting_load
         r = await d.click(other, offer.id, cid)
         assert r.ephemeral and "not to you" in r.content
+        r = await d.slash(carol, "alexandros vacation", days=2)
+        assert r.ephemeral and "not playing in this game" in r.content
+        assert loads == [], "the state is read for nobody who may not act on it"
+        tables.load = real_load
         clock.now += HOUR
         r = await d.click(carol, offer.id, cid)
         assert r.ephemeral and "You hold the seat now" in r.content
