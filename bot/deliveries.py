@@ -4,15 +4,19 @@ Duties are written by the commit that causes them (bot.pipeline, bot.duties). Th
 under a lease (storage ``claim_duties``: a channel's duties one at a time, oldest first, only for this
 process's shards), sends each, and marks it done. What can go wrong, and what happens then:
 
-- Discord 5xx, a timeout, a dropped connection, or a bug of ours: tried again with exponential back-off
-  (1 s, 2 s, 4 s … at most 5 minutes), up to ``max_attempts`` times, then given up and logged.
-- 429 Too Many Requests: tried again after its Retry-After. (discord.py paces the per-route buckets and
-  waits out a global 429 by itself; this catches what it gives up on.)
+- Discord 5xx, a timeout or a dropped connection: tried again with exponential back-off (1 s, 2 s, 4 s …
+  at most 5 minutes) for as long as ``give_up_after`` (a day) from when the duty fell due, so that a turn
+  post, its ping or a reminder outlives an outage of Discord or of the host's network; then given up.
+- A bug of ours (any other exception): the same back-off, but ``max_attempts`` times at most (about 18
+  minutes), so that one duty that can never be sent does not hold its channel's later duties for a day.
+- 429 Too Many Requests: tried again after its Retry-After, as long as a 5xx. (discord.py paces the
+  per-route buckets and waits out a global 429 by itself; this catches what it gives up on.)
 - Discord's global limit (50 requests a second per bot): the worker paces its own sends below it
   (``rate``, 45 a second by default, in a token bucket), so that a backlog of reminders drains at full
   speed without a storm of 429s; interaction answers are not counted by Discord and are not paced.
 - 403 or 404 (channel deleted, permission missing): given up at once, logged with its game. The game
-  goes on: its reminders and deadlines are duties of their own and still fall due.
+  goes on: its reminders and deadlines are duties of their own and still fall due, and a reminder given
+  up still plans the next one (bot.timers ``given_up``).
 - The process dies mid-send: the lease runs out and the duty is sent again. A new message carries a
   nonce made from the duty's id, which Discord enforces (``enforce_nonce``), so the retry returns the
   message the first attempt made instead of posting it twice; edits are the same edit again.
@@ -53,11 +57,13 @@ BACKOFF_CAP = 300.0  # seconds
 
 
 class Retry(Exception):
-    """Send again later (``after`` seconds from now)."""
+    """Send again later (``after`` seconds from now). ``discord``: the failure was Discord's or the
+    network's (5xx, 429, a timeout), not a bug of ours, and is tried again for longer."""
 
-    def __init__(self, after: float, why: str) -> None:
+    def __init__(self, after: float, why: str, discord: bool = True) -> None:
         super().__init__(why)
         self.after = after
+        self.discord = discord
 
 
 class GiveUp(Exception):
@@ -66,6 +72,8 @@ class GiveUp(Exception):
 
 class TimerHandler(Protocol):
     async def handle(self, duty: Duty, now: float) -> str: ...
+
+    async def given_up(self, duty: Duty, now: float) -> None: ...
 
 
 def classify(error: BaseException, attempts: int) -> Retry | GiveUp:
@@ -83,7 +91,7 @@ def classify(error: BaseException, attempts: int) -> Retry | GiveUp:
         return GiveUp(f"{error.status} {error.text or type(error).__name__} (code {error.code})")
     if isinstance(error, asyncio.TimeoutError | aiohttp.ClientError | ConnectionError | socket.gaierror):
         return Retry(backoff, f"{type(error).__name__}: {error}")
-    return Retry(backoff, f"{type(error).__name__}: {error}")
+    return Retry(backoff, f"{type(error).__name__}: {error}", discord=False)
 
 
 def _retry_after(error: discord.HTTPException) -> float | None:
@@ -129,6 +137,7 @@ class Deliveries:
         batch: int = 100,
         rate: float | None = 45.0,
         max_attempts: int = 12,
+        give_up_after: float = 86400.0,
         keep_done_days: float = 30.0,
         owner: str | None = None,
     ) -> None:
@@ -141,7 +150,8 @@ class Deliveries:
         self.lease = lease
         self.batch = batch  # claimed at once and sent side by side (two seconds of sends at ``rate``)
         self.pacer = Pacer(rate) if rate else None
-        self.max_attempts = max_attempts
+        self.max_attempts = max_attempts  # for a bug of ours; Discord's failures: give_up_after
+        self.give_up_after = give_up_after
         self.keep_done_days = keep_done_days
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.timers: TimerHandler | None = None
@@ -250,7 +260,7 @@ class Deliveries:
             outcome = await asyncio.wait_for(self._send(duty, now), timeout=self.lease / 2)
         except Exception as error:  # noqa: BLE001 - every failure is classified, none may stop the worker
             verdict = error if isinstance(error, Retry | GiveUp) else classify(error, duty.attempts)
-            if isinstance(verdict, Retry) and duty.attempts < self.max_attempts:
+            if isinstance(verdict, Retry) and self._tried_again(duty, verdict, now):
                 log.warning(
                     "duty %s (%s) of game %s in channel %s failed (attempt %d), retrying in %.1f s: %s",
                     duty.id, duty.kind, duty.game_id, duty.channel_id, duty.attempts, verdict.after, verdict,
@@ -265,9 +275,18 @@ class Deliveries:
                 duty.id, duty.kind, duty.game_id, duty.channel_id, duty.attempts, verdict,
             )  # fmt: skip
             await self.store.finish_duty(duty.id, self.owner, self.clock(), f"failed: {verdict}"[:500])
+            if self.timers is not None and duty.kind == dt.REMIND:
+                await self.timers.given_up(duty, now)
             return
         self.delivered += 1
         await self.store.finish_duty(duty.id, self.owner, self.clock(), outcome)
+
+    def _tried_again(self, duty: Duty, retry: Retry, now: float) -> bool:
+        """Whether a failed duty is tried again: Discord's failures for ``give_up_after`` from when it fell
+        due, a bug of ours ``max_attempts`` times."""
+        if retry.discord:
+            return now - max(duty.due_at, duty.created_at) < self.give_up_after
+        return duty.attempts < self.max_attempts
 
     async def _send(self, duty: Duty, now: float) -> str:
         handlers: dict[str, Callable[[Duty, float], Awaitable[str]]] = {

@@ -108,6 +108,24 @@ class Timers:
         await self._for_this_wait(table, since, lambda t: self._plan(t, since, started, now, now))
         return f"sent {msg.id}"
 
+    async def given_up(self, duty: Duty, now: float) -> None:
+        """A reminder Discord would not take (a missing permission, a deleted channel, or failures past
+        every retry): the wait still gets its next one, which would otherwise only be planned after a send."""
+        if duty.kind != dt.REMIND or duty.game_id is None or duty.user_id is None:
+            return
+        try:
+            table = await self.pipeline.tables.by_id(duty.game_id)
+        except Refused:
+            return
+        since = int(duty.payload.get("since", 0))
+        if table.record.status != "playing" or table.current_user != duty.user_id:
+            return
+        current, _ = await self.pipeline.current_turn(table)
+        if current is not None and current != since:
+            return
+        started = float(duty.payload.get("started") or table.record.turn_started_at or now)
+        await self._for_this_wait(table, since, lambda t: self._plan(t, since, started, now, now))
+
     async def _for_this_wait(
         self, table: Table, since: int, write: Callable[[Table], Awaitable[None]]
     ) -> bool:

@@ -55,6 +55,10 @@ def turn_posts(d, turn: int) -> list:
     ]
 
 
+def reminders_since(d, mark: int) -> list:
+    return [q for q in d.requests_since(mark) if q.kind == "channel_message" and "a reminder" in q.content]
+
+
 async def undelivered(d, game_id: int) -> list:
     now_due = [x for x in await d.bot.store.pending_duties(game_id) if x.kind not in (dt.REMIND, dt.DEADLINE)]
     return now_due
@@ -130,7 +134,9 @@ async def test_a_deadline_still_fires_when_every_message_fails(tmp_path, fault, 
     """The measured defect: a failed turn post left a game without reminders or deadline for ever."""
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
-        d.fail("channel_message", fault, times=10_000, lost_reply=lost)
+        # A 429 that never ends is tried again for a day, each time after its Retry-After: a minute here
+        # (with 1 s, the tests' clock, which moves on at every read, would never let a delivery round end).
+        d.fail("channel_message", fault, times=10_000, lost_reply=lost, retry_after=60.0)
         g = await open_game(d, deadline_hours=36)
         table = await g.table()
         started = table.record.turn_started_at
@@ -241,3 +247,74 @@ async def test_a_turn_post_edit_waiting_behind_a_later_one_is_not_drawn_nor_sent
         assert len(edits) == 1, "one edit, with the latest board"
         assert edits[0].files, "the edit that was sent carries the picture of the latest state"
         assert not [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.EDIT]
+
+
+@pytest.mark.parametrize(("minutes", "delivered"), [(25, True), (25 * 60, False)])
+async def test_a_turn_post_outlives_an_outage_of_discord_for_a_day(tmp_path, minutes, delivered):
+    """Discord answers 503 for a while. The quick retries of a bug of ours (12, about 18 minutes) used to
+    give the turn post up after 18 minutes, and with it the board and the ping, for good; Discord's own
+    failures are tried again for a day from when the duty fell due, and given up only after that."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        fault = d.fail("channel_message", "503", times=10**6)
+        g = await open_game(d)
+        end = clock.now + minutes * 60
+        while clock.now < end:  # the worker's rounds during the outage, every 10 s, then every 5 minutes
+            await d.bot.deliveries.drain(clock.now + (10 if minutes < 60 else 300))
+        fault.times = len(fault.hits)  # Discord is back
+        await flush(d, clock, seconds=HOUR, rounds=12)
+        posts = turn_posts(d, 1)
+        pings = [q for q in d.requests if q.kind == "channel_message" and q.pinged_user_ids and not q.fault]
+        if delivered:
+            assert len(posts) == 1 and pings and d.bot.deliveries.failed == 0
+        else:
+            assert posts == [] and d.bot.deliveries.failed > 0, "a day later, the post is given up"
+            d.take_errors()
+        assert len(fault.hits) > 12
+        assert (await g.table()).record.status == "playing"
+
+
+async def test_a_bug_of_ours_is_still_given_up_after_a_few_attempts(tmp_path):
+    """What is not Discord's failure (here: the picture cannot be drawn, every time) is tried 12 times, not
+    for a day: it would hold every later duty of its channel."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        worker = d.bot.deliveries
+
+        async def broken(duty, now):
+            raise ValueError("a bug of ours")
+
+        worker._send = broken
+        await open_game(d)
+        await flush(d, clock, seconds=3 * HOUR, rounds=60)
+        assert worker.failed > 0
+        given_up = [x for x in await d.bot.store.pending_duties(None)]
+        assert given_up == [] or all(x.kind in (dt.REMIND, dt.DEADLINE) for x in given_up)
+        d.take_errors()
+
+
+@pytest.mark.parametrize("fault", ["403", "503"])
+async def test_a_reminder_given_up_still_plans_the_next_one(tmp_path, fault):
+    """A reminder plans the next one only after it is sent: one that Discord refused (a permission taken
+    away from the channel: at once; an outage past the day of retries) used to end the wait's reminders."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        me = g.user_of_seat(await g.table(), (await g.state()).current)
+        started = (await g.table()).record.turn_started_at
+        await d.bot.deliveries.drain(started + 120)  # the turn post is out
+        failing = d.fail("channel_message", fault, times=10**6)
+        t = started + DAY + 5
+        while t < started + (2 * DAY if fault == "403" else 2 * DAY + 2 * HOUR):
+            await d.bot.deliveries.drain(t)
+            t += 10 * 60
+        assert failing.hits and d.bot.deliveries.failed > 0
+        failing.times = len(failing.hits)  # the permission is back, or Discord is
+        pending = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.REMIND]
+        assert [x.user_id for x in pending] == [me.id], "the next reminder is planned"
+        mark = d.mark()
+        for hours in range(1, 3 * 24):
+            await d.bot.deliveries.drain(t + hours * HOUR)
+        sent = reminders_since(d, mark)
+        assert sent and all(q.pinged_user_ids == {me.id} for q in sent)
+        d.take_errors()
