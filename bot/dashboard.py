@@ -27,6 +27,7 @@ import discord
 
 from storage import Duty, GameRecord, GameStore, NewDuty
 
+from . import duties as dt
 from . import i18n, limits, texts
 from .answers import say
 from .context import Context
@@ -149,7 +150,8 @@ class Dashboard:
         changes: dict[str, Any] = {META_STATUS: {"message": msg.id, "pinned": False}}
         if unpin is not None:  # remembered, so that a retry after a fault still unpins it
             changes[META_UNPIN] = unpin
-        await self.store.set_game_meta(duty.game_id, changes, self.clock())
+        # Only while the worker still holds the duty (as Deliveries records a turn post).
+        await self.store.set_game_meta(duty.game_id, changes, self.clock(), leased=dt.held(duty))
         if not meta.get(META_PIN_REFUSED):
             await self._pin(duty, channel, msg.id)
         if unpin is not None:

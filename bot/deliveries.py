@@ -40,7 +40,7 @@ import discord
 from engine import serialize
 from engine.snapshot import load_state
 from engine.views import GameView, view
-from storage import Duty, GameStore, ShardSlice
+from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from . import duties as dt
 from . import i18n, limits, texts
@@ -258,6 +258,10 @@ class Deliveries:
             await self.pacer.wait()
         try:
             outcome = await asyncio.wait_for(self._send(duty, now), timeout=self.lease / 2)
+        except LeaseLost:
+            # Another worker took the duty over (this one stalled past its lease) and answers for it now.
+            log.warning("duty %s (%s) of game %s: lease lost mid-delivery", duty.id, duty.kind, duty.game_id)
+            return
         except Exception as error:  # noqa: BLE001 - every failure is classified, none may stop the worker
             verdict = error if isinstance(error, Retry | GiveUp) else classify(error, duty.attempts)
             if isinstance(verdict, Retry) and self._tried_again(duty, verdict, now):
@@ -355,8 +359,14 @@ class Deliveries:
         )
         since = p.get("turn_post")
         if since is not None and duty.game_id is not None:
+            # Only while this worker still holds the duty: one that stalled past its lease must not record
+            # this turn's post over a later turn's, which the worker that took over may have posted since
+            # (that post's edits would not find it, and would post the turn a second time).
             await self.store.set_game_meta(
-                duty.game_id, {META_TURN_POST: {"message": msg.id, "since": int(since)}}, self.clock()
+                duty.game_id,
+                {META_TURN_POST: {"message": msg.id, "since": int(since)}},
+                self.clock(),
+                leased=dt.held(duty),
             )
         return f"sent {msg.id}"
 

@@ -30,7 +30,7 @@ from engine.snapshot import dump_state
 from engine.state import GameState, Phase, UndoTrail
 from engine.symbols import Symbol, total
 from engine.views import view
-from storage import NewDuty
+from storage import Duty, NewDuty
 
 from . import texts
 from .computers import is_computer
@@ -69,6 +69,12 @@ def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any
     else:
         out["view"] = serialize.dump(view(state, None))
     return out
+
+
+def held(duty: Duty) -> tuple[int, str]:
+    """A claimed duty and the worker holding it, for the store's writes made on its behalf (``leased``)."""
+    assert duty.lease_owner is not None, "only a claimed duty is held"
+    return duty.id, duty.lease_owner
 
 
 def public_state(state: GameState) -> GameState:

@@ -65,6 +65,16 @@ class VersionConflict(StoreError):
         self.actual = actual
 
 
+class LeaseLost(StoreError):
+    """A delivery wrote on behalf of a duty it no longer holds (its lease ran out and another worker took
+    the duty over, or finished it): nothing was written."""
+
+    def __init__(self, duty_id: int, owner: str) -> None:
+        super().__init__(f"duty {duty_id} is no longer leased to {owner}")
+        self.duty_id = duty_id
+        self.owner = owner
+
+
 class ChannelBusy(StoreError):
     """The channel or thread already has a game in the lobby or in play."""
 
@@ -329,7 +339,14 @@ class GameStore(Protocol):
 
     async def get_game_meta(self, game_id: int) -> JsonDict: ...
 
-    async def set_game_meta(self, game_id: int, changes: Mapping[str, Any], now: float) -> JsonDict: ...
+    async def set_game_meta(
+        self, game_id: int, changes: Mapping[str, Any], now: float, *, leased: tuple[int, str] | None = None
+    ) -> JsonDict:
+        """Merge ``changes`` into the game's metadata (a None value removes the key); the result. With
+        ``leased`` (a duty's id and its worker), only while that worker still holds that duty, undone:
+        LeaseLost otherwise, and nothing written (a worker that stalled past its lease must not record
+        what it did over what the worker that took over did since)."""
+        ...
 
     async def games_waiting_on(self, user_id: int) -> list[GameRecord]: ...
 

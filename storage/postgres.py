@@ -25,6 +25,7 @@ from .base import (
     GameNotFound,
     GameRecord,
     JsonDict,
+    LeaseLost,
     MapRow,
     NewDuty,
     Status,
@@ -281,12 +282,21 @@ class PostgresGameStore(
         rows = await self._read("SELECT key, body FROM game_meta WHERE game_id = $1 ORDER BY key", game_id)
         return {key: json.loads(body) for key, body in rows}
 
-    async def set_game_meta(self, game_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
-        """Merge `changes` into the game's metadata (a None value removes the key). Returns the result."""
+    async def set_game_meta(
+        self, game_id: int, changes: Mapping[str, Any], now: float, *, leased: tuple[int, str] | None = None
+    ) -> JsonDict:
+        """Merge `changes` into the game's metadata (a None value removes the key). Returns the result.
+        Raises LeaseLost for a duty no longer ``leased``'s."""
         rows = metadata_rows(changes)
 
         async def body(conn: _Conn) -> JsonDict:
             await self._fetch_game(conn, game_id, lock=True)
+            # FOR UPDATE: another worker's claim of the duty waits until this is committed.
+            if leased is not None and not await conn.fetchval(
+                "SELECT 1 FROM duties WHERE id = $1 AND lease_owner = $2 AND done_at IS NULL FOR UPDATE",
+                *leased,
+            ):
+                raise LeaseLost(*leased)
             await _write_meta(conn, game_id, rows, now)
             found = await conn.fetch(
                 "SELECT key, body FROM game_meta WHERE game_id = $1 ORDER BY key", game_id

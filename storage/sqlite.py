@@ -23,6 +23,7 @@ from .base import (
     GameNotFound,
     GameRecord,
     JsonDict,
+    LeaseLost,
     MapRow,
     NewDuty,
     Status,
@@ -287,15 +288,22 @@ class SqliteGameStore(
         rows = await self._read("SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,))
         return {key: json.loads(body) for key, body in rows}
 
-    async def set_game_meta(self, game_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
+    async def set_game_meta(
+        self, game_id: int, changes: Mapping[str, Any], now: float, *, leased: tuple[int, str] | None = None
+    ) -> JsonDict:
         """Merge `changes` into the game's metadata (a None value removes the key). Returns the result.
 
-        Raises GameNotFound. Metadata may change in any status, finished games included.
+        Raises GameNotFound, and LeaseLost for a duty no longer ``leased``'s. Metadata may change in any
+        status, finished games included.
         """
         rows = metadata_rows(changes)
 
         async def body(conn: aiosqlite.Connection) -> JsonDict:
             await self._fetch_game(conn, game_id)
+            if leased is not None and not await conn.execute_fetchall(
+                "SELECT 1 FROM duties WHERE id = ? AND lease_owner = ? AND done_at IS NULL", leased
+            ):
+                raise LeaseLost(*leased)
             await _write_meta(conn, game_id, rows, now)
             found = await conn.execute_fetchall(
                 "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,)

@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from bot import duties as dt
-from bot.pipeline import Ask
+from bot.deliveries import Deliveries
+from bot.pipeline import META_TURN_POST, Ask
 from engine import ai
-from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, bot_factory, harness, open_game, open_lobby
+from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -318,3 +319,60 @@ async def test_a_reminder_given_up_still_plans_the_next_one(tmp_path, fault):
         sent = reminders_since(d, mark)
         assert sent and all(q.pinged_user_ids == {me.id} for q in sent)
         d.take_errors()
+
+
+async def test_a_worker_that_stalls_past_its_lease_never_records_an_older_turn_post(tmp_path):
+    """Worker A has sent turn 1's post and stalls before recording it; its lease runs out, worker B sends
+    the same post (same nonce: the same message), then turn 2's post, and records it. When A resumes, its
+    turn-1 record must not replace turn 2's: the next edit of turn 2 would not find its post, and would post
+    turn 2 a second time, buttons and all."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        users, msg, gid = await open_lobby(d)
+        await d.click(users[1], msg.id, f"alx:join:{gid}")
+        d.bot.pipeline.wake = lambda: None  # a backlog: turn 1's post, turn 2's post and an edit
+        await d.click(users[0], msg.id, f"alx:start:{gid}")
+        g = Game(d, users, game_id=gid)
+        first, n = (await g.table()).current_user, 0
+        while (await g.table()).current_user == first:
+            await act(d, g, n)
+            n += 1
+        await act(d, g, n)
+        n += 1
+        store, a = d.bot.store, d.bot.deliveries
+        real_set_meta, gate, calls = store.set_game_meta, asyncio.Event(), []
+
+        async def stalling_set_meta(game_id, changes, now, **kw):
+            calls.append(changes)
+            if len(calls) == 1:
+                await gate.wait()  # A, after Discord answered
+            return await real_set_meta(game_id, changes, now, **kw)
+
+        store.set_game_meta = stalling_set_meta
+        b = Deliveries(d.bot, store, d.bot.pictures, lambda: clock.now + 61, owner="B", rate=None)
+        b.timers, b.handlers = a.timers, a.handlers
+        stalled = asyncio.ensure_future(a.drain())
+        for _ in range(500):
+            if calls:
+                break
+            await asyncio.sleep(0.01)
+        assert calls, "A recorded the turn post"
+        await b.drain()  # A's lease has run out, as B sees it
+        newest = (await store.get_game_meta(gid))[META_TURN_POST]
+        gate.set()
+        await stalled
+        store.set_game_meta = real_set_meta
+        assert (await store.get_game_meta(gid))[META_TURN_POST] == newest
+        d.bot.pipeline.wake = a.wake
+        await act(d, g, n)  # another action of turn 2: its edit
+        await a.drain()
+        assert len(turn_posts(d, 2)) == 1
+        d.take_errors()
+
+
+async def act(d, g, n: int) -> None:
+    """The player on turn makes the greedy computer player's choice, through the pipeline."""
+    st, table = await g.state(), await g.table()
+    action = ai.greedy_player(st, random.Random(n))
+    user = g.user_of_seat(table, st.current)
+    await d.bot.pipeline.act(Ask(user.id, game_id=g.game_id), lambda s, seat, a=action: a)

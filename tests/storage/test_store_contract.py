@@ -19,6 +19,7 @@ from storage import (
     GameRecord,
     GameStore,
     InvalidGameData,
+    LeaseLost,
     NewDuty,
     SeatError,
     ShardSlice,
@@ -565,6 +566,24 @@ async def test_add_duties_at_a_version_writes_nothing_once_the_game_moved_on(sto
     assert "x" not in await store.get_game_meta(game.id)
     await store.add_duties(game.id, [stale], T0 + 2, cancel_keys=["remind"], at_version=moved.version)
     assert [d.payload for d in await store.pending_duties(game.id)] == [{"for": "alice, again"}]
+
+
+async def test_meta_written_for_a_duty_only_while_its_worker_holds_it(store: GameStore) -> None:
+    game = await started_game(store)
+    await store.add_duties(game.id, [post()], T0)
+    (duty,) = await store.claim_duties(T0 + 1, "A", 60)
+    meta = await store.set_game_meta(game.id, {"turn_post": 1}, T0 + 2, leased=(duty.id, "A"))
+    assert meta["turn_post"] == 1
+    with pytest.raises(LeaseLost):
+        await store.set_game_meta(game.id, {"turn_post": 2}, T0 + 3, leased=(duty.id, "B"))
+    (again,) = await store.claim_duties(T0 + 100, "B", 60)  # A's lease ran out: B took the duty over
+    assert again.id == duty.id
+    with pytest.raises(LeaseLost):
+        await store.set_game_meta(game.id, {"turn_post": 3}, T0 + 101, leased=(duty.id, "A"))
+    assert await store.finish_duty(duty.id, "B", T0 + 102)
+    with pytest.raises(LeaseLost):  # done: nobody writes for it any more
+        await store.set_game_meta(game.id, {"turn_post": 4}, T0 + 103, leased=(duty.id, "B"))
+    assert (await store.get_game_meta(game.id))["turn_post"] == 1
 
 
 async def test_abandoning_drops_timers_and_adds_its_duties(store: GameStore) -> None:
