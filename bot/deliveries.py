@@ -159,6 +159,7 @@ class Deliveries:
         self.handlers: dict[str, Callable[[Duty, float], Awaitable[str]]] = {}
         self._wake = asyncio.Event()
         self._drain: asyncio.Task[int] | None = None
+        self._sending: set[asyncio.Future[None]] = set()  # every duty being delivered, whichever round
         self._again = False
         self.closing = False
         self.delivered = 0
@@ -194,11 +195,17 @@ class Deliveries:
         flying: set[asyncio.Future[None]] = set()
         more = True  # the last claim found something: claim again as soon as there is room
         for _ in range(rounds):
+            if self.closing:  # what is claimed now would be cut off by the store's closing
+                break
             at = self.clock() if now is None else max(now, self.clock())
             claimed = await self.store.claim_duties(
                 at, self.owner, self.lease, self.batch - len(flying), self.shards
             )
-            flying |= {asyncio.ensure_future(self._deliver(d, at)) for d in claimed}
+            started = {asyncio.ensure_future(self._deliver(d, at)) for d in claimed}
+            self._sending |= started
+            for sending in started:
+                sending.add_done_callback(self._sending.discard)
+            flying |= started
             handled += len(claimed)
             more = bool(claimed)
             if not flying:
@@ -243,13 +250,22 @@ class Deliveries:
             except TimeoutError:
                 pass
 
-    async def close(self) -> None:
+    async def close(self, timeout: float = 10.0) -> None:
+        """Claim nothing more, and let every duty in flight finish (at most ``timeout`` s), whichever round
+        started it (a commit's, or ``run_forever``'s for timers and retries): the store closes next, and a
+        send cut off from it would stay leased until the next start, and be sent again then."""
         self.closing = True
+        waiting: set[asyncio.Future[Any]] = set(self._sending)
         if self._drain is not None and not self._drain.done():
-            try:
-                await asyncio.wait_for(asyncio.shield(self._drain), 10)
-            except (TimeoutError, Exception):
-                log.warning("closing with deliveries still running", exc_info=True)
+            waiting.add(asyncio.shield(self._drain))
+        if not waiting:
+            return
+        done, pending = await asyncio.wait(waiting, timeout=timeout)
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("a delivery failed while closing", exc_info=task.exception())
+        if pending:
+            log.warning("closing with %d delivery(ies) still running after %.0f s", len(pending), timeout)
 
     # --- one duty -------------------------------------------------------------------------------------------
 

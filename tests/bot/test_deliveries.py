@@ -376,3 +376,30 @@ async def act(d, g, n: int) -> None:
     action = ai.greedy_player(st, random.Random(n))
     user = g.user_of_seat(table, st.current)
     await d.bot.pipeline.act(Ask(user.id, game_id=g.game_id), lambda s, seat, a=action: a)
+
+
+async def test_closing_waits_for_every_send_in_flight_whichever_round_started_it(tmp_path):
+    """A send started by the worker's timer round (run_forever), not by a commit's: closing used to wait
+    only for the latter, so the store closed under the send, and the duty stayed leased and undone, to be
+    sent again after the next start (twice, if that fell outside Discord's few minutes of nonces)."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        worker = d.bot.deliveries
+        d.bot.pipeline.wake = lambda: None  # the turn post waits in the outbox
+        g = await open_game(d)
+        real_send, started = worker._send, asyncio.Event()
+
+        async def slow_send(duty, now):
+            started.set()
+            await asyncio.sleep(0.5)  # Discord is slow to answer
+            return await real_send(duty, now)
+
+        worker._send = slow_send
+        timer_round = asyncio.ensure_future(worker.drain())  # as run_forever's rounds start it
+        await asyncio.wait_for(started.wait(), 10)
+        await worker.close()
+        left = await d.bot.store.pending_duties(g.game_id)
+        assert [x for x in left if x.lease_owner is not None] == [], "every send in flight finished"
+        assert dt.POST not in {x.kind for x in left} and turn_posts(d, 1)
+        # What was not claimed yet stays for the next start: closing claims nothing more.
+        assert await timer_round >= 1
