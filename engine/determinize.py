@@ -11,10 +11,8 @@ view, and so (with the same random source) the same decision.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
-from engine import rules
-from engine.state import CARDS_PER_SYMBOL, EndReason, GameState, Phase, PlayerState, Province
+from engine.state import CARDS_PER_SYMBOL, GameState, PlayerState, Province
 from engine.symbols import Cards, add, as_list, cards_of, sub
 from engine.views import GameView
 
@@ -50,7 +48,7 @@ def sample_world(v: GameView, rng: random.Random) -> GameState:
             at += p.hand_size
         players.append(PlayerState(hand=hand, guards=p.guards, score=p.score, resigned=p.resigned))
     supply = tuple(pool[at:])
-    state = GameState(
+    return GameState(
         map=v.map,
         options=v.options,
         players=tuple(players),
@@ -70,21 +68,5 @@ def sample_world(v: GameView, rng: random.Random) -> GameState:
         last_move=v.last_move,
         result=v.result,
         version=v.version,
+        ending=v.ending,
     )
-    return _with_ending(state)
-
-
-def _with_ending(state: GameState) -> GameState:
-    """The view has no ``ending``; it follows from public facts (R3.6-R3.8, R10.1).
-
-    Red walls are placed only by the move that ends the game, so any red wall during the actions means
-    this turn is the last. With no empty space left and no move of this player's own, R3.8 skipped it.
-    """
-    if state.phase is not Phase.ACTIONS:
-        return state
-    if state.red_walls:
-        return replace(state, ending=EndReason.WALLS)
-    moved = state.last_move is not None and state.last_move.player == state.current
-    if not moved and not rules.empty_spaces(state):
-        return replace(state, ending=EndReason.NO_SPACE)
-    return state

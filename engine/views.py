@@ -14,7 +14,7 @@ from engine.actions import CardSource
 from engine.events import CardTaken, Event, FirstPlayerChosen, GameCreated, SupplyShuffled
 from engine.geometry import Point, Side, Space
 from engine.maps import Map
-from engine.state import COLOURS, ActionKind, GameResult, GameState, LastMove, Options, Phase
+from engine.state import COLOURS, ActionKind, EndReason, GameResult, GameState, LastMove, Options, Phase
 from engine.symbols import Cards, Symbol, total
 
 
@@ -67,6 +67,8 @@ class GameView:
     last_move: LastMove | None
     result: GameResult | None
     version: int
+    # R3.6-R3.8, R10.1: the game ends as this turn ends (a public fact: the move that set it was seen).
+    ending: EndReason | None = None
 
     @property
     def over(self) -> bool:
@@ -113,6 +115,7 @@ def view(state: GameState, viewer: int | None = None) -> GameView:
         last_move=state.last_move,
         result=state.result,
         version=state.version,
+        ending=state.ending,
     )
 
 

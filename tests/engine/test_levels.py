@@ -211,3 +211,31 @@ def test_every_packaged_map_is_listed_with_a_one_line_description_and_loads() ->
 def test_the_small_map_is_small() -> None:
     assert len(AEGEAN.spaces) < len(default_map().spaces) / 2
     assert AEGEAN.black_walls < default_map().black_walls
+
+
+def test_a_sampled_world_ends_when_the_real_game_ends_even_after_a_guard_is_taken_back() -> None:
+    """R3.8, R8.1, R10.1: no empty symbol space at the start of the turn, so the move is skipped and the
+    game ends after the actions; taking a guard back empties a space again, but the game still ends. The
+    hard player's imagined worlds used to work the ending out from the spaces left, and played on."""
+    from engine.actions import EndTurn, TakeBack
+    from engine.geometry import sides_of
+    from tests.engine.helpers import A, make_map
+
+    m = make_map(
+        """
+.T.A.H.
+S.L....
+""",
+        start="A1",
+    )
+    walls = tuple(s for sp in m.symbol_spaces if sp != (0, 5) for s in sides_of(sp))
+    st = position(m, 2, current=1, phase=Phase.ACTIONS, walls=walls, guards={0: ((0, 5),)},
+                  hands={0: hand(T), 1: hand(A)})  # fmt: skip
+    st, _ = apply(st, EndTurn(1))
+    assert st.ending is not None and not rules.empty_spaces(st)
+    st, _ = apply(st, TakeBack(0, (0, 5)))
+    assert rules.empty_spaces(st) and st.ending is not None
+    for k in range(3):
+        world = sample_world(view(st, 0), random.Random(k))
+        assert world.ending == st.ending
+        assert apply(world, EndTurn(0))[0].phase is Phase.OVER
