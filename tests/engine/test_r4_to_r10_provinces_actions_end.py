@@ -240,6 +240,26 @@ def test_r6_4_compensation_must_be_half_rounded_up_of_paid_cards() -> None:
     assert after.players[1].hand == add(st.players[1].hand, hand(H, A, L))
 
 
+def test_r6_4_p11_a_three_player_game_with_one_resigned_still_compensates() -> None:
+    """R6.4's "2-player game" is the game as it was set up (P11): a resignation does not make a 3-player
+    game a 2-player one, so the loser of a province is still compensated."""
+    st = position(
+        STRIP,
+        players=3,
+        phase=Phase.ACTIONS,
+        walls=CUT,
+        guards={1: ((0, 1),)},
+        hands={0: hand(H, H, T, A, L, T)},
+    )
+    st, _ = apply(st, Resign(2))
+    pid = st.province_of[(0, 0)]
+    with pytest.raises(IllegalAction) as err:
+        apply(st, TakeOver(0, pid, ((0, 1),)))
+    assert err.value.code == "takeover/bad-compensation" and err.value.details["expected"] == 3
+    after, _ = apply(st, TakeOver(0, pid, ((0, 1),), compensation=hand(H, A, L)))
+    assert after.players[1].hand == add(st.players[1].hand, hand(H, A, L))
+
+
 def test_r6_5_cannot_take_over_own_province() -> None:
     st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={0: ((0, 1),)}, hands={0: (5, 5, 5, 5, 5)})
     with pytest.raises(IllegalAction) as err:
