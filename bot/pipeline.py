@@ -317,10 +317,18 @@ class Pipeline:
         """The reminder and the deadline of a turn that starts with this change (none when it goes on)."""
         table = outcome.table
         since = outcome.new_turn_version
-        uid = table.current_user
-        if since is None or uid is None or table.state is None:
+        if since is None or table.current_user is None or table.state is None:
             return []
         started = table.record.turn_started_at or self.clock()
+        return await self.wait_timers(table, since, started, meta_changes)
+
+    async def wait_timers(
+        self, table: Table, since: int, started: float, meta_changes: dict[str, Any] | None = None
+    ) -> list[NewDuty]:
+        """The waiting seat's reminder and deadline, its wait counted from ``started`` (a turn's start, or
+        a game resumed, or a seat taken over)."""
+        uid = table.current_user
+        assert uid is not None
         if is_computer(uid):  # a computer seat plays at once (bot.timers), and is never reminded
             return [dt.deadline(table, since, self.clock())]
         out: list[NewDuty] = []

@@ -23,9 +23,9 @@ from . import duties as dt
 from . import i18n, texts
 from .answers import defer_private, display_name, say
 from .components import GameButton, cid_button
+from .computers import is_computer
 from .context import Context
 from .pipeline import META_ABSENT, user_ids
-from .schedule import next_reminder
 from .seat_rules import DAY, MAX_VACATION_DAYS, OPT_PAUSED, is_paused, vacations, with_vacation
 from .tables import Refused, Table, names_of
 
@@ -187,7 +187,7 @@ class Seats:
         cancel: list[str] = []
         if waiting is not None and since is not None:
             cancel = [dt.REMIND, dt.DEADLINE]
-            duties += await self._timers(after, since, now)
+            duties += await ctx.pipeline.wait_timers(after, since, now)
         absent = user_ids((await ctx.store.get_game_meta(rec.id)).get(META_ABSENT))
         meta: dict[str, Any] = {META_OFFERS: offers or None}
         if old in absent:
@@ -202,20 +202,6 @@ class Seats:
             cancel_keys=cancel,
             meta=meta,
         )
-
-    async def _timers(self, table: Table, since: int, now: float) -> list[NewDuty]:
-        """The waiting seat's reminder and deadline, its wait counted from ``now``."""
-        uid = table.current_user
-        assert uid is not None
-        pipeline = self.ctx.pipeline
-        out: list[NewDuty] = []
-        due = next_reminder(now, pipeline.reminder_hours, await pipeline.prefs.get(uid), None)
-        if due is not None:
-            out.append(dt.reminder(table, since, now, due))
-        deadline = await pipeline.deadline_for(table, since, now)
-        if deadline is not None:
-            out.append(deadline)
-        return out
 
     async def _amend(self, rec: GameRecord, now: float, **changes: Any) -> GameRecord:
         try:
@@ -297,19 +283,20 @@ class Seats:
                     turn_started_at=now if resume else None,
                 )
                 after = Table(expected, state, table.names)
+                human = uid if uid is not None and not is_computer(uid) else None  # a computer is not pinged
                 text = (
-                    texts.resumed_public(by, uid, table.locale)
+                    texts.resumed_public(by, human, table.locale)
                     if resume
                     else texts.paused_public(by, table.locale)
                 )
                 duties: list[NewDuty] = [
-                    dt.say(record.channel_id, text, [uid] if resume and uid else [], now)
+                    dt.say(record.channel_id, text, [human] if resume and human else [], now)
                 ]
                 since, turn_events = await ctx.pipeline.current_turn(table)
                 if since is not None:
                     duties.append(dt.turn_edit(after, since, turn_events, now))
                     if resume:
-                        duties += await self._timers(after, since, now)
+                        duties += await ctx.pipeline.wait_timers(after, since, now)
                 await self._amend(
                     record,
                     now,

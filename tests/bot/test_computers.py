@@ -9,6 +9,7 @@ import random
 import pytest
 
 from bot.computers import is_computer, play_turn
+from bot.pipeline import Ask
 from engine import ai
 from engine.game import new_game
 from engine.maps import packaged_map
@@ -89,3 +90,43 @@ def test_a_failing_computer_player_falls_back_to_a_legal_action(monkeypatch):
     state, _ = new_game(WALLS_MAP, 2, 3)
     played = play_turn(state, "normal", random.Random(1))
     assert played is not None and played[2], "the easy player took over"
+
+
+async def test_a_game_paused_on_the_computers_turn_and_resumed_lets_the_computer_play(tmp_path):
+    """The pause drops the computer's turn (its deadline, due at once); the resume used to plan a person's
+    timers for it instead (a reminder for the computer, no deadline at a table without one), and it never
+    played again. It plays at once after the resume, and is not pinged."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, clock=clock)) as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "alexandros new")
+        lobby = r.response_message
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        await d.slash(alice, "alexandros table add-computer", level="easy")
+        await d.click(alice, lobby.id, f"alx:start:{gid}")
+        await d.bot.deliveries.drain()
+        g = Game(d, [alice], game_id=gid)
+        if is_computer((await g.table()).current_user):
+            await d.bot.deliveries.drain()
+        rng, turn = random.Random(3), (await g.state()).turn
+        worker_wake, d.bot.pipeline.wake = d.bot.pipeline.wake, lambda: None  # the computer's turn waits
+        for _ in range(10):
+            st = await g.state()
+            if st.turn != turn:
+                break
+            action = ai.greedy_player(st, rng)
+            await d.bot.pipeline.act(Ask(alice.id, game_id=gid), lambda s, seat, a=action: a)
+        table = await g.table()
+        assert is_computer(table.current_user)
+        await d.slash(alice, "alexandros game pause")
+        d.bot.pipeline.wake = worker_wake
+        await d.bot.deliveries.drain()
+        assert (await g.state()).turn == turn + 1, "paused: the computer waits"
+        mark = d.mark()
+        await d.slash(alice, "alexandros game resume")
+        await d.bot.deliveries.drain()
+        after = await g.table()
+        assert after.state.turn >= turn + 2 and after.current_user == alice.id, "the computer played"
+        assert all(u > 0 for q in d.requests_since(mark) for u in q.pinged_user_ids), "nor pinged"
+        duties = await d.bot.store.pending_duties(gid)
+        assert not [x for x in duties if x.kind == "remind" and is_computer(x.user_id)]
