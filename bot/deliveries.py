@@ -359,6 +359,12 @@ class Deliveries:
     async def _post(self, duty: Duty, now: float, nonce: str | None = None) -> str:
         p = duty.payload
         assert duty.channel_id is not None
+        if p.get("buttons") and duty.game_id is not None:
+            # A turn post still waiting when its game was abandoned: its buttons and its ping would call a
+            # player to a closed game (the abandoning closes only the post already made).
+            record = await self.store.game_by_id(duty.game_id)
+            if record is None or record.status != "playing":
+                return "dropped: the game is closed"
         kwargs: dict[str, Any] = {}
         file = await self._picture(duty)
         if file is not None:

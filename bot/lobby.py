@@ -10,7 +10,7 @@ import asyncio
 import dataclasses
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -45,6 +45,25 @@ class Lobby:
         self.ctx = ctx
         self.map_provider = map_provider
         self.seed_source = seed_source or (lambda: secrets.randbits(63))
+
+    def _locked(
+        self,
+        interaction: discord.Interaction,
+        game_id: int | None,
+        body: Callable[[], Awaitable[None]],
+        find: Callable[[discord.Interaction, int | None], Awaitable[Any]] | None = None,
+    ) -> Callable[[], Awaitable[None]]:
+        """``body`` under its game's lock. Lobby changes rewrite the seats and options from what they read,
+        so they must not overlap: a Leave or a Join racing the Start dealt seats nobody was told of, two
+        Joins lost a name. The game is found first (``find``: the lobby's, by default); ``body`` reads it
+        again under the lock."""
+
+        async def run() -> None:
+            found = await (find or self._lobby_table)(interaction, game_id)
+            async with self.ctx.tables.locks.hold(found.id):
+                await body()
+
+        return run
 
     async def _lobby_table(self, interaction: discord.Interaction, game_id: int | None) -> Table:
         tables = self.ctx.tables
@@ -124,7 +143,11 @@ class Lobby:
                     texts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
                 )
                 msg = await interaction.original_response()
-            await store.update_lobby(table.id, self.ctx.clock(), options={**options, "lobby_message": msg.id})
+            async with self.ctx.tables.locks.hold(table.id):  # a Join may have come first: keep its name
+                fresh = await self.ctx.tables.record_of(table.id)
+                await store.update_lobby(
+                    table.id, self.ctx.clock(), options={**fresh.options, "lobby_message": msg.id}
+                )
 
         await self.ctx.guard(interaction, body)
 
@@ -169,7 +192,7 @@ class Lobby:
                 interaction, Table(record, None, names_of(record)), from_button, texts.joined()
             )
 
-        await self.ctx.guard(interaction, body)
+        await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
 
     async def leave(self, interaction: discord.Interaction, game_id: int | None, from_button: bool) -> None:
         async def body() -> None:
@@ -188,7 +211,7 @@ class Lobby:
                     raise Refused("bot/not-seated") from None
             await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.left())
 
-        await self.ctx.guard(interaction, body)
+        await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
 
     async def add_computer(self, interaction: discord.Interaction, level: str) -> None:
         """``/alexandros table add-computer``: the creator seats a computer player of a level (issue 14)."""
@@ -219,7 +242,7 @@ class Lobby:
                 interaction, Table(record, None, names_of(record)), False, texts.computer_seated(level)
             )
 
-        await self.ctx.guard(interaction, body)
+        await self.ctx.guard(interaction, self._locked(interaction, None, body))
 
     async def _changed(
         self, interaction: discord.Interaction, table: Table, from_button: bool, note: str
@@ -259,12 +282,9 @@ class Lobby:
             seed = self.seed_source()
             # Starting only deals and saves (fast), so a button can answer by editing the lobby at once.
             state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
-            async with self.ctx.tables.locks.hold(rec.id):
-                started = Table(rec, None, table.names)
-                extra = [] if from_button else dt.lobby_edit(_closed(table, "playing"), self.ctx.clock())
-                outcome = await self.ctx.pipeline.commit(
-                    started, state, tuple(events), seats=seats, extra=extra
-                )
+            started = Table(rec, None, table.names)  # read under the game's lock (_locked)
+            extra = [] if from_button else dt.lobby_edit(_closed(table, "playing"), self.ctx.clock())
+            outcome = await self.ctx.pipeline.commit(started, state, tuple(events), seats=seats, extra=extra)
             log.info(
                 "game started game=%s channel=%s user=%s players=%s", rec.id, rec.channel_id, uid, len(seats)
             )
@@ -274,7 +294,7 @@ class Lobby:
             else:
                 await say(interaction, texts.started())
 
-        await self.ctx.guard(interaction, body)
+        await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
 
     # --- closing -------------------------------------------------------------------------------------------
 
@@ -334,7 +354,7 @@ class Lobby:
             self.ctx.pipeline.wake()
             await interaction.response.edit_message(content=texts.abandoned_private(record.id), view=None)
 
-        await self.ctx.guard(interaction, body)
+        await self.ctx.guard(interaction, self._locked(interaction, game_id, body, self._closable))
 
 
 def _closed(table: Table, status: Status) -> Table:
