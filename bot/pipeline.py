@@ -168,8 +168,14 @@ class Pipeline:
 
     # --- steps 3 to 6 ------------------------------------------------------------------------------------
 
-    async def act(self, ask: Ask, parse: Callable[[GameState, int], Action]) -> Outcome:
-        """One action for the asker's seat: authorise, parse, apply, commit (under the game's lock)."""
+    async def act(
+        self,
+        ask: Ask,
+        parse: Callable[[GameState, int], Action],
+        extra: Callable[[Table, int], Sequence[NewDuty]] | None = None,
+    ) -> Outcome:
+        """One action for the asker's seat: authorise, parse, apply, commit (under the game's lock).
+        ``extra``: duties of the asker's own making (the table and their seat), in the same commit, first."""
         game_id = (
             ask.game_id if ask.game_id is not None else (await self.tables.record_in(ask.channel_id or 0)).id
         )
@@ -183,7 +189,13 @@ class Pipeline:
             except IllegalAction as err:
                 raise Refused(err.code, **err.details) from None
             return await self.commit(
-                table, new_state, tuple(events), (action,), user_id=ask.user_id, via=ask.via
+                table,
+                new_state,
+                tuple(events),
+                (action,),
+                extra=extra(table, seat) if extra is not None else (),
+                user_id=ask.user_id,
+                via=ask.via,
             )
 
     async def commit(

@@ -11,6 +11,7 @@ from engine.events import Event
 from engine.game import apply
 from engine.rules import active_players
 from engine.state import GameState
+from storage import NewDuty
 
 from . import choices as ch
 from . import duties as dt
@@ -19,7 +20,7 @@ from .answers import defer_private, display_name, say
 from .context import Context
 from .pipeline import META_AGREED, user_ids
 from .seat_rules import is_paused
-from .tables import Refused
+from .tables import Refused, Table
 
 
 class TurnActions:
@@ -66,19 +67,32 @@ class TurnActions:
         async def body() -> None:
             await defer_private(interaction)
             ask = ctx.ask(interaction, turn=False)
-            outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat))
+
+            def note(table: Table, seat: int) -> list[NewDuty]:
+                # In the resignation's own commit, before what it causes (the game's end, the next turn).
+                text = texts.resigned_public(table.speaker.seat(seat), table.locale)
+                return [dt.say(table.record.channel_id, text, now=ctx.clock())]
+
+            outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat), note)
             await say(interaction, texts.resigned())
-            table = outcome.table
-            seat = table.seat_of(interaction.user.id)
-            note = dt.say(
-                table.record.channel_id,
-                texts.resigned_public(table.speaker.seat(seat), table.locale),
-                now=ctx.clock(),
-            )
-            await ctx.store.add_duties(table.id, [note], ctx.clock())
-            ctx.pipeline.wake()
+            if not outcome.table.playing().over:
+                await self._end_if_all_agreed(outcome.table.id)
 
         await ctx.guard(interaction, body)
+
+    async def _end_if_all_agreed(self, game_id: int) -> None:
+        """P3 after a resignation: when every player left had already agreed to end, the game ends now."""
+        ctx = self.ctx
+        async with ctx.tables.locks.hold(game_id):
+            table = await ctx.tables.by_id(game_id)
+            if table.record.status != "playing" or is_paused(table.record.options):
+                return
+            state = table.playing()
+            agreed = user_ids((await ctx.store.get_game_meta(table.id)).get(META_AGREED))
+            voted = {s for s in (table.seat_of(u) for u in agreed) if s is not None}
+            left = active_players(state)
+            if left and set(left) <= voted:
+                await ctx.pipeline.commit(table, *_end_by_agreement(state, left[0]))
 
     async def agree(self, interaction: discord.Interaction) -> None:
         """Record the user's vote to end the game; when every active player agreed, end it (P3)."""
@@ -97,8 +111,9 @@ class TurnActions:
                 voted = {s for s in (table.seat_of(u) for u in agreed) if s is not None}
                 waiting = [s for s in active_players(state) if s not in voted | {seat}]
                 names = ", ".join(table.speaker.seat(s) for s in waiting)
-                if seat in voted:
+                if seat in voted and waiting:
                     raise Refused("bot/already-voted", waiting=names)
+                # Everyone left has agreed: also when the last one waited for resigned since (P3).
                 if waiting:
                     note = dt.say(
                         table.record.channel_id,

@@ -295,6 +295,28 @@ async def test_resign_agree_and_abandon(tmp_path):
         assert not r.ephemeral
 
 
+async def test_a_resignation_that_leaves_only_players_who_agreed_ends_the_game(tmp_path):
+    """P3, P1: two of three agreed to end, then the third resigns. Everyone left has agreed, so the game
+    ends then (it used to go on, and each further /agree was refused as "already agreed"). The channel reads
+    the resignation before the game's end: both are written by the one commit, in that order."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d, 3)
+        a, b, c = g.users
+        for u in (a, b):
+            r = await d.slash(u, "alexandros agree")
+            assert r.ephemeral and "waiting for" in r.content.lower()
+        r = await d.slash(c, "alexandros resign")
+        assert r.ephemeral and "resigned" in r.content
+        st = await g.state()
+        assert st.over and st.result.reason.value == "agreed"
+        texts = [m.content for m in d.channel_messages()]
+        resigned = next(i for i, x in enumerate(texts) if "resigned" in x)
+        over = next(i for i, x in enumerate(texts) if "is over" in x)
+        assert resigned < over, texts[resigned:]
+        r = await d.slash(a, "alexandros agree")
+        assert r.ephemeral and "already agreed" not in r.content
+
+
 async def test_board_log_and_status_still_answer_after_the_game(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await started(d, 2)
