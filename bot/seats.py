@@ -92,8 +92,13 @@ class Seats:
         ctx = self.ctx
 
         async def body() -> None:
-            record = await ctx.tables.record_in(interaction.channel_id or 0)
-            interaction.extras["game"] = record.id
+            found = await ctx.tables.record_in(interaction.channel_id or 0)
+            interaction.extras["game"] = found.id
+            # Under the game's lock: the offers are read, changed and written back whole, as Accept does.
+            async with ctx.tables.locks.hold(found.id):
+                await locked(await ctx.tables.record_of(found.id))
+
+        async def locked(record: GameRecord) -> None:
             holder = player if player is not None else interaction.user
             if player is not None:
                 _may_manage(record, interaction, "replace a player")
@@ -146,6 +151,8 @@ class Seats:
                     raise Refused("bot/offer-stale")
                 table = await ctx.tables.load(record)
                 state = table.playing()
+                if state.players[seat].resigned:  # resigned since the offer: a seat out of play (P1)
+                    raise Refused("bot/offer-stale")
                 del offers[str(seat)]
                 await self._reseat(table, state, seat, holder, interaction.user, offers)
             await say(interaction, texts.offer_accepted())

@@ -95,3 +95,42 @@ async def test_an_abandoned_game_posts_no_turn_still_on_its_way(tmp_path):
         live = [m for m in d.channel_messages(CHANNEL) if any(c.startswith("alx:end:") for c in m.custom_ids)]
         assert live == [], "no live button is left"
         d.take_errors()
+
+
+async def test_a_seat_offer_written_while_another_is_accepted_is_kept(tmp_path):
+    """Dave accepts Carol's seat while Alice replaces Bob with Frank (over an earlier offer to Eve). The
+    offers are one list, read and written back whole: the accept used to write back the list it had read,
+    and Frank's newer offer was lost, so Eve, whose offer had been replaced, took Bob's seat."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d, 3)
+        alice, bob, carol = g.users
+        dave, eve, frank = d.member("dave"), d.member("eve"), d.member("frank")
+        table = await g.table()
+        bob_seat, carol_seat = table.seat_of(bob.id), table.seat_of(carol.id)
+        to_dave = (await d.slash(carol, "alexandros game handover", to=dave)).response_message
+        r = await d.slash(alice, "alexandros game replace", player=bob, **{"with": eve})
+        to_eve = r.response_message
+        await asyncio.gather(
+            d.click(dave, to_dave.id, f"alx:seatok:{g.game_id}:{carol_seat}:{dave.id}", check=False),
+            d.slash(alice, "alexandros game replace", player=bob, **{"with": frank}, check=False),
+        )
+        r = await d.click(eve, to_eve.id, f"alx:seatok:{g.game_id}:{bob_seat}:{eve.id}", check=False)
+        assert "out of date" in r.content.lower(), r.content
+        to_frank = d.find_message(f"alx:seatok:{g.game_id}:{bob_seat}:{frank.id}")
+        r = await d.click(frank, to_frank.id, f"alx:seatok:{g.game_id}:{bob_seat}:{frank.id}")
+        table = await g.table()
+        assert table.user_of(bob_seat) == frank.id and table.user_of(carol_seat) == dave.id
+
+
+async def test_a_seat_offered_and_then_resigned_cannot_be_accepted(tmp_path):
+    """P1: a resigned seat is out of play. Handing it over is refused; an offer made before the resignation
+    is out of date once the seat resigned (it used to seat the taker in a resigned seat, rated last)."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d, 3)
+        carol, dave = g.users[2], d.member("dave")
+        seat = (await g.table()).seat_of(carol.id)
+        offer = (await d.slash(carol, "alexandros game handover", to=dave)).response_message
+        await d.slash(carol, "alexandros resign")
+        r = await d.click(dave, offer.id, f"alx:seatok:{g.game_id}:{seat}:{dave.id}")
+        assert r.ephemeral and "out of date" in r.content.lower(), r.content
+        assert (await g.table()).user_of(seat) == carol.id
