@@ -105,7 +105,7 @@ async def _run(config: Config, sync: bool) -> int:
     import aiohttp
     import discord
 
-    from storage import BadDatabase, PgSchemaTooNew, SchemaTooNew
+    from storage import BadDatabase, DatabaseUnreachable, PgSchemaTooNew, SchemaTooNew, check_postgres
 
     from .client import make_bot
     from .config import invite_url
@@ -133,6 +133,8 @@ async def _run(config: Config, sync: bool) -> int:
     try:
         # Not bot.run()/bot.start(): login and connect by hand, so that discord.py installs no log handler
         # of its own (the one of setup_logging masks the token) - the same as run(log_handler=None).
+        if config.database_url:  # before Discord, as the SQLite file is checked (the store opens at login)
+            await check_postgres(config.database)
         async with bot:
             tasks.append(asyncio.create_task(_heartbeat(config.data_dir), name="bot-heartbeat"))
             try:
@@ -170,7 +172,7 @@ async def _run(config: Config, sync: bool) -> int:
             file=sys.stderr,
         )
         return 1
-    except BadDatabase as err:  # the file changed between the check and the open
+    except (BadDatabase, DatabaseUnreachable) as err:  # a file changed since its check; PostgreSQL
         print(str(err), file=sys.stderr)
         return 1
     except (SchemaTooNew, PgSchemaTooNew) as err:  # PostgreSQL: its schema is read when the store opens
@@ -257,7 +259,7 @@ def backup(argv: Sequence[str]) -> int:
 def purge(argv: Sequence[str]) -> int:
     """``python -m bot purge DAYS``: the host deletes finished and abandoned games of every server older
     than DAYS days (one sentence). Safe while the bot runs: one transaction, like the bot's own writes."""
-    from storage import BadDatabase, StoreError, check_database, open_database
+    from storage import BadDatabase, PgSchemaTooNew, SchemaTooNew, StoreError, open_existing_database
 
     from .config import load_or_exit
 
@@ -268,9 +270,7 @@ def purge(argv: Sequence[str]) -> int:
     config = load_or_exit(os.environ, Path(".env"), require_token=False)
 
     async def go() -> int:
-        if not config.database_url:
-            check_database(config.db_path)
-        store = await open_database(config.database)
+        store = await open_existing_database(config.database)
         try:
             return await store.purge_games(time.time() - days * 86400.0)
         finally:
@@ -278,7 +278,7 @@ def purge(argv: Sequence[str]) -> int:
 
     try:
         count = asyncio.run(go())
-    except (BadDatabase, StoreError, OSError, sqlite3.Error) as err:
+    except (BadDatabase, StoreError, OSError, sqlite3.Error, SchemaTooNew, PgSchemaTooNew) as err:
         print(f"The purge failed, nothing was deleted: {err}", file=sys.stderr)
         return 1
     print(f"Deleted {count} finished or abandoned game(s) older than {days} days, on every server.")
@@ -306,16 +306,22 @@ def ratings(argv: Sequence[str]) -> int:
         from .config import load_or_exit
 
         database = load_or_exit(os.environ, Path(".env"), require_token=False).database
-    return asyncio.run(_recompute(database, args.guild))
+    from storage import PgSchemaTooNew, SchemaTooNew, StoreError
+
+    try:
+        return asyncio.run(_recompute(database, args.guild))
+    except (StoreError, OSError, sqlite3.Error, SchemaTooNew, PgSchemaTooNew, ValueError) as err:
+        print(f"The ratings were not recomputed: {err}", file=sys.stderr)
+        return 1
 
 
 async def _recompute(database: str, guild: int | None) -> int:
-    from storage import open_database
+    from storage import open_existing_database
 
     from .ratings import Ratings
     from .tables import Tables
 
-    store = await open_database(database)
+    store = await open_existing_database(database)
     try:
         rater = Ratings(Tables(store, 64))
         servers = [guild] if guild is not None else await rater.servers()

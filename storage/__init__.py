@@ -81,6 +81,7 @@ rated_games(guild_id) -> list[int] / replace_ratings(guild_id, ratings, game_ids
 """
 
 import os
+from pathlib import Path
 
 from .base import (
     ACTIVE_STATUSES,
@@ -89,6 +90,7 @@ from .base import (
     STATUSES,
     TERMINAL_STATUSES,
     ChannelBusy,
+    DatabaseUnreachable,
     Duty,
     GameClosed,
     GameExists,
@@ -108,11 +110,12 @@ from .base import (
     Status,
     StoreError,
     VersionConflict,
+    redact_url,
     snapshot_map,
 )
 from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
-from .postgres import PostgresGameStore, is_postgres_url, open_postgres_store
+from .postgres import PostgresGameStore, check_postgres, is_postgres_url, open_postgres_store
 from .preflight import BadDatabase, check_database, inspect_database
 from .privacy import ForgetReport, StillSeated
 from .sqlite import SqliteGameStore, open_store
@@ -142,6 +145,25 @@ async def open_database(url_or_path: str | os.PathLike[str]) -> GameStore:
     return await open_store(path)
 
 
+async def open_existing_database(url_or_path: str | os.PathLike[str]) -> GameStore:
+    """`open_database` for the tools that read or move stored games (purge, ratings, a move's source): an
+    SQLite file must already be there and pass the checks (storage.preflight); a missing one is refused
+    (BadDatabase, kind "missing") instead of created empty, which would report an empty success."""
+    text = os.fspath(url_or_path)
+    path = sqlite_path(text)
+    if path is not None:
+        if not os.path.isfile(path):
+            raise BadDatabase(
+                "missing",
+                Path(path),
+                f"There is no database at {path}",
+                "check the path (ALEXANDROS_DATA_DIR, ALEXANDROS_DATABASE_URL or the one given), and run "
+                "the command from the bot's folder",
+            )
+        check_database(path)
+    return await open_database(text)
+
+
 __all__ = [
     "ACTIVE_STATUSES",
     "BadDatabase",
@@ -165,6 +187,8 @@ __all__ = [
     "JsonDict",
     "MapRow",
     "LeaseLost",
+    "DatabaseUnreachable",
+    "redact_url",
     "Duty",
     "NewDuty",
     "PgSchemaTooNew",
@@ -179,7 +203,9 @@ __all__ = [
     "StoreError",
     "VersionConflict",
     "is_postgres_url",
+    "check_postgres",
     "open_database",
+    "open_existing_database",
     "open_postgres_store",
     "open_store",
     "snapshot_map",

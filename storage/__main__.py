@@ -12,23 +12,16 @@ import sys
 
 import asyncpg
 
-from . import open_database
+from . import open_database, open_existing_database
 from .base import StoreError
+from .base import redact_url as _redact
+from .migrations import SchemaTooNew
 from .move import MoveRefused, move_database
-
-
-def _redact(url: str) -> str:
-    """The URL with its password hidden, for messages."""
-    if "://" in url and "@" in url:
-        scheme, rest = url.split("://", 1)
-        credentials, host = rest.rsplit("@", 1)
-        if ":" in credentials:
-            return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
-    return url
+from .pg_migrations import PgSchemaTooNew
 
 
 async def _move(source_url: str, target_url: str, replace: bool) -> int:
-    source = await open_database(source_url)
+    source = await open_existing_database(source_url)  # a mistyped source must not move "0 games"
     try:
         target = await open_database(target_url)
         try:
@@ -64,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     except MoveRefused as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
-    except (StoreError, OSError, ValueError, asyncpg.PostgresError) as exc:
+    except (StoreError, OSError, ValueError, asyncpg.PostgresError, SchemaTooNew, PgSchemaTooNew) as exc:
         print(f"the move failed: {exc}", file=sys.stderr)
         return 1
 

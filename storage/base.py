@@ -65,6 +65,21 @@ class VersionConflict(StoreError):
         self.actual = actual
 
 
+class DatabaseUnreachable(StoreError):
+    """The database server could not be reached or refused this program (PostgreSQL). str() is one
+    sentence: which database (its password hidden), what went wrong and what to check."""
+
+
+def redact_url(url: str) -> str:
+    """A database URL with its password hidden, for messages and logs."""
+    if "://" in url and "@" in url:
+        scheme, rest = url.split("://", 1)
+        credentials, host = rest.rsplit("@", 1)
+        if ":" in credentials:
+            return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+    return url
+
+
 class LeaseLost(StoreError):
     """A delivery wrote on behalf of a duty it no longer holds (its lease ran out and another worker took
     the duty over, or finished it): nothing was written."""

@@ -22,6 +22,7 @@ import asyncpg
 from .base import (
     KEEP,
     TERMINAL_STATUSES,
+    DatabaseUnreachable,
     GameNotFound,
     GameRecord,
     JsonDict,
@@ -30,6 +31,7 @@ from .base import (
     NewDuty,
     Status,
     _Keep,
+    redact_url,
 )
 from .pg_migrations import migrate
 from .postgres_base import (
@@ -56,11 +58,24 @@ from .rows import (
     to_json,
 )
 
-__all__ = ["PostgresGameStore", "is_postgres_url", "open_postgres_store"]
+__all__ = ["PostgresGameStore", "check_postgres", "is_postgres_url", "open_postgres_store"]
 
 
 def is_postgres_url(url: str) -> bool:
     return url.startswith(("postgresql://", "postgres://"))
+
+
+async def _connect(url: str) -> asyncpg.Connection[asyncpg.Record]:
+    try:
+        return await asyncpg.connect(url)
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as err:
+        raise DatabaseUnreachable(_why_unreachable(url, err)) from err
+
+
+async def check_postgres(url: str) -> None:
+    """Connect once and let go: DatabaseUnreachable (one sentence) if the server does not answer or refuses
+    this database or user. ``python -m bot`` asks before it talks to Discord (as it checks an SQLite file)."""
+    await (await _connect(url)).close()
 
 
 async def open_postgres_store(url: str, *, min_size: int = 1, max_size: int = 10) -> PostgresGameStore:
@@ -69,7 +84,7 @@ async def open_postgres_store(url: str, *, min_size: int = 1, max_size: int = 10
     keeps the store's tables in their own schema. `max_size` bounds the connections this process opens."""
     if not is_postgres_url(url):
         raise ValueError("a PostgreSQL URL starts with postgresql://")
-    conn = await asyncpg.connect(url)
+    conn = await _connect(url)
     try:
         await migrate(conn)
     finally:
@@ -79,6 +94,21 @@ async def open_postgres_store(url: str, *, min_size: int = 1, max_size: int = 10
         url, min_size=min_size, max_size=max_size, server_settings={"alexandros.writer": writer}
     )
     return PostgresGameStore(url, pool, writer)
+
+
+def _why_unreachable(url: str, err: BaseException) -> str:
+    """One sentence for a failed connection: the database (password hidden), what failed, what to check."""
+    where = f"The PostgreSQL database {redact_url(url)}"
+    if isinstance(err, asyncpg.InvalidCatalogNameError):
+        return f"{where} does not exist: create it (createdb), or correct ALEXANDROS_DATABASE_URL."
+    if isinstance(err, asyncpg.InvalidPasswordError | asyncpg.InvalidAuthorizationSpecificationError):
+        return f"{where} refused the user name or password in ALEXANDROS_DATABASE_URL: correct them."
+    if isinstance(err, OSError | TimeoutError):
+        return (
+            f"{where} could not be reached ({type(err).__name__}): check that the server runs and that "
+            "the host and port in ALEXANDROS_DATABASE_URL are right."
+        )
+    return f"{where} could not be opened ({type(err).__name__}: {err})."
 
 
 class PostgresGameStore(

@@ -33,7 +33,7 @@ from .migrations import LATEST_VERSION, SchemaTooNew
 
 __all__ = ["BadDatabase", "DatabaseTooNew", "Kind", "check_database", "inspect_database"]
 
-Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign"]
+Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign", "missing"]
 
 MAGIC: Final[bytes] = b"SQLite format 3\x00"
 HEADER_SIZE: Final[int] = 100

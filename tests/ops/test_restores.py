@@ -243,3 +243,46 @@ def test_the_purge_cli_deletes_old_finished_games_of_every_server(
     assert bot_main(["purge", "30"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("The purge failed, nothing was deleted:") and err.count("\n") == 1
+
+
+def test_purge_and_ratings_refuse_a_folder_without_a_database_in_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run from the wrong folder, they used to create an empty database there and report "Deleted 0" (exit
+    0), or print a traceback; each now says there is no database there, and creates nothing."""
+    (tmp_path / "data").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "environ", bare_env())
+    assert bot_main(["purge", "30"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("The purge failed, nothing was deleted: There is no database at")
+    assert err.count("\n") == 1
+    assert bot_main(["ratings", "--recompute"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("The ratings were not recomputed: There is no database at") and err.count("\n") == 1
+    assert list((tmp_path / "data").iterdir()) == [], "nothing was created"
+    (tmp_path / "data" / "alexandros.db").write_bytes(b"garbage" * 100)
+    assert bot_main(["ratings", "--recompute"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("The ratings were not recomputed:") and "Traceback" not in err
+    assert err.count("\n") == 1
+
+
+def test_the_bot_says_in_one_sentence_that_its_postgresql_server_cannot_be_reached(tmp_path: Path) -> None:
+    """Before anything talks to Discord (as with a bad SQLite file): it used to blame the network's way to
+    Discord, or print a traceback; the password is never shown."""
+    for url, why in [
+        ("postgresql://alex:s3cret@127.0.0.1:1/alex", "could not be reached"),
+        ("postgresql://alex:s3cret@/alex?host=/nonexistent-socket-dir", "could not be reached"),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "bot"],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=bare_env(DISCORD_TOKEN="dummy-token-" + "x" * 40, ALEXANDROS_DATABASE_URL=url),
+            timeout=60,
+        )
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1 and why in lines[0], proc.stderr
+        assert "s3cret" not in proc.stderr and "Discord" not in proc.stderr

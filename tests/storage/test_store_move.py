@@ -130,8 +130,37 @@ async def test_move_back_from_postgresql_to_a_new_sqlite_file(pg_cluster: PgClus
         await copy.close()
 
 
-def test_a_bad_target_fails_with_a_sentence(tmp_path: Path) -> None:
+async def test_a_bad_target_fails_with_a_sentence(tmp_path: Path) -> None:
     path = tmp_path / "a.db"
+    await (await open_store(path)).close()  # a source that is there (a missing one is refused first)
     done = run_move("--from", str(path), "--to", "mysql://x@y/z")
     assert done.returncode == 1
     assert "unknown database URL mysql://" in done.stderr
+
+
+async def test_a_move_from_a_mistyped_path_or_to_an_unreachable_server_fails_in_one_sentence(
+    pg_cluster: PgCluster, tmp_path: Path
+) -> None:
+    """A source that is not there used to be created empty and "moved 0 games … verified" (exit 0): the
+    owner could switch to an empty PostgreSQL database. A server that does not answer, a database that does
+    not exist: one sentence each, exit 1, and the password never shown."""
+    database = pg_cluster.create_database("never_filled")
+    missing = tmp_path / "alexandro.db"
+    done = run_move("--from", str(missing), "--to", pg_cluster.url(database))
+    assert done.returncode == 1 and "There is no database at" in done.stderr, done.stderr
+    assert not missing.exists() and "Traceback" not in done.stderr
+    conn = await asyncpg.connect(pg_cluster.url(database))
+    try:  # nothing was written to the target: not even the schema
+        assert await conn.fetchval("SELECT count(*) FROM pg_tables WHERE tablename = 'games'") == 0
+    finally:
+        await conn.close()
+
+    path = tmp_path / "alexandros.db"
+    await (await open_store(path)).close()
+    for url, why in [
+        ("postgresql://alex:s3cret@127.0.0.1:1/alex", "could not be reached"),
+        (pg_cluster.url("no_such_database"), "does not exist"),
+    ]:
+        done = run_move("--from", str(path), "--to", url)
+        assert done.returncode == 1 and why in done.stderr, done.stderr
+        assert "s3cret" not in done.stderr and "Traceback" not in done.stderr
