@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
-                             [--map FILE]
+                             [--map FILE] [--locale LANG]
        python -m bot restore BACKUP_FILE
        python -m bot ratings --recompute [--db PATH_OR_URL] [--guild ID]
        python -m bot backup [FOLDER]

@@ -229,6 +229,10 @@ def load_config(
 
     def get(name: str) -> str | None:
         value = merged.get(name, "").strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            # Quotes kept as part of the value: `docker run --env-file .env` passes them on, while this
+            # program's own .env reader takes them off. No setting's value starts and ends with one.
+            value = value[1:-1].strip()
         return value or None
 
     token = _token(get("DISCORD_TOKEN"), require_token)
@@ -287,6 +291,7 @@ def load_config(
             30.0,
             allow_zero=False,
             zero_means="",
+            unit="days",
         ),
         send_rate=float(_whole(get("ALEXANDROS_SEND_RATE"), "ALEXANDROS_SEND_RATE", 45, 1, 1000)),
         shard_count=shards[0] if shards else None,
@@ -336,7 +341,7 @@ def _url(value: str | None, name: str) -> str:
     if value is None:
         return ""
     if not re.fullmatch(r"https?://\S+", value):
-        raise ConfigError(f"{name} must be a web link starting with https:// (got something else).")
+        raise ConfigError(f"{name} must be a web link starting with https:// or http://.")
     return value
 
 
@@ -359,7 +364,9 @@ def _token(value: str | None, required: bool) -> str:
     return value
 
 
-def _hours(value: str | None, name: str, default: float, *, allow_zero: bool, zero_means: str) -> float:
+def _hours(
+    value: str | None, name: str, default: float, *, allow_zero: bool, zero_means: str, unit: str = "hours"
+) -> float:
     if value is None:
         return default
     try:
@@ -370,7 +377,7 @@ def _hours(value: str | None, name: str, default: float, *, allow_zero: bool, ze
     if not math.isfinite(hours) or hours < 0 or (hours == 0 and not allow_zero) or hours > 24 * 366:
         extra = f", and 0 {zero_means}" if allow_zero else ""
         raise ConfigError(
-            f"{name} must be a number of hours {low} up to 8784 (for example {default:g}){extra}."
+            f"{name} must be a number of {unit} {low} up to 8784 (for example {default:g}){extra}."
         )
     return hours
 

@@ -294,3 +294,16 @@ def test_a_cluster_process_and_a_postgresql_store() -> None:
                 {**env, "ALEXANDROS_SHARD_IDS": ids} if ids else {**env, "ALEXANDROS_SHARD_IDS": "9"}, None
             )
         assert "ALEXANDROS_SHARD_IDS" in str(err.value) and one_sentence(str(err.value))
+
+
+def test_a_pair_of_quotes_around_a_whole_value_is_taken_off() -> None:
+    """`docker run --env-file .env` passes `DISCORD_TOKEN="…"` on with its quotes; the token (or a folder)
+    with quotes in it was refused by Discord, or made a folder named with quotes."""
+    config = load_config({"DISCORD_TOKEN": f'"{TOKEN}"', "ALEXANDROS_DATA_DIR": "'/srv/alexandros'"}, None)
+    assert config.token == TOKEN and config.data_dir == Path("/srv/alexandros")
+
+
+def test_the_days_a_sent_message_is_kept_are_called_days() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_KEEP_SENT_DAYS": "0"}, None)
+    assert "number of days" in str(err.value)
