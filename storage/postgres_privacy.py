@@ -23,14 +23,10 @@ class PostgresPrivacy(PostgresBase):
         del now
 
         async def body(conn: _Conn) -> ForgetReport:
-            # The user's games are locked first, so a join racing with the forget waits for it.
-            seated = await conn.fetch(
-                "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id"
-                f" WHERE s.user_id = $1 AND g.status NOT IN {_TERMINAL_SQL} FOR UPDATE OF g",
-                user_id,
-            )
-            if seated:
-                raise StillSeated(user_id, [int(r[0]) for r in seated])
+            # The user's games are locked first; only then is "seated anywhere?" asked, by a statement of
+            # its own, which sees every join or seat taken over committed before it. (Asked first, at READ
+            # COMMITTED, a join committed between the question and the lock was missed, and a game in play
+            # or in the lobby got the pseudonym in a seat.) A join after the lock waits for this forget.
             games = await conn.fetch(
                 "SELECT g.id, g.options, g.created_by, (SELECT seat FROM seats s WHERE s.game_id = g.id"
                 " AND s.user_id = $1) AS seat FROM games g WHERE g.created_by = $1 OR g.waiting_on = $1"
@@ -39,6 +35,13 @@ class PostgresPrivacy(PostgresBase):
                 user_id,
                 f'"{user_id}"',
             )
+            seated = await conn.fetch(
+                "SELECT g.id FROM games g JOIN seats s ON s.game_id = g.id"
+                f" WHERE s.user_id = $1 AND g.status NOT IN {_TERMINAL_SQL}",
+                user_id,
+            )
+            if seated:
+                raise StillSeated(user_id, [int(r[0]) for r in seated])
             duties = 0
             for game_id, options_json, created_by, seat in games:
                 options = forget_options(
@@ -89,6 +92,8 @@ class PostgresPrivacy(PostgresBase):
                     duties += 1
             duties += _count(await conn.execute("DELETE FROM duties WHERE user_id = $1", user_id))
             settings = _count(await conn.execute("DELETE FROM user_settings WHERE user_id = $1", user_id))
+            # Their ratings go too: a recomputation from the pseudonymised games rates nobody in their place.
+            await conn.execute("DELETE FROM ratings WHERE user_id = $1", user_id)
             return ForgetReport(games=len(games), settings=settings > 0, duties=duties)
 
         return await self._write(body)

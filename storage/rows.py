@@ -63,13 +63,18 @@ def game_from_row(row: Any, seats: Iterable[tuple[int, int]]) -> GameRecord:
         status=row[3],
         options=from_json(row[4]),
         version=row[5],
-        created_at=row[6],
-        updated_at=row[7],
+        # Times as floats from either backend (SQLite's RETURNING gives back a whole number as an int).
+        created_at=float(row[6]),
+        updated_at=float(row[7]),
         created_by=row[8],
         waiting_on=row[9],
-        turn_started_at=row[10],
+        turn_started_at=_time(row[10]),
         seats=tuple(seats),
     )
+
+
+def _time(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def duty_from_row(row: Any) -> Duty:
@@ -82,14 +87,14 @@ def duty_from_row(row: Any) -> Duty:
         user_id=row[4],
         kind=row[5],
         key=row[6],
-        due_at=row[7],
+        due_at=float(row[7]),
         payload=from_json(row[8]),
-        created_at=row[9],
+        created_at=float(row[9]),
         attempts=row[10],
-        not_before=row[11],
+        not_before=_time(row[11]),
         lease_owner=row[12],
-        lease_until=row[13],
-        done_at=row[14],
+        lease_until=_time(row[13]),
+        done_at=_time(row[14]),
         outcome=row[15],
         last_error=row[16],
     )
@@ -143,7 +148,7 @@ def metadata_rows(changes: Mapping[str, Any]) -> list[tuple[str, str | None]]:
     for key, value in changes.items():
         if not isinstance(key, str) or not key:
             raise ValueError(f"metadata keys are non-empty strings, got {key!r}")
-        out.append((key, None if value is None else json.dumps(value, separators=(",", ":"))))
+        out.append((key, None if value is None else dumps(value)))  # NaN refused, as everywhere
     return out
 
 

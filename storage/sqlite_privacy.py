@@ -90,7 +90,10 @@ class SqlitePrivacy(SqliteBase):
             cursor = await conn.execute("DELETE FROM duties WHERE user_id = ?", (user_id,))
             duties += int(cursor.rowcount)
             cursor = await conn.execute("DELETE FROM user_settings WHERE user_id = ?", (user_id,))
-            return ForgetReport(games=len(games), settings=cursor.rowcount > 0, duties=duties)
+            settings = cursor.rowcount > 0
+            # Their ratings go too: a recomputation from the pseudonymised games rates nobody in their place.
+            await conn.execute("DELETE FROM ratings WHERE user_id = ?", (user_id,))
+            return ForgetReport(games=len(games), settings=settings, duties=duties)
 
         return await self._write(body)
 

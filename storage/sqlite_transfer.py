@@ -237,6 +237,11 @@ async def _check_integrity(conn: aiosqlite.Connection) -> list[str]:
             " WHERE s.version != g.version"
         ):
             problems.append(f"game {game_id}: version {version} but snapshot at {snap}")
+        for (game_id,) in await rows(
+            "SELECT g.id FROM games g WHERE g.version > 0"
+            " AND NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.game_id = g.id) ORDER BY g.id"
+        ):
+            problems.append(f"game {game_id}: has events but no snapshot")
         for channel_id, count in await rows(
             f"SELECT channel_id, COUNT(*) FROM games WHERE status IN {ACTIVE_SQL} GROUP BY channel_id"
             " HAVING COUNT(*) > 1"

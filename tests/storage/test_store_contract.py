@@ -745,6 +745,16 @@ async def test_integrity_check_passes_on_a_used_store(store: GameStore) -> None:
     assert report.ok and bool(report) and str(report) == "ok"
 
 
+async def test_times_come_back_as_floats_from_every_write(store: GameStore) -> None:
+    """A whole-number time written came back as an int from SQLite's RETURNING, a float elsewhere."""
+    game = await store.create_game(GUILD, CHANNEL, ALICE, {}, 200.0, seats=[(0, ALICE)])
+    after = await store.append(game.id, 0, [{"n": 1}], {"n": 1}, 300.0, waiting_on=ALICE)
+    assert [type(x) for x in (after.created_at, after.updated_at)] == [float, float]
+    await store.add_duties(game.id, [post(due=300.0)], 300.0)
+    (duty,) = await store.claim_duties(400.0, "A", 60.0)
+    assert [type(x) for x in (duty.due_at, duty.created_at, duty.lease_until)] == [float, float, float]
+
+
 # ---------------------------------------------------------------- game metadata and history
 
 
@@ -907,9 +917,13 @@ async def test_forget_user_pseudonymises_finished_games_and_deletes_settings(sto
     await store.set_user_settings(BOB, {"hours": 5}, T0)
     events_before = [await store.events(g.id) for g in (one, two)]
     snaps_before = [await store.load_snapshot(g.id) for g in (one, two)]
+    assert await store.rate_game(one.id, GUILD, [ALICE, BOB], _plus_one(GUILD, ALICE), T0)
 
     report = await store.forget_user(ALICE, FORMER, T0 + 10)
     assert report.games == 2 and report.settings
+    # Their rating goes (a recomputation rates nobody for a pseudonym); the others' stays.
+    assert await store.rating_of(GUILD, ALICE) is None
+    assert [r.user_id for r in await store.ratings(GUILD)] == [BOB]
 
     one_after, two_after = await store.game_by_id(one.id), await store.game_by_id(two.id)
     assert one_after is not None and two_after is not None
@@ -937,6 +951,15 @@ async def test_forget_user_pseudonymises_finished_games_and_deletes_settings(sto
     other_after = await store.game_by_id(other.id)
     assert other_after == other
     assert await store.integrity_check()
+
+
+async def test_meta_refuses_what_is_not_json(store: GameStore) -> None:
+    """NaN is not JSON: accepted in a game's metadata, it made every later forget of that game's players
+    fail, and a moved copy differ from its original."""
+    game = await store.create_game(GUILD, CHANNEL, ALICE, {}, T0)
+    with pytest.raises(ValueError):
+        await store.set_game_meta(game.id, {"t": float("nan")}, T0)
+    assert await store.get_game_meta(game.id) == {}
 
 
 async def test_forget_user_refuses_while_seated_in_an_unfinished_game(store: GameStore) -> None:

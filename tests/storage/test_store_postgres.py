@@ -440,3 +440,47 @@ async def test_listening_outlives_bad_payloads_and_failures_and_never_blocks_clo
     await asyncio.sleep(0.2)
     await asyncio.wait_for(broken.close(), 5)
     assert broken._pool.is_closing() and broken._listener is None
+
+
+async def test_a_join_committed_while_a_user_is_forgotten_is_not_pseudonymised(pg_cluster: PgCluster) -> None:
+    """READ COMMITTED: "is the user seated?" used to be asked before their games were locked, so a join (or
+    a seat taken over) committed by another process in between was missed, and the lobby got the
+    pseudonym in a seat. Asked after the lock, the join is seen: the forget is refused (StillSeated)."""
+    from storage import StillSeated
+
+    url = await fresh_schema(pg_cluster)
+    forgetting, joining = await open_postgres_store(url), await open_postgres_store(url)
+    try:
+        user = 555
+        names = {"names": {str(user): "Zoé"}}
+        done = await forgetting.create_game(1, 10, user, names, T0, seats=[(0, user), (1, 7)])
+        await forgetting.append(done.id, 0, [{}], {}, T0 + 1, status="finished")
+        lobby = await forgetting.create_game(1, 11, 7, {"names": {"7": "Bob"}}, T0 + 2, seats=[(0, 7)])
+        write = forgetting._write
+
+        class JoinAfterFirstRead:  # the forget's connection: after its first read, another process joins
+            def __init__(self, conn: object) -> None:
+                self._conn, self._reads = conn, 0
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(self._conn, name)
+
+            async def fetch(self, *args: object, **kwargs: object) -> object:
+                rows = await self._conn.fetch(*args, **kwargs)  # type: ignore[attr-defined]
+                self._reads += 1
+                if self._reads == 1:
+                    await asyncio.wait_for(joining.join_seat(lobby.id, user, T0 + 3), 5)
+                return rows
+
+        async def write_with_a_join_between(body, *args, **kwargs):  # type: ignore[no-untyped-def]
+            return await write(lambda conn: body(JoinAfterFirstRead(conn)), *args, **kwargs)
+
+        forgetting._write = write_with_a_join_between  # type: ignore[method-assign]
+        with pytest.raises(StillSeated):
+            await forgetting.forget_user(user, -1, T0 + 4)
+        after = await joining.game_by_id(lobby.id)
+        assert after is not None and after.seats == ((0, 7), (1, user))
+        assert (await joining.game_by_id(done.id)).seats == ((0, user), (1, 7))  # type: ignore[union-attr]
+    finally:
+        await forgetting.close()
+        await joining.close()

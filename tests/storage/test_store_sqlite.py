@@ -286,3 +286,22 @@ async def test_a_failed_transaction_rolls_back_and_the_store_goes_on(tmp_path: P
         assert after.version == 1
     finally:
         await store.close()
+
+
+async def test_the_integrity_check_finds_a_game_whose_snapshot_is_gone(tmp_path: Path) -> None:
+    """As PostgreSQL's does: a game with events and no snapshot cannot be loaded."""
+    path = tmp_path / "g.db"
+    store = await open_store(path)
+    try:
+        game = await store.create_game(1, 2, 3, {}, 10.0)
+        await store.append(game.id, 0, [{"n": 1}], {"n": 1}, 11.0)
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("DELETE FROM snapshots WHERE game_id = ?", (game.id,))
+    store = await open_store(path)
+    try:
+        report = await store.integrity_check()
+        assert not report and f"game {game.id}: has events but no snapshot" in str(report)
+    finally:
+        await store.close()
