@@ -555,11 +555,15 @@ def end_action(state: GameState, seat: int) -> EndTurn:
 # --- The Actions menu -----------------------------------------------------------------------------------
 
 
-def action_menu(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
-    """Every action open to the player now, as one list (the Actions button's select menu)."""
+def action_menu(state: GameState, seat: int, speaker: Speaker) -> tuple[list[Choice], int]:
+    """Every action open to the player now, as one list (the Actions button's select menu), and how many
+    provinces to occupy or take over did not fit in Discord's 25 options (the prompt says so: the commands
+    /alexandros occupy and takeover list them all). The provinces come best first and fill what room the
+    cards and guards leave."""
     if state.phase is not Phase.ACTIONS or state.current != seat:
-        return []
+        return [], 0
     out: list[Choice] = []
+    left_out = 0
     if rules.actions_left(state) > 0:
         # TRANSLATORS: an entry of the Actions menu; {card} is e.g. "face-up 1: horse".
         out += [Choice(_("Take {card}").format(card=c.name), f"take:{c.value}") for c in take_choices(state)]
@@ -568,16 +572,21 @@ def action_menu(state: GameState, seat: int, speaker: Speaker) -> list[Choice]:
             Choice(_("Levy with {card}").format(card=c.name), f"levy:{c.value}")
             for c in levy_choices(state, seat)
         ]
-        for plan in province_plans(state, seat, takeover=False)[:6]:
-            label = _("Occupy {plan}").format(plan=plan_label(state, plan, speaker))
-            out.append(Choice(limits.label(label), f"occ:{plan.province}"))
-        for plan in province_plans(state, seat, takeover=True)[:4]:
-            label = _("Take over {plan}").format(plan=plan_label(state, plan, speaker))
-            out.append(Choice(limits.label(label), f"occ:{plan.province}"))
-        out += [
+        guards = [
             Choice(
                 limits.label(_("Take back the guard on the {space}").format(space=c.name)), f"back:{c.value}"
             )
             for c in guard_choices(state, seat, speaker)
         ]
-    return out[: MAX_CHOICES - 1] + [Choice(_("End the turn"), "end")]
+        plans = [(p, False) for p in province_plans(state, seat, takeover=False)]
+        plans += [(p, True) for p in province_plans(state, seat, takeover=True)]
+        room = max(0, MAX_CHOICES - 1 - len(out) - len(guards))
+        for plan, takeover in plans[:room]:
+            described = plan_label(state, plan, speaker)
+            label = _("Take over {plan}").format(plan=described) if takeover else _("Occupy {plan}").format(
+                plan=described
+            )
+            out.append(Choice(limits.label(label), f"occ:{plan.province}"))
+        left_out = len(plans) - min(room, len(plans))
+        out += guards
+    return out[: MAX_CHOICES - 1] + [Choice(_("End the turn"), "end")], left_out

@@ -111,7 +111,7 @@ class GuidedMove:
         picture = await self.ctx.pictures.path_preview(view(state, seat), corner, paths, table.names)
         await show(
             interaction,
-            texts.move_step_3(len(paths), to.split("@")[0]),
+            texts.move_step_3(len(paths), to.split("@")[0], min(len(paths), ch.MAX_CHOICES)),
             file=png(picture, "paths.png", texts.alt_paths()),
             view=ui.select_view(
                 ui.cid_select("mp", table.id, table.version, card, to),

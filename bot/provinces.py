@@ -36,10 +36,10 @@ class ProvinceActions:
             table, state, seat = await self.ctx.look(interaction, game_id, version)
             if state.phase is Phase.MOVE:
                 raise Refused("turn/move-first")
-            menu = ch.action_menu(state, seat, table.speaker)
+            menu, left_out = ch.action_menu(state, seat, table.speaker)
             await say(
                 interaction,
-                texts.actions_prompt(table),
+                texts.actions_prompt(table, left_out),
                 view=ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
             )
 

@@ -16,7 +16,7 @@ import discord
 from engine.actions import Undo
 from engine.errors import IllegalAction
 from engine.game import apply
-from engine.state import COLOURS, GameState
+from engine.state import COLOURS, GameState, Phase
 from storage import KEEP, GameRecord, NewDuty, VersionConflict
 
 from . import duties as dt
@@ -70,9 +70,10 @@ class Seats:
                     new_state, events = apply(state, action)
                 except IllegalAction as err:
                     raise Refused(err.code, **err.details) from None
+                move = new_state.phase is Phase.MOVE  # back before the move: the move was taken back
                 note = dt.say(
                     table.record.channel_id,
-                    texts.took_back_public(table.speaker.seat(seat), table.locale),
+                    texts.took_back_public(table.speaker.seat(seat), table.locale, move),
                     now=ctx.clock(),
                 )
                 await ctx.pipeline.commit(

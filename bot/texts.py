@@ -630,11 +630,17 @@ def move_step_2(card: str, shown: int, total: int, ends_game: bool = False) -> s
     )
 
 
-def move_step_3(n: int, point: str) -> str:
+def move_step_3(n: int, point: str, shown: int | None = None) -> str:
+    """Step 3's prompt; ``shown``: how many of the ``n`` paths the menu holds (Discord's 25 at most)."""
     # TRANSLATORS: {paths} is "2 paths"
-    return _("**Move Alexander** — step 3 of 3: {paths} to {point} differ in their walls. Pick one.").format(
+    text = _("**Move Alexander** — step 3 of 3: {paths} to {point} differ in their walls. Pick one.").format(
         paths=count(n, "path"), point=point
     )
+    if shown is not None and shown < n:
+        text += " " + _("(the first {shown} of {total}; type `/alexandros move` for all)").format(
+            shown=shown, total=n
+        )
+    return text
 
 
 def route_text(points: Sequence[str]) -> str:
@@ -664,8 +670,18 @@ def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
     )
 
 
-def actions_prompt(table: Table) -> str:
-    return _("**Actions** — {what_next}").format(what_next=can_do(table))
+def actions_prompt(table: Table, left_out: int = 0) -> str:
+    """The Actions menu's prompt; ``left_out``: provinces open to the player that the menu had no room for."""
+    text = _("**Actions** — {what_next}").format(what_next=can_do(table))
+    if left_out:
+        text += "\n" + ngettext(
+            "{n} more province to occupy or take over is not in the menu: "
+            "`/alexandros occupy` and `/alexandros takeover` list them all.",
+            "{n} more provinces to occupy or take over are not in the menu: "
+            "`/alexandros occupy` and `/alexandros takeover` list them all.",
+            left_out,
+        ).format(n=left_out)
+    return text
 
 
 def province_prompt(
@@ -1156,9 +1172,12 @@ def away_note(table: Table) -> str:
     return out
 
 
-def took_back_public(name: str, locale: str) -> str:
+def took_back_public(name: str, locale: str, move: bool = True) -> str:
+    """What the channel reads after an undo (P10): the move taken back, or an action."""
     with i18n.speaking(locale):
-        return _("{name} took back their move.").format(name=name)
+        if move:
+            return _("{name} took back their move.").format(name=name)
+        return _("{name} took back an action.").format(name=name)
 
 
 def seat_offered(holder: str, colour: str, to_user: int, by: str, locale: str) -> str:

@@ -69,7 +69,7 @@ async def test_p10_undo_takes_back_a_face_up_card_and_the_channel_is_told(tmp_pa
         back = await g.state()
         assert replace(back, version=moved.version) == moved  # the state before the card, exactly
         name = (await g.table()).speaker.seat(moved.current)
-        assert f"{name} took back their move." in _public_since(d, mark)
+        assert f"{name} took back an action." in _public_since(d, mark)  # the card, not the move
         g.check_public()
         r = await d.click(me, copy.id, undo_cid)  # the copy's Undo is out of date now
         assert r.ephemeral and "out of date" in r.content

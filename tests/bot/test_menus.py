@@ -1,0 +1,100 @@
+"""The menus within Discord's limits (25 options a select): nothing the engine allows is left out of a menu
+without the prompt saying so, and the channel reads what an undo took back (P10)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from bot import choices as ch
+from bot import texts
+from bot.tables import Table, names_of
+from bot.words import Speaker
+from engine import ai, rules
+from engine.actions import Occupy, TakeOver
+from engine.game import new_game
+from engine.geometry import sides_of
+from engine.state import Phase
+from engine.symbols import SYMBOLS, cards_of
+from storage import GameRecord
+from tests.bot.driver import CHANNEL, POINTS_MAP, Game, bot_factory, harness, open_game
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+def _many_provinces() -> tuple:
+    """Every space of the map walled in on its own (a province each), a hand of ten of each card, and two
+    opponents guarding three provinces each: far more provinces to occupy or take over than 25 options."""
+    state, _ = new_game(POINTS_MAP, 3, 2)
+    m, me = state.map, state.current
+    symbol_spaces = [sp for sp in m.spaces if m.symbol[sp] is not None]
+    players = list(state.players)
+    rich = cards_of([s for s in SYMBOLS for _ in range(10)])
+    players[me] = replace(players[me], hand=rich, guards=frozenset())
+    players[(me + 1) % 3] = replace(players[(me + 1) % 3], guards=frozenset(symbol_spaces[0:3]))
+    players[(me + 2) % 3] = replace(players[(me + 2) % 3], guards=frozenset(symbol_spaces[3:6]))
+    state = replace(
+        state,
+        players=tuple(players),
+        walls=frozenset(side for sp in m.spaces for side in sides_of(sp)),
+        phase=Phase.ACTIONS,
+        actions_taken=(),
+    )
+    provinces = rules.initial_provinces(state)
+    return replace(state, provinces=provinces, next_province_id=len(provinces) + 1), me
+
+
+def test_the_actions_menu_offers_every_province_that_fits_and_counts_the_rest(monkeypatch) -> None:
+    """It used to keep 6 provinces to occupy and 4 to take over, and say nothing of the others."""
+    state, me = _many_provinces()
+    legal = {a.province for a in ai.legal_actions(state) if isinstance(a, Occupy | TakeOver)}
+    menu, left_out = ch.action_menu(state, me, Speaker())
+    offered = {int(c.value[4:]) for c in menu if c.value.startswith("occ:")}
+    assert len(legal) > 10 and len(menu) <= ch.MAX_CHOICES and menu[-1].value == "end"
+    assert offered == legal and left_out == 0, "every province fits in 25 options here"
+    # With less room (as with more provinces), the best come first and the rest are counted and named.
+    monkeypatch.setattr(ch, "MAX_CHOICES", 12)
+    menu, left_out = ch.action_menu(state, me, Speaker())
+    offered = {int(c.value[4:]) for c in menu if c.value.startswith("occ:")}
+    assert len(menu) == 12 and menu[-1].value == "end" and offered < legal
+    assert len(offered) + left_out == len(legal) and left_out > 0
+    assert any(c.value.startswith("take:") for c in menu), "the cards come before the provinces"
+    record = GameRecord(1, 2, CHANNEL, "playing", {}, 9, 0.0, 0.0, 1, None, None, ((0, 1), (1, 2), (2, 3)))
+    prompt = texts.actions_prompt(Table(record, state, names_of(record)), left_out)
+    assert f"{left_out} more provinces" in prompt and "/alexandros occupy" in prompt
+
+
+def test_the_path_step_says_when_the_menu_holds_only_the_first_paths() -> None:
+    assert "(the first 25 of 84;" in texts.move_step_3(84, "B28", 25)
+    assert "the first" not in texts.move_step_3(7, "B28", 7)
+
+
+async def test_the_channel_reads_whether_a_move_or_an_action_was_taken_back(tmp_path) -> None:
+    """P10: after a take, Undo takes back the take; the channel used to read "took back their move"."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 2)) as d:
+        g: Game = await open_game(d, 2)
+        st = await g.state()
+        player = g.user_of_seat(await g.table(), st.current)
+        await g.play(ai.greedy_player(st, random.Random(1)), 0)  # the move
+        r = await d.slash(player, "alexandros take", card="1")
+        assert r.ephemeral
+        mark = d.mark()
+        await d.slash(player, "alexandros game undo")
+        await d.bot.deliveries.drain()
+        said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
+        said = [s for s in said if s.startswith(player.name) and "took back" in s]
+        assert said and "took back an action" in said[0], said
+        assert (await g.state()).phase is Phase.ACTIONS
+        mark = d.mark()
+        await d.slash(player, "alexandros game undo")
+        await d.bot.deliveries.drain()
+        said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
+        said = [s for s in said if s.startswith(player.name) and "took back" in s]
+        assert said and "took back their move" in said[0], said
