@@ -34,6 +34,7 @@ from .rows import (
     DUTY_COLUMNS,
     duty_from_row,
     metadata_rows,
+    plain,
     to_json,
 )
 
@@ -185,7 +186,7 @@ class PostgresOutbox(PostgresBase):
                 "UPDATE duties SET done_at = $1, outcome = $2, lease_until = NULL"
                 " WHERE id = $3 AND lease_owner = $4 AND done_at IS NULL",
                 now,
-                outcome,
+                plain(outcome),
                 duty_id,
                 owner,
             )
@@ -201,7 +202,7 @@ class PostgresOutbox(PostgresBase):
                 "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = $1, last_error = $2"
                 " WHERE id = $3 AND lease_owner = $4 AND done_at IS NULL",
                 not_before,
-                error[:500],
+                plain(error),
                 duty_id,
                 owner,
             )

@@ -45,6 +45,12 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def plain(text: str, limit: int = 500) -> str:
+    """A free text for a plain column (a duty's outcome or error, often an exception's words): no NUL
+    character, which PostgreSQL's text refuses and SQLite's keeps, and at most ``limit`` characters."""
+    return text.replace("\x00", "")[:limit]
+
+
 def to_json(value: Mapping[str, Any]) -> str:
     return dumps(dict(value))
 

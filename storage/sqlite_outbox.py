@@ -26,6 +26,7 @@ from .rows import (
     DUTY_COLUMNS,
     duty_from_row,
     metadata_rows,
+    plain,
     to_json,
 )
 from .sqlite_base import (
@@ -111,7 +112,7 @@ class SqliteOutbox(SqliteBase):
             cursor = await conn.execute(
                 "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
                 " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
-                (now, outcome, duty_id, owner),
+                (now, plain(outcome), duty_id, owner),
             )
             return cursor.rowcount == 1
 
@@ -124,7 +125,7 @@ class SqliteOutbox(SqliteBase):
             cursor = await conn.execute(
                 "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = ?, last_error = ?"
                 " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
-                (not_before, error[:500], duty_id, owner),
+                (not_before, plain(error), duty_id, owner),
             )
             return cursor.rowcount == 1
 

@@ -953,6 +953,18 @@ async def test_forget_user_pseudonymises_finished_games_and_deletes_settings(sto
     assert await store.integrity_check()
 
 
+async def test_a_duty_error_or_outcome_with_a_nul_character_is_kept_without_it(store: GameStore) -> None:
+    """An exception's words may hold a NUL: PostgreSQL's text refused it (not as a StoreError), SQLite kept
+    it. Both keep the text without it."""
+    game = await started_game(store)
+    await store.add_duties(game.id, [post(), post(channel=CHANNEL + 1)], T0)
+    first, second = await store.claim_duties(T0 + 1, "A", 60)
+    assert await store.retry_duty(first.id, "A", T0 + 2, "bad\x00 answer")
+    assert await store.finish_duty(second.id, "A", T0 + 3, "sent\x00 1")
+    (again,) = [d for d in await store.pending_duties(game.id) if d.id == first.id]
+    assert again.last_error == "bad answer"
+
+
 async def test_meta_refuses_what_is_not_json(store: GameStore) -> None:
     """NaN is not JSON: accepted in a game's metadata, it made every later forget of that game's players
     fail, and a moved copy differ from its original."""
