@@ -56,16 +56,10 @@ class Timers:
 
     async def remind(self, duty: Duty, now: float) -> str:
         assert duty.game_id is not None and duty.user_id is not None
-        try:
-            table = await self.pipeline.tables.by_id(duty.game_id)
-        except Refused:
-            return "dropped: no such game"
         uid = duty.user_id
         since = int(duty.payload.get("since", 0))
-        if table.record.status != "playing" or table.current_user != uid:
-            return "dropped: the turn moved on"
-        current, _ = await self.pipeline.current_turn(table)
-        if current is not None and current != since:
+        table = await self._waiting(duty.game_id, uid, since)
+        if table is None:
             return "dropped: the turn moved on"
         if uid in user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT)):
             return "dropped: the computer plays for them"
@@ -113,18 +107,24 @@ class Timers:
         every retry): the wait still gets its next one, which would otherwise only be planned after a send."""
         if duty.kind != dt.REMIND or duty.game_id is None or duty.user_id is None:
             return
-        try:
-            table = await self.pipeline.tables.by_id(duty.game_id)
-        except Refused:
-            return
         since = int(duty.payload.get("since", 0))
-        if table.record.status != "playing" or table.current_user != duty.user_id:
-            return
-        current, _ = await self.pipeline.current_turn(table)
-        if current is not None and current != since:
+        table = await self._waiting(duty.game_id, duty.user_id, since)
+        if table is None:
             return
         started = float(duty.payload.get("started") or table.record.turn_started_at or now)
         await self._for_this_wait(table, since, lambda t: self._plan(t, since, started, now, now))
+
+    async def _waiting(self, game_id: int, uid: int, since: int) -> Table | None:
+        """The game as it is now, if it still waits on ``uid`` in the turn that began at version ``since``
+        (the wait a reminder belongs to); None if it is gone, over, or moved on to another turn or player."""
+        try:
+            table = await self.pipeline.tables.by_id(game_id)
+        except Refused:
+            return None
+        if table.record.status != "playing" or table.current_user != uid:
+            return None
+        current, _ = await self.pipeline.current_turn(table)
+        return None if current is not None and current != since else table
 
     async def _for_this_wait(
         self, table: Table, since: int, write: Callable[[Table], Awaitable[None]]
@@ -135,20 +135,16 @@ class Timers:
         being sent while its player ends the turn used to wipe out the next player's reminders). A commit
         of the same player within the same turn is planned from again."""
         uid = table.current_user
+        assert uid is not None
         for _ in range(5):
             try:
                 await write(table)
                 return True
             except VersionConflict:
-                try:
-                    table = await self.pipeline.tables.by_id(table.id)
-                except Refused:
+                fresh = await self._waiting(table.id, uid, since)
+                if fresh is None:
                     return False
-                if table.record.status != "playing" or table.current_user != uid:
-                    return False
-                current, _ = await self.pipeline.current_turn(table)
-                if current is not None and current != since:
-                    return False
+                table = fresh
         log.warning("game %s kept changing while its reminder was planned; left unplanned", table.id)
         return False
 

@@ -80,6 +80,11 @@ class TurnActions:
 
         await ctx.guard(interaction, body)
 
+    async def _votes(self, table: Table) -> tuple[set[int], set[int]]:
+        """P3: who agreed to end the game so far, as users and as their seats."""
+        agreed = user_ids((await self.ctx.store.get_game_meta(table.id)).get(META_AGREED))
+        return agreed, {s for s in (table.seat_of(u) for u in agreed) if s is not None}
+
     async def _end_if_all_agreed(self, game_id: int) -> None:
         """P3 after a resignation: when every player left had already agreed to end, the game ends now."""
         ctx = self.ctx
@@ -88,8 +93,7 @@ class TurnActions:
             if table.record.status != "playing" or is_paused(table.record.options):
                 return
             state = table.playing()
-            agreed = user_ids((await ctx.store.get_game_meta(table.id)).get(META_AGREED))
-            voted = {s for s in (table.seat_of(u) for u in agreed) if s is not None}
+            _, voted = await self._votes(table)
             left = active_players(state)
             if left and set(left) <= voted:
                 await ctx.pipeline.commit(table, *_end_by_agreement(state, left[0]))
@@ -107,8 +111,7 @@ class TurnActions:
             async with ctx.tables.locks.hold(record.id):
                 table, state, seat = await ctx.pipeline.look(ask)
                 interaction.extras["speaker"] = table.speaker
-                agreed = user_ids((await ctx.store.get_game_meta(table.id)).get(META_AGREED))
-                voted = {s for s in (table.seat_of(u) for u in agreed) if s is not None}
+                agreed, voted = await self._votes(table)
                 waiting = [s for s in active_players(state) if s not in voted | {seat}]
                 names = ", ".join(table.speaker.seat(s) for s in waiting)
                 if seat in voted and waiting:

@@ -13,8 +13,7 @@ import sys
 import asyncpg
 
 from . import open_database, open_existing_database
-from .base import StoreError
-from .base import redact_url as _redact
+from .base import StoreError, redact_url
 from .migrations import SchemaTooNew
 from .move import MoveRefused, move_database
 from .pg_migrations import PgSchemaTooNew
@@ -25,7 +24,7 @@ async def _move(source_url: str, target_url: str, replace: bool) -> int:
     try:
         target = await open_database(target_url)
         try:
-            print(f"moving {_redact(source_url)} -> {_redact(target_url)}", flush=True)
+            print(f"moving {redact_url(source_url)} -> {redact_url(target_url)}", flush=True)
             report = await move_database(source, target, replace=replace, progress=print)
         finally:
             await target.close()

@@ -295,7 +295,7 @@ async def test_resign_agree_and_abandon(tmp_path):
         assert not r.ephemeral
 
 
-async def test_a_resignation_that_leaves_only_players_who_agreed_ends_the_game(tmp_path):
+async def test_p3_p1_a_resignation_that_leaves_only_players_who_agreed_ends_the_game(tmp_path):
     """P3, P1: two of three agreed to end, then the third resigns. Everyone left has agreed, so the game
     ends then (it used to go on, and each further /agree was refused as "already agreed"). The channel reads
     the resignation before the game's end: both are written by the one commit, in that order."""

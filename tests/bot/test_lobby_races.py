@@ -122,7 +122,7 @@ async def test_a_seat_offer_written_while_another_is_accepted_is_kept(tmp_path):
         assert table.user_of(bob_seat) == frank.id and table.user_of(carol_seat) == dave.id
 
 
-async def test_a_seat_offered_and_then_resigned_cannot_be_accepted(tmp_path):
+async def test_p1_a_seat_offered_and_then_resigned_cannot_be_accepted(tmp_path):
     """P1: a resigned seat is out of play. Handing it over is refused; an offer made before the resignation
     is out of date once the seat resigned (it used to seat the taker in a resigned seat, rated last)."""
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:

@@ -76,7 +76,7 @@ def test_the_path_step_says_when_the_menu_holds_only_the_first_paths() -> None:
     assert "the first" not in texts.move_step_3(7, "B28", 7)
 
 
-async def test_the_channel_reads_whether_a_move_or_an_action_was_taken_back(tmp_path) -> None:
+async def test_p10_the_channel_reads_whether_a_move_or_an_action_was_taken_back(tmp_path) -> None:
     """P10: after a take, Undo takes back the take; the channel used to read "took back their move"."""
     async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 2)) as d:
         g: Game = await open_game(d, 2)

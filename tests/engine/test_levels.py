@@ -213,7 +213,7 @@ def test_the_small_map_is_small() -> None:
     assert AEGEAN.black_walls < default_map().black_walls
 
 
-def test_a_sampled_world_ends_when_the_real_game_ends_even_after_a_guard_is_taken_back() -> None:
+def test_r3_8_r8_1_r10_1_a_sampled_world_ends_when_the_real_game_ends_after_a_guard_is_taken_back() -> None:
     """R3.8, R8.1, R10.1: no empty symbol space at the start of the turn, so the move is skipped and the
     game ends after the actions; taking a guard back empties a space again, but the game still ends. The
     hard player's imagined worlds used to work the ending out from the spaces left, and played on."""
