@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import gc
 import json
 import random
 from collections import Counter
@@ -200,3 +201,22 @@ def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_se
                 assert p.hand[1:] == (0, 0, 0, 0) and p.hand[0] == sum(real.hand), "only the hand's size"
             state, _ = apply(state, ai.greedy_player(state, rng))
     assert undo_points > 0, "the games passed through states with a trail"
+
+
+async def test_after_its_warm_up_the_bot_collects_young_objects_rarely_and_never_its_long_lived_ones(
+    tmp_path,
+) -> None:
+    from bot.client import YOUNG_COLLECTION
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        gc.unfreeze()
+        async with harness(bot_factory(str(tmp_path / "g.db"), default_map(), 7)) as d:
+            await d.bot.warmed()
+            assert gc.get_threshold()[0] == YOUNG_COLLECTION
+            # The maps, the renderer's caches and discord.py's state: out of the collector's view.
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
