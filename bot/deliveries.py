@@ -38,8 +38,7 @@ import aiohttp
 import discord
 
 from engine import serialize
-from engine.snapshot import load_state
-from engine.views import GameView, view
+from engine.views import GameView
 from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from . import duties as dt
@@ -333,15 +332,19 @@ class Deliveries:
         kind = p.get("picture")
         if kind is None:
             return None
-        if "public" in p:  # the public state, lean: its map by digest, stored once with the commit
-            game_map = await self.maps.get(str(p["map"]))
-            v = view(load_state(p["public"], lambda _digest: game_map), None)
-        else:  # a duty written before (or for a game whose map may not be stored): the view itself
-            v = serialize.load(p["view"])
-        assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         names = list(p.get("names", []))
         # The game's language: written into the duty since issue 16; an older duty's is looked up.
         language = str(p.get("locale") or await self._language(duty.game_id))
+        if "public" in p:  # the public state, lean: its map by digest, stored once with the commit
+            game_map = await self.maps.get(str(p["map"]))
+            if kind == "end":
+                data = await self.pictures.public("end", p["public"], game_map, names, language=language)
+                return png(data, "end.png", texts.alt_end(language))
+            data = await self.pictures.public("board", p["public"], game_map, names, language=language)
+            return png(data, "board.png", texts.alt_board(language))
+        # A duty written before (or for a game whose map may not be stored): the view itself.
+        v = serialize.load(p["view"])
+        assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
         if kind == "end":
             return png(
                 await self.pictures.end(v, names, language=language), "end.png", texts.alt_end(language)

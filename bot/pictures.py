@@ -19,9 +19,10 @@ import struct
 import zlib
 from collections.abc import Callable, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from engine.geometry import Point
+from engine.maps import Map
 from engine.rules import OccupyPlan, PathOption, Target
 from engine.symbols import Symbol
 from engine.views import GameView
@@ -140,9 +141,9 @@ class Pictures:
             self.pool = None
 
     @staticmethod
-    def _key(names: Sequence[str], v: GameView) -> int:
+    def _key(names: Sequence[str], map_text: str) -> int:
         """Which worker draws it: one game's pictures (its players, its map) go to the same one."""
-        return hash((tuple(names), v.map.text))
+        return hash((tuple(names), map_text))
 
     async def _call(self, key: int | None, fn: Callable[..., bytes], *args: Any, weight: int = 1) -> bytes:
         if self.pool is not None:
@@ -152,14 +153,19 @@ class Pictures:
     async def _run(self, request: RenderRequest) -> bytes:
         import rendering
 
-        self.recent.append((request.kind, request.view.viewer))
+        # A hand (no names) is no game's board: the least busy worker draws it.
+        key = self._key(request.names, request.view.map.text) if request.names else None
+        return await self._draw(request.kind, request.view.viewer, key, rendering.render_request, request)
+
+    async def _draw(
+        self, kind: str, viewer: int | None, key: int | None, fn: Callable[..., bytes], arg: Any
+    ) -> bytes:
+        self.recent.append((kind, viewer))
         try:
-            # A hand (no names) is no game's board: the least busy worker draws it.
-            key = self._key(request.names, request.view) if request.names and self.pool is not None else None
-            return await self._call(key, rendering.render_request, request)
+            return await self._call(key, fn, arg)
         except Exception:  # the game goes on without a picture rather than failing the player's action
             self.failures += 1
-            log.warning("the renderer failed to draw %s", request.kind, exc_info=True)
+            log.warning("the renderer failed to draw %s", kind, exc_info=True)
             return placeholder_png()
 
     def warm(self, v: GameView) -> None:
@@ -188,6 +194,25 @@ class Pictures:
         """The end of the game (public), its words in the game's ``language`` (``Table.locale``)."""
         self._public(v)
         return await self._run(RenderRequest.end(v, names, self.width, words=self._words(language)))
+
+    async def public(
+        self,
+        kind: Literal["board", "end"],
+        snapshot: dict[str, Any],
+        game_map: Map,
+        names: Sequence[str],
+        *,
+        language: str,
+    ) -> bytes:
+        """The board or end picture of a public state's lean snapshot (bot.duties.public_state: nothing
+        secret in it), its words in the game's ``language``. The worker loads the state and makes the
+        public view (rendering.PublicPicture), off the event loop."""
+        import rendering
+
+        request = rendering.PublicPicture(
+            kind, snapshot, game_map.text, tuple(names), self.width, self._words(language)
+        )
+        return await self._draw(kind, None, self._key(names, game_map.text), rendering.render_public, request)
 
     async def hand(self, v: GameView, name: str, *, language: str | None = None) -> bytes:
         request = RenderRequest.hand(v, name, min(self.width, 1200), words=self._words(language))

@@ -30,7 +30,7 @@ from rendering.pictures import (
 )
 from rendering.theme import DEFAULT_THEME, PLAYER_MARKS, Theme
 from rendering.words import ENGLISH, MESSAGES, Words
-from rendering.worker import RenderRequest, render_request, warm_worker
+from rendering.worker import PublicPicture, RenderRequest, render_public, render_request, warm_worker
 
 __all__ = [
     "BOARD_WIDTH",
@@ -38,6 +38,7 @@ __all__ = [
     "ENGLISH",
     "MESSAGES",
     "PLAYER_MARKS",
+    "PublicPicture",
     "RenderRequest",
     "Theme",
     "Words",
@@ -54,6 +55,7 @@ __all__ = [
     "render_path_preview_async",
     "render_province_preview",
     "render_province_preview_async",
+    "render_public",
     "render_request",
     "warm_worker",
 ]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import signal
 import time
 from collections.abc import Iterator
@@ -99,5 +100,36 @@ async def test_the_bot_draws_real_boards_after_a_worker_died() -> None:
         again = await pictures.board(v, names, language="en-US")
         assert again == first
         assert pictures.failures == 0 and pictures.pool.replaced >= 1
+    finally:
+        pictures.close()
+
+
+async def test_r2_5_the_worker_draws_a_public_snapshot_as_its_public_view_never_a_hand() -> None:
+    """The outbox's pictures: the worker loads the lean snapshot and makes its public view (the bot's event
+    loop does neither): the same board and end pictures as the view path draws. A snapshot that still held
+    the hands (none does: bot.duties.public_state) is drawn from the public view too, so no hand shows."""
+    from bot.duties import public_state
+    from engine import ai, apply
+    from engine.snapshot import dump_state
+
+    state = new_game(default_map(), 3, 5)[0]
+    rng = random.Random(5)
+    for _ in range(40):
+        state = apply(state, ai.greedy_player(state, rng))[0]
+    assert any(sum(p.hand) for p in state.players)
+    pictures = Pictures(width=640, workers=1)
+    pictures.start()
+    try:
+        names = ["Ada", "Bo", "Cy"]
+        for kind in ("board", "end"):
+            drawn = getattr(pictures, kind)
+            by_view = await drawn(view(state, None), names, language="en-US")
+            lean = dump_state(public_state(state))
+            public = await pictures.public(kind, lean, state.map, names, language="en-US")
+            whole = await pictures.public(kind, dump_state(state), state.map, names, language="en-US")
+            assert public == by_view == whole, kind
+            assert by_view != placeholder_png()
+        assert pictures.failures == 0
+        assert pictures.calls[-2:] == [("end", None), ("end", None)]
     finally:
         pictures.close()
