@@ -6,16 +6,17 @@ The bot's pool is bot.render_pool.RenderPool (not here): one single-process exec
 
     png = await pool.run(key, rendering.render_request, RenderRequest.board(v, names, width))
 
-``render_request`` is the pool's entry point (and ``render_public``, for a ``PublicPicture``: a board or
-end picture of a public state's lean snapshot, which the worker loads and views itself). It takes a ``RenderRequest``: the kind of picture, an engine
-``GameView`` (never the full state: other players' hands are secret, R2.5), the display names, the width and
-the plain rules-query values a preview needs, and the ``Words`` of the picture's language (rendering.words: a
-few KB of translations, pickled with the request; English when left out). A request pickles its map as the
-map's text, not the parsed ``Map`` with its distance table (about 230 KB for the default map): a worker parses
-each map once (``engine.maps.parse_map`` caches by text) and its cached map layers are keyed by the same text,
-so they stay warm from one request to the next. ``warm_worker`` is the pool's initializer: it parses the given
-maps and draws their static layers (free land, dead land and every player's tint) at the given width, so the
-first real request pays for neither. Start the pool with the width the bot draws at: the layers are per width.
+``render_request`` is the pool's entry point (and ``render_public``, for a ``PublicPicture``: a board or end
+picture of a public state's lean snapshot, which the worker loads and views itself). It takes a
+``RenderRequest``: the kind of picture, an engine ``GameView`` (never the full state: other players' hands are
+secret, R2.5), the display names, the width and the plain rules-query values a preview needs, and the
+``Words`` of the picture's language (rendering.words: a few KB of translations, pickled with the request;
+English when left out). A request pickles its map as the map's text, not the parsed ``Map`` with its distance
+table (about 230 KB for the default map): a worker parses each map once (``engine.maps.parse_map`` caches by
+text) and its cached map layers are keyed by the same text, so they stay warm from one request to the next.
+``warm_worker`` is the pool's initializer: it parses the given maps and draws their static layers (free land,
+dead land and every player's tint) at the given width, so the first real request pays for neither. Start the
+pool with the width the bot draws at: the layers are per width.
 """
 
 from __future__ import annotations
