@@ -54,17 +54,23 @@ def requests(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """(kind, language of its words) of every picture the bot asks for from here on."""
     seen: list[tuple[str, str]] = []
     real_request = rendering.render_request
+    real_public = rendering.render_public
     real_replay = rendering.replay.render_replay_events
 
     def request(req: rendering.RenderRequest) -> bytes:
         seen.append((req.kind, req.words.language))
         return real_request(req)
 
+    def public(req: rendering.PublicPicture) -> bytes:  # the outbox's board and end pictures
+        seen.append((req.kind, req.words.language))
+        return real_public(req)
+
     def replay(events: Any, names: Any, max_bytes: int, words: rendering.Words) -> bytes:
         seen.append(("replay", words.language))
         return real_replay(events, names, max_bytes, words)
 
     monkeypatch.setattr(rendering, "render_request", request)
+    monkeypatch.setattr(rendering, "render_public", public)
     monkeypatch.setattr(rendering.replay, "render_replay_events", replay)
     return seen
 
