@@ -360,7 +360,8 @@ class Pipeline:
         At an autoplay table, the turn of a player marked absent is due at once: the computer plays it
         on the next round instead of making the others wait a whole deadline again. Not when every player
         still in the game is absent: then the table's deadline paces the game, so a table nobody watches
-        does not play itself to the end in minutes.
+        does not play itself to the end in minutes. Computer seats do not count as players here: a table of
+        absent people and a computer is a table nobody watches.
         """
         due = turn_deadline(started, table.record.options.get("deadline_hours"))
         uid = table.current_user
@@ -374,7 +375,8 @@ class Pipeline:
                 absent = user_ids(meta_changes[META_ABSENT])
             else:
                 absent = user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT))
-            playing = {table.user_of(s) for s in active_players(table.state)}
+            people = {table.user_of(s) for s in active_players(table.state)}
+            playing = {u for u in people if not is_computer(u)}
             if uid in absent and not playing <= absent:
                 due = min(due, self.clock())
         return dt.deadline(table, since, due)

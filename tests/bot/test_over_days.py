@@ -266,6 +266,37 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         g.check_public()
 
 
+async def test_a_table_of_absent_people_and_a_computer_waits_for_each_deadline(tmp_path):
+    """README: when every player still in the game is absent, turns wait for the normal deadline, so an
+    abandoned table does not play itself to the end. A computer seat is no player watching: alone with an
+    absent person, it used to play the whole game out within minutes of the first missed deadline."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, clock=clock)) as d:
+        alice = d.member("alice")
+        r = await d.slash(alice, "alexandros new", deadline_hours=24, deadline_policy="autoplay")
+        lobby = r.response_message
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        await d.slash(alice, "alexandros table add-computer", level="easy")
+        await d.click(alice, lobby.id, f"alx:start:{gid}")
+        await d.bot.deliveries.drain()
+        g = Game(d, [alice], game_id=gid)
+        clock.now += 24 * HOUR + 5  # alice misses her first deadline: the computer plays it, she is absent
+        for _ in range(50):
+            await d.bot.deliveries.drain(clock.now)
+        st = await g.state()
+        assert not st.over
+        assert (await d.bot.store.get_game_meta(gid))["absent"] == [alice.id]
+        turn = st.turn
+        assert (await g.table()).current_user == alice.id  # her next turn waits for its deadline
+        for _ in range(20):
+            await d.bot.deliveries.drain(clock.now + HOUR)
+        assert (await g.state()).turn == turn
+        clock.now += 24 * HOUR + 5
+        for _ in range(20):
+            await d.bot.deliveries.drain(clock.now)
+        assert (await g.state()).turn > turn and not (await g.state()).over
+
+
 async def test_skip_is_the_default_policy_and_a_policy_needs_a_deadline(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         ann = d.member("alice")
