@@ -148,7 +148,8 @@ class ReminderPrefs:
 
 
 def quiet_until(at: float, prefs: ReminderPrefs) -> float | None:
-    """The moment the quiet hours around `at` end, or None if `at` is outside quiet hours.
+    """The moment the quiet hours around `at` end (always later than `at`), or None if `at` is outside
+    quiet hours.
 
     Works on the local wall clock of the player's zone, so quiet hours 22:00-08:00 end at 08:00
     local time on the day of a DST change too (that night is then 9 or 11 hours long, not 10).
@@ -170,9 +171,15 @@ def quiet_until(at: float, prefs: ReminderPrefs) -> float | None:
             return None
         end_day = day + timedelta(days=1) if clock >= start else day
     # An end time that does not exist that day (inside a spring-forward gap) is read with the
-    # offset from before the change, which lands just after the gap; an ambiguous one (autumn)
-    # resolves to its first occurrence (fold=0). Either way it is later than `at`.
-    return max(datetime.combine(end_day, end, tzinfo=zone).timestamp(), at)
+    # offset from before the change, which lands just after the gap. An ambiguous one (autumn) is
+    # its first occurrence, unless `at` is already past that, in the repeated hour: then its second.
+    # Read the first way only, the end was in the past, the reminder was "moved" to now again and
+    # again, and the worker handled it on every round until the hour was over.
+    ends = datetime.combine(end_day, end, tzinfo=zone)
+    ending = ends.timestamp()
+    if ending <= at:
+        ending = ends.replace(fold=1).timestamp()
+    return ending if ending > at else None
 
 
 def next_reminder(

@@ -119,6 +119,21 @@ def test_quiet_hours_on_the_autumn_dst_change_in_berlin() -> None:
     assert end - due == 10.5 * HOUR
 
 
+def test_quiet_hours_ending_in_the_repeated_autumn_hour_end_at_its_second_pass() -> None:
+    # Quiet hours 00:00-02:30; 2027-10-31 02:15 CET is the second 02:15 of the night (fold=1), after
+    # 02:30 CEST has passed: they end at 02:30 CET, not "now" (the worker handled such a reminder again
+    # on every round until the hour was over).
+    prefs = ReminderPrefs(quiet_start=time(0), quiet_end=time(2, 30), time_zone="Europe/Berlin")
+    due = datetime(2027, 10, 31, 2, 15, tzinfo=BERLIN, fold=1).timestamp()
+    assert quiet_until(due, prefs) == datetime(2027, 10, 31, 2, 30, tzinfo=BERLIN, fold=1).timestamp()
+    assert quiet_until(due, prefs) == due + 15 * 60
+    assert next_reminder(due - 24 * HOUR, 24, prefs, None) == due + 15 * 60
+    first_pass = datetime(2027, 10, 31, 2, 15, tzinfo=BERLIN).timestamp()  # CEST: ends at 02:30 CEST
+    assert quiet_until(first_pass, prefs) == first_pass + 15 * 60
+    wrapping = ReminderPrefs(quiet_start=time(22), quiet_end=time(2, 30), time_zone="Europe/Berlin")
+    assert quiet_until(due, wrapping) == due + 15 * 60
+
+
 def test_interval_counted_in_real_hours_across_dst() -> None:
     # Reminders are every 24 real hours, not 24 wall-clock hours: across the spring change the
     # local hour shifts by one, and quiet hours still apply on the local clock.
