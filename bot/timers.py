@@ -87,6 +87,17 @@ class Timers:
                 return "dropped: the turn moved on"
             return "moved to the end of the quiet hours"
         started = float(duty.payload.get("started") or table.record.turn_started_at or now)
+        # The player's settings as they are now, not as they were when this reminder was planned: one who
+        # turned reminders off (or chose a longer interval) during the wait is not reminded on the old ones.
+        sent = duty.payload.get("last_sent")
+        last_sent = None if sent is None else float(sent)
+        due = next_reminder(started, self.pipeline.reminder_hours, prefs, last_sent)
+        if due is None or due > now:
+            if not await self._for_this_wait(
+                table, since, lambda t: self._plan(t, since, started, last_sent, now)
+            ):
+                return "dropped: the turn moved on"
+            return "dropped: reminders are off" if due is None else "moved: the player's interval changed"
         if notices.wants_dm(await self.pipeline.prefs.settings(uid)):
             if not await self._for_this_wait(
                 table, since, lambda t: self._remind_by_dm(t, uid, since, started, now)

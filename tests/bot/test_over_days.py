@@ -205,6 +205,22 @@ async def test_quiet_hours_move_a_reminder_to_their_end(tmp_path):
         assert await remind(d, quiet_end + 2 * DAY + 2) == 0
 
 
+async def test_reminder_settings_changed_during_a_wait_apply_to_its_reminders_still_to_come(tmp_path):
+    """A player who turns reminders off (hours 0) while it is their turn is not reminded on the plan made
+    before; one who chooses a longer interval is reminded after the longer one."""
+    for hours, first in ((0, None), (72, 3 * DAY)):
+        clock = Clock()
+        async with harness(bot_factory(str(tmp_path / f"g{hours}.db"), WALLS_MAP, 1, clock=clock)) as d:
+            g = await open_game(d)
+            me = await waiting_user(g)
+            started = (await g.table()).record.turn_started_at
+            assert (await d.slash(me, "alexandros me reminders", hours=hours)).ephemeral
+            assert await remind(d, started + DAY + 5) == 0, hours
+            assert await remind(d, started + 2 * DAY + 5) == 0, hours
+            assert await remind(d, started + 3 * DAY + 5) == (0 if first is None else 1), hours
+            assert await remind(d, started + 4 * DAY + 5) == 0, hours
+
+
 # --- deadlines ------------------------------------------------------------------------------------------
 
 
