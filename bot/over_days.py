@@ -15,7 +15,7 @@ from .answers import display_name, say
 from .context import Context
 from .pipeline import META_ABSENT, META_NUDGED_AT, META_TURN_POST, user_ids
 from .schedule import ReminderPrefs, next_nudge_at, nudge_allowed
-from .seat_rules import is_paused
+from .seat_rules import is_paused, turn_due
 from .tables import Refused
 
 log = logging.getLogger("bot")
@@ -88,9 +88,9 @@ class OverDays:
                     continue
                 post = (await store.get_game_meta(record.id)).get(META_TURN_POST)
                 entries.append((record, int(post["message"]) if isinstance(post, dict) else None))
-                hours = record.options.get("deadline_hours")
-                if hours and record.turn_started_at:
-                    deadlines[record.id] = record.turn_started_at + float(hours) * 3600
+                due = turn_due(record.options, interaction.user.id, record.turn_started_at)
+                if due is not None:
+                    deadlines[record.id] = due
             entries.sort(key=lambda rm: rm[0].turn_started_at or 0.0)
             await say(interaction, texts.waiting_text(entries, deadlines))
 

@@ -40,8 +40,8 @@ from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, Ve
 from . import duties as dt
 from . import ratings, replays
 from .computers import is_computer
-from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy, turn_deadline
-from .seat_rules import is_paused, vacation_until
+from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy
+from .seat_rules import is_paused, turn_due
 from .tables import Outcome, Refused, Table, Tables, Turn, names_of
 from .words import Speaker
 
@@ -363,13 +363,11 @@ class Pipeline:
         does not play itself to the end in minutes. Computer seats do not count as players here: a table of
         absent people and a computer is a table nobody watches.
         """
-        due = turn_deadline(started, table.record.options.get("deadline_hours"))
         uid = table.current_user
+        # A player on vacation: the deadline waits for their return, and gives them a whole one then.
+        due = turn_due(table.record.options, uid, started)
         if due is None or table.state is None or uid is None:
             return None
-        away = vacation_until(table.record.options, uid, self.clock())
-        if away is not None:  # a player on vacation: the deadline waits for their return (bot.seats)
-            due = max(due, away)
         if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:
             if meta_changes is not None and META_ABSENT in meta_changes:
                 absent = user_ids(meta_changes[META_ABSENT])

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .schedule import turn_deadline
+
 OPT_PAUSED = "paused"
 OPT_VACATIONS = "vacations"
 MAX_VACATION_DAYS = 14
@@ -33,6 +35,22 @@ def vacation_until(options: Mapping[str, Any], user_id: int | None, now: float) 
         return None
     until = vacations(options).get(user_id)
     return until if until is not None and until > now else None
+
+
+def turn_due(options: Mapping[str, Any], user_id: int | None, started: float | None) -> float | None:
+    """When the turn that started at ``started`` runs out of time (P2), or None without a deadline: the
+    table's deadline, or, for a player whose vacation ends after the turn started, a whole deadline counted
+    from their return when that is later. Coming back (when the vacation runs out, or early with
+    ``days:0``, which sets its end to that moment), a player has the table's whole time to play, as with
+    ``/alexandros back``; a deadline at the very moment of the return would skip their turn at once."""
+    if started is None:
+        return None
+    hours = options.get("deadline_hours")
+    due = turn_deadline(started, None if hours is None else float(hours))
+    back = vacations(options).get(user_id) if user_id is not None else None
+    if due is None or back is None or back <= started:
+        return due
+    return max(due, back + (due - started))
 
 
 def with_vacation(options: Mapping[str, Any], user_id: int, until: float | None) -> dict[str, Any]:

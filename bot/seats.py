@@ -26,7 +26,15 @@ from .components import GameButton, cid_button
 from .computers import is_computer
 from .context import Context
 from .pipeline import META_ABSENT, user_ids
-from .seat_rules import DAY, MAX_VACATION_DAYS, OPT_PAUSED, is_paused, vacations, with_vacation
+from .seat_rules import (
+    DAY,
+    MAX_VACATION_DAYS,
+    OPT_PAUSED,
+    is_paused,
+    vacation_until,
+    vacations,
+    with_vacation,
+)
 from .tables import Refused, Table, names_of
 
 META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]}: one open offer per seat
@@ -238,7 +246,14 @@ class Seats:
                 state = table.playing()
                 now = ctx.clock()
                 until = now + min(days, MAX_VACATION_DAYS) * DAY if days > 0 else None
-                options = with_vacation(_current(record.options, now), interaction.user.id, until)
+                current = _current(record.options, now, record.turn_started_at)
+                uid = interaction.user.id
+                # Ended early on their turn: it ends now, and stays on record for the turn, whose deadline
+                # then gives the player a whole one from their return (seat_rules.turn_due), as when it
+                # runs out.
+                on_turn = record.waiting_on == uid
+                back = now if until is None and on_turn and vacation_until(record.options, uid, now) else None
+                options = with_vacation(current, uid, until or back)
                 after = Table(
                     dataclasses.replace(record, options=options, updated_at=now), state, table.names
                 )
@@ -249,7 +264,9 @@ class Seats:
                 since, turn_events = await ctx.pipeline.current_turn(table)
                 if since is not None:
                     duties.append(dt.turn_edit(after, since, turn_events, now))
-                    if after.current_user == interaction.user.id and record.turn_started_at is not None:
+                    if back is not None:  # back early on their turn: the wait starts again now (keyed duties)
+                        duties += await ctx.pipeline.wait_timers(after, since, now)
+                    elif after.current_user == uid and record.turn_started_at is not None:
                         deadline = await ctx.pipeline.deadline_for(after, since, record.turn_started_at)
                         if deadline is not None:
                             duties.append(deadline)  # keyed: it replaces the turn's deadline
@@ -318,11 +335,12 @@ class Seats:
         await ctx.guard(interaction, body)
 
 
-def _current(options: dict[str, Any], now: float) -> dict[str, Any]:
-    """The options without vacations that are over (they would only clutter the turn post)."""
+def _current(options: dict[str, Any], now: float, turn_started: float | None) -> dict[str, Any]:
+    """The options without vacations that are over (they would only clutter the options), except one
+    that ended during the current turn: that turn's deadline counts from its end (seat_rules.turn_due)."""
     out = dict(options)
     for uid, until in vacations(options).items():
-        if until <= now:
+        if until <= now and (turn_started is None or until <= turn_started):
             out = with_vacation(out, uid, None)
     return out
 

@@ -31,7 +31,7 @@ from .computers import is_computer
 from .i18n import N_, _, ngettext, pgettext
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
-from .seat_rules import is_paused, vacations
+from .seat_rules import is_paused, turn_due, vacations
 from .tables import Table
 from .words import END_REASONS, cards_text, count
 
@@ -237,11 +237,10 @@ def turn_header(table: Table) -> str:
 
 @public
 def deadline_note(table: Table) -> str:
-    hours = table.record.options.get("deadline_hours")
-    started = table.record.turn_started_at
-    if not hours or not started:
+    deadline = turn_due(table.record.options, table.current_user, table.record.turn_started_at)
+    if deadline is None:
         return ""
-    due = when(started + float(hours) * 3600)
+    due = when(deadline)
     if _policy(table) is DeadlinePolicy.AUTOPLAY:
         # TRANSLATORS: {when} is a Discord timestamp shown as "in 3 hours"
         return " " + _("The turn is played by the computer {when} if not taken.").format(when=due)

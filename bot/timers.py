@@ -33,7 +33,7 @@ from . import computers, i18n, notices, texts
 from . import duties as dt
 from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
-from .seat_rules import is_paused, vacation_until
+from .seat_rules import is_paused, turn_due, vacation_until
 from .tables import Refused, Table
 
 log = logging.getLogger("bot")
@@ -208,10 +208,13 @@ class Timers:
                 return "dropped: the player acted in time"
             if is_paused(table.record.options):
                 return "dropped: the game is paused"
-            away = vacation_until(table.record.options, duty.user_id, now)
-            if away is not None:  # the player went on vacation: their deadline waits until they are back
+            if vacation_until(table.record.options, duty.user_id, now) is not None:
+                # The player went on vacation: their deadline waits until they are back (and a whole
+                # deadline after that: seat_rules.turn_due).
                 since = int(duty.payload.get("since", 0))
-                await self.store.add_duties(table.id, [dt.deadline(table, since, away)], now)
+                due = turn_due(table.record.options, duty.user_id, table.record.turn_started_at)
+                assert due is not None and due > now
+                await self.store.add_duties(table.id, [dt.deadline(table, since, due)], now)
                 return "moved to the end of the vacation"
             hours = float(table.record.options.get("deadline_hours") or 0)
             uid = table.current_user

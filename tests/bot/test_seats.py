@@ -235,8 +235,14 @@ async def test_a_vacation_moves_the_deadline_stops_reminders_and_shows_on_the_tu
         assert (await g.state()).turn == turn
         assert reminders_since(d, mark) == []  # and no reminder while away
 
+        # Back: a whole deadline from the return to play (a deadline at the return skipped the turn at once).
+        until = float((await g.table()).record.options["vacations"][str(me.id)])
+        assert f"skipped <t:{int(until + DAY)}:R>" in g.turn_message().content
         clock.now = until + 10
-        await d.bot.deliveries.drain(clock.now)  # back: the turn is skipped now (the table's policy)
+        await d.bot.deliveries.drain(clock.now)
+        assert (await g.state()).turn == turn
+        clock.now = until + DAY + 10
+        await d.bot.deliveries.drain(clock.now)  # then the turn is skipped (the table's policy)
         assert (await g.state()).turn == turn + 1
         assert "On vacation" not in g.turn_message().content  # over: the next turn post leaves it out
 
@@ -260,7 +266,9 @@ async def test_a_vacation_taken_between_turns_holds_the_next_turn_s_deadline_and
         table = await g.table()
         assert table.current_user == away.id
         (deadline,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.DEADLINE]
-        assert deadline.due_at == until  # the pipeline planned it at the vacation's end, not in 24 hours
+        # The pipeline planned it a whole deadline after the vacation's end, not in 24 hours.
+        assert deadline.due_at == until + DAY
+        assert f"skipped <t:{int(until + DAY)}:R>" in g.turn_message().content
 
         # A deadline that falls due during the vacation anyway (planned before it) is moved, not applied.
         since, _ = await d.bot.pipeline.current_turn(table)
@@ -270,7 +278,7 @@ async def test_a_vacation_taken_between_turns_holds_the_next_turn_s_deadline_and
         await d.bot.deliveries.drain(clock.now)
         assert (await g.state()).turn == turn + 1
         (moved,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == dt.DEADLINE]
-        assert moved.due_at == until
+        assert moved.due_at == until + DAY
 
 
 async def test_a_vacation_is_at_most_14_days_and_ends_with_zero(tmp_path):
@@ -283,10 +291,46 @@ async def test_a_vacation_is_at_most_14_days_and_ends_with_zero(tmp_path):
         assert str(me.id) in (await g.table()).record.options["vacations"]
         r = await d.slash(me, "alexandros vacation", days=0)
         assert r.ephemeral and "Welcome back" in r.content
-        assert "vacations" not in (await g.table()).record.options
+        # On their turn, the vacation ends now and stays on record for the turn (its deadline counts from
+        # the return); it is over, and the turn post no longer shows it.
+        table = await g.table()
+        assert table.current_user == me.id
+        assert float(table.record.options["vacations"][str(me.id)]) <= d.bot.clock()
+        assert "On vacation" not in g.turn_message().content
         spectator = d.member("eve")
         r = await d.slash(spectator, "alexandros vacation", days=2)
         assert r.ephemeral and "not playing in this game" in r.content
+
+
+async def test_a_vacation_ended_early_after_the_tables_deadline_gives_a_whole_deadline_to_play(tmp_path):
+    """The player's turn waited for their vacation past the table's deadline; they end it early with
+    days:0 to play: the turn is theirs for a whole deadline from then (it was skipped at once)."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d, deadline_hours=24)
+        me = await waiting_user(g)
+        await d.slash(me, "alexandros me reminders", hours=12)
+        turn = (await g.state()).turn
+        await d.slash(me, "alexandros vacation", days=5)
+        clock.now += 2 * DAY  # past the table's 24 hours
+        await d.bot.deliveries.drain(clock.now)
+        assert (await g.state()).turn == turn
+        r = await d.slash(me, "alexandros vacation", days=0)
+        assert r.ephemeral and "Welcome back" in r.content
+        back = float((await g.table()).record.options["vacations"][str(me.id)])
+        await d.bot.deliveries.drain(clock.now + 60)
+        assert (await g.state()).turn == turn
+        assert f"skipped <t:{int(back + DAY)}:R>" in g.turn_message().content
+        assert f"<t:{int(back + DAY)}:R>" in (await d.slash(me, "alexandros me waiting")).content
+        mark = d.mark()
+        await d.bot.deliveries.drain(back + 12 * HOUR - 60)
+        assert reminders_since(d, mark) == []
+        await d.bot.deliveries.drain(back + 12 * HOUR + 5)  # their reminders count from the return again
+        assert [q.pinged_user_ids for q in reminders_since(d, mark)] == [{me.id}]
+        await d.bot.deliveries.drain(back + DAY - 60)
+        assert (await g.state()).turn == turn
+        await d.bot.deliveries.drain(back + DAY + 5)
+        assert (await g.state()).turn == turn + 1
 
 
 # --- pausing ------------------------------------------------------------------------------------------
