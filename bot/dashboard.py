@@ -32,7 +32,7 @@ from . import i18n, limits, texts
 from .answers import say
 from .context import Context
 from .pipeline import META_TURN_POST
-from .tables import Outcome, Table, names_of
+from .tables import Table, names_of
 
 log = logging.getLogger("bot.dashboard")
 
@@ -76,13 +76,12 @@ class Dashboard:
         # only delays one edit).
         self._due: collections.OrderedDict[int, float] = collections.OrderedDict()
 
-    async def after_change(self, outcome: Outcome, duties: list[NewDuty], now: float) -> list[NewDuty]:
-        """``Pipeline.duty_hooks``: every commit of a started game updates its status message.
+    async def after_change(self, table: Table, duties: list[NewDuty], now: float) -> list[NewDuty]:
+        """``Pipeline.duty_hooks``: every change of a started game updates its status message.
 
         The new status duty replaces a pending one but keeps its due time, so that a game in constant
         play still sees its status message updated every ``STATUS_DELAY`` seconds, not postponed forever.
         """
-        table = outcome.table
         if table.state is None:
             return duties
         duty = status_duty(table, now)

@@ -89,9 +89,16 @@ def public_state(state: GameState) -> GameState:
     return dataclasses.replace(state, players=players, supply=supply, rng=0, seed=0, undo=UndoTrail())
 
 
-def say(channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0) -> NewDuty:
-    """A plain public message (an announcement), due at once."""
-    return NewDuty(POST, now, channel_id, payload={"text": text, "ping": list(ping)})
+def say(
+    channel_id: int, text: str, ping: Sequence[int] = (), now: float = 0.0, turn: int | None = None
+) -> NewDuty:
+    """A plain public message (an announcement), due at once. ``turn``: it calls its one pinged player to
+    the turn that started at that version (a game resumed, a seat taken on its turn), so a player who
+    wants DMs is told by DM instead (bot.notices.route)."""
+    payload: dict[str, Any] = {"text": text, "ping": list(ping)}
+    if turn is not None:
+        payload["turn_ping"] = turn
+    return NewDuty(POST, now, channel_id, payload=payload)
 
 
 def lobby_edit(table: Table, now: float) -> list[NewDuty]:

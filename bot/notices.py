@@ -31,7 +31,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 from . import duties as dt
 from . import i18n, limits, texts
 from .pipeline import META_TURN_POST, PrefsCache
-from .tables import Outcome, Table, locale_of
+from .tables import Table, locale_of
 
 log = logging.getLogger("bot.notices")
 
@@ -73,14 +73,16 @@ def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: s
 async def route(prefs: PrefsCache, table: Table, duties: Sequence[NewDuty], now: float) -> list[NewDuty]:
     """The duties of a commit, with each turn ping of a player who wants DMs sent by DM instead.
 
-    A turn ping is a ``post`` that becomes the turn post (``turn_post``) and pings its player; the post
-    itself stays (it is the board), without the notification, and a ``dm`` duty is added beside it.
+    A turn ping is a ``post`` that becomes the turn post (``turn_post``) and pings its player, or a note
+    that calls its one pinged player to their turn (``turn_ping``: a game resumed, a seat taken on its
+    turn); the post itself stays, without the notification, and a ``dm`` duty is added beside it.
     """
     out: list[NewDuty] = []
     for duty in duties:
         p = duty.payload
         ping = [int(u) for u in p.get("ping", [])]
-        if duty.kind != dt.POST or p.get("turn_post") is None or len(ping) != 1:
+        since = p.get("turn_post", p.get("turn_ping"))
+        if duty.kind != dt.POST or since is None or len(ping) != 1:
             out.append(duty)
             continue
         (uid,) = ping
@@ -94,7 +96,7 @@ async def route(prefs: PrefsCache, table: Table, duties: Sequence[NewDuty], now:
         with i18n.speaking(dm_language(settings, table)):
             text = texts.dm_turn_text(table)
         fallback = texts.dm_fallback_turn_text(table, uid)
-        out.append(dm_duty(table.record, uid, int(p["turn_post"]), text, fallback, now))
+        out.append(dm_duty(table.record, uid, int(since), text, fallback, now))
     return out
 
 
@@ -111,9 +113,9 @@ class Notices:
         self.prefs = prefs
         self._told = asyncio.Lock()
 
-    async def route(self, outcome: Outcome, duties: list[NewDuty], now: float) -> list[NewDuty]:
+    async def route(self, table: Table, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """The pipeline's hook (``Pipeline.duty_hooks``)."""
-        return await route(self.prefs, outcome.table, duties, now)
+        return await route(self.prefs, table, duties, now)
 
     async def deliver(self, duty: Duty, now: float) -> str:
         assert duty.user_id is not None

@@ -131,9 +131,9 @@ class Pipeline:
         self.reminder_hours = reminder_hours
         self.prefs = PrefsCache(tables.store)
         self.wake = wake
-        # Hooks on the duties of every commit, in order (bot.notices: turn pings by DM; bot.dashboard: the
-        # pinned status message). Each gets the outcome (the table as it will be after the commit).
-        self.duty_hooks: list[Callable[[Outcome, list[NewDuty], float], Awaitable[list[NewDuty]]]] = []
+        # Hooks on the duties of every change, in order (bot.notices: turn pings by DM; bot.dashboard: the
+        # pinned status message). Each gets the table as it will be after the change (``hooked``).
+        self.duty_hooks: list[Callable[[Table, list[NewDuty], float], Awaitable[list[NewDuty]]]] = []
 
     # --- steps 1 and 2: find and authorise, from the record alone -------------------------------------
 
@@ -247,8 +247,7 @@ class Pipeline:
         duties = [*extra, *dt.after_change(outcome, since, turn_events, now)]
         duties += await self.timers_for(outcome, changes)
         duties += end_duties
-        for hook in self.duty_hooks:
-            duties = await hook(outcome, duties, now)
+        duties = await self.hooked(outcome.table, duties, now)
         try:
             saved = await self.store.append(
                 rec.id,
@@ -289,6 +288,15 @@ class Pipeline:
             )
         self.wake()
         return dataclasses.replace(outcome, table=Table(saved, new_state, names_of(saved)))
+
+    async def hooked(self, table: Table, duties: list[NewDuty], now: float) -> list[NewDuty]:
+        """``duties`` as the hooks make them (turn pings by DM, the status message), ``table`` as it will be
+        after the change: for every commit, and for the changes with no engine event (bot.seats: a seat
+        handed over, a pause, a vacation), which left the status message stale and pinged in the channel a
+        player who asked for DMs."""
+        for hook in self.duty_hooks:
+            duties = await hook(table, duties, now)
+        return duties
 
     async def repost_turn(self, game_id: int) -> bool:
         """Post the current turn again as its turn post (its message was lost); False if none is in play."""

@@ -196,8 +196,9 @@ class Seats:
         after = Table(expected, state, names_of(expected))
         old_name = table.speaker.seat(seat)
         taken = texts.seat_taken(new.id, old_name, COLOURS[seat], waiting is not None, table.locale)
-        duties: list[NewDuty] = [dt.say(rec.channel_id, taken, [new.id] if waiting is not None else [], now)]
         since, turn_events = await ctx.pipeline.current_turn(table)
+        ping = [new.id] if waiting is not None else []
+        duties: list[NewDuty] = [dt.say(rec.channel_id, taken, ping, now, turn=since if ping else None)]
         if since is not None:
             duties.append(dt.turn_edit(after, since, turn_events, now))
         cancel: list[str] = []
@@ -211,6 +212,7 @@ class Seats:
         await self._amend(
             rec,
             now,
+            after,
             waiting_on=waiting if on_turn else KEEP,
             seats=seats,
             options=options,
@@ -219,7 +221,10 @@ class Seats:
             meta=meta,
         )
 
-    async def _amend(self, rec: GameRecord, now: float, **changes: Any) -> GameRecord:
+    async def _amend(self, rec: GameRecord, now: float, after: Table, **changes: Any) -> GameRecord:
+        """One store amend of ``rec``; its duties go through the pipeline's hooks (turn pings by DM, the
+        status message), ``after`` being the table as the change leaves it."""
+        changes["duties"] = await self.ctx.pipeline.hooked(after, list(changes.get("duties", [])), now)
         try:
             saved = await self.ctx.store.amend(rec.id, rec.version, now, **changes)
         except VersionConflict as conflict:
@@ -270,7 +275,7 @@ class Seats:
                         deadline = await ctx.pipeline.deadline_for(after, since, record.turn_started_at)
                         if deadline is not None:
                             duties.append(deadline)  # keyed: it replaces the turn's deadline
-                await self._amend(record, now, options=options, duties=duties)
+                await self._amend(record, now, after, options=options, duties=duties)
             await say(interaction, texts.vacation_set(until))
 
         await ctx.guard(interaction, body)
@@ -314,10 +319,11 @@ class Seats:
                     if resume
                     else texts.paused_public(by, table.locale)
                 )
-                duties: list[NewDuty] = [
-                    dt.say(record.channel_id, text, [human] if resume and human else [], now)
-                ]
                 since, turn_events = await ctx.pipeline.current_turn(table)
+                ping = [human] if resume and human else []
+                duties: list[NewDuty] = [
+                    dt.say(record.channel_id, text, ping, now, turn=since if ping else None)
+                ]
                 if since is not None:
                     duties.append(dt.turn_edit(after, since, turn_events, now))
                     if resume:
@@ -325,6 +331,7 @@ class Seats:
                 await self._amend(
                     record,
                     now,
+                    after,
                     waiting_on=uid if resume else None,
                     options=options,
                     duties=duties,

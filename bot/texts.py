@@ -295,7 +295,9 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
             "colour": colour(st.current),
             "since": when(rec.turn_started_at),
         }
-        if st.phase is Phase.MOVE:
+        if rec.turn_started_at is None:  # paused: no turn is running (away_note below says so)
+            out.append(_("Turn {turn}: {name} ({colour}).").format(**fields))
+        elif st.phase is Phase.MOVE:
             out.append(_("Turn {turn}: {name} ({colour}), since {since}; moving Alexander.").format(**fields))
         else:
             out.append(
@@ -303,6 +305,9 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
                     **fields, left=count(rules.actions_left(st), "action")
                 )
             )
+        away = away_note(table)  # a pause, and the players on vacation
+        if away:
+            out.append(away.strip("\n"))
     out.append(_("Walls left: {black} black, {red} red.").format(black=v.black_left, red=v.red_left))
     out.append(scores_line(table))
     hands = ", ".join(f"{table.speaker.seat(p.seat)} {p.hand_size}" for p in v.players)

@@ -249,3 +249,29 @@ async def test_a_burst_of_changes_keeps_the_first_due_time_of_the_status_update(
         assert second.id != first.id, "the newer status replaced the pending one"
         assert second.due_at == first.due_at, "and kept its due time: not postponed by every action"
         assert "moving Alexander" not in second.payload["text"], "it carries the newest status"
+
+
+async def test_the_status_message_follows_a_seat_handed_over_a_pause_and_a_resume(tmp_path):
+    """Changes with no engine event (bot.seats) update the status message too: it named the old holder
+    of the seat and never said that the game was paused."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await flush(d, clock)
+        table = await g.table()
+        me = g.users[0] if g.users[0].id == table.current_user else g.users[1]
+        carol = d.member("carol")
+        offer = (await d.slash(me, "alexandros game handover", to=carol)).response_message
+        seat = table.record.seat_of(me.id)
+        await d.click(carol, offer.id, f"alx:seatok:{g.game_id}:{seat}:{carol.id}")
+        await flush(d, clock)
+        (status,) = statuses(d)
+        assert "carol" in status.content and me.name not in status.content.split("\n")[1]
+        await d.slash(g.users[0], "alexandros game pause")
+        await flush(d, clock)
+        (status,) = statuses(d)
+        assert "paused" in status.content and "since" not in status.content.split("\n")[1]
+        await d.slash(g.users[0], "alexandros game resume")
+        await flush(d, clock)
+        (status,) = statuses(d)
+        assert "paused" not in status.content and "since <t:" in status.content.split("\n")[1]

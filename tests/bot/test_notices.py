@@ -185,3 +185,33 @@ async def test_dm_false_turns_dm_notices_off(tmp_path):
         r = await d.slash(alice, "alexandros me reminders", dm=False)
         assert r.ephemeral and "in the game's channel" in r.content
         assert (await d.bot.store.get_user_settings(alice.id)).get(notices.DM_ON) is False
+
+
+async def test_a_resume_and_a_seat_taken_on_its_turn_call_a_dm_player_by_dm(tmp_path):
+    """The notes that call a player to their turn outside a commit (a game resumed, a seat taken on its
+    turn) go by DM to a player who asked for DMs, as turn pings do; they pinged in the channel."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await flush(d, clock)
+        me = user_of(g, (await g.table()).current_user)
+        creator = g.users[0]
+        await d.slash(creator, "alexandros game pause")
+        before = len(dms(d, me))
+        mark = d.mark()
+        await d.slash(creator, "alexandros game resume")
+        await flush(d, clock)
+        assert not [q for q in d.requests_since(mark) if q.pinged_user_ids]
+        assert any("resumed" in q.content for q in d.requests_since(mark) if q.content)
+        assert len(dms(d, me)) == before + 1 and "your turn" in dms(d, me)[-1].content
+
+        carol = d.member("carol")
+        r = await d.slash(carol, "alexandros me reminders", dm=True)
+        assert r.ephemeral
+        offer = (await d.slash(me, "alexandros game handover", to=carol)).response_message
+        seat = (await g.table()).record.seat_of(me.id)
+        mark = d.mark()
+        await d.click(carol, offer.id, f"alx:seatok:{g.game_id}:{seat}:{carol.id}")
+        await flush(d, clock)
+        assert not [q for q in d.requests_since(mark) if q.pinged_user_ids]
+        assert len(dms(d, carol)) == 1 and "your turn" in dms(d, carol)[-1].content
