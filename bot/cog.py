@@ -290,7 +290,7 @@ class AlexandrosCog(commands.Cog):
     async def reminders(
         self,
         interaction: discord.Interaction,
-        hours: app_commands.Range[float, 0, 168] | None = None,
+        hours: app_commands.Range[int, 0, 168] | None = None,
         quiet: str | None = None,
         time_zone: str | None = None,
         dm: bool | None = None,

@@ -22,6 +22,7 @@ from tests.bot.driver import (
     harness,
     play_whole_game,
 )
+from tests.harness import HarnessError
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -535,6 +536,12 @@ async def test_players_set_their_own_reminders(tmp_path):
         assert r.ephemeral and "22:00-08:00" in r.content  # an example of what is allowed
         settings = await d.bot.store.get_user_settings(ann.id)
         assert settings["reminder_hours"] == 12 and settings["time_zone"] == "Europe/Paris"
+        # Whole hours: 0.001 (a channel reminder every 3.6 seconds, "every 0 hours") is refused by the
+        # Discord client, as any value outside the option's type and range.
+        for hours in (0.001, 0.5, 169):
+            with pytest.raises(HarnessError):
+                await d.slash(ann, "alexandros me reminders", hours=hours)
+        assert (await d.bot.store.get_user_settings(ann.id))["reminder_hours"] == 12
 
 
 async def test_autocomplete_explains_a_missing_earlier_option(tmp_path):
