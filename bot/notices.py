@@ -66,6 +66,7 @@ def dm_duty(record: GameRecord, user_id: int, since: int, text: str, fallback: s
         "game": record.id,
         "since": since,
         "locale": locale_of(record),  # the note under a fallback ping speaks the game's language
+        "started": record.turn_started_at,  # the wait it is about: a later one makes it out of date
     }
     return NewDuty(DM, now + DM_DELAY, None, user_id, payload=payload)
 
@@ -121,6 +122,10 @@ class Notices:
         assert duty.user_id is not None
         p = duty.payload
         uid = duty.user_id
+        if not await self._still_waiting(p, uid):
+            # Held up (Discord's failures are tried again for a day) until the turn moved on: "it is your
+            # turn" would be wrong by now, by DM or in the channel.
+            return "dropped: the turn moved on"
         text = await self._with_link(p)
         try:
             dm = await self.client.create_dm(discord.Object(uid))
@@ -136,6 +141,15 @@ class Notices:
                 return await self._fall_back(duty, uid, p)
         log.info("dm game=%s user=%s", p.get("game"), uid)
         return f"sent {msg.id} by dm"
+
+    async def _still_waiting(self, p: dict[str, Any], uid: int) -> bool:
+        """Is the game still waiting on ``uid``, in the wait the DM was written for?"""
+        if p.get("game") is None or p.get("started") is None:  # written before the check: sent as it was
+            return True
+        record = await self.store.game_by_id(int(p["game"]))
+        if record is None or record.status != "playing" or record.waiting_on != uid:
+            return False
+        return record.turn_started_at is not None and abs(record.turn_started_at - float(p["started"])) < 1e-3
 
     async def _with_link(self, p: dict[str, Any]) -> str:
         """The DM's text with a link to its turn's post when it is out by now, else to the channel."""

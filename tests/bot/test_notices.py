@@ -4,10 +4,13 @@ reminders by direct message instead of the channel ping, exactly once through fa
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from bot import duties as dt
 from bot import notices
+from engine import ai
 from tests.bot.driver import CHANNEL, NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -215,3 +218,27 @@ async def test_a_resume_and_a_seat_taken_on_its_turn_call_a_dm_player_by_dm(tmp_
         await flush(d, clock)
         assert not [q for q in d.requests_since(mark) if q.pinged_user_ids]
         assert len(dms(d, carol)) == 1 and "your turn" in dms(d, carol)[-1].content
+
+
+async def test_a_dm_held_up_by_discord_until_the_turn_moved_on_is_dropped(tmp_path):
+    """A reminder DM that Discord's failures held up (they are tried again for a day) is not sent once the
+    player has ended their turn meanwhile: "it is still your turn" would be wrong by then."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await flush(d, clock)
+        me = user_of(g, (await g.table()).current_user)
+        started = (await g.table()).record.turn_started_at
+        dm_channel = d.dm_channel(me)
+        d.fail("channel_message", "503", times=8, when=lambda q: f"/channels/{dm_channel}/" in q.url)
+        clock.now = started + 24 * HOUR + 5
+        await d.bot.deliveries.drain(clock.now)
+        await d.bot.deliveries.drain(clock.now + 5)
+        turn = (await g.state()).turn
+        n = 0
+        while (await g.state()).turn == turn:  # the player plays their whole turn meanwhile
+            await g.play(ai.greedy_player(await g.state(), random.Random(n)), n)
+            n += 1
+        before = [m for m in dms(d, me) if "A reminder" in m.content]
+        await flush(d, clock, seconds=3 * HOUR)
+        assert [m for m in dms(d, me) if "A reminder" in m.content] == before
