@@ -28,8 +28,9 @@ FORGET = "forget"  # the Confirm button's kind: alx:forget:<user id>
 
 
 def pseudonym() -> int:
-    """A fresh pseudonym: negative, so that it is never a Discord id; random, so that it tells nothing."""
-    return -(secrets.randbits(52) + 1)
+    """A fresh pseudonym: negative, so that it is never a Discord id, and below the computer seats' ids
+    (bot.computers); random, so that it tells nothing."""
+    return -(secrets.randbits(52) + 100)
 
 
 class Privacy:

@@ -10,6 +10,9 @@ Who is rated, and how:
   among themselves. The pipeline records those users in the game's metadata (``computer_users``) in the
   commit that ends the game, so a recomputation later decides the same way.
 - Fewer than two rated players left: the game is not rated.
+- A player forgotten since (forget-me puts a pseudonym in their seat) is kept in a recomputation as an
+  anonymous player at the starting rating, so the others' results stay as they were; no rating is kept
+  for them. A recomputation knows only the games still stored: purged games no longer count (README).
 
 Exactly once: the commit that ends a game also writes a ``rate`` duty (the outbox, bot.duties). The
 delivery worker hands it to ``Ratings.handle``, which calls the store's ``rate_game``: it reads the players'
@@ -32,6 +35,7 @@ from engine.rules import active_players
 from engine.state import GameState
 from storage import Duty, GameRecord, GameStore, NewDuty, PlayerRating, RateFn
 
+from .computers import is_computer
 from .tables import Tables
 
 log = logging.getLogger("bot.ratings")
@@ -51,6 +55,9 @@ class Placement:
     user_id: int
     rank: int
     won: bool
+    # A player forgotten since (forget-me: a pseudonym in the seat): still in the game's model, from the
+    # default rating, so the others' results stay what they were; their own rating is not kept.
+    forgotten: bool = False
 
 
 def final_ranks(state: GameState) -> dict[int, int]:
@@ -72,12 +79,13 @@ def placements(record: GameRecord, state: GameState | None, meta: Mapping[str, A
     computer = {int(u) for u in meta.get(META_COMPUTER) or ()}
     winners = set(state.result.winners) if state.result is not None else set()
     out = [
-        Placement(uid, rank, seat in winners)
+        Placement(uid, rank, seat in winners, forgotten=uid < 0)
         for seat, rank in sorted(final_ranks(state).items())
         for uid in [dict(record.seats).get(seat)]
-        if uid is not None and uid > 0 and uid not in computer  # computer seats have no Discord id
+        # computer seats have no Discord id, and the computer played for the absent
+        if uid is not None and not is_computer(uid) and uid not in computer
     ]
-    return out if len(out) >= 2 else []
+    return out if len(out) >= 2 and any(not p.forgotten for p in out) else []
 
 
 def rated(
@@ -89,6 +97,8 @@ def rated(
     after = MODEL.rate(teams, ranks=[float(p.rank) for p in places])
     out = []
     for p, r, [new] in zip(places, before, after, strict=True):
+        if p.forgotten:
+            continue
         games, wins = (r.games, r.wins) if r else (0, 0)
         out.append(PlayerRating(guild_id, p.user_id, new.mu, new.sigma, games + 1, wins + p.won, now))
     return out
@@ -131,7 +141,7 @@ class Ratings:
         places = await self._placements(record)
         if not places or record.guild_id is None:
             return "dropped: not rated"
-        users = [p.user_id for p in places]
+        users = [p.user_id for p in places if not p.forgotten]
         if await self.store.rate_game(
             record.id, record.guild_id, users, rate_fn(record.guild_id, places, now), now
         ):

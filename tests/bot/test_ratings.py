@@ -162,6 +162,34 @@ async def _ratings_of(db: str, guild: int) -> list[tuple[int, float, float, int,
         await store.close()
 
 
+async def test_a_recompute_after_forget_me_keeps_the_others_results(tmp_path):
+    """A player asks to be forgotten after a rated game; a recomputation later (after a database move, or
+    by an admin) gives the others the results the live rating gave them. It dropped the game when only one
+    real player was left, and changed the others' results in bigger games."""
+    for players in (2, 3):
+        seed = distinct_scores_seed(players)
+        clock = Clock()
+        db = tmp_path / f"g{players}.db"
+        async with harness(bot_factory(str(db), WALLS_MAP, seed, clock=clock)) as d:
+            g = await play_whole_game(d, players, ai_seed=seed)
+            await d.bot.deliveries.drain(clock.now + 5)
+            store = d.bot.store
+            live = {r.user_id: r for r in await store.ratings(d.guild_id)}
+            assert len(live) == players
+            gone = g.users[0]
+            r = await d.slash(gone, "alexandros me forget")
+            r = await d.click(gone, r.response_message.id, f"alx:forget:{gone.id}")
+            assert "Done" in r.content
+            assert await store.rating_of(d.guild_id, gone.id) is None
+            assert await d.bot.handlers.ratings.recompute(d.guild_id, clock()) == (1, players - 1)
+            after = {r.user_id: r for r in await store.ratings(d.guild_id)}
+            assert set(after) == set(live) - {gone.id}
+            for uid, r in after.items():
+                assert (r.games, r.wins) == (live[uid].games, live[uid].wins)
+                assert r.mu == pytest.approx(live[uid].mu) and r.sigma == pytest.approx(live[uid].sigma)
+            assert all(uid > 0 for uid in after)
+
+
 async def test_an_abandoned_game_is_not_rated_and_has_no_replay_post(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         users = [d.member(n) for n in NAMES[:2]]
