@@ -68,13 +68,18 @@ class History:
         await ctx.guard(interaction, body)
 
     async def replay(self, interaction: discord.Interaction) -> None:
-        """``/alexandros replay``: the animated replay of this channel's newest game, so far or whole."""
+        """``/alexandros replay``: the animated replay of this channel's newest started game, so far or
+        whole (a table opened after it is not started yet)."""
         ctx = self.ctx
 
         async def body() -> None:
-            record = await ctx.store.latest_game_in_channel(interaction.channel_id or 0)
+            channel = interaction.channel_id or 0
+            record = await ctx.store.latest_game_in_channel(channel)
             if record is None:
                 raise Refused("bot/no-game")
+            if record.status == "lobby" or record.version == 0:
+                # The next table is open already: the game before it, the one players ask to see again.
+                record = await ctx.store.latest_game_in_channel(channel, started=True) or record
             interaction.extras["game"] = record.id
             if record.status == "lobby" or record.version == 0:
                 raise Refused("bot/not-started")

@@ -274,10 +274,11 @@ class SqliteGameStore(
         )
         return _game_from_row(rows[0]) if rows else None
 
-    async def latest_game_in_channel(self, channel_id: int) -> GameRecord | None:
-        """The channel's newest game, whatever its status, so a game just ended can still be shown."""
+    async def latest_game_in_channel(self, channel_id: int, *, started: bool = False) -> GameRecord | None:
+        """The channel's newest game (``started``: the newest started one), whatever its status."""
+        only = " AND g.status <> 'lobby' AND g.version > 0" if started else ""
         rows = await self._read(
-            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ?"
+            f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ?{only}"
             " ORDER BY g.created_at DESC, g.id DESC LIMIT 1",
             (channel_id,),
         )

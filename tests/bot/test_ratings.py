@@ -135,6 +135,14 @@ async def test_a_finished_game_is_rated_once_and_its_replay_posted(tmp_path):
         assert not r.ephemeral and r.response_message is not None
         (again,) = r.response_message.attachments
         assert again.filename == "replay.gif" and Image.open(io.BytesIO(again.data)).n_frames == frames
+        # The next table opened in the channel (a lobby): the replay is still the finished game's.
+        r = await d.slash(stranger, "alexandros new")
+        assert r.response_message is not None and not r.ephemeral
+        r = await d.slash(stranger, "alexandros replay")
+        assert not r.ephemeral and f"game {g.game_id}" in r.content
+        (again,) = r.response_message.attachments
+        assert Image.open(io.BytesIO(again.data)).n_frames == frames
+        assert await d.bot.store.game_by_channel(d.channel_id) is not None  # the lobby is still open
 
         # Recomputed from the stored games: the same ratings (the admin command).
         admin = d.member("admin", permissions=1 << 5)  # Manage Server

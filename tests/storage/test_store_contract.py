@@ -791,6 +791,9 @@ async def test_latest_game_in_channel_includes_finished_games(store: GameStore) 
     assert await store.latest_game_in_channel(CHANNEL) == done
     later = await store.create_game(GUILD, CHANNEL, BOB, {}, T0 + 10)
     assert await store.latest_game_in_channel(CHANNEL) == later
+    # The newest started one: the finished game, not the lobby opened after it (replays).
+    assert await store.latest_game_in_channel(CHANNEL, started=True) == done
+    assert await store.latest_game_in_channel(CHANNEL + 1, started=True) is None
 
 
 async def test_export_carries_meta_and_old_exports_still_import(store: GameStore) -> None:
