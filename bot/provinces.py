@@ -5,7 +5,7 @@ four players, the cards the loser gets. Every step checks seat, version and turn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import discord
@@ -48,11 +48,12 @@ class ProvinceActions:
     async def picked(self, interaction: discord.Interaction, game_id: int, version: int, value: str) -> None:
         ctx = self.ctx
         kind, _, arg = value.partition(":")
-        simple: dict[str, tuple[Any, str]] = {
-            "take": (ch.take_action, texts.took_card()),
-            "levy": (ch.levy_action, texts.levied()),
-            "back": (ch.takeback_action, texts.took_guard_back()),
-            "end": (lambda st, s, _: ch.end_action(st, s), texts.turn_over()),
+        # The answers are worded inside body(), once ctx.guard speaks the clicker's language.
+        simple: dict[str, tuple[Any, Callable[[], str]]] = {
+            "take": (ch.take_action, texts.took_card),
+            "levy": (ch.levy_action, texts.levied),
+            "back": (ch.takeback_action, texts.took_guard_back),
+            "end": (lambda st, s, _: ch.end_action(st, s), texts.turn_over),
         }
         if kind == "occ":
             await self.province(interaction, game_id, arg, version, update=True)
@@ -61,7 +62,7 @@ class ProvinceActions:
 
         async def body() -> None:
             ask = ctx.ask(interaction, game_id, version)
-            await ctx.act(interaction, ask, lambda st, s: make(st, s, arg), done, update=True)
+            await ctx.act(interaction, ask, lambda st, s: make(st, s, arg), done(), update=True)
 
         await ctx.guard(interaction, body)
 

@@ -4,6 +4,8 @@ leaving the game early: resign, agree to end it (P1, P3). Each one is a single p
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import discord
 
 from engine.actions import Action, EndByAgreement, Resign
@@ -28,15 +30,13 @@ class TurnActions:
         self.ctx = ctx
 
     async def take(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), texts.took_card())
+        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), texts.took_card)
 
     async def levy(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), texts.levied())
+        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), texts.levied)
 
     async def takeback(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(
-            interaction, lambda st, s: ch.takeback_action(st, s, value), texts.took_guard_back()
-        )
+        await self._simple(interaction, lambda st, s: ch.takeback_action(st, s, value), texts.took_guard_back)
 
     async def end(
         self, interaction: discord.Interaction, game_id: int | None = None, version: int | None = None
@@ -51,11 +51,14 @@ class TurnActions:
 
         await ctx.guard(interaction, body)
 
-    async def _simple(self, interaction: discord.Interaction, parse: ch.Parse, done: str) -> None:
+    async def _simple(
+        self, interaction: discord.Interaction, parse: ch.Parse, done: Callable[[], str]
+    ) -> None:
+        """One action typed as a command; ``done`` words the answer, in the language ``ctx.guard`` sets."""
         ctx = self.ctx
 
         async def body() -> None:
-            await ctx.act(interaction, ctx.ask(interaction), parse, done)
+            await ctx.act(interaction, ctx.ask(interaction), parse, done())
 
         await ctx.guard(interaction, body)
 

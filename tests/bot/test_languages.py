@@ -183,3 +183,45 @@ def test_numbers_are_written_as_the_reader_writes_them():
             and i18n.number(12.0) == "12"
             and i18n.number(25.0, 1, fixed=True) == "25,0"
         )
+
+
+async def _move_alexander(g: Game) -> None:
+    """The player on turn moves Alexander (the greedy computer's move), so the actions phase begins."""
+    import random
+
+    from bot import choices as ch
+    from engine import ai
+    from engine.actions import Move
+
+    st = await g.state()
+    user = g.user_of_seat(await g.table(), st.current)
+    move = ai.greedy_player(st, random.Random(1))
+    assert isinstance(move, Move)
+    card, to, path = ch.move_code(st, move)
+    r = await g.d.slash(user, "alexandros move", card=card, to=to, path=path)
+    assert r.ephemeral, r.content
+
+
+async def test_the_answer_to_a_turn_action_speaks_the_clicking_players_language(tmp_path):
+    """The answer ("You took a card.") is worded after the handler speaks the clicker's language, typed or
+    picked from the Actions menu; a German player read it in English under German event lines."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await _german_game(d)
+        for u in g.users:
+            u.locale = "de"
+        await _move_alexander(g)
+        st = await g.state()
+        user = g.user_of_seat(await g.table(), st.current)
+        r = await d.slash(user, "alexandros take", card="supply")
+        assert r.ephemeral and r.content.startswith(_in("de", texts.took_card)), r.content
+
+        st = await g.state()
+        r = await d.click(user, g.turn_message().id, f"alx:acts:{g.game_id}:{st.version}")
+        r = await d.select(user, r.response_message.id, f"alxs:act:{g.game_id}:{st.version}", ["take:supply"])
+        assert r.content.startswith(_in("de", texts.took_card)), r.content
+
+        st = await g.state()
+        r = await d.click(user, g.turn_message().id, f"alx:acts:{g.game_id}:{st.version}")
+        r = await d.select(user, r.response_message.id, f"alxs:act:{g.game_id}:{st.version}", ["end"])
+        assert r.content.startswith(_in("de", texts.turn_over)), r.content
+        assert (await g.state()).current != st.current
