@@ -106,7 +106,7 @@ class ProvinceActions:
             text = texts.province_prompt(
                 owner is not None,
                 pid,
-                ", ".join(f"the {table.speaker.space(g)}" for g in plan.guards) if plan else "-",
+                [table.speaker.space(g) for g in plan.guards] if plan else [],
                 cards_text(plan.paid) if plan else "-",
                 guards_left,
                 stacked,

@@ -691,13 +691,14 @@ def actions_prompt(table: Table, left_out: int = 0) -> str:
 def province_prompt(
     takeover: bool,
     province: int,
-    guards: str,
+    guards: Sequence[str],
     paid: str,
     guards_left: int,
     stacked: int = 1,
     scoring: tuple[str, str] | None = None,
 ) -> str:
-    """The occupy / take-over preview: the cheapest plan (``guards``, ``paid``), and the choice of spaces.
+    """The occupy / take-over preview: the cheapest plan (``guards``: its spaces' names, none without a plan;
+    ``paid``), and the choice of spaces.
 
     ``stacked``: the plan's number of guards; two or more of one player's guards in a province score
     nothing (R7.3), so such a plan is flagged, with ``scoring`` (a space, its price) when one guard is
@@ -724,10 +725,15 @@ def province_prompt(
         )
     else:
         choose = _("choose the guard's space")
-    if stacked != 1:
-        plan = _("guards on {spaces}").format(spaces=guards)
+    # The article belongs to the message: languages inflect it ("auf dem Pferdefeld").
+    if not guards:
+        plan = "-"
+    elif len(guards) == 1:
+        plan = _("a guard on the {space}").format(space=guards[0])
     else:
-        plan = _("a guard on {spaces}").format(spaces=guards)
+        # TRANSLATORS: one space of "guards on {spaces}", after "on": "the horse space (C6 D5 D7)"
+        spaces = ", ".join(pgettext("guards on", "the {space}").format(space=g) for g in guards)
+        plan = _("guards on {spaces}").format(spaces=spaces)
     # TRANSLATORS: {plan} is "a guard on A4" or "guards on A4, B5"; {choose} is "choose the guard's space"
     return clip(
         _("**{title}** — cheapest: {plan}, paying {paid}. Use it, or {choose}.{warn}").format(

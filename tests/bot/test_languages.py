@@ -13,7 +13,7 @@ import pytest
 from bot import i18n, texts
 from bot.tables import Table, names_of
 from bot.words import Speaker
-from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness, open_lobby
+from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -225,3 +225,33 @@ async def test_the_answer_to_a_turn_action_speaks_the_clicking_players_language(
         r = await d.select(user, r.response_message.id, f"alxs:act:{g.game_id}:{st.version}", ["end"])
         assert r.content.startswith(_in("de", texts.turn_over)), r.content
         assert (await g.state()).current != st.current
+
+
+async def test_a_german_province_preview_names_the_guards_spaces_with_german_articles(tmp_path):
+    """The plan's spaces take their article from the catalog ("auf dem Pferdefeld"): an English "the" was
+    glued in front of each German space name."""
+    import random
+
+    from bot import choices as ch
+    from engine import ai
+    from engine.state import Phase
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d, 2)  # an English server (Game.play checks English public posts)
+        for u in g.users:
+            u.locale = "de"  # the preview is private: its reader's language
+        rng = random.Random(1)
+        for n in range(200):  # the greedy game, until the player on turn may occupy a province
+            table = await g.table()
+            st = table.state
+            occupy = [c.value for c in ch.action_menu(st, st.current, table.speaker)[0]]
+            occupy = [v for v in occupy if v.startswith("occ:")] if st.phase is Phase.ACTIONS else []
+            if occupy:
+                break
+            await g.play(ai.greedy_player(st, rng), n)
+        user = g.user_of_seat(table, st.current)
+        r = await d.click(user, g.turn_message().id, f"alx:acts:{g.game_id}:{st.version}")
+        r = await d.select(user, r.response_message.id, f"alxs:act:{g.game_id}:{st.version}", [occupy[0]])
+        text = d.message(r.response_message.id).content
+        assert text.startswith("**Provinz") and " the " not in text, text
+        assert "auf dem " in text, text

@@ -154,7 +154,8 @@ def test_r7_3_a_plan_that_stacks_guards_is_flagged_in_the_preview_and_the_list()
     assert ch.scoring_plan(st, 0, free.id) is None
     label = ch.plan_label(st, plan, SPEAKER)
     assert "3 guards (scores nothing, R7.3)" in label, label
-    text = texts.province_prompt(False, free.id, SPEAKER.spaces(plan.guards), "no cards", 4, len(plan.guards))
+    guards = [SPEAKER.space(g) for g in plan.guards]
+    text = texts.province_prompt(False, free.id, guards, "no cards", 4, len(plan.guards))
     assert "It scores nothing" in text and "exactly one guard" in text, text
     assert "No plan with one guard is affordable now." in text
     assert wrong_forms(text, markup=False) == []
@@ -169,7 +170,8 @@ def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found
     assert plan is not None and len(plan.guards) == 1
     assert "scores nothing" not in ch.plan_label(st, plan, SPEAKER)
     assert ch.scoring_plan(st, 0, free.id) == ((0, 5), hand(S, H))  # the amphora space, paying the others
-    text = texts.province_prompt(False, free.id, SPEAKER.spaces(plan.guards), "1 soldier, 1 horse", 4)
+    guards = [SPEAKER.space(g) for g in plan.guards]
+    text = texts.province_prompt(False, free.id, guards, "1 soldier, 1 horse", 4)
     assert "scores nothing" not in text and "one scores, two or more do not" in text
 
 

@@ -151,6 +151,27 @@ def test_cards_text_names_the_symbols_in_german() -> None:
     assert both(lambda: cards_text(None)) == ("no cards", "keine Karten")
 
 
+def test_the_province_preview_names_its_spaces_with_the_articles_of_the_language() -> None:
+    from bot import texts
+
+    amphora = next(s for s in WALLS_MAP.symbol_spaces if WALLS_MAP.symbol[s] is Symbol.AMPHORA)
+    horse, other = words.space_corners(SPACE), words.space_corners(amphora)
+
+    def prompt(guards: tuple[tuple[int, int], ...]) -> str:
+        names = [SPEAKER.space(g) for g in guards]
+        return texts.province_prompt(False, 3, names, cards_text(None), 4, len(guards), (names[0], "-"))
+
+    en, de = both(lambda: prompt((SPACE,)))
+    assert f"cheapest: a guard on the horse space ({horse}), paying" in en
+    assert f"günstigsten: ein Wächter auf dem Pferdefeld ({horse}), für" in de
+    en, de = both(lambda: prompt((SPACE, amphora)))
+    assert f"guards on the horse space ({horse}), the amphora space ({other}), paying" in en
+    assert f"Wächter auf dem Pferdefeld ({horse}), dem Amphorenfeld ({other}), für" in de
+    assert f"With one guard on the horse space ({horse}) it scores" in en
+    assert f"Mit einem Wächter auf dem Pferdefeld ({horse}) bringt sie Punkte" in de
+    assert " the " not in de
+
+
 # --- choices, schedule, buttons ---------------------------------------------------------------------------
 
 
