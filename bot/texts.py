@@ -889,9 +889,9 @@ def synced(count: int, everywhere: bool) -> str:
 # --- DM notices (bot.notices) and the dashboard (bot.dashboard) --------------------------------------------
 
 
-@public
 def dm_turn_text(table: Table) -> str:
-    """A turn ping by direct message (public facts only, like the turn post it points to)."""
+    """A turn ping by direct message (public facts only, like the turn post it points to), in the language
+    speaking now: its reader's (``notices.dm_language``), not the game's, so it is not ``public``."""
     st = table.state
     assert st is not None
     return clip(
@@ -903,7 +903,8 @@ def dm_turn_text(table: Table) -> str:
 
 @public
 def dm_fallback_turn_text(table: Table, user_id: int) -> str:
-    """The channel ping that replaces a turn DM the user's privacy settings refused."""
+    """The channel ping that replaces a turn DM the user's privacy settings refused: a public post, in the
+    game's language."""
     st = table.state
     assert st is not None
     return _("<@{user}>, it is your turn in game {game} (turn {turn}).").format(
@@ -911,8 +912,8 @@ def dm_fallback_turn_text(table: Table, user_id: int) -> str:
     )
 
 
-@public
 def dm_reminder_text(table: Table, started: float) -> str:
+    """A reminder by direct message, in its reader's language (speaking now; as ``dm_turn_text``)."""
     st = table.state
     assert st is not None
     return clip(

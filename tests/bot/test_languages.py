@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 
 import pytest
 
@@ -145,30 +146,81 @@ async def test_a_seat_offer_in_a_german_game_has_a_german_accept_button_whoever_
         assert label == _in("de", texts.accept_seat) != _in("en", texts.accept_seat)
 
 
+async def _dm_game(d, locales: dict[str, str]) -> Game:
+    """A game on an English server whose players asked for DMs, each from a client of ``locales[name]``."""
+    users = [d.member(n) for n in locales]
+    for u in users:
+        u.locale = locales[u.name]
+        await d.slash(u, "alexandros me reminders", dm=True)
+    r = await d.slash(users[0], "alexandros new")
+    msg = r.response_message
+    gid = int(msg.custom_ids[0].split(":")[2])
+    for u in users[1:]:
+        await d.click(u, msg.id, f"alx:join:{gid}")
+    await d.click(users[0], msg.id, f"alx:start:{gid}")
+    g = Game(d, users, game_id=gid)
+    assert (await g.table()).locale == "en"
+    return g
+
+
+def _language(user) -> str:  # noqa: ANN001
+    return i18n.language_of(user.locale)
+
+
 async def test_a_dm_speaks_the_language_its_reader_used_for_their_settings_not_the_games(tmp_path):
-    from tests.bot.driver import CHANNEL, NAMES
+    from tests.bot.driver import CHANNEL
 
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
-        users = [d.member(n) for n in NAMES[:2]]
-        for u in users:
-            u.locale = "de" if u is users[0] else "en-US"
-            await d.slash(u, "alexandros me reminders", dm=True)
-        r = await d.slash(users[0], "alexandros new")  # an English server
-        msg = r.response_message
-        gid = int(msg.custom_ids[0].split(":")[2])
-        await d.click(users[1], msg.id, f"alx:join:{gid}")
-        await d.click(users[0], msg.id, f"alx:start:{gid}")
-        g = Game(d, users, game_id=gid)
-        table = await g.table()
-        assert table.locale == "en"
-        await d.bot.deliveries.drain(10**10)
-        me = next(u for u in users if u.id == table.current_user)
-        (dm,) = d.channel_messages(d.dm_channel(me))
-        with i18n.speaking("de" if me is users[0] else "en"):
-            want = texts.dm_turn_text(table)
-        assert dm.content.split("\n")[0] == want.split("\n")[0]
+        g = await _dm_game(d, {"alice": "de", "bob": "en-US"})
+        for _turn in range(2):  # each player's first turn: one German reader, one English
+            await d.bot.deliveries.drain(10**10)
+            table = await g.table()
+            me = next(u for u in g.users if u.id == table.current_user)
+            dm = d.channel_messages(d.dm_channel(me))[-1]
+            dm_text = functools.partial(texts.dm_turn_text, table)
+            want = _in(_language(me), dm_text)
+            assert dm.content.split("\n")[0] == want.split("\n")[0], dm.content
+            if _language(me) == "de":
+                assert want.split("\n")[0] != _in("en", dm_text).split("\n")[0]
+            await _move_alexander(g)
+            r = await d.slash(me, "alexandros end")
+            assert r.ephemeral, r.content
+        readers = {_language(u) for u in g.users if d.channel_messages(d.dm_channel(u))}
+        assert readers == {"de", "en"}, "each player got a DM"
         post = next(m for m in d.channel_messages(CHANNEL) if m.content.startswith("**Turn 1 "))
         assert post.content.startswith("**Turn 1"), "the public post stays in the game's language"
+
+
+async def test_a_reminder_dm_speaks_its_readers_language_and_the_channel_fallback_the_games(tmp_path):
+    from tests.bot.driver import CHANNEL, Clock
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await _dm_game(d, {"alice": "de", "bob": "de"})
+        await d.bot.deliveries.drain(clock.now + 3600)
+        table = await g.table()
+        me = next(u for u in g.users if u.id == table.current_user)
+        started = table.record.turn_started_at
+        clock.now = started + 24 * 3600 + 5
+        for k in range(1, 7):  # the reminder falls due, then the DM duty it writes
+            await d.bot.deliveries.drain(clock.now + 10 * k)
+        reminder = d.channel_messages(d.dm_channel(me))[-1].content
+        remind = functools.partial(texts.dm_reminder_text, table, started)
+        assert reminder.split("\n")[0] == _in("de", remind).split("\n")[0], reminder
+        assert _in("de", remind) != _in("en", remind)
+
+        # The next player's DMs are closed: their ping goes to the channel, a public post in the game's
+        # language (English), though they read German.
+        other = next(u for u in g.users if u is not me)
+        other.dms_open = False
+        await _move_alexander(g)
+        await d.slash(me, "alexandros end")
+        await d.bot.deliveries.drain(clock.now + 3600)
+        table = await g.table()
+        assert table.current_user == other.id
+        (ping,) = [m for m in d.channel_messages(CHANNEL) if m.content.startswith(f"<@{other.id}>, ")]
+        assert ping.content.startswith(f"<@{other.id}>, it is your turn in game {g.game_id}"), ping.content
+        assert ping.content.split("\n")[0] == texts.dm_fallback_turn_text(table, other.id)
 
 
 def test_numbers_are_written_as_the_reader_writes_them():
