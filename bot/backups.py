@@ -10,7 +10,9 @@ API
 ---
 backup_once(store, backup_dir, now, keep) -> Path                         (coroutine)
     One verified backup named `alexandros-YYYYMMDDTHHMMSSZ.db` (UTC), then the oldest beyond `keep`
-    are deleted. Raises BackupError (one sentence) when the copy fails its check.
+    are deleted. Raises BackupError (one sentence) when the copy fails its check. A copy that fails
+    leaves no partial file; the partial files of backups killed earlier (untouched for 15 minutes) are
+    removed first.
 BackupScheduler(store, backup_dir, interval_hours, keep, *, clock=time.time, sleep=asyncio.sleep)
     .start() / await .stop(); await .run_once() -> Path | None. The first backup is due one interval
     after the newest backup already in the folder (at once if there is none), so restarting the bot
@@ -52,7 +54,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
-from storage import LATEST_VERSION, inspect_database
+from storage import LATEST_VERSION, copy_database, inspect_database
 
 from .health import MAX_AGE, read_heartbeat
 from .runlock import hold
@@ -85,6 +87,10 @@ _SQLITE_MAGIC = b"SQLite format 3\x00"
 # keeps a shared lock on it while open (see SQLite's os_unix.c, unixOpenSharedMemory).
 _SHM_DMS_OFFSET = 128
 RETRY_AFTER = 3600.0
+# A partial copy nobody wrote to for this long was left by a backup killed with its process; a copy under
+# way (another backup beside this one) writes its file all along, so it is never this old.
+STALE_PARTIAL = 15 * 60.0
+_PARTIAL = re.compile(r"alexandros-.*\.partial(?:-journal|-wal|-shm)?")
 
 
 class BackupError(RuntimeError):
@@ -164,12 +170,27 @@ def verify_backup(path: Path) -> None:
         raise BackupError(f"The backup failed its check: {problems[0]}.")
 
 
+def _remove_stale_partials(backup_dir: Path, now: float) -> None:
+    """Remove the partial copies (and SQLite's files beside them) that killed backups left behind: each as
+    big as the database was when it died. Only files older than STALE_PARTIAL: a copy may be under way."""
+    for path in backup_dir.iterdir():
+        if not _PARTIAL.fullmatch(path.name):
+            continue
+        try:
+            if path.stat().st_mtime < now - STALE_PARTIAL:
+                path.unlink(missing_ok=True)
+                log.info("Removed the partial copy of an earlier backup: %s", path)
+        except OSError as exc:  # it is in the way of nothing: the backup goes on
+            log.warning("Could not remove the partial copy %s: %s", path, exc)
+
+
 async def backup_once(store: SupportsBackup, backup_dir: Path, now: float, keep: int) -> Path:
     """Write one verified backup and delete the oldest beyond `keep`. Returns the new file."""
     if keep < 1:
         raise ValueError("keep must be 1 or more")
     backup_dir = Path(backup_dir)
     backup_dir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_partials(backup_dir, now)
     dest = backup_dir / backup_name(now)
     n = 0
     while dest.exists():  # two backups in one second (a manual one beside the scheduled one)
@@ -410,21 +431,4 @@ class FileSource:
         self.db_path = Path(db_path)
 
     async def backup(self, dest_path: str | os.PathLike[str]) -> None:
-        dest = Path(dest_path)
-        partial = dest.with_name(dest.name + ".partial")
-
-        def run() -> None:
-            partial.unlink(missing_ok=True)
-            src = sqlite3.connect(_uri(self.db_path), uri=True, timeout=5.0)
-            try:
-                dst = sqlite3.connect(partial)
-                try:
-                    src.backup(dst, pages=0)
-                    dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
-                finally:
-                    dst.close()
-            finally:
-                src.close()
-            os.replace(partial, dest)
-
-        await asyncio.to_thread(run)
+        await asyncio.to_thread(copy_database, _uri(self.db_path), os.fspath(dest_path), uri=True)

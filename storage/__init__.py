@@ -68,6 +68,8 @@ async with exclusive(name) as mine: ...   # mine: the one holder of name among a
 get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
 update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
 backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format=custom
+    # written as <dest_path>.partial and renamed into place; a failed copy removes its partial file
+    # (SQLite: copy_database(source, dest), also for a database file's copy)
 integrity_check() -> IntegrityReport (truthy when ok)
 forget_user(user_id, pseudonym, now) -> ForgetReport   # raises StillSeated; storage/privacy.py
 purge_games(before, guild_id=None) -> int   # finished/abandoned games last changed before `before`
@@ -119,6 +121,7 @@ from .postgres import PostgresGameStore, check_postgres, is_postgres_url, open_p
 from .preflight import BadDatabase, check_database, inspect_database
 from .privacy import ForgetReport, StillSeated
 from .sqlite import SqliteGameStore, open_store
+from .sqlite_transfer import copy_database
 
 
 def sqlite_path(url_or_path: str) -> str | None:
@@ -168,6 +171,7 @@ __all__ = [
     "ACTIVE_STATUSES",
     "BadDatabase",
     "check_database",
+    "copy_database",
     "inspect_database",
     "KEEP",
     "LATEST_VERSION",

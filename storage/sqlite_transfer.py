@@ -4,6 +4,7 @@ game's export and import. A mixin of `SqliteGameStore`; PostgreSQL's is storage/
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 from collections.abc import Mapping
@@ -40,38 +41,60 @@ from .sqlite_base import (
     connect,
 )
 
+PARTIAL = ".partial"  # a copy being written beside its target, renamed into place once complete
+# The files SQLite may keep beside a database file (its journal, or its WAL and the WAL's index).
+SIDE_FILES = ("-journal", "-wal", "-shm")
+
+
+def remove_partial(partial: str | os.PathLike[str]) -> None:
+    """A partial copy and SQLite's files beside it, whichever exist."""
+    base = os.fspath(partial)
+    for path in (base, *(base + side for side in SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def _copy_pages(src: sqlite3.Connection, dest: str) -> None:
+    """SQLite's online backup of `src` into the new file `dest`.
+
+    pages=0 copies everything at once: an incremental backup restarts on every write and, under
+    steady traffic, never finishes. A backup should be one self-contained file, not one that needs
+    its WAL."""
+    dst = sqlite3.connect(dest)
+    try:
+        src.backup(dst, pages=0)
+        dst.execute("PRAGMA journal_mode = DELETE")
+    finally:
+        dst.close()
+
+
+def copy_database(source: str, dest: str, *, uri: bool = False) -> None:
+    """Copy the SQLite database `source` (a path, or a URI with `uri`) to `dest`, blocking.
+
+    The copy is written beside the target (`dest.partial`) and renamed into place, so `dest` is either
+    the old file or a complete new one. A copy that fails (a full disk) takes its partial file with it:
+    otherwise every failed attempt would leave one, up to as big as the database."""
+    partial = dest + PARTIAL
+    remove_partial(partial)  # the leftover of a copy killed with its process
+    try:
+        src = sqlite3.connect(source, uri=uri, timeout=5.0)
+        try:
+            _copy_pages(src, partial)
+        finally:
+            src.close()
+        os.replace(partial, dest)
+    except BaseException:
+        remove_partial(partial)
+        raise
+
 
 class SqliteTransfer(SqliteBase):
     """Backup, integrity_check, export_game and import_game."""
 
     async def backup(self, dest_path: str | os.PathLike[str]) -> None:
-        """Copy the whole database to `dest_path`, online, in one step, from a separate connection.
-
-        pages=0 copies everything at once: an incremental backup restarts on every write and, under
-        steady traffic, never finishes. The copy is written beside the target and renamed into
-        place, so `dest_path` is either the old file or a complete new one.
-        """
-        dest = os.fspath(dest_path)
-        partial = dest + ".partial"
-
-        def run() -> None:
-            for leftover in (partial, partial + "-wal", partial + "-shm"):
-                if os.path.exists(leftover):
-                    os.remove(leftover)
-            src = sqlite3.connect(self.path, timeout=5.0)
-            try:
-                dst = sqlite3.connect(partial)
-                try:
-                    src.backup(dst, pages=0)
-                    # A backup file should be a single self-contained file, not one that needs its WAL.
-                    dst.execute("PRAGMA journal_mode = DELETE")
-                finally:
-                    dst.close()
-            finally:
-                src.close()
-            os.replace(partial, dest)
-
-        await asyncio.to_thread(run)
+        """Copy the whole database to `dest_path`, online, in one step, from a separate connection
+        (`copy_database`: `dest_path` is either the old file or a complete new one)."""
+        await asyncio.to_thread(copy_database, self.path, os.fspath(dest_path))
 
     async def integrity_check(self) -> IntegrityReport:
         """SQLite's own checks plus the store's invariants (events 1..version, snapshot at version)."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
+import os
 import sqlite3
 import subprocess
 import sys
@@ -12,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from bot.backups import (
+    STALE_PARTIAL,
     BackupError,
     BackupScheduler,
+    FileSource,
     RestoreError,
     backup_name,
     backup_once,
@@ -94,6 +98,72 @@ async def test_a_backup_that_fails_its_check_removes_nothing(tmp_path: Path) -> 
         await backup_once(BrokenStore(), folder, NOW + 10, keep=2)
     assert str(err.value).startswith("The backup failed its check:")
     assert list_backups(folder) == good
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".partial" in p.name)
+
+
+@pytest.mark.parametrize("source", ["store", "file"])
+@pytest.mark.parametrize(
+    "failure",
+    [OSError(errno.ENOSPC, "No space left on device"), sqlite3.OperationalError("database or disk is full")],
+)
+async def test_a_copy_that_fails_leaves_no_partial_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, failure: Exception
+) -> None:
+    """A full disk fails every hourly attempt: none may leave its partial copy behind (it would be as big
+    as the database), whether the bot's store or `python -m bot backup` (FileSource) copies."""
+    from storage import sqlite_transfer
+
+    folder = tmp_path / "backups"
+    store = await new_store(tmp_path / "live.db")
+    copy = sqlite_transfer._copy_pages
+
+    def copy_then_fail(src: sqlite3.Connection, dest: str) -> None:
+        copy(src, dest)  # the partial file is written, with SQLite's files beside it
+        for side in ("-journal", "-wal", "-shm"):
+            Path(dest + side).write_bytes(b"\0" * 512)
+        assert _leftovers(folder)
+        raise failure
+
+    try:
+        await store.create_game(1, 100, 7, {}, NOW)
+        good = await backup_once(store, folder, NOW, keep=3)
+        monkeypatch.setattr(sqlite_transfer, "_copy_pages", copy_then_fail)
+        backups = store if source == "store" else FileSource(tmp_path / "live.db")
+        for hour in range(1, 4):
+            with pytest.raises(type(failure)):
+                await backup_once(backups, folder, NOW + hour * 3600, keep=3)
+            assert _leftovers(folder) == []
+    finally:
+        await store.close()
+    assert list_backups(folder) == [good]
+
+
+async def test_backup_once_removes_the_partial_copies_killed_backups_left(tmp_path: Path) -> None:
+    """A backup killed with its process leaves its partial copy (and SQLite's files beside it); the next
+    backup removes those nobody has written to for STALE_PARTIAL, not a copy under way beside it."""
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    dead = [
+        folder / "alexandros-20260528T192640Z.db.partial",
+        folder / "alexandros-20260528T192640Z.db.partial-wal",
+    ]
+    live = folder / "alexandros-20260528T202630Z.db.partial"
+    mine = folder / "notes.partial"  # the owner's own file: never touched
+    for path in (*dead, live, mine):
+        path.write_bytes(b"\0" * 4096)
+        age = STALE_PARTIAL + 60 if path is not live else 10
+        os.utime(path, (NOW - age, NOW - age))
+    os.utime(mine, (NOW - DAY, NOW - DAY))
+    store = await new_store(tmp_path / "live.db")
+    try:
+        made = await backup_once(store, folder, NOW, keep=3)
+    finally:
+        await store.close()
+    assert _leftovers(folder) == sorted([live.name, mine.name])
+    assert list_backups(folder) == [made]
 
 
 async def test_scheduler_backs_up_on_its_interval_and_logs_one_line(
