@@ -800,7 +800,7 @@ def reminder_settings_text(prefs: ReminderPrefs, saved: bool) -> str:
         every = _("every {hours} hours").format(hours=i18n.number(prefs.interval_hours))
     quiet = f"{prefs.quiet_start:%H:%M}-{prefs.quiet_end:%H:%M}" if prefs.has_quiet_hours else _("none")
     return (_("Saved.") + " " if saved else "") + _(
-        "Your reminders: {every}; quiet hours: {quiet} ({time_zone}). They apply from your next turn."
+        "Your reminders: {every}; quiet hours: {quiet} ({time_zone}). They apply from your next reminder."
     ).format(every=every, quiet=quiet, time_zone=prefs.time_zone)
 
 
