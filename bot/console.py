@@ -25,18 +25,22 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_date, format_time, format_timedelta
 
 from engine.maps import MapError, default_map, load_map
 from offline import HarnessError, OfflineDiscord, StoredMessage
 from offline.payloads import FakeUser
 from storage import BadDatabase, StoreError
 
+from . import i18n
 from .client import make_bot
+from .i18n import pgettext
 from .runlock import open_checks
-from .words import count
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 _PICTURE = re.compile(r"^(\d{4,})-")
@@ -58,43 +62,55 @@ _TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
 _CHANNEL = re.compile(r"<#(\d+)>")
 
 
-def relative(seconds: float) -> str:
-    """A span as Discord's relative timestamp reads it: "in 3 hours", "5 minutes ago", "now"."""
-    span = abs(seconds)
-    for unit, size in (("year", 365 * 86400), ("month", 30 * 86400), ("day", 86400), ("hour", 3600),
-                       ("minute", 60), ("second", 1)):  # fmt: skip
-        if span >= size:
-            n = round(span / size) if unit != "second" else int(span)
-            amount = count(n, unit)
-            return f"in {amount}" if seconds > 0 else f"{amount} ago"
-    return "now"
+def _cldr(locale: str) -> Locale:
+    """Babel's locale for a Discord locale ("en-US", "de"), English for one it does not know."""
+    try:
+        return Locale.parse(locale, sep="-")
+    except (ValueError, UnknownLocaleError):
+        return Locale.parse("en_US")
 
 
-def show_time(unix: int, style: str, now: float) -> str:
+def relative(seconds: float, locale: str = "en-US") -> str:
+    """A span as Discord's relative timestamp reads it, in the reader's language (Babel's CLDR words):
+    "in 3 hours", "5 minutes ago", "vor 5 Minuten"; "now" (the bot's catalog) under a second."""
+    if abs(seconds) < 1:
+        with i18n.speaking(locale):
+            return pgettext("time", "now")
+    return format_timedelta(timedelta(seconds=seconds), add_direction=True, locale=_cldr(locale))
+
+
+def show_time(unix: int, style: str, now: float, locale: str = "en-US") -> str:
     """A Discord ``<t:unix:style>`` timestamp as a Discord client shows it, in UTC (the console has no
-    reader's time zone); the relative style gets the absolute time too, since a transcript is read later."""
+    reader's time zone) and the reader's language; the relative style gets the absolute time too, since a
+    transcript is read later."""
     at = datetime.fromtimestamp(unix, UTC)
+    cldr = _cldr(locale)
+    clock = format_time(at, "HH:mm", locale=cldr)
     formats = {
-        "t": "%H:%M UTC",
-        "T": "%H:%M:%S UTC",
-        "d": "%Y-%m-%d",
-        "D": "%d %B %Y",
-        "f": "%d %B %Y %H:%M UTC",
-        "F": "%A, %d %B %Y %H:%M UTC",
+        "t": f"{clock} UTC",
+        "T": f"{format_time(at, 'HH:mm:ss', locale=cldr)} UTC",
+        "d": format_date(at, "short", locale=cldr),
+        "D": format_date(at, "long", locale=cldr),
+        "f": f"{format_date(at, 'long', locale=cldr)} {clock} UTC",
+        "F": f"{format_date(at, 'full', locale=cldr)} {clock} UTC",
     }
     if style in formats:
-        return at.strftime(formats[style])
-    return f"{at:%Y-%m-%d %H:%M} UTC ({relative(unix - now)})"
+        return formats[style]
+    return f"{at:%Y-%m-%d} {clock} UTC ({relative(unix - now, locale)})"
 
 
 def render_markup(
-    text: str, names: dict[int, str], now: float, channels: dict[int, str] | None = None
+    text: str,
+    names: dict[int, str],
+    now: float,
+    channels: dict[int, str] | None = None,
+    locale: str = "en-US",
 ) -> str:
     """Discord markup as a Discord client shows it: mentions as names, channels as #name, timestamps as
-    times."""
+    times (in ``locale``, the reader's language)."""
     for uid, name in names.items():
         text = text.replace(f"<@{uid}>", f"@{name}").replace(f"<@!{uid}>", f"@{name}")
-    text = _TIMESTAMP.sub(lambda m: show_time(int(m.group(1)), m.group(2) or "f", now), text)
+    text = _TIMESTAMP.sub(lambda m: show_time(int(m.group(1)), m.group(2) or "f", now, locale), text)
     return _CHANNEL.sub(lambda m: f"#{(channels or {}).get(int(m.group(1)), 'a-channel')}", text)
 
 
@@ -200,7 +216,7 @@ class Console:
         self.print(f"--- [{who}] message {msg.id}")
         names = {u.id: n for n, u in self.users.items()}
         channels = {cid: str(c.get("name") or "a-channel") for cid, c in self.d.channels.items()}
-        self.print(render_markup(msg.as_text(), names, self.now(), channels))
+        self.print(render_markup(msg.as_text(), names, self.now(), channels, self.locale))
         for a in msg.attachments:
             self.pictures_written += 1
             path = self.out / f"{self.pictures_written:04d}-{a.filename}"

@@ -207,6 +207,13 @@ def test_issue_15_timestamps_show_as_times_not_markup() -> None:
     ), text
     assert show_time(1_800_000_000, "t", now) == "08:00 UTC"
     assert show_time(1_800_000_000, "R", now).endswith("(now)")
+    # In the reader's language (console --locale), as a Discord client writes it (Babel's CLDR words).
+    german = render_markup(markup, {42: "ann"}, now, {7: "x"}, "de")
+    assert german == (
+        "since 2027-01-15 05:00 UTC (vor 3 Stunden), due 2027-01-15 09:00 UTC (in 1 Stunde); @ann in #x"
+    ), german
+    assert show_time(1_800_000_000, "R", now, "de").endswith("(jetzt)")
+    assert show_time(1_800_000_000, "D", now, "de") == "15. Januar 2027"
 
 
 async def test_issue_15_the_console_shows_no_raw_timestamp(tmp_path, no_network) -> None:
