@@ -18,7 +18,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 
 from . import limits, texts
 from .pictures import Pictures
-from .tables import Refused, Tables, locale_of, names_of
+from .tables import Refused, Tables, locale_of, replay_names
 
 REPLAY = "replay"  # the duty kind
 FILENAME = "replay.gif"
@@ -49,7 +49,7 @@ class Replays:
             raise Refused("bot/not-started")
         events = [body for _, body in await self.store.events(record.id)]
         # A replay is public: the game's language.
-        return await self.pictures.replay(events, names_of(record), language=locale_of(record))
+        return await self.pictures.replay(events, replay_names(record), language=locale_of(record))
 
     async def post(self, duty: Duty, now: float) -> str:
         assert duty.channel_id is not None

@@ -35,7 +35,7 @@ from .seat_rules import (
     vacations,
     with_vacation,
 )
-from .tables import Refused, Table, names_of
+from .tables import OPT_FORMER, Refused, Table, names_of
 
 META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]}: one open offer per seat
 
@@ -182,7 +182,10 @@ class Seats:
         ctx, rec, now = self.ctx, table.record, self.ctx.clock()
         seats = tuple(sorted((s, new.id if s == seat else u) for s, u in rec.seats))
         names = {**dict(rec.options.get("names", {})), str(new.id): display_name(new)}
-        options = with_vacation({**rec.options, "names": names}, old, None)
+        # The replay's frames from before the hand-over show the seat's earlier holders too.
+        former = dict(rec.options.get(OPT_FORMER) or {})
+        former[str(seat)] = [*former.get(str(seat), []), old]
+        options = with_vacation({**rec.options, "names": names, OPT_FORMER: former}, old, None)
         on_turn = state.current == seat and not state.over
         waiting: int | None = new.id if on_turn and not is_paused(options) else None
         expected = dataclasses.replace(

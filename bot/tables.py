@@ -99,6 +99,22 @@ class Table:
         return self.state
 
 
+# {seat: [the user ids of the seat's earlier holders, first first]} (bot.seats). Ids, not names: their names
+# stay in "names", which forget-me renames (storage.privacy), as it scrubs the ids.
+OPT_FORMER = "former_holders"
+
+
+def replay_names(record: GameRecord) -> tuple[str, ...]:
+    """The seats' names for a replay, whose frames go back before any hand-over: a seat that changed
+    hands is every holder's name in turn ("bob → carol"); the others as ``names_of``."""
+    former: dict[str, list[int]] = record.options.get(OPT_FORMER) or {}
+    names: dict[str, str] = record.options.get("names", {})
+    return tuple(
+        " → ".join([*(names.get(str(uid), "?") for uid in former.get(str(seat), [])), name])
+        for (seat, _), name in zip(sorted(record.seats), names_of(record), strict=True)
+    )
+
+
 def names_of(record: GameRecord) -> tuple[str, ...]:
     names: dict[str, str] = record.options.get("names", {})
     out: list[str] = []

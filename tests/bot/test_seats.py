@@ -4,11 +4,13 @@ deadline and the reminders wait, the turn post shows it), and pausing the whole 
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 
 import pytest
 
+from bot.tables import replay_names
 from engine import ai
 from engine.actions import CardSource, TakeCard
 from engine.state import Phase
@@ -129,6 +131,9 @@ async def test_a_player_hands_their_seat_over_and_the_newcomer_takes_hand_and_tu
         assert table.user_of(seat) == carol.id and table.seat_of(me.id) is None
         assert table.record.waiting_on == carol.id and table.current_user == carol.id
         assert table.names[seat] == "carol"
+        # The replay's frames from before the hand-over: the seat's holders in turn.
+        assert replay_names(table.record)[seat] == f"{me.name} → carol"
+        assert replay_names(table.record)[1 - seat] == other.name
 
         r = await d.slash(me, "alexandros hand")
         assert r.ephemeral and "not playing in this game" in r.content
@@ -150,6 +155,14 @@ async def test_a_player_hands_their_seat_over_and_the_newcomer_takes_hand_and_tu
         await _move(g)
         assert (await g.state()).phase is Phase.ACTIONS
         g.check_public()
+
+        # The old holder, no longer seated, asks to be forgotten: the replay names them no more.
+        r = await d.slash(me, "alexandros me forget")
+        r = await d.click(me, r.response_message.id, f"alx:forget:{me.id}")
+        assert "Done" in r.content
+        record = (await g.table()).record
+        assert replay_names(record)[seat] == "a former player → carol"
+        assert me.name not in json.dumps(record.options) and str(me.id) not in json.dumps(record.options)
 
 
 async def test_the_creator_replaces_a_player_who_has_gone_others_may_not(tmp_path):
