@@ -431,13 +431,17 @@ def parse_province(state: GameState, value: str | int | None, takeover: bool | N
         raise Refused("bot/bad-choice", what="province", value=str(value), allowed=allowed) from None
 
 
-def guard_space_choices(state: GameState, province: int, speaker: Speaker) -> list[Choice]:
+def guard_space_choices(
+    state: GameState, province: int, speaker: Speaker, first: Sequence[Space] = ()
+) -> list[Choice]:
+    """The province's symbol spaces (R6.1-R6.2), ``first`` (the cheapest plan's) before the others: a
+    select menu holds 25, and a big province has more (texts.province_prompt says so)."""
     p = state.province_by_id.get(province)
     if p is None:
         raise Refused("province/unknown", province=province)
-    return [
-        Choice(limits.label(speaker.space(s)), space_code(s)) for s in rules.province_symbol_spaces(state, p)
-    ]
+    spaces = rules.province_symbol_spaces(state, p)
+    ordered = [s for s in first if s in spaces] + [s for s in spaces if s not in first]
+    return [Choice(limits.label(speaker.space(s)), space_code(s)) for s in ordered]
 
 
 def paid_cards(state: GameState, seat: int, province: int, guards: Sequence[Space]) -> Cards:

@@ -99,7 +99,7 @@ class ProvinceActions:
                     "takeover/missing-cards", missing=plan.missing, removal=plan.removal, cost=plan.cost
                 )
             picture = await self.ctx.pictures.province_preview(view(state, seat), pid, plan, table.names)
-            spaces = ch.guard_space_choices(state, pid, table.speaker)
+            spaces = ch.guard_space_choices(state, pid, table.speaker, plan.guards if plan else ())
             guards_left = state.players[seat].guards_in_supply
             stacked = len(plan.guards) if plan else 1
             alone = ch.scoring_plan(state, seat, pid) if stacked > 1 else None
@@ -111,6 +111,7 @@ class ProvinceActions:
                 guards_left,
                 stacked,
                 (table.speaker.space(alone[0]), cards_text(alone[1])) if alone else None,
+                len(spaces),
             )
             suggested = ch.spaces_code(plan.guards) if plan else None
             gview = ui.province_view(table.id, table.version, pid, spaces, guards_left, suggested)

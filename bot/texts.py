@@ -29,6 +29,7 @@ from storage import GameRecord, PlayerRating
 from . import i18n
 from .computers import is_computer
 from .i18n import N_, _, ngettext, pgettext
+from .limits import MAX_OPTIONS
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
 from .seat_rules import is_paused, turn_due, vacations
@@ -696,9 +697,11 @@ def province_prompt(
     guards_left: int,
     stacked: int = 1,
     scoring: tuple[str, str] | None = None,
+    symbol_spaces: int = 0,
 ) -> str:
     """The occupy / take-over preview: the cheapest plan (``guards``: its spaces' names, none without a plan;
-    ``paid``), and the choice of spaces.
+    ``paid``), and the choice of spaces (``symbol_spaces``: how many symbol spaces the province has; a select
+    menu holds 25, the plan's first).
 
     ``stacked``: the plan's number of guards; two or more of one player's guards in a province score
     nothing (R7.3), so such a plan is flagged, with ``scoring`` (a space, its price) when one guard is
@@ -734,6 +737,9 @@ def province_prompt(
         # TRANSLATORS: one space of "guards on {spaces}", after "on": "the horse space (C6 D5 D7)"
         spaces = ", ".join(pgettext("guards on", "the {space}").format(space=g) for g in guards)
         plan = _("guards on {spaces}").format(spaces=spaces)
+    if symbol_spaces > MAX_OPTIONS:
+        menu = _("The menu holds {shown} of the province's {n} symbol spaces, the plan's first.")
+        warn += "\n" + menu.format(shown=MAX_OPTIONS, n=symbol_spaces)
     # TRANSLATORS: {plan} is "a guard on A4" or "guards on A4, B5"; {choose} is "choose the guard's space"
     return clip(
         _("**{title}** — cheapest: {plan}, paying {paid}. Use it, or {choose}.{warn}").format(

@@ -98,3 +98,33 @@ async def test_p10_the_channel_reads_whether_a_move_or_an_action_was_taken_back(
         said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
         said = [s for s in said if s.startswith(player.name) and "took back" in s]
         assert said and "took back their move" in said[0], said
+
+
+def test_r6_1_a_big_provinces_guard_menu_puts_the_plans_spaces_first_and_says_what_it_holds() -> None:
+    """A province can have more symbol spaces (R6.1) than a select menu's 25 options: the cheapest plan's
+    spaces come first, so the plan can be changed, and the prompt says how many the menu holds."""
+    from engine import apply
+    from engine.maps import default_map
+
+    state, rng = new_game(default_map(), 3, 3)[0], random.Random(3)
+    big = None
+    for _ in range(600):
+        big = next((p for p in state.provinces if len(rules.province_symbol_spaces(state, p)) > 30), None)
+        if big is not None or state.over:
+            break
+        state = apply(state, ai.greedy_player(state, rng))[0]
+    assert big is not None
+    spaces = rules.province_symbol_spaces(state, big)
+    plan = (spaces[-1], spaces[-5])  # two spaces past the menu's first 25 in the province's own order
+    speaker = Speaker(game_map=state.map)
+    choices = ch.guard_space_choices(state, big.id, speaker, plan)
+    assert [c.value for c in choices[:2]] == [ch.space_code(s) for s in plan]
+    assert sorted(c.value for c in choices) == sorted(ch.space_code(s) for s in spaces)
+    text = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
+    assert f"The menu holds 25 of the province's {len(spaces)} symbol spaces, the plan's first." in text
+    assert "menu holds" not in texts.province_prompt(False, big.id, ["x"], "-", 3, 1, None, 25)
+    from bot import i18n
+
+    with i18n.speaking("de"):
+        german = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
+    assert f"Das Menü zeigt 25 der {len(spaces)} Symbolfelder der Provinz" in german
