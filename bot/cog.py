@@ -183,7 +183,7 @@ class AlexandrosCog(commands.Cog):
 
         def make(t: Table, st: GameState, s: int) -> list[ch.Choice]:
             mc = ch.parse_card(st, card)
-            return ch.destination_choices(st, mc, point_letters(rules.targets(st, mc.symbol)))
+            return ch.destination_choices(st, mc, point_letters(rules.allowed_targets(st, mc.symbol)))
 
         return await self._suggest(interaction, current, make, Phase.MOVE)
 

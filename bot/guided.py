@@ -64,7 +64,7 @@ class GuidedMove:
         self, interaction: discord.Interaction, table: Table, state: GameState, seat: int, card: str
     ) -> None:
         mc = ch.parse_card(state, card)
-        targets = rules.targets(state, mc.symbol)
+        targets = rules.allowed_targets(state, mc.symbol)  # R3.7: the points the menu offers, no others
         dests = ch.destination_choices(state, mc, point_letters(targets))
         picture = await self.ctx.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
         await show(

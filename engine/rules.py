@@ -334,6 +334,21 @@ def corner_allowed(state: GameState, corner: CornerOption, fewest: int | None = 
     return walls_allowed(state, corner.fewest_walls, fewest)
 
 
+def allowed_targets(state: GameState, symbol: Symbol) -> list[Target]:
+    """``targets`` with only the corners R3.7 allows (a target left with none goes): what a move preview
+    may offer, the same points as ``destination_points``. ``targets`` keeps every corner, for questions
+    about all of them (the fewest walls of any move)."""
+    out = []
+    fewest: int | None = None
+    for t in targets(state, symbol):
+        if any(c.fewest_walls > walls_left(state) for c in t.corners) and fewest is None:
+            fewest = fewest_walls_of_any_move(state)  # only asked when R3.7 can matter
+        corners = tuple(c for c in t.corners if corner_allowed(state, c, fewest))
+        if corners:
+            out.append(Target(t.space, t.distance, corners))
+    return out
+
+
 def legal_path_options(state: GameState, corner: Point, limit: int = 25) -> list[PathOption]:
     """``path_options`` without the paths R3.7 forbids, fewest walls first (at most ``limit``)."""
     dag = _PathDag(state, corner)

@@ -7,6 +7,7 @@ What is offered is what apply accepts (R3.2-R3.7, P5), and nothing apply accepts
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -166,6 +167,32 @@ def test_r3_7_destinations_leave_out_points_whose_fewest_walls_do_not_fit() -> N
     stuck = position(WALL_POOR, face_up=(A, None), hands={0: (0,) * 5, 1: (0,) * 5})  # P5: no move fits
     points = rules.destination_points(stuck, A)
     assert points and all(d.fewest_walls == 3 for d in rules.destinations(stuck, A))
+
+
+def test_r3_7_allowed_targets_offer_the_points_apply_accepts_no_others() -> None:
+    """The move preview draws ``allowed_targets``: its corners are exactly ``destination_points`` (it drew
+    every corner of ``targets``, also those R3.7 forbids when few walls are left)."""
+    from tests.engine.test_r2_r3_setup_and_moves import WALL_POOR
+
+    fits = position(WALL_POOR, face_up=(A, L))
+    assert rules.allowed_targets(fits, A) == [] and rules.targets(fits, A) != []
+    stuck = position(WALL_POOR, face_up=(A, None), hands={0: (0,) * 5, 1: (0,) * 5})
+    cut = 0
+    for st in (fits, stuck):
+        for symbol in {c.symbol for c in rules.move_choices(st)}:
+            allowed = {c.point for t in rules.allowed_targets(st, symbol) for c in t.corners}
+            assert allowed == set(rules.destination_points(st, symbol))
+            cut += len({c.point for t in rules.targets(st, symbol) for c in t.corners} - allowed)
+    assert cut > 0
+    for seed in range(6):  # whole games on a map with few walls: every state on the way
+        text = re.sub(r"^walls:.*$", "walls: 3 black, 1 red", default_map().text, flags=re.M)
+        st, rng = new_game(parse_map(text, "few walls"), 2, seed)[0], random.Random(seed)
+        while not st.over:
+            if st.phase is Phase.MOVE:
+                for symbol in {c.symbol for c in rules.move_choices(st)}:
+                    allowed = {c.point for t in rules.allowed_targets(st, symbol) for c in t.corners}
+                    assert allowed == set(rules.destination_points(st, symbol)), (seed, st.turn)
+            st = apply(st, ai.greedy_player(st, rng))[0]
 
 
 def _apply_outcome(st: GameState, move: Move) -> tuple[object, ...]:
