@@ -518,10 +518,11 @@ def render_path_preview(
     return encode(im, theme)
 
 
-def wall_split(new_walls: int, black_left: int) -> tuple[int, int]:
-    """R3.6: how many black and red walls a path with ``new_walls`` new walls places."""
+def wall_split(new_walls: int, black_left: int, red_left: int) -> tuple[int, int]:
+    """R3.6, R3.7: how many black and red walls a path with ``new_walls`` new walls places: black ones
+    while they last, then red ones, and no more than are left (when no move fits, as many as are left)."""
     black = min(new_walls, black_left)
-    return black, new_walls - black
+    return black, min(new_walls - black, red_left)
 
 
 def _confirm_caption(
@@ -533,7 +534,7 @@ def _confirm_caption(
     head.text(words.tr("Confirm the move"), bold=True, title=True)
     head.text(words.tr("Alexander to {point}").format(point=point_label(point)), bold=True)
     head.text(words.tr("from {point}, by {name}").format(point=point_label(v.alexander), name=who))
-    black, red = wall_split(len(path.new_walls), v.black_left)
+    black, red = wall_split(len(path.new_walls), v.black_left, v.red_left)
     if not path.new_walls:
         walls.text(words.tr("Places no wall"), bold=True)
         walls.text(words.tr("(it runs along walls)"), colour=pal.muted)
