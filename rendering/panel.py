@@ -381,13 +381,15 @@ def board_panel(
 def end_panel(
     im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme, words: Words = ENGLISH
 ) -> None:
-    """The end's band: the ranking, winners first (R10.3), and why the game ended."""
+    """The end's band: the ranking, winners first (R10.3), the players who resigned last (whatever their
+    score: they are out of the game, R10.3 ranks only those still in), and why the game ended."""
     b = Band(im, lay, theme, words)
     ranking, about = b.split(0.5, 0.5)
     res = v.result
     scores = res.scores if res else tuple(pl.score for pl in v.players)
     winners = set(res.winners) if res else set()
-    order = sorted(range(len(v.players)), key=lambda i: (-scores[i], i))
+    resigned = {pl.seat for pl in v.players if pl.resigned}
+    order = sorted(range(len(v.players)), key=lambda i: (i in resigned, -scores[i], i))
     fb = ranking.font(bold=True)
     row = min(b.line, (b.bottom - b.top) // max(len(order), 1))
     for rank, seat in enumerate(order, start=1):
@@ -404,8 +406,10 @@ def end_panel(
         x = ranking.mark(seat, ranking.x0 + fb.getlength("4.") + b.k(10))
         score = str(scores[seat])
         star = "★ " if seat in winners else ""
+        name = words.tr("{name} (resigned)").format(name=names[seat]) if seat in resigned else names[seat]
         room = round(ranking.x1 - x - fb.getlength(score) - b.k(14))
-        b.d.text((x, top), ellipsize(star + names[seat], b.size, room, True, True), font=fb, fill=b.pal.ink)
+        ink = b.pal.muted if seat in resigned else b.pal.ink
+        b.d.text((x, top), ellipsize(star + name, b.size, room, True, True), font=fb, fill=ink)
         b.d.text((ranking.x1, top), score, font=fb, fill=b.pal.ink, anchor="ra")
         ranking.y = top + row
     reasons = {

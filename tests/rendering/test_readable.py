@@ -166,3 +166,24 @@ def test_the_confirm_form_shows_one_path_only() -> None:
     if len(paths) > 1:
         with pytest.raises(ValueError, match="one chosen path"):
             render_path_preview(view(s, s.current), corner.point, paths, NAMES, confirm=True)
+
+
+def test_r10_3_the_end_picture_ranks_the_players_still_in_first_and_marks_who_resigned(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The leader resigns, then another player: the last one in wins (R10.3). The ranking read
+    '1. leader 2. … 3. ★ winner'; the winner now comes first, the resigned players after, marked."""
+    from engine import apply
+    from engine.actions import Resign
+
+    s = first(_states(), lambda s: not s.over and len({p.score for p in s.players}) == 3 and s.turn > 8)
+    leader = max(range(3), key=lambda i: s.players[i].score)
+    others = [i for i in range(3) if i != leader]
+    s = apply(s, Resign(leader))[0]
+    s = apply(s, Resign(others[0]))[0]
+    assert s.over and s.result is not None and s.result.winners == (others[1],)
+    text = _caption(monkeypatch, lambda: render_end(view(s), NAMES))
+    winner = text.index(f"★ {NAMES[others[1]]}")
+    assert winner < text.index(f"{NAMES[leader]} (resigned)")
+    assert winner < text.index(f"{NAMES[others[0]]} (resigned)")
+    assert text.index("1.") < winner < text.index("2.")
