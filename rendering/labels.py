@@ -32,6 +32,10 @@ REGION = "region"
 GUARD = "guard"
 ALEXANDER = "alexander"
 MARKER = "marker"
+# What a badge over a wall costs its spot, per third of a wall it covers: walls are the game (R3.5, R4),
+# so a badge moves off them, beside its province with a leader line if it must. Measured over a 4-player
+# game (every 8th board): walls more than 30 % hidden by badges and leaders 238 of 569 before, 162 now.
+WALL_COST = 12
 
 
 @dataclass(frozen=True)
@@ -190,8 +194,9 @@ class _Placer:
                 self.icons.add(square(centres[s], icon * 0.8))
         w = lay.of_side(theme.sizes.wall_s)
         for sd in v.walls:
-            x, y = lay.mid(sd)
-            self.walls.add(square((x, y), w))
+            (ax, ay), (bx, by) = lay.px(sd[0]), lay.px(sd[1])
+            for t in (0.2, 0.5, 0.8):  # along the whole side: a badge over a wall's end hides it too
+                self.walls.add(square((ax + (bx - ax) * t, ay + (by - ay) * t), w))
 
     def put(self, label: Label) -> None:
         self.labels.append(label)
@@ -212,7 +217,7 @@ class _Placer:
         return (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)
 
     def soft(self, b: Box) -> int:
-        return 2 * self.icons.count(b) + self.walls.count(b)
+        return 2 * self.icons.count(b) + WALL_COST * self.walls.count(b)
 
 
 def _badge_candidates(
@@ -279,6 +284,8 @@ def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle, inside_only: bool
         box = pl.clamp((x - w / 2, y - h / 2, x + w / 2, y + h / 2))
         if not pl.free(box):
             continue
+        if inside_only and pl.walls.count(box):
+            continue  # the first pass takes only spots clear of walls; the second weighs them (WALL_COST)
         cost = penalty + pl.soft(box)
         if best is None or cost < best[0]:
             best = (cost, box, anchor)

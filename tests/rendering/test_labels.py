@@ -12,9 +12,11 @@ from collections.abc import Iterator
 from functools import cache
 
 import pytest
+from PIL import Image
 
 from engine import GameState, apply, default_map, new_game, view
 from engine.ai import PLAYERS
+from engine.geometry import Side
 from engine.state import Phase
 from engine.views import GameView
 from rendering.labels import (
@@ -28,7 +30,7 @@ from rendering.labels import (
     overlap,
     shows_value,
 )
-from rendering.layout import layout, min_text_px
+from rendering.layout import Layout, layout, min_text_px
 from rendering.theme import DEFAULT_THEME
 
 WIDTH = 1600
@@ -178,3 +180,29 @@ def test_recent_boards_keep_their_labels_and_changed_boards_are_placed_anew() ->
                 placed += not same
             previous = (v, labels)
     assert reused > 0 and placed > 0
+
+
+
+def _wall_pixels(im: Image.Image, lay: Layout, sd: Side, n: int = 40) -> list[object]:
+    (ax, ay), (bx, by) = lay.px(sd[0]), lay.px(sd[1])
+    ts = [0.15 + 0.7 * k / n for k in range(n + 1)]
+    return [im.getpixel((round(ax + (bx - ax) * t), round(ay + (by - ay) * t))) for t in ts]
+
+
+def test_r4_walls_show_through_region_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Walls are the game: a region name sits on the lattice's lines, and its pale halo painted over the
+    walls under it (up to 93 % of a wall, the last move's too). Names now go beneath the walls."""
+    from rendering import board as B
+    from rendering.theme import DEFAULT_THEME
+
+    late = [v for v, _ in boards() if len(v.walls) > 20][-3:]
+    assert late
+    draw_regions = B.draw_regions
+    for v in late:
+        named, lay = B.board_image(v, 1280, DEFAULT_THEME)
+        monkeypatch.setattr(B, "draw_regions", lambda *a, **k: None)
+        unnamed, _ = B.board_image(v, 1280, DEFAULT_THEME)
+        monkeypatch.setattr(B, "draw_regions", draw_regions)
+        assert named.tobytes() != unnamed.tobytes()  # there are names to draw
+        for sd in v.walls:
+            assert _wall_pixels(named, lay, sd) == _wall_pixels(unnamed, lay, sd)
