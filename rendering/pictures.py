@@ -459,13 +459,16 @@ def render_path_preview(
             )
             spots = [
                 (pts[k][0] + (pts[k + 1][0] - pts[k][0]) * t, pts[k][1] + (pts[k + 1][1] - pts[k][1]) * t)
+                for ts in ((0.5, 0.3, 0.7), (0.15, 0.85))  # the sides' ends once every middle is taken
                 for k in order
-                for t in (0.5, 0.3, 0.7)
+                for t in ts
             ]
             text = str(i + 1)
-            at = next(
-                (q for q in spots if not any(overlap(marker_box(q, text, lay, theme), o) for o in taken)),
-                spots[0],
+            # A clear spot; failing one, the spot that covers the fewest numbers already placed (the first
+            # spot drew it right over another number, which then could not be read).
+            at = min(
+                spots,
+                key=lambda q: sum(overlap(marker_box(q, text, lay, theme), o) for o in taken),
             )
             taken.append(marker_box(at, text, lay, theme))
             labels.append((at, i))
