@@ -525,8 +525,12 @@ def agree_noted(waiting: str) -> str:
     return _("Noted: you agree to end the game. Still waiting for {waiting}.").format(waiting=waiting)
 
 
-def agree_proposed(by: str, waiting: str, locale: str) -> str:
+def agree_proposed(by: str, waiting: str, locale: str, seconded: bool = False) -> str:
+    """P3: the channel's line for a vote to end the game: the first proposes it, a later one agrees."""
     with i18n.speaking(locale):
+        if seconded:
+            seconds = _("{by} agrees to end the game too (waiting for {waiting}).")
+            return seconds.format(by=by, waiting=waiting)
         return _(
             "{by} proposes to end the game now, scored as it stands. "
             "The others agree with `/alexandros agree` (waiting for {waiting})."

@@ -78,7 +78,10 @@ class TurnActions:
 
             outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat), note)
             await say(interaction, texts.resigned())
-            if not outcome.table.playing().over:
+            after = outcome.table.state
+            # A resignation that ended the game (one player left) has no vote left to count: asking the
+            # finished table refused, and that refusal replaced the answer above.
+            if after is not None and not after.over:
                 await self._end_if_all_agreed(outcome.table.id)
 
         await ctx.guard(interaction, body)
@@ -123,7 +126,9 @@ class TurnActions:
                 if waiting:
                     note = dt.say(
                         table.record.channel_id,
-                        texts.agree_proposed(display_name(interaction.user), names, table.locale),
+                        texts.agree_proposed(
+                            display_name(interaction.user), names, table.locale, seconded=bool(voted)
+                        ),
                         now=ctx.clock(),
                     )
                     await ctx.store.add_duties(

@@ -296,6 +296,25 @@ async def test_resign_agree_and_abandon(tmp_path):
         assert not r.ephemeral
 
 
+async def test_p3_a_second_vote_agrees_and_p1_a_resignation_that_ends_the_game_is_answered(tmp_path):
+    """P3: the second player to agree is announced as agreeing, not as proposing again. P1: the last but
+    one resigns, which ends the game; they read that they resigned (they read that the game is over: the
+    vote count that followed asked the finished table, and its refusal replaced the answer)."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d, 3)
+        a, b, _ = g.users
+        await d.slash(a, "alexandros agree")
+        assert f"{a.name} proposes to end the game" in d.last_message().content
+        await d.slash(b, "alexandros agree")
+        said = d.last_message().content
+        assert said.startswith(f"{b.name} agrees to end the game too (waiting for"), said
+    async with harness(bot_factory(str(tmp_path / "g2.db"), WALLS_MAP, 1)) as d:
+        g = await started(d, 2)
+        r = await d.slash(g.users[0], "alexandros resign")
+        assert r.ephemeral and "resigned" in r.content and "finished" not in r.content, r.content
+        assert (await g.state()).over
+
+
 async def test_p3_p1_a_resignation_that_leaves_only_players_who_agreed_ends_the_game(tmp_path):
     """P3, P1: two of three agreed to end, then the third resigns. Everyone left has agreed, so the game
     ends then (it used to go on, and each further /agree was refused as "already agreed"). The channel reads
