@@ -726,10 +726,10 @@ def province_prompt(
             )
         else:
             warn += " " + _("No plan with one guard is affordable now.")
-    if guards_left > 1:
-        choose = _("choose the guards' spaces (up to {n}; one scores, two or more do not)").format(
-            n=guards_left
-        )
+    # As many guards as the player has left, and no more than the province has symbol spaces (R6.2).
+    most = min(guards_left, symbol_spaces) if symbol_spaces else guards_left
+    if most > 1:
+        choose = _("choose the guards' spaces (up to {n}; one scores, two or more do not)").format(n=most)
     else:
         choose = _("choose the guard's space")
     # The article belongs to the message: languages inflect it ("auf dem Pferdefeld").

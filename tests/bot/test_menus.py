@@ -128,3 +128,12 @@ def test_r6_1_a_big_provinces_guard_menu_puts_the_plans_spaces_first_and_says_wh
     with i18n.speaking("de"):
         german = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
     assert f"Das Menü zeigt 25 der {len(spaces)} Symbolfelder der Provinz" in german
+
+
+def test_r6_2_the_occupy_prompt_offers_no_more_guards_than_the_province_has_symbol_spaces() -> None:
+    """4 guards left and one symbol space: "choose the guard's space", not "up to 4" (R6.2: one guard a
+    space, and only on symbol spaces)."""
+    one = texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 1)
+    assert "choose the guard's space" in one and "up to" not in one
+    assert "up to 3" in texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 3)
+    assert "up to 4" in texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 9)
