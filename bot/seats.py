@@ -87,7 +87,7 @@ class Seats:
                 await ctx.pipeline.commit(
                     table, new_state, tuple(events), (action,), extra=[note], user_id=ask.user_id, via=ask.via
                 )
-            await say(interaction, texts.took_back())
+            await say(interaction, texts.took_back(more=bool(new_state.undo.points)))
 
         await ctx.guard(interaction, body)
 

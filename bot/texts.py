@@ -1158,7 +1158,10 @@ def purged(games: int, days: int) -> str:
 # --- seats over days: substitutes, vacations, pausing, taking back (bot.seats) --------------------------
 
 
-def took_back() -> str:
+def took_back(more: bool = True) -> str:
+    """P10's answer; ``more``: a step before it can be taken back too (the turn post's Undo button shows)."""
+    if not more:
+        return _("You took back your last step. Play on: the steps before it cannot be taken back.")
     return _(
         "You took back your last step. Play on, or take back more with Undo (or `/alexandros game undo`)."
     )

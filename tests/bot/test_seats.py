@@ -68,6 +68,10 @@ async def test_p10_undo_takes_back_a_face_up_card_and_the_channel_is_told(tmp_pa
         mark = d.mark()
         r = await d.slash(me, "alexandros game undo")
         assert r.ephemeral and "took back your last step" in r.content
+        # Whether more can be taken back: said as the turn post's Undo button shows it.
+        more = "take back more with Undo" in r.content
+        assert more == bool(moved.undo.points)
+        assert more or "the steps before it cannot be taken back" in r.content
         back = await g.state()
         assert replace(back, version=moved.version) == moved  # the state before the card, exactly
         name = (await g.table()).speaker.seat(moved.current)
