@@ -887,8 +887,8 @@ def rules_summary(rules_url: str = "") -> str:
             ),
             _(
                 "Commands: `/alexandros move`, `take`, `occupy`, `takeover`, `levy`, `takeback`, `end`, "
-                "`hand`, `board`, `status`, `log`, `waiting`, `nudge`, `back`, `reminders`. "
-                "Full rules: {link}"
+                "`game undo`, `hand`, `board`, `status`, `log`, `agree`, `resign`, `nudge`, `back`, "
+                "`vacation`, `me waiting`, `me reminders`. Full rules: {link}"
             ).format(link=link),
         ]
     )

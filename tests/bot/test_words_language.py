@@ -241,3 +241,36 @@ async def test_a_german_user_is_refused_and_offered_choices_in_german(tmp_path) 
         me.locale = "en-US"  # the same user in English: the same answers in English
         r = await d.slash(me, "alexandros take", card="1")
         assert r.ephemeral and "You must move Alexander first" in r.content
+
+
+@pytest.mark.parametrize("language", ["en", "de"])
+def test_the_rules_summary_names_only_commands_that_exist_in_its_language(language: str) -> None:
+    """/alexandros rules listed `waiting` and `reminders` (they are `me waiting`, `me reminders`), and
+    left out agree, resign, undo and vacation."""
+    import re
+
+    from discord import app_commands
+
+    from bot.cog import AlexandrosCog
+
+    groups = [v for v in vars(AlexandrosCog).values() if isinstance(v, app_commands.Group)]
+    group = next(g for g in groups if g.name == "alexandros")
+
+    def paths(g: app_commands.Group, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+        out: set[tuple[str, ...]] = set()
+        for c in g.commands:
+            name = i18n.in_language(language, c.name, "command")
+            out.add((*prefix, name))
+            if isinstance(c, app_commands.Group):
+                out |= paths(c, (*prefix, name))
+        return out
+
+    known = paths(group)
+    with i18n.speaking(language):
+        text = words.rules_summary("https://example.org/rules")
+    listed = re.findall(r"`(?:/\S+ )?([^`]+)`", text.split("\n")[-1])
+    assert len(listed) >= 19, listed
+    for item in listed:
+        assert tuple(item.split()) in known, (item, language)
+    named = {i18n.in_language(language, n, "command") for n in ("agree", "resign", "vacation")}
+    assert named <= set(listed)
