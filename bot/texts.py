@@ -309,6 +309,19 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
         away = away_note(table)  # a pause, and the players on vacation
         if away:
             out.append(away.strip("\n"))
+    if st.over and st.result is not None:  # how it ended, and who won ("status shows how it ended")
+        res = st.result
+        out.append(
+            _("**Game {game} is over** — {reason}.").format(
+                game=rec.id, reason=_(END_REASONS.get(res.reason, str(res.reason)))
+            )
+        )
+        winners = _(" and ").join(table.speaker.seat(w) for w in res.winners) or _("nobody")
+        out.append(
+            ngettext("Winner: {players}.", "Winners: {players}.", max(len(res.winners), 1)).format(
+                players=winners
+            )
+        )
     out.append(_("Walls left: {black} black, {red} red.").format(black=v.black_left, red=v.red_left))
     out.append(scores_line(table))
     hands = ", ".join(f"{table.speaker.seat(p.seat)} {p.hand_size}" for p in v.players)
