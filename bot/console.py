@@ -292,7 +292,17 @@ class Console:
         d = self.d
         if rest.startswith("/"):
             words = rest[1:].split()
-            path = " ".join(w for w in words[:2] if ":" not in w)
+            names = [w for w in words[:3] if ":" not in w]
+            # The longest command path the words name: "alexandros me waiting" has three, a group's
+            # name alone ("alexandros me") is no command.
+            path = " ".join(names[:2])
+            for n in range(len(names), 0, -1):
+                try:
+                    d.command_options(" ".join(names[:n]))
+                except HarnessError:
+                    continue
+                path = " ".join(names[:n])
+                break
             options = parse_options(rest[1 + len(path) :].strip())
             focused = next((k for k, v in options.items() if v == "?"), None)
             if focused is not None:
@@ -304,8 +314,12 @@ class Console:
             for opt in d.command_options(path):
                 if opt["name"] in options:
                     v: Any = options[opt["name"]]
-                    if opt["type"] == 4:
-                        v = int(v)
+                    if opt["type"] in (4, 10):  # an integer, a number
+                        try:
+                            v = int(v) if opt["type"] == 4 else float(v)
+                        except ValueError:
+                            self.print(f"{opt['name']}: expects a number, like {opt['name']}:3")
+                            return
                     elif opt["type"] == 5:
                         v = v.lower() in ("true", "yes", "1")
                     typed[opt["name"]] = v

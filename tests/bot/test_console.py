@@ -228,3 +228,22 @@ def test_the_console_speaks_german_with_locale_de(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "**Zug 1 — ann" in proc.stdout or "**Zug 1 — ben" in proc.stdout  # the public turn post
     assert "**Dein Zug:**" in proc.stdout  # the private rules summary
+
+
+async def test_the_console_types_three_word_commands_and_numbers(tmp_path, no_network) -> None:
+    """'/alexandros me waiting' was read as the group 'alexandros me' ("me is a group"), and a NUMBER
+    option such as vacation's days was passed as text ("expects a number")."""
+    out = io.StringIO()
+    lines = "\n".join(
+        [
+            "alice: /alexandros me waiting",
+            "bob: /alexandros vacation days:3",
+            "bob: /alexandros vacation days:x",
+            "quit\n",
+        ]
+    )
+    assert await run(_args(tmp_path), io.StringIO(lines), out) == 0
+    text = out.getvalue()
+    assert "is a group" not in text and "expects a number" in text.split("days:x")[-1], text[-1500:]
+    assert "Game 1" in text or "game 1" in text
+    assert "vacation runs until" in text, text[-1500:]
