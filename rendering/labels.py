@@ -318,12 +318,17 @@ def _place_regions(pl: _Placer) -> None:
         w = f.getlength(text) + size * 0.3
         h = size * 1.05
         x0, y0 = lay.px(at)
-        for dx, dy in _region_offsets():
-            x, y = x0 + dx * lay.side / 2, y0 + dy * half_row
-            box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-            if pl.free(box):
-                pl.put(Label(REGION, box, text, size))
-                break
+        boxes = [
+            (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+            for dx, dy in _region_offsets()
+            for x, y in [(x0 + dx * lay.side / 2, y0 + dy * half_row)]
+        ]
+        # A spot that hides no symbol space first (a name over one hid what a player may move to), then
+        # any clear one.
+        free = [b for b in boxes if pl.free(b)]
+        best = next((b for b in free if not pl.icons.count(b)), free[0] if free else None)
+        if best is not None:
+            pl.put(Label(REGION, best, text, size))
 
 
 # Boards placed lately, by everything their placement depends on: placing every badge is a quarter of
