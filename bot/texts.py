@@ -693,8 +693,20 @@ def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
 
 
 def actions_prompt(table: Table, left_out: int = 0) -> str:
-    """The Actions menu's prompt; ``left_out``: provinces open to the player that the menu had no room for."""
-    text = _("**Actions** — {what_next}").format(what_next=can_do(table))
+    """The Actions menu's prompt; ``left_out``: provinces open to the player that the menu had no room for.
+
+    The menu itself lists what this player can do; the public line (``can_do``) names what a hand of
+    their size might pay for, so here it would promise actions the menu does not hold (a take-over the
+    player cannot afford)."""
+    st = table.state
+    assert st is not None
+    left = rules.actions_left(st)
+    if st.phase is Phase.MOVE or left == 0:
+        text = _("**Actions** — {what_next}").format(what_next=can_do(table))
+    else:
+        text = _("**Actions** — {left} left: choose one below, or end the turn.").format(
+            left=count(left, "action")
+        )
     if left_out:
         text += "\n" + ngettext(
             "{n} more province to occupy or take over is not in the menu: "

@@ -69,6 +69,9 @@ def test_the_actions_menu_offers_every_province_that_fits_and_counts_the_rest(mo
     record = GameRecord(1, 2, CHANNEL, "playing", {}, 9, 0.0, 0.0, 1, None, None, ((0, 1), (1, 2), (2, 3)))
     prompt = texts.actions_prompt(Table(record, state, names_of(record)), left_out)
     assert f"{left_out} more provinces" in prompt and "/alexandros occupy" in prompt
+    # The private prompt promises nothing the menu lacks: it no longer lists the public line's actions
+    # (judged from the hand's size only), which named take-overs the player could not afford.
+    assert "left: choose one below, or end the turn." in prompt and "take over" not in prompt
 
 
 def test_the_path_step_says_when_the_menu_holds_only_the_first_paths() -> None:
