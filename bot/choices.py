@@ -369,14 +369,17 @@ def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> st
     g = len(plan.guards)
     guards = count(g, "guard")
     if g > 1:
-        guards = _("{guards} (scores nothing, R7.3)").format(guards=guards)
+        guards = _("{guards} (they score nothing)").format(guards=guards)
     spaces = count(len(info.symbol_spaces), "symbol space")
     if info.owner is not None:
-        # TRANSLATORS: a menu label, e.g. "Province 3 — value 5, 2 symbol spaces, held by bob; 1 guard + pay
-        # 1 horse".
-        label = _("Province {province} — value {value}, {spaces}, held by {owner}; {guards} + pay {cards}")
+        # TRANSLATORS: a menu label, e.g. "Province 3 — value 5, 2 symbol spaces, held by bob; you place 1
+        # guard, pay 1 horse". "You place": the guards are the player's own, not the owner's.
+        label = _(
+            "Province {province} — value {value}, {spaces}, held by {owner}; "
+            "you place {guards}, pay {cards}"
+        )
     else:
-        label = _("Province {province} — value {value}, {spaces}; {guards} + pay {cards}")
+        label = _("Province {province} — value {value}, {spaces}; you place {guards}, pay {cards}")
     return limits.label(
         label.format(
             province=plan.province,

@@ -153,7 +153,7 @@ def test_r7_3_a_plan_that_stacks_guards_is_flagged_in_the_preview_and_the_list()
     assert plan is not None and plan.affordable and len(plan.guards) == 3  # no card: a guard on each space
     assert ch.scoring_plan(st, 0, free.id) is None
     label = ch.plan_label(st, plan, SPEAKER)
-    assert "3 guards (scores nothing, R7.3)" in label, label
+    assert "you place 3 guards (they score nothing)" in label, label
     guards = [SPEAKER.space(g) for g in plan.guards]
     text = texts.province_prompt(False, free.id, guards, "no cards", 4, len(plan.guards))
     assert "It scores nothing" in text and "exactly one guard" in text, text
