@@ -669,7 +669,7 @@ def render_province_preview(
         x = verdict.mark(prov.owner)
         verdict.text(all_names[prov.owner], x=x, colour=pal.muted)
         back = plan.compensation
-        verdict.text(
-            words.ntr("gets {n} card back", "gets {n} cards back", back).format(n=back), colour=pal.muted
-        )
+        # The taker's cards (R6.4), not the owner's own coming "back".
+        gets = words.ntr("gets {n} of your cards", "gets {n} of your cards", back).format(n=back)
+        verdict.text(gets, colour=pal.muted)
     return encode(im, theme)

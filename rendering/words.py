@@ -110,7 +110,7 @@ MESSAGES: tuple[Message, ...] = (
     (None, ("{n} card in all", "{n} cards in all")),
     (None, "You lack"),
     (None, "You can pay\nfor this."),
-    (None, ("gets {n} card back", "gets {n} cards back")),
+    (None, ("gets {n} of your cards", "gets {n} of your cards")),
 )
 
 
