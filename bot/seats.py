@@ -340,7 +340,8 @@ class Seats:
                     duties=duties,
                     cancel_keys=[] if resume else [dt.REMIND, dt.DEADLINE],
                 )
-            await say(interaction, texts.resumed() if resume else texts.paused())
+            deadline = bool(record.options.get("deadline_hours"))
+            await say(interaction, texts.resumed(deadline) if resume else texts.paused())
 
         await ctx.guard(interaction, body)
 

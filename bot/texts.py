@@ -170,7 +170,7 @@ def can_do(table: Table) -> str:
     st = table.state
     assert st is not None
     if st.phase is Phase.MOVE:
-        ups = [symbol_name(s) for s in st.face_up if s is not None]
+        ups = list(dict.fromkeys(symbol_name(s) for s in st.face_up if s is not None))  # not "horse or horse"
         # TRANSLATORS: joins the face-up cards' symbols: "horse or lyre"
         shown = _(" or ").join(ups) if ups else _("none")
         return _(
@@ -1232,6 +1232,11 @@ def took_back_public(name: str, locale: str, move: bool = True) -> str:
 def seat_offered(holder: str, colour: str, to_user: int, by: str, locale: str) -> str:
     """Posted in the channel; ``colour`` is the seat's colour in ``engine.state.COLOURS``."""
     with i18n.speaking(locale):
+        if by == holder:  # their own seat ("alice offers alice's seat" read oddly)
+            return _(
+                "{by} offers their seat ({colour}) to <@{user}>. <@{user}>, press the button to take it: "
+                "from then on the seat's hand and turns are yours."
+            ).format(by=by, colour=colour_name(colour), user=to_user)
         return _(
             "{by} offers {holder}'s seat ({colour}) to <@{user}>. <@{user}>, press the button to take it: "
             "from then on the seat's hand and turns are yours."
@@ -1271,7 +1276,10 @@ def paused() -> str:
     return _("The game is paused. Resume it with `/alexandros game resume`.")
 
 
-def resumed() -> str:
+def resumed(deadline: bool = True) -> str:
+    """``deadline``: the table has turn deadlines (a table without one has none to start again)."""
+    if not deadline:
+        return _("The game is resumed.")
     return _("The game is resumed; the turn's deadline starts again from now.")
 
 

@@ -735,8 +735,8 @@ _REFUSALS: dict[str, Refusal] = {
     "bot/select-count": lambda s, d: _("Choose exactly {cards}.").format(cards=count(d["count"], "card")),
     # seats over days (bot.seats)
     "bot/paused": lambda s, d: _(
-        "The game is paused: nothing can be played until its creator resumes it "
-        "with `/alexandros game resume`."
+        "The game is paused: nothing can be played until it is resumed with `/alexandros game resume` "
+        "(by its creator or a member with Manage Channels)."
     ),
     "bot/already-paused": lambda s, d: _(
         "The game is already paused. Resume it with `/alexandros game resume`."

@@ -141,3 +141,17 @@ def test_r6_2_the_occupy_prompt_offers_no_more_guards_than_the_province_has_symb
     assert "choose the guard's space" in one and "up to" not in one
     assert "up to 3" in texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 3)
     assert "up to 4" in texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 9)
+
+
+def test_walkthrough_wording_fixes() -> None:
+    """What a first-time player read wrongly: 'horse or horse', 'alice offers alice's seat', a deadline
+    that 'starts again' at a table without one, and a pause only 'its creator' could end."""
+    from engine.symbols import Symbol
+
+    state = replace(new_game(POINTS_MAP, 2, 1)[0], face_up=(Symbol.HORSE, Symbol.HORSE))
+    record = GameRecord(1, 2, CHANNEL, "playing", {}, 9, 0.0, 0.0, 1, None, None, ((0, 1), (1, 2)))
+    assert "take a face-up card (horse)," in texts.can_do(Table(record, state, names_of(record)))
+    assert "offers their seat (red)" in texts.seat_offered("alice", "red", 5, "alice", "en")
+    assert "offers bob's seat (red)" in texts.seat_offered("bob", "red", 5, "alice", "en")
+    assert texts.resumed(False) == "The game is resumed." and "deadline" in texts.resumed(True)
+    assert "Manage Channels" in Speaker().refusal("bot/paused")
