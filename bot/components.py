@@ -9,7 +9,7 @@ never reaches two handlers). Every custom_id stays within Discord's 100 characte
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import discord
@@ -52,26 +52,39 @@ def lobby_view(game_id: int, locale: str | None = None) -> discord.ui.View:
 
 
 def turn_view(
-    g: int, ver: int, moving: bool, undo: bool = False, locale: str | None = None
+    g: int, ver: int, moving: bool, undo: bool = False, locale: str | None = None, paused: bool = False
 ) -> discord.ui.View:
     """The active turn's buttons: My hand, Move, Actions, End turn (the last three carry the version), and
     Undo (P10, with the version) while the player on turn has a step to take back. They sit under a public
-    post: labelled in the game's language (``locale``: the table's; None: the language speaking now)."""
+    post: labelled in the game's language (``locale``: the table's; None: the language speaking now).
+    ``paused``: only My hand can be pressed (nothing can be played until the game is resumed)."""
     with i18n.speaking(locale or i18n.current()):
         v = discord.ui.View(timeout=None)
         hand = GameButton(cid_button("hand", g), _("My hand"), discord.ButtonStyle.secondary, emoji="🂠")
         v.add_item(hand)
         style = discord.ButtonStyle.primary
-        v.add_item(GameButton(cid_button("move", g, ver), _("Move"), style, disabled=not moving))
-        v.add_item(GameButton(cid_button("acts", g, ver), _("Actions"), style, disabled=moving))
+        v.add_item(GameButton(cid_button("move", g, ver), _("Move"), style, disabled=paused or not moving))
+        v.add_item(GameButton(cid_button("acts", g, ver), _("Actions"), style, disabled=paused or moving))
         end = GameButton(
-            cid_button("end", g, ver), _("End turn"), discord.ButtonStyle.danger, disabled=moving
+            cid_button("end", g, ver), _("End turn"), discord.ButtonStyle.danger, disabled=paused or moving
         )
         v.add_item(end)
-        if undo:
+        if undo and not paused:
             back = GameButton(cid_button("undo", g, ver), _("Undo"), discord.ButtonStyle.secondary, emoji="↩")
             v.add_item(back)
     return v
+
+
+def view_of_buttons(facts: Mapping[str, Any], locale: str | None = None) -> discord.ui.View:
+    """``turn_view`` from a turn post's button facts (bot.duties.buttons)."""
+    return turn_view(
+        int(facts["game"]),
+        int(facts["version"]),
+        bool(facts["moving"]),
+        bool(facts.get("undo")),
+        locale,
+        paused=bool(facts.get("paused")),
+    )
 
 
 def select_view(

@@ -43,7 +43,7 @@ from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from . import duties as dt
 from . import i18n, limits, texts
-from .components import lobby_view, turn_view
+from .components import lobby_view, view_of_buttons
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
 from .tables import MapBook, locale_of
@@ -357,7 +357,7 @@ class Deliveries:
         b = p.get("buttons")
         if not b:
             return None
-        return turn_view(int(b["game"]), int(b["version"]), bool(b["moving"]), bool(b.get("undo")))
+        return view_of_buttons(b)
 
     async def _post(self, duty: Duty, now: float, nonce: str | None = None) -> str:
         p = duty.payload

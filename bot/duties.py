@@ -34,6 +34,7 @@ from storage import Duty, NewDuty
 
 from . import texts
 from .computers import is_computer
+from .seat_rules import is_paused
 from .tables import Outcome, Table
 
 POST = "post"
@@ -51,6 +52,8 @@ def buttons(table: Table) -> dict[str, Any] | None:
     facts: dict[str, Any] = {"game": table.id, "version": table.version, "moving": st.phase is Phase.MOVE}
     if st.undo.points:  # P10: the Undo button, while a step can be taken back
         facts["undo"] = True
+    if is_paused(table.record.options):  # nothing can be played: Move, Actions and End are greyed
+        facts["paused"] = True
     return facts
 
 

@@ -68,9 +68,7 @@ class Info:
             await interaction.edit_original_response(
                 content=texts.status_text(table),
                 attachments=[png(picture)],
-                view=ui.turn_view(b["game"], b["version"], b["moving"], bool(b.get("undo")), table.locale)
-                if b
-                else None,
+                view=ui.view_of_buttons(b, table.locale) if b else None,
             )
             if live and (await ctx.store.get_game_meta(table.id)).get(META_TURN_POST) is None:
                 # The turn message was never posted (Discord was down): this one takes its place.

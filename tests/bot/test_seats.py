@@ -376,9 +376,10 @@ async def test_the_creator_pauses_and_resumes_no_action_deadline_or_reminder_in_
         st = await g.state()
         r = await d.slash(me, "alexandros end")
         assert r.ephemeral and "The game is paused" in r.content
-        move = g.turn_message()
-        r = await d.click(me, move.id, f"alx:move:{g.game_id}:{st.version}")
-        assert r.ephemeral and "paused" in r.content
+        post = g.turn_message()  # Move, Actions and End are greyed while paused; My hand still shows the hand
+        for kind in ("move", "acts", "end"):
+            assert post.component(f"alx:{kind}:{g.game_id}:{st.version}")["disabled"]
+        assert not post.component(f"alx:hand:{g.game_id}").get("disabled")
         r = await d.slash(me, "alexandros resign")
         assert r.ephemeral and "paused" in r.content
         r = await d.slash(next(u for u in g.users if u.id != me.id), "alexandros nudge")
@@ -399,6 +400,7 @@ async def test_the_creator_pauses_and_resumes_no_action_deadline_or_reminder_in_
         table = await g.table()
         assert table.record.waiting_on == me.id and table.record.turn_started_at > clock.now - 60
         assert any("resumed the game" in t and f"<@{me.id}>" in t for t in _public_since(d, mark))
+        assert not g.turn_message().component(f"alx:move:{g.game_id}:{st.version}").get("disabled")
         await _move(g)  # playing again
         assert (await g.state()).phase is Phase.ACTIONS
         resumed_at = table.record.turn_started_at
