@@ -532,10 +532,11 @@ Refusal = Callable[[Speaker, dict[str, Any]], str]
 _REFUSALS: dict[str, Refusal] = {
     # --- engine codes (engine.errors.ERROR_CODES) -------------------------------------------------------
     "game/over": lambda s, d: _("This game is over. Start a new one with `/alexandros new`."),
+    # The versions stay in the log line, not in the player's words ("step 18" read as the guided move's).
     "game/stale": lambda s, d: _(
-        "That was already done or is out of date (you saw step {expected}, the game is at step "
-        "{actual}). Look at the latest turn message and try again."
-    ).format(expected=d["expected"], actual=d["actual"]),
+        "That was already done or is out of date: the game has moved on since. Look at the latest turn "
+        "message and try again."
+    ),
     "game/unknown-player": lambda s, d: _(
         "Seat {player} is not part of this game. Use `/alexandros status` to see who plays."
     ).format(player=d["player"]),

@@ -193,6 +193,7 @@ async def test_second_levy_and_stale_flow_are_refused(tmp_path):
             await g.d.slash(user, "alexandros move", card=card, to=to, path=path)
             r = await g.d.select(user, flow.id, f"alxs:mc:{g.game_id}:{st.version}", [card])
             assert r.ephemeral and "out of date" in (r.followups[-1].content or ""), r
+            assert "step" not in (r.followups[-1].content or "")  # no version counters in a player's words
             seen["stale"] += 1
 
     async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 1)) as d:
