@@ -55,9 +55,9 @@ class History:
             rating = await ctx.store.rating_of(guild, uid)
             place: int | None = None
             board = await ctx.store.ratings(guild) if rating is not None else []
-            for i, r in enumerate(board, 1):
+            for p, r in zip(texts.places(board), board, strict=True):
                 if r.user_id == uid:
-                    place = i
+                    place = p
             await interaction.edit_original_response(
                 content=limits.content(
                     texts.stats_text(uid, rating, place, len(board), server_language(interaction))

@@ -1088,12 +1088,18 @@ def _rating_line(r: PlayerRating) -> str:
     )
 
 
+def places(entries: Sequence[PlayerRating]) -> list[int]:
+    """Each entry's place, best first: equal ratings as shown (one decimal) share a place ("1, 1, 3")."""
+    shown = [round(r.ordinal, 1) for r in entries]
+    return [1 + sum(other > mine for other in shown) for mine in shown]
+
+
 def leaderboard_text(entries: Sequence[PlayerRating], locale: str) -> str:
     """``/alexandros leaderboard``, posted for everyone: in the server's language (``locale``)."""
     with i18n.speaking(locale):
         if not entries:
             return no_ratings()
-        lines = [f"{i}. {_rating_line(r)}" for i, r in enumerate(entries, 1)]
+        lines = [f"{p}. {_rating_line(r)}" for p, r in zip(places(entries), entries, strict=True)]
         return _("**Leaderboard of this server**") + "\n" + "\n".join(lines) + f"\n-# {ratings_note()}"
 
 
