@@ -369,7 +369,9 @@ def board_panel(
     b = Band(im, lay, theme, words)
     players, turn, cards = b.split(0.38, 0.35, 0.27)
     players_column(players, v, names)
-    turn.text(words.tr("Turn {turn}").format(turn=v.turn), bold=True, title=True)
+    # Turn 0 is the deal, before the first turn: a replay's first frame (it read "Turn 0").
+    title = words.tr("The deal") if v.turn == 0 else words.tr("Turn {turn}").format(turn=v.turn)
+    turn.text(title, bold=True, title=True)
     turn.text(status(v, words), bold=True)
     walls_line(turn, v)
     turn.text(

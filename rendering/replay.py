@@ -33,7 +33,8 @@ LAST_MS = 4000  # the final board stays longer before the loop starts again
 
 
 def public_frames(events: Iterable[Event]) -> list[GameView]:
-    """The public view at the start of every turn, and the final one: the replay's frames."""
+    """The replay's frames: the public view of the deal, then at the end of every turn (just before the
+    next one starts), and the final one."""
     frames: list[GameView] = []
     state: GameState | None = None
     for e in events:

@@ -54,6 +54,7 @@ MESSAGES: tuple[Message, ...] = (
     (None, "{name} (resigned)"),
     (None, "Walls"),
     (None, "Turn {turn}"),
+    (None, "The deal"),
     (None, "Supply {supply} · discard {discard}"),
     (None, "The walls ran out."),
     (None, "Alexander had nowhere to go."),

@@ -68,3 +68,26 @@ def test_thin_keeps_the_first_and_the_last():
     picks = thin(list(range(50)), 7)  # type: ignore[arg-type]
     assert picks[0] == 0 and picks[-1] == 49 and len(picks) == 7
     assert thin([1, 2], 5) == [1, 2]  # type: ignore[list-item]
+
+
+def test_the_first_frame_is_the_deal_and_the_next_ones_close_their_turns(long_game, monkeypatch) -> None:
+    """Frame 0 is the deal (it read "Turn 0"); frame k is the board at the end of turn k."""
+    from PIL import ImageDraw
+
+    from rendering import replay
+
+    frames = public_frames(long_game[1])
+    assert frames[0].turn == 0 and frames[1].turn == 1 and frames[2].turn == 2
+    drawn: list[str] = []
+    real = ImageDraw.ImageDraw.text
+
+    def text(self: ImageDraw.ImageDraw, xy: object, t: object, *args: object, **kwargs: object) -> None:
+        drawn.append(str(t))
+        real(self, xy, t, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", text)
+    replay._frame(frames[0], ["alice", "bob", "carol", "dave"], 900, replay.DEFAULT_THEME, last=False)
+    assert "The deal" in drawn and "Turn 0" not in drawn
+    drawn.clear()
+    replay._frame(frames[1], ["alice", "bob", "carol", "dave"], 900, replay.DEFAULT_THEME, last=False)
+    assert "Turn 1" in drawn
