@@ -331,7 +331,7 @@ class AlexandrosCog(commands.Cog):
         name="resign", description="Leave the game: your guards leave the map, your seat is skipped"
     )
     async def resign(self, interaction: discord.Interaction) -> None:
-        await self.h.turns.resign(interaction)
+        await self.h.turns.resign_prompt(interaction)
 
     @group.command(name="abandon", description="Close this channel's game (creator or Manage Channels)")
     async def abandon(self, interaction: discord.Interaction) -> None:

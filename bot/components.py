@@ -109,6 +109,13 @@ def abandon_view(game_id: int) -> discord.ui.View:
     return v
 
 
+def resign_view(game_id: int) -> discord.ui.View:
+    """The ephemeral confirmation of ``/alexandros resign``: one red button (resigning cannot be undone)."""
+    v = discord.ui.View(timeout=None)
+    v.add_item(GameButton(cid_button("resign", game_id), _("Resign"), discord.ButtonStyle.danger))
+    return v
+
+
 def confirm_view(custom_id: str) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
     v.add_item(GameButton(custom_id, _("Confirm"), discord.ButtonStyle.success))

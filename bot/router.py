@@ -60,6 +60,8 @@ class Handlers:
             await self.turns.end(interaction, g, int(a[1]))
         elif kind == "mgo":
             await self.guided.go(interaction, g, int(a[1]), a[2], a[3], a[4])
+        elif kind == "resign":  # the confirmation of /alexandros resign (bot.turns)
+            await self.turns.resign(interaction, g)
         elif kind == "abandon":
             await self.lobby.abandon_confirmed(interaction, g)
         elif kind == "oc":

@@ -484,6 +484,13 @@ def started() -> str:
     return _("The game has started.")
 
 
+def resign_prompt(game_id: int) -> str:
+    return _(
+        "**Resign from game {game}?** Your guards leave the map and your turns are skipped to the end, "
+        "and this cannot be undone. Press **Resign** to confirm, or dismiss this message to play on."
+    ).format(game=game_id)
+
+
 def resigned() -> str:
     return _("You resigned. Your guards left the map; thanks for playing.")
 

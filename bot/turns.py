@@ -16,6 +16,7 @@ from engine.state import GameState
 from storage import NewDuty
 
 from . import choices as ch
+from . import components as ui
 from . import duties as dt
 from . import texts
 from .answers import defer_private, display_name, say
@@ -64,12 +65,26 @@ class TurnActions:
 
     # --- leaving and ending early --------------------------------------------------------------------------
 
-    async def resign(self, interaction: discord.Interaction) -> None:
+    async def resign_prompt(self, interaction: discord.Interaction) -> None:
+        """``/alexandros resign``: who may is checked, then an ephemeral prompt asks to confirm with a button
+        (P1: resigning cannot be undone; a slip of the keyboard in a game of many days would end it)."""
+        ctx = self.ctx
+
+        async def body() -> None:
+            record, _seat = await ctx.pipeline.authorise(ctx.ask(interaction, turn=False))
+            if is_paused(record.options):
+                raise Refused("bot/paused")
+            await say(interaction, texts.resign_prompt(record.id), view=ui.resign_view(record.id))
+
+        await ctx.guard(interaction, body)
+
+    async def resign(self, interaction: discord.Interaction, game_id: int) -> None:
+        """The Resign button of the prompt: the presser resigns from ``game_id`` (P1)."""
         ctx = self.ctx
 
         async def body() -> None:
             await defer_private(interaction)
-            ask = ctx.ask(interaction, turn=False)
+            ask = ctx.ask(interaction, game_id, turn=False)
 
             def note(table: Table, seat: int) -> list[NewDuty]:
                 # In the resignation's own commit, before what it causes (the game's end, the next turn).

@@ -325,6 +325,17 @@ async def abandon(d: OfflineDiscord, user: FakeUser) -> InteractionResult:
     return await d.click(user, msg.id, button)
 
 
+async def resign(d: OfflineDiscord, user: FakeUser) -> InteractionResult:
+    """``/alexandros resign`` and its confirmation button (P1); the refusal when there is no button."""
+    r = await d.slash(user, "alexandros resign")
+    msg = r.response_message
+    button = next((c for c in (msg.custom_ids if msg else []) if c.startswith("alx:resign:")), None)
+    if button is None or msg is None:
+        return r
+    assert r.ephemeral and "cannot be undone" in (msg.content or "")
+    return await d.click(user, msg.id, button)
+
+
 def legal_or_none(values: Iterable[str]) -> list[str]:
     return [v for v in values if v != "-"]
 

@@ -21,6 +21,7 @@ from tests.bot.driver import (
     bot_factory,
     harness,
     play_whole_game,
+    resign,
 )
 from tests.harness import HarnessError
 
@@ -267,7 +268,11 @@ async def test_resign_agree_and_abandon(tmp_path):
         g = await started(d, 3)
         await step(g, 0)
         me, others = await current_user(g)
-        r = await d.slash(me, "alexandros resign")
+        r = await d.slash(me, "alexandros resign")  # P1: asked first, and nothing changes until confirmed
+        assert r.ephemeral and "cannot be undone" in r.content
+        assert any(c.startswith("alx:resign:") for c in r.response_message.custom_ids)
+        assert not any(p.resigned for p in (await g.state()).players)
+        r = await resign(d, me)
         assert r.ephemeral and "resigned" in r.content
         st = await g.state()
         assert st.players[(await g.table()).seat_of(me.id)].resigned and not st.over
@@ -311,7 +316,7 @@ async def test_p3_a_second_vote_agrees_and_p1_a_resignation_that_ends_the_game_i
         assert said.startswith(f"{b.name} agrees to end the game too (waiting for"), said
     async with harness(bot_factory(str(tmp_path / "g2.db"), WALLS_MAP, 1)) as d:
         g = await started(d, 2)
-        r = await d.slash(g.users[0], "alexandros resign")
+        r = await resign(d, g.users[0])
         assert r.ephemeral and "resigned" in r.content and "finished" not in r.content, r.content
         assert (await g.state()).over
 
@@ -326,7 +331,7 @@ async def test_p3_p1_a_resignation_that_leaves_only_players_who_agreed_ends_the_
         for u in (a, b):
             r = await d.slash(u, "alexandros agree")
             assert r.ephemeral and "waiting for" in r.content.lower()
-        r = await d.slash(c, "alexandros resign")
+        r = await resign(d, c)
         assert r.ephemeral and "resigned" in r.content
         st = await g.state()
         assert st.over and st.result.reason.value == "agreed"

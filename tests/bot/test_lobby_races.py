@@ -12,7 +12,7 @@ import pytest
 
 from bot.tables import names_of
 from engine import ai
-from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, bot_factory, harness, open_game, open_lobby
+from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, bot_factory, harness, open_game, open_lobby, resign
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -130,7 +130,7 @@ async def test_p1_a_seat_offered_and_then_resigned_cannot_be_accepted(tmp_path):
         carol, dave = g.users[2], d.member("dave")
         seat = (await g.table()).seat_of(carol.id)
         offer = (await d.slash(carol, "alexandros game handover", to=dave)).response_message
-        await d.slash(carol, "alexandros resign")
+        await resign(d, carol)
         r = await d.click(dave, offer.id, f"alx:seatok:{g.game_id}:{seat}:{dave.id}")
         assert r.ephemeral and "out of date" in r.content.lower(), r.content
         assert (await g.table()).user_of(seat) == carol.id

@@ -14,7 +14,7 @@ from bot.tables import replay_names
 from engine import ai
 from engine.actions import CardSource, TakeCard
 from engine.state import Phase
-from tests.bot.driver import WALLS_MAP, Clock, Game, bot_factory, harness
+from tests.bot.driver import WALLS_MAP, Clock, Game, bot_factory, harness, resign
 from tests.bot.test_over_days import DAY, HOUR, open_game, remind, reminders_since, waiting_user
 from tests.harness import HarnessError
 
@@ -213,7 +213,7 @@ async def test_stale_presses_of_seat_offers_are_refused_and_change_nothing(tmp_p
         second = r.response_message
         r = await d.slash(d.member("eve"), "alexandros game handover", to=dave)
         assert r.ephemeral and "not playing in this game" in r.content
-        await d.slash(bob, "alexandros resign")
+        await resign(d, bob)
         assert (await g.table()).record.status == "finished"
         r = await d.click(dave, second.id, f"alx:seatok:{g.game_id}:{seat}:{dave.id}")
         assert r.ephemeral and "finished" in r.content
@@ -224,7 +224,7 @@ async def test_p1_a_resigned_seat_cannot_be_handed_to_anyone(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await open_game(d, players=3)
         alice, _, carol = g.users
-        await d.slash(carol, "alexandros resign")
+        await resign(d, carol)
         r = await d.slash(alice, "alexandros game replace", player=carol, **{"with": d.member("dave")})
         assert r.ephemeral and "has resigned" in r.content
         assert (await g.table()).seat_of(carol.id) is not None
