@@ -95,13 +95,13 @@ _SYMBOL_SPACE: dict[Symbol, Callable[[], str]] = {
     Symbol.LYRE: lambda: pgettext("space", "lyre space"),
     Symbol.SOLDIER: lambda: pgettext("space", "soldier space"),
 }
-# Where Alexander stopped: "moved Alexander to C6 on a horse space".
+# Where Alexander stopped: "moved Alexander to C6, a corner of a horse space" (he stands on points, R3.4).
 _ON_SYMBOL_SPACE: dict[Symbol, Callable[[], str]] = {
-    Symbol.TEMPLE: lambda: pgettext("space", "on a temple space"),
-    Symbol.AMPHORA: lambda: pgettext("space", "on an amphora space"),
-    Symbol.HORSE: lambda: pgettext("space", "on a horse space"),
-    Symbol.LYRE: lambda: pgettext("space", "on a lyre space"),
-    Symbol.SOLDIER: lambda: pgettext("space", "on a soldier space"),
+    Symbol.TEMPLE: lambda: pgettext("space", "a corner of a temple space"),
+    Symbol.AMPHORA: lambda: pgettext("space", "a corner of an amphora space"),
+    Symbol.HORSE: lambda: pgettext("space", "a corner of a horse space"),
+    Symbol.LYRE: lambda: pgettext("space", "a corner of a lyre space"),
+    Symbol.SOLDIER: lambda: pgettext("space", "a corner of a soldier space"),
 }
 # "2 horse" in a list of cards: English keeps the symbol's name as it is, other languages may not.
 _SYMBOL_CARDS: dict[Symbol, tuple[str, str]] = {
@@ -314,12 +314,12 @@ class Speaker:
             # TRANSLATORS: "3 new walls, 1 of them red"
             walls = _("{walls}, {red} of them red").format(walls=walls, red=len(event.red))
         if event.way.value == "special":
-            line = _("{player} moved Alexander to {point} {on_space} (special move): path {path}, {walls}.")
+            line = _("{player} moved Alexander to {point}, {on_space} (special move): path {path}, {walls}.")
         elif event.way.value == "joker":
-            line = _("{player} moved Alexander to {point} {on_space} (joker): path {path}, {walls}.")
+            line = _("{player} moved Alexander to {point}, {on_space} (joker): path {path}, {walls}.")
         else:
-            # TRANSLATORS: {on_space} is e.g. "on a horse space"; {path} is points like "C6–D5–D7".
-            line = _("{player} moved Alexander to {point} {on_space}: path {path}, {walls}.")
+            # TRANSLATORS: {on_space} is e.g. "a corner of a horse space"; {path} is points like "C6–D5–D7".
+            line = _("{player} moved Alexander to {point}, {on_space}: path {path}, {walls}.")
         line = line.format(
             player=self.seat(event.player),
             point=point_label(event.path[-1]),

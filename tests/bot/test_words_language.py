@@ -97,16 +97,16 @@ def test_event_lines_come_out_german() -> None:
         "An amphora was turned face up (slot 1).",
         "bob drew a card (horse).",
         "carol lost 2 guards to a take-over.",
-        "alice moved Alexander to D5 on an amphora space (special move): path C4–D5, 3 new walls, 1 of them "
-        "red. The walls ran out: the game ends after this turn.",
+        "alice moved Alexander to D5, a corner of an amphora space (special move): path C4–D5, 3 new walls, "
+        "1 of them red. The walls ran out: the game ends after this turn.",
         "The game is over (someone reached 100 points).",
     ]
     assert de == [
         "Eine Amphore wurde aufgedeckt (Platz 1).",
         "bob hat eine Karte gezogen (Pferd).",
         "carol hat durch eine Übernahme 2 Wächter verloren.",
-        "alice hat Alexander nach D5 auf ein Amphorenfeld gezogen (Sonderzug): Weg C4–D5, 3 neue Mauern, "
-        "davon 1 rot. Die Mauern sind aufgebraucht: das Spiel endet nach diesem Zug.",
+        "alice hat Alexander nach D5 gezogen (Ecke eines Amphorenfelds, Sonderzug): Weg C4–D5, 3 neue "
+        "Mauern, davon 1 rot. Die Mauern sind aufgebraucht: das Spiel endet nach diesem Zug.",
         "Das Spiel ist vorbei (jemand hat 100 Punkte erreicht).",
     ]
 
