@@ -71,3 +71,21 @@ def position(
     )
     provinces = rules.initial_provinces(st)
     return replace(st, provinces=provinces, next_province_id=len(provinces) + 1)
+
+
+# A strip of two rows (see worked example 4): walls down the middle (CUT) split it.
+STRIP = make_map("TH.A.A...\n.LT..S.H.", start="A5")
+CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
+
+
+def takeover_position(players: int) -> GameState:
+    """On STRIP cut in two: seat 1's guard on the horse space (0, 1); seat 0 to act, holding H, H, T, A,
+    L, T (R6.3, R6.4)."""
+    return position(
+        STRIP,
+        players=players,
+        phase=Phase.ACTIONS,
+        walls=CUT,
+        guards={1: ((0, 1),)},
+        hands={0: hand(H, H, T, A, L, T)},
+    )

@@ -13,7 +13,7 @@ from engine.errors import ERROR_CODES, IllegalAction
 from engine.game import apply, new_game
 from engine.geometry import Point, corners
 from engine.state import ActionKind, GameState, Phase
-from tests.engine.helpers import H, L, S, T, hand, make_map, position, pt, sd
+from tests.engine.helpers import CUT, STRIP, H, L, S, T, hand, make_map, position, pt
 
 MAP = make_map(
     """
@@ -22,8 +22,6 @@ S.L.H.A.T..~
 .T.A.H.L.S..
 """
 )
-STRIP = make_map("TH.A.A...\n.LT..S.H.", start="A5")
-CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
 
 
 def _move_to() -> tuple[GameState, rules.Target, tuple[Point, ...]]:

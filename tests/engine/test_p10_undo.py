@@ -16,7 +16,7 @@ from engine.maps import default_map
 from engine.notation import format_action, parse_action
 from engine.snapshot import dump_state, load_state, maps_by_digest
 from engine.state import GameState, Phase
-from tests.engine.helpers import A, H, L, T, hand, make_map, position, sd
+from tests.engine.helpers import CUT, STRIP, A, H, L, T, hand, make_map, position, takeover_position
 
 MAP = make_map(
     """
@@ -25,8 +25,6 @@ S.L.H.A.T..~
 .T.A.H.L.S..
 """
 )
-STRIP = make_map("TH.A.A...\n.LT..S.H.", start="A5")
-CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
 
 
 def _same_but_version(after: GameState, before: GameState) -> bool:
@@ -117,14 +115,7 @@ def test_p10_a_step_after_a_reveal_can_still_be_taken_back_but_not_further() -> 
 
 
 def test_p10_r6_4_compensation_shown_to_another_player_cannot_be_taken_back() -> None:
-    st = position(
-        STRIP,
-        players=3,
-        phase=Phase.ACTIONS,
-        walls=CUT,
-        guards={1: ((0, 1),)},
-        hands={0: hand(H, H, T, A, L, T)},
-    )
+    st = takeover_position(3)
     after, _ = apply(st, TakeOver(0, st.province_of[(0, 0)], ((0, 1),), compensation=hand(H, A, L)))
     assert _code(after) == "undo/revealed"
 

@@ -26,17 +26,20 @@ from engine.events import GameEnded, ProvinceSplit, SupplyShuffled
 from engine.game import apply
 from engine.state import EndReason, GameState, Phase
 from engine.symbols import NO_CARDS, add, total
-from tests.engine.helpers import A, H, L, S, T, hand, make_map, position, pt, sd
-
-# A strip of two rows (see worked example 4): walls down the middle split it.
-STRIP = make_map(
-    """
-TH.A.A...
-.LT..S.H.
-""",
-    start="A5",
+from tests.engine.helpers import (
+    CUT,
+    STRIP,
+    A,
+    H,
+    L,
+    S,
+    T,
+    hand,
+    make_map,
+    position,
+    pt,
+    takeover_position,
 )
-CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
 
 # Islands (see worked example 7). The temples at (1,15) and (3,15) join the island below them by a side and
 # touch the island above only at a corner: six provinces, and land that Alexander can walk across.
@@ -206,14 +209,7 @@ def test_r6_3_take_over_is_all_or_nothing() -> None:
 
 
 def test_r6_3_removed_guards_spaces_count_for_the_new_occupation() -> None:
-    st = position(
-        STRIP,
-        players=2,
-        phase=Phase.ACTIONS,
-        walls=CUT,
-        guards={1: ((0, 1),)},
-        hands={0: hand(H, H, T, A, L, T)},
-    )
+    st = takeover_position(2)
     pid = st.province_of[(0, 0)]
     # The taker's guard goes on the horse space the removed guard left; T, A, L, T pay the rest.
     after, _ = apply(st, TakeOver(0, pid, ((0, 1),)))
@@ -222,14 +218,7 @@ def test_r6_3_removed_guards_spaces_count_for_the_new_occupation() -> None:
 
 
 def test_r6_4_compensation_must_be_half_rounded_up_of_paid_cards() -> None:
-    st = position(
-        STRIP,
-        players=3,
-        phase=Phase.ACTIONS,
-        walls=CUT,
-        guards={1: ((0, 1),)},
-        hands={0: hand(H, H, T, A, L, T)},
-    )
+    st = takeover_position(3)
     pid = st.province_of[(0, 0)]
     for bad in (hand(H, H), hand(S, S, S), hand(H, H, T, A)):
         with pytest.raises(IllegalAction) as err:
@@ -243,14 +232,7 @@ def test_r6_4_compensation_must_be_half_rounded_up_of_paid_cards() -> None:
 def test_r6_4_p11_a_three_player_game_with_one_resigned_still_compensates() -> None:
     """R6.4's "2-player game" is the game as it was set up (P11): a resignation does not make a 3-player
     game a 2-player one, so the loser of a province is still compensated."""
-    st = position(
-        STRIP,
-        players=3,
-        phase=Phase.ACTIONS,
-        walls=CUT,
-        guards={1: ((0, 1),)},
-        hands={0: hand(H, H, T, A, L, T)},
-    )
+    st = takeover_position(3)
     st, _ = apply(st, Resign(2))
     pid = st.province_of[(0, 0)]
     with pytest.raises(IllegalAction) as err:
