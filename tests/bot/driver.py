@@ -314,26 +314,41 @@ async def play_whole_game(
     return g
 
 
-async def abandon(d: OfflineDiscord, user: FakeUser) -> InteractionResult:
-    """``/alexandros abandon`` and its confirmation button; the refusal when there is no button."""
-    r = await d.slash(user, "alexandros abandon")
+async def _confirmed(
+    d: OfflineDiscord, user: FakeUser, command: str, kind: str, label: str
+) -> InteractionResult:
+    """``command`` and the red button (``label``, ``alx:<kind>:…``) of its ephemeral prompt; the refusal
+    when there is no button."""
+    r = await d.slash(user, command)
     msg = r.response_message
-    button = next((c for c in (msg.custom_ids if msg else []) if c.startswith("alx:abandon:")), None)
+    button = next((c for c in (msg.custom_ids if msg else []) if c.startswith(f"alx:{kind}:")), None)
     if button is None or msg is None:
         return r
-    assert r.ephemeral and "Abandon the game" in str(msg.components)
+    assert r.ephemeral and "cannot be undone" in (msg.content or "") and label in str(msg.components)
     return await d.click(user, msg.id, button)
+
+
+async def abandon(d: OfflineDiscord, user: FakeUser) -> InteractionResult:
+    """``/alexandros abandon`` and its confirmation button."""
+    return await _confirmed(d, user, "alexandros abandon", "abandon", "Abandon the game")
 
 
 async def resign(d: OfflineDiscord, user: FakeUser) -> InteractionResult:
-    """``/alexandros resign`` and its confirmation button (P1); the refusal when there is no button."""
-    r = await d.slash(user, "alexandros resign")
-    msg = r.response_message
-    button = next((c for c in (msg.custom_ids if msg else []) if c.startswith("alx:resign:")), None)
-    if button is None or msg is None:
-        return r
-    assert r.ephemeral and "cannot be undone" in (msg.content or "")
-    return await d.click(user, msg.id, button)
+    """``/alexandros resign`` and its confirmation button (P1)."""
+    return await _confirmed(d, user, "alexandros resign", "resign", "Resign")
+
+
+async def open_with_computer(
+    d: OfflineDiscord, creator: FakeUser, level: str = "easy", **options: Any
+) -> Game:
+    """A game of ``creator`` and one computer seat, started (``options``: those of ``/alexandros new``)."""
+    lobby = (await d.slash(creator, "alexandros new", **options)).response_message
+    assert lobby is not None
+    gid = int(lobby.custom_ids[0].split(":")[2])
+    await d.slash(creator, "alexandros table add-computer", level=level)
+    await d.click(creator, lobby.id, f"alx:start:{gid}")
+    await d.bot.deliveries.drain()
+    return Game(d, [creator], game_id=gid)
 
 
 def legal_or_none(values: Iterable[str]) -> list[str]:
@@ -346,6 +361,8 @@ __all__ = [
     "Clock",
     "Game",
     "abandon",
+    "open_with_computer",
+    "resign",
     "bot_factory",
     "harness",
     "play_whole_game",

@@ -13,7 +13,7 @@ from bot.pipeline import Ask
 from engine import ai
 from engine.game import new_game
 from engine.maps import packaged_map
-from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness
+from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness, open_with_computer
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -99,13 +99,8 @@ async def test_a_game_paused_on_the_computers_turn_and_resumed_lets_the_computer
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, clock=clock)) as d:
         alice = d.member("alice")
-        r = await d.slash(alice, "alexandros new")
-        lobby = r.response_message
-        gid = int(lobby.custom_ids[0].split(":")[2])
-        await d.slash(alice, "alexandros table add-computer", level="easy")
-        await d.click(alice, lobby.id, f"alx:start:{gid}")
-        await d.bot.deliveries.drain()
-        g = Game(d, [alice], game_id=gid)
+        g = await open_with_computer(d, alice)
+        gid = g.game_id
         if is_computer((await g.table()).current_user):
             await d.bot.deliveries.drain()
         rng, turn = random.Random(3), (await g.state()).turn

@@ -89,18 +89,19 @@ async def test_p10_the_channel_reads_whether_a_move_or_an_action_was_taken_back(
         await g.play(ai.greedy_player(st, random.Random(1)), 0)  # the move
         r = await d.slash(player, "alexandros take", card="1")
         assert r.ephemeral
-        mark = d.mark()
-        await d.slash(player, "alexandros game undo")
-        await d.bot.deliveries.drain()
-        said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
-        said = [s for s in said if s.startswith(player.name) and "took back" in s]
+
+        async def undo() -> list[str]:
+            """The player's Undo, and the channel's lines about it."""
+            mark = d.mark()
+            await d.slash(player, "alexandros game undo")
+            await d.bot.deliveries.drain()
+            said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
+            return [s for s in said if s.startswith(player.name) and "took back" in s]
+
+        said = await undo()
         assert said and "took back an action" in said[0], said
         assert (await g.state()).phase is Phase.ACTIONS
-        mark = d.mark()
-        await d.slash(player, "alexandros game undo")
-        await d.bot.deliveries.drain()
-        said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
-        said = [s for s in said if s.startswith(player.name) and "took back" in s]
+        said = await undo()
         assert said and "took back their move" in said[0], said
 
 

@@ -15,7 +15,16 @@ from bot.pipeline import Ask
 from bot.tables import Table, names_of
 from engine import ai
 from engine.game import new_game
-from tests.bot.driver import NAMES, WALLS_MAP, Clock, Game, bot_factory, harness, open_game
+from tests.bot.driver import (
+    NAMES,
+    WALLS_MAP,
+    Clock,
+    Game,
+    bot_factory,
+    harness,
+    open_game,
+    open_with_computer,
+)
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -289,13 +298,8 @@ async def test_a_table_of_absent_people_and_a_computer_waits_for_each_deadline(t
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, clock=clock)) as d:
         alice = d.member("alice")
-        r = await d.slash(alice, "alexandros new", deadline_hours=24, deadline_policy="autoplay")
-        lobby = r.response_message
-        gid = int(lobby.custom_ids[0].split(":")[2])
-        await d.slash(alice, "alexandros table add-computer", level="easy")
-        await d.click(alice, lobby.id, f"alx:start:{gid}")
-        await d.bot.deliveries.drain()
-        g = Game(d, [alice], game_id=gid)
+        g = await open_with_computer(d, alice, deadline_hours=24, deadline_policy="autoplay")
+        gid = g.game_id
         clock.now += 24 * HOUR + 5  # alice misses her first deadline: the computer plays it, she is absent
         for _ in range(50):
             await d.bot.deliveries.drain(clock.now)
