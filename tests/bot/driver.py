@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,18 +262,22 @@ class Game:
             await self.d.select(user, flow.id, tcid, wanted)
 
 
-async def open_lobby(d: OfflineDiscord, players: int = 2, **options: Any) -> tuple[list[FakeUser], Any, int]:
-    """A table opened with ``/alexandros new`` (``options``: deadline_hours, map, …): its players-to-be,
-    its lobby message and its game id."""
-    users = [d.member(n) for n in NAMES[:players]]
+async def open_lobby(
+    d: OfflineDiscord, players: int = 2, users: Sequence[FakeUser] = (), **options: Any
+) -> tuple[list[FakeUser], Any, int]:
+    """A table opened with ``/alexandros new`` (``options``: deadline_hours, map, …): its players-to-be
+    (``users``, or the first ``players`` of NAMES), its lobby message and its game id."""
+    users = list(users) or [d.member(n) for n in NAMES[:players]]
     r = await d.slash(users[0], "alexandros new", **options)
     msg = r.response_message
     return users, msg, int(msg.custom_ids[0].split(":")[2])
 
 
-async def open_game(d: OfflineDiscord, players: int = 2, **options: Any) -> Game:
+async def open_game(
+    d: OfflineDiscord, players: int = 2, users: Sequence[FakeUser] = (), **options: Any
+) -> Game:
     """A started game: the table opened, joined with the buttons and started by its creator."""
-    users, msg, gid = await open_lobby(d, players, **options)
+    users, msg, gid = await open_lobby(d, players, users, **options)
     for u in users[1:]:
         await d.click(u, msg.id, f"alx:join:{gid}")
     await d.click(users[0], msg.id, f"alx:start:{gid}")

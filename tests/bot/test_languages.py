@@ -152,13 +152,7 @@ async def _dm_game(d, locales: dict[str, str]) -> Game:
     for u in users:
         u.locale = locales[u.name]
         await d.slash(u, "alexandros me reminders", dm=True)
-    r = await d.slash(users[0], "alexandros new")
-    msg = r.response_message
-    gid = int(msg.custom_ids[0].split(":")[2])
-    for u in users[1:]:
-        await d.click(u, msg.id, f"alx:join:{gid}")
-    await d.click(users[0], msg.id, f"alx:start:{gid}")
-    g = Game(d, users, game_id=gid)
+    g = await open_game(d, users=users)
     assert (await g.table()).locale == "en"
     return g
 

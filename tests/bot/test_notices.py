@@ -11,6 +11,7 @@ import pytest
 from bot import duties as dt
 from bot import notices
 from engine import ai
+from tests.bot import driver
 from tests.bot.driver import CHANNEL, NAMES, WALLS_MAP, Clock, Game, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -39,13 +40,7 @@ async def open_game(d, players: int = 2, dm: bool = True) -> Game:
         if dm:
             r = await d.slash(u, "alexandros me reminders", dm=True)
             assert r.ephemeral and "by direct message" in r.content
-    r = await d.slash(users[0], "alexandros new")
-    msg = r.response_message
-    gid = int(msg.custom_ids[0].split(":")[2])
-    for u in users[1:]:
-        await d.click(u, msg.id, f"alx:join:{gid}")
-    await d.click(users[0], msg.id, f"alx:start:{gid}")
-    return Game(d, users, game_id=gid)
+    return await driver.open_game(d, users=users)
 
 
 async def flush(d, clock: Clock, seconds: float = 3 * HOUR, rounds: int = 6) -> None:
