@@ -335,23 +335,20 @@ class Deliveries:
         names = list(p.get("names", []))
         # The game's language: written into the duty since issue 16; an older duty's is looked up.
         language = str(p.get("locale") or await self._language(duty.game_id))
+        end = kind == "end"
         if "public" in p:  # the public state, lean: its map by digest, stored once with the commit
             game_map = await self.maps.get(str(p["map"]))
-            if kind == "end":
-                data = await self.pictures.public("end", p["public"], game_map, names, language=language)
-                return png(data, "end.png", texts.alt_end(language))
-            data = await self.pictures.public("board", p["public"], game_map, names, language=language)
-            return png(data, "board.png", texts.alt_board(language))
-        # A duty written before (or for a game whose map may not be stored): the view itself.
-        v = serialize.load(p["view"])
-        assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
-        if kind == "end":
-            return png(
-                await self.pictures.end(v, names, language=language), "end.png", texts.alt_end(language)
+            data = await self.pictures.public(
+                "end" if end else "board", p["public"], game_map, names, language=language
             )
-        return png(
-            await self.pictures.board(v, names, language=language), "board.png", texts.alt_board(language)
-        )
+        else:  # a duty written before (or for a game whose map may not be stored): the view itself
+            v = serialize.load(p["view"])
+            assert isinstance(v, GameView) and v.viewer is None, "a public picture needs the public view"
+            draw = self.pictures.end if end else self.pictures.board
+            data = await draw(v, names, language=language)
+        if end:
+            return png(data, "end.png", texts.alt_end(language))
+        return png(data, "board.png", texts.alt_board(language))
 
     def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
         b = p.get("buttons")
