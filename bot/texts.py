@@ -310,18 +310,7 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
         if away:
             out.append(away.strip("\n"))
     if st.over and st.result is not None:  # how it ended, and who won ("status shows how it ended")
-        res = st.result
-        out.append(
-            _("**Game {game} is over** — {reason}.").format(
-                game=rec.id, reason=_(END_REASONS.get(res.reason, str(res.reason)))
-            )
-        )
-        winners = _(" and ").join(table.speaker.seat(w) for w in res.winners) or _("nobody")
-        out.append(
-            ngettext("Winner: {players}.", "Winners: {players}.", max(len(res.winners), 1)).format(
-                players=winners
-            )
-        )
+        out += _how_it_ended(table, [table.speaker.seat(w) for w in st.result.winners])
     out.append(_("Walls left: {black} black, {red} red.").format(black=v.black_left, red=v.red_left))
     out.append(scores_line(table))
     hands = ", ".join(f"{table.speaker.seat(p.seat)} {p.hand_size}" for p in v.players)
@@ -346,21 +335,31 @@ def end_text(table: Table) -> str:
     st = table.state
     assert st is not None and st.result is not None
     res = st.result
-    # TRANSLATORS: joins the winners: "<@1> and <@2>"
-    winners = _(" and ").join(who(table, table.user_of(w)) for w in res.winners) or _("nobody")
     lines = [
-        _("**Game {game} is over** — {reason}.").format(
-            game=table.id, reason=_(END_REASONS.get(res.reason, str(res.reason)))
-        ),
-        ngettext("Winner: {players}.", "Winners: {players}.", max(len(res.winners), 1)).format(
-            players=winners
-        ),
+        *_how_it_ended(table, [who(table, table.user_of(w)) for w in res.winners]),
         scores_line(table),
         _("Players: {players}. Thanks for playing!").format(
             players=", ".join(who(table, uid) for _seat, uid in sorted(table.record.seats))
         ),
     ]
     return clip("\n".join(lines))
+
+
+def _how_it_ended(table: Table, winners: Sequence[str]) -> list[str]:
+    """A finished game's reason and its winners (``winners``: as the message names them)."""
+    st = table.state
+    assert st is not None and st.result is not None
+    res = st.result
+    # TRANSLATORS: joins the winners: "<@1> and <@2>"
+    who_won = _(" and ").join(winners) or _("nobody")
+    return [
+        _("**Game {game} is over** — {reason}.").format(
+            game=table.id, reason=_(END_REASONS.get(res.reason, str(res.reason)))
+        ),
+        ngettext("Winner: {players}.", "Winners: {players}.", max(len(res.winners), 1)).format(
+            players=who_won
+        ),
+    ]
 
 
 def hand_text(table: Table, seat: int) -> str:
