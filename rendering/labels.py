@@ -325,8 +325,8 @@ def _place_regions(pl: _Placer) -> None:
         ]
         # A spot that hides no symbol space first (a name over one hid what a player may move to), then
         # any clear one.
-        free = [b for b in boxes if pl.free(b)]
-        best = next((b for b in free if not pl.icons.count(b)), free[0] if free else None)
+        best = next((b for b in boxes if pl.free(b) and not pl.icons.count(b)), None)
+        best = best or next((b for b in boxes if pl.free(b)), None)
         if best is not None:
             pl.put(Label(REGION, best, text, size))
 
