@@ -319,7 +319,7 @@ async def test_a_vacation_is_at_most_14_days_and_ends_with_zero(tmp_path):
         assert r.ephemeral and "not playing in this game" in r.content
 
 
-async def test_a_vacation_ended_early_after_the_tables_deadline_gives_a_whole_deadline_to_play(tmp_path):
+async def test_p2_a_vacation_ended_early_after_the_tables_deadline_gives_a_whole_deadline_to_play(tmp_path):
     """The player's turn waited for their vacation past the table's deadline; they end it early with
     days:0 to play: the turn is theirs for a whole deadline from then (it was skipped at once)."""
     clock = Clock()
