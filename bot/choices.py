@@ -13,6 +13,7 @@ Values are short codes that also fit in a ``custom_id``:
 
 from __future__ import annotations
 
+import collections
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -455,12 +456,18 @@ def paid_cards(state: GameState, seat: int, province: int, guards: Sequence[Spac
 
 
 def compensation_choices(paid: Cards) -> list[Choice]:
-    """One option per paid card (``horse.2`` is the second horse), so a multi-select can pick a multiset."""
-    out, seen = [], dict[Symbol, int]()
-    for s in as_list(paid):
-        seen[s] = seen.get(s, 0) + 1
-        out.append(Choice(f"{symbol_name(s)} #{seen[s]}", f"{s.letter}{seen[s]}"))
-    return out[:MAX_CHOICES]
+    """One option per paid card (``horse.2`` is the second horse), so a multi-select can pick a multiset
+    (R6.4). More than 25 paid cards do not fit a menu: then each symbol keeps as many of its cards as fit
+    alike (five or more each), rather than the last symbols losing theirs."""
+    counts = collections.Counter(as_list(paid))
+    cap = max(counts.values(), default=0)
+    while sum(min(n, cap) for n in counts.values()) > MAX_CHOICES:
+        cap -= 1
+    return [
+        Choice(f"{symbol_name(s)} #{k}", f"{s.letter}{k}")
+        for s, n in counts.items()
+        for k in range(1, min(n, cap) + 1)
+    ]
 
 
 def parse_compensation(values: Sequence[str]) -> Cards:

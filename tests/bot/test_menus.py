@@ -156,3 +156,23 @@ def test_walkthrough_wording_fixes() -> None:
     assert "offers bob's seat (red)" in texts.seat_offered("bob", "red", 5, "alice", "en")
     assert texts.resumed(False) == "The game is resumed." and "deadline" in texts.resumed(True)
     assert "Manage Channels" in Speaker().refusal("bot/paused")
+
+
+def test_r6_4_the_compensation_menu_keeps_every_symbol_when_the_taker_paid_more_than_25_cards() -> None:
+    """R6.4: the taker chooses which of the paid cards the loser gets. With 30 paid cards (6 of each
+    symbol) the menu holds 25 options; it used to keep the first 25 cards, so no soldier could be given.
+    It now keeps as many of each symbol as fit, and parses back to the cards chosen."""
+    paid = cards_of([s for s in SYMBOLS for _ in range(6)])
+    options = ch.compensation_choices(paid)
+    assert len(options) == ch.MAX_CHOICES
+    kept = {s: sum(o.value[0] == s.letter for o in options) for s in SYMBOLS}
+    assert kept == {s: 5 for s in SYMBOLS}
+    assert len({o.value for o in options}) == len(options)
+    soldiers = [o.value for o in options if o.value[0] == SYMBOLS[-1].letter]
+    assert ch.parse_compensation(soldiers) == cards_of([SYMBOLS[-1]] * 5)
+    # Under 25 paid cards, every card is an option, grouped by symbol.
+    few = cards_of([SYMBOLS[0]] * 3 + [SYMBOLS[2]] * 2)
+    assert [o.value for o in ch.compensation_choices(few)] == [
+        f"{SYMBOLS[0].letter}1", f"{SYMBOLS[0].letter}2", f"{SYMBOLS[0].letter}3",
+        f"{SYMBOLS[2].letter}1", f"{SYMBOLS[2].letter}2",
+    ]  # fmt: skip
