@@ -30,7 +30,7 @@ from rendering.words import MESSAGES, Words
 from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
-from . import i18n
+from . import i18n, words
 from .render_pool import SLACK, RenderPool
 
 log = logging.getLogger("bot.pictures")
@@ -185,14 +185,23 @@ class Pictures:
         private one's in the language speaking now (the asking user's)."""
         return words_for(i18n.current() if language is None else language)
 
+    @staticmethod
+    def _names(names: Sequence[str], language: str | None) -> tuple[str, ...]:
+        """The seats' names as the picture's reader reads them (a forgotten user's "former player N" is
+        stored in English: bot.words.shown_name)."""
+        with i18n.speaking(i18n.current() if language is None else language):
+            return tuple(words.shown_name(n) for n in names)
+
     async def board(self, v: GameView, names: Sequence[str], *, language: str) -> bytes:
         """The board (public), its words in the game's ``language`` (``Table.locale``)."""
         self._public(v)
+        names = self._names(names, language)
         return await self._run(RenderRequest.board(v, names, self.width, words=self._words(language)))
 
     async def end(self, v: GameView, names: Sequence[str], *, language: str) -> bytes:
         """The end of the game (public), its words in the game's ``language`` (``Table.locale``)."""
         self._public(v)
+        names = self._names(names, language)
         return await self._run(RenderRequest.end(v, names, self.width, words=self._words(language)))
 
     async def public(
@@ -210,7 +219,7 @@ class Pictures:
         import rendering
 
         request = rendering.PublicPicture(
-            kind, snapshot, game_map.text, tuple(names), self.width, self._words(language)
+            kind, snapshot, game_map.text, self._names(names, language), self.width, self._words(language)
         )
         return await self._draw(kind, None, self._key(names, game_map.text), rendering.render_public, request)
 
@@ -228,7 +237,7 @@ class Pictures:
         language: str | None = None,
     ) -> bytes:
         request = RenderRequest.move_preview(
-            v, targets, symbol, names, self.width, words=self._words(language)
+            v, targets, symbol, self._names(names, language), self.width, words=self._words(language)
         )
         return await self._run(request)
 
@@ -247,7 +256,7 @@ class Pictures:
             v,
             corner,
             paths,
-            names,
+            self._names(names, language),
             self.width,
             confirm=confirm,
             ends_game=ends_game,
@@ -263,7 +272,7 @@ class Pictures:
         from rendering.replay import MAX_BYTES, render_replay_events
 
         self.recent.append(("replay", None))
-        args = (list(events), list(names), MAX_BYTES, self._words(language))
+        args = (list(events), list(self._names(names, language)), MAX_BYTES, self._words(language))
         # A whole game's frames: on the least busy worker, weighed so that boards go to the others meanwhile.
         return await self._call(None, render_replay_events, *args, weight=SLACK + 1)
 
@@ -277,7 +286,7 @@ class Pictures:
         language: str | None = None,
     ) -> bytes:
         request = RenderRequest.province_preview(
-            v, province, plan, names, self.width, words=self._words(language)
+            v, province, plan, self._names(names, language), self.width, words=self._words(language)
         )
         return await self._run(request)
 

@@ -26,7 +26,7 @@ from engine.symbols import Symbol, total
 from engine.views import redact, view
 from storage import GameRecord, PlayerRating
 
-from . import i18n
+from . import i18n, words
 from .computers import is_computer
 from .i18n import N_, _, ngettext, pgettext
 from .limits import MAX_OPTIONS
@@ -88,11 +88,14 @@ def jump_link(guild_id: int | None, channel_id: int, message_id: int | None = No
 
 
 def who(table: Table, user_id: int | None) -> str:
-    """A player as the channel shows them: a mention, or a computer seat's name (it has no Discord id)."""
-    if is_computer(user_id):
+    """A player as the channel shows them: a mention, or the name of a seat with no Discord id (a computer
+    seat's, or a forgotten user's pseudonym: storage.privacy)."""
+    if user_id is not None and user_id < 0:
         names: dict[str, str] = table.record.options.get("names", {})
         name = names.get(str(user_id))
-        return f"**{name if name is not None else _('the computer')}**"
+        if name is None:
+            name = _("the computer") if is_computer(user_id) else _("a former player")
+        return f"**{words.shown_name(name)}**"
     return f"<@{user_id}>"
 
 
@@ -137,7 +140,7 @@ def lobby_text(table: Table) -> str:
         max=MAX_PLAYERS,
         seated=len(seated),
         players=", ".join(seated) or _("nobody yet"),
-        creator=table.record.options.get("creator", _("The creator")),
+        creator=words.shown_name(table.record.options.get("creator") or _("The creator")),
     ) + deadline_text(table)
 
 

@@ -21,6 +21,7 @@ from engine.geometry import Point, Space, corners, point_label
 from engine.maps import Map
 from engine.state import EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
+from storage import former_number
 
 from . import limits
 from .i18n import N_, Nn_, _, ngettext, pgettext
@@ -187,6 +188,17 @@ def space_corners(space: Space) -> str:
     return " ".join(point_label(p) for p in sorted(corners(space)))
 
 
+def shown_name(name: str) -> str:
+    """A stored name as the reader reads it: a forgotten user's "former player N" is stored in English
+    (storage.privacy) and worded here in the reader's language; a replay's "bob → carol" name by name."""
+    if " → " in name:
+        return " → ".join(shown_name(part) for part in name.split(" → "))
+    n = former_number(name)
+    if n is None:
+        return name
+    return _("a former player") if n == 0 else _("former player {n}").format(n=n)
+
+
 @dataclass(frozen=True)
 class Speaker:
     """Names for one game: ``names[seat]`` are display names; ``game_map`` names the spaces' symbols."""
@@ -198,7 +210,7 @@ class Speaker:
         if seat is None:
             return _("nobody")
         if 0 <= seat < len(self.names):
-            return self.names[seat]
+            return shown_name(self.names[seat])
         return _("player {n}").format(n=seat + 1)
 
     def space(self, space: Space | Sequence[int] | None) -> str:

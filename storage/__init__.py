@@ -119,7 +119,7 @@ from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
 from .postgres import PostgresGameStore, check_postgres, is_postgres_url, open_postgres_store
 from .preflight import BadDatabase, check_database, inspect_database
-from .privacy import ForgetReport, StillSeated
+from .privacy import ForgetReport, StillSeated, former_number
 from .sqlite import SqliteGameStore, open_store
 from .sqlite_transfer import copy_database
 
@@ -181,6 +181,7 @@ __all__ = [
     "ChannelBusy",
     "ForgetReport",
     "StillSeated",
+    "former_number",
     "GameClosed",
     "GameExists",
     "GameNotFound",

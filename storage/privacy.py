@@ -15,7 +15,8 @@ API
 ---
 StillSeated(user_id, game_ids)                  the user sits in a game not over: nothing was changed
 ForgetReport(games, settings, duties)           what `forget_user` changed
-former_name(seat) -> str
+former_name(seat) -> str                        stored in English; readers read it in theirs
+former_number(name) -> int | None               N of a stored "former player N" (0: "a former player")
 scrub(value, user_id, pseudonym, names, new_name) -> value
 forget_options(options, user_id, pseudonym, seat, created) -> options
 forget_payload(payload, user_id, pseudonym, seat) -> payload
@@ -28,11 +29,33 @@ from typing import Any
 
 from .base import ForgetReport, JsonDict, StillSeated
 
-__all__ = ["ForgetReport", "StillSeated", "forget_options", "forget_payload", "former_name", "scrub"]
+__all__ = [
+    "ForgetReport",
+    "StillSeated",
+    "forget_options",
+    "forget_payload",
+    "former_name",
+    "former_number",
+    "scrub",
+]
+
+
+FORMER_PLAYER = "former player "
+A_FORMER_PLAYER = "a former player"
 
 
 def former_name(seat: int | None) -> str:
-    return f"former player {seat + 1}" if seat is not None else "a former player"
+    """A forgotten user's stored name. It is kept in English; a reader reads it in their language
+    (``former_number``, bot.words.shown_name)."""
+    return f"{FORMER_PLAYER}{seat + 1}" if seat is not None else A_FORMER_PLAYER
+
+
+def former_number(name: str) -> int | None:
+    """N of a stored "former player N", 0 for "a former player", None for any other name."""
+    if name == A_FORMER_PLAYER:
+        return 0
+    rest = name.removeprefix(FORMER_PLAYER)
+    return int(rest) if rest != name and rest.isdigit() and rest.isascii() else None
 
 
 def scrub(value: Any, user_id: int, pseudonym: int, names: Collection[str], new_name: str) -> Any:

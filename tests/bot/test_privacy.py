@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot import i18n, texts, words
+from bot.pictures import Pictures
+from bot.tables import names_of
+from bot.words import Speaker
 from tests.bot.driver import WALLS_MAP, Clock, Game, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -66,10 +70,23 @@ async def test_forget_me_refuses_while_seated_then_forgets_after_the_game(tmp_pa
         assert await store.events(g.game_id) == events_before
         assert await store.get_user_settings(alice.id) == {}
         assert await store.games_of_user(alice.id, active_only=False) == []
-        # The finished game still reads well in its channel.
+        # The finished game still reads well in its channel: the pseudonym is no mention, and a German
+        # reader reads "former player" in German (the record keeps it in English).
         for command in ("alexandros status", "alexandros log"):
             r = await d.slash(bob, command)
             assert "Something went wrong" not in r.content and "alice" not in r.content
+            assert "<@-" not in r.content
+        r = await d.slash(bob, "alexandros status")
+        assert "former player 1" in r.content
+        with i18n.speaking("de"):
+            table = await g.table()
+            assert texts.who(table, former) == "**ehemaliger Spieler 1**"
+            assert Speaker(names_of(after)).seat(0) == "ehemaliger Spieler 1"
+            assert words.shown_name("a former player → bob") == "ein ehemaliger Spieler → bob"
+            assert words.shown_name("former player 1x") == "former player 1x"
+        assert texts.who(table, former) == "**former player 1**"
+        # Pictures draw the names in the picture's language too.
+        assert Pictures._names(("former player 1", "bob"), "de") == ("ehemaliger Spieler 1", "bob")
         # Asking again: nothing left.
         r = await d.slash(alice, "alexandros me forget")
         r = await d.click(alice, r.response_message.id, confirm)
