@@ -9,6 +9,7 @@ cached, so that loading a map and its memory stay linear in its size (issue 12).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -187,8 +188,18 @@ def parse_map(text: str, source: str = "<map>") -> Map:
     return _parse_cached(text, source)
 
 
+# Tab, CR and LF aside, C0 controls and DEL are no text: a NUL in a map's name was drawn in pictures and
+# refused by PostgreSQL only when a game was stored.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 @lru_cache(maxsize=32)
 def _parse_cached(text: str, source: str) -> Map:
+    control = _CONTROL.search(text)
+    if control is not None:
+        before = text[: control.start()]
+        at_row, at_column = before.count("\n") + 1, control.start() - (before.rfind("\n") + 1) + 1
+        raise MapError(source, at_row, at_column, f"control character {control.group()!r}: not text")
     header: dict[str, tuple[str, int]] = {}
     labels_raw: list[tuple[str, int]] = []
     rows: list[str] = []

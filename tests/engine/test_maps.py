@@ -21,6 +21,21 @@ def test_map_format_disconnected_land_is_refused_naming_the_unreachable_spaces()
     assert "2,3 2,4 2,5" in str(err.value)
 
 
+@pytest.mark.parametrize("where", ["name: t\x00", "# a comment\x07", "T.A\x00"])
+def test_map_format_a_control_character_is_refused_with_its_line_and_column(where: str) -> None:
+    """A map file is UTF-8 text: a NUL in its name was accepted, drawn in pictures, and refused by
+    PostgreSQL when the game was stored (only there), so the owner learnt of it at the first game."""
+    text = "name: t\nstart: A1\n# a comment\ngrid:\nT.A\n"
+    plain = where.replace("\x00", "").replace("\x07", "")
+    bad = text.replace(plain, where, 1)
+    assert bad != text
+    with pytest.raises(MapError) as err:
+        parse_map(bad, "bad.map")
+    line = bad.splitlines().index(next(ln for ln in bad.splitlines() if ln == where)) + 1
+    assert f"bad.map:{line}:{len(where)}:" in str(err.value) and "control character" in str(err.value)
+    parse_map(text, "good.map")  # the same file without it loads
+
+
 def test_map_format_land_joined_only_at_a_corner_is_connected() -> None:
     # (0,2) and (0,4) are up triangles that share the corner B4 across the sea triangle (0,3).
     m = parse_map(_text("T.A~H"))
