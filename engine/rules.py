@@ -813,6 +813,11 @@ class ProvinceInfo:
 
 
 def province_infos(state: GameState) -> list[ProvinceInfo]:
+    """Each province's value (R4.5), symbol spaces, owner (R4.4) and guards."""
+    return list(_kept(state, "province_infos", partial(_province_infos, state)))
+
+
+def _province_infos(state: GameState) -> tuple[ProvinceInfo, ...]:
     out = []
     for p in state.provinces:
         out.append(
@@ -825,7 +830,7 @@ def province_infos(state: GameState) -> list[ProvinceInfo]:
                 guards=tuple(sorted(s for s in p.spaces if s in state.guard_owner)),
             )
         )
-    return out
+    return tuple(out)
 
 
 # --- Levy and take back (R7, R8) ----------------------------------------------------------------------
