@@ -497,28 +497,50 @@ def render_path_preview(
     if not paths:
         head.text(words.tr("No path to this point."), colour=pal.warning)
     fb = font(band.size, True, condensed=True)
-    cells, cw = _grid(band, rest.x0, rest.x1, n, band.size * 7.2)
-    shown = len(cells) if len(cells) >= n else len(cells) - 1
-    for (x, y), i in zip(cells[:shown], range(n), strict=False):
-        opt = paths[i]
-        colour, dash = _path_style(i, theme)
-        r = marker_radius(str(i + 1), lay.text(theme.sizes.point_font))[0]
+    walls = [len(opt.new_walls) for opt in paths]
+    # One entry a path while they fit; else one a run of paths placing as many walls ("1–9: 5 walls"), so
+    # that every numbered path's walls are read here too (paths come fewest walls first: few runs).
+    fits = len(_grid(band, rest.x0, rest.x1, n, band.size * 7.2)[0]) >= n
+    runs = [(i, i) for i in range(n)] if fits else _runs(walls)
+    cells, cw = _grid(band, rest.x0, rest.x1, len(runs), band.size * 7.2)
+    shown = len(cells) if len(cells) >= len(runs) else len(cells) - 1
+    for (x, y), (first, last) in zip(cells[:shown], runs, strict=False):
+        r = marker_radius(str(first + 1), lay.text(theme.sizes.point_font))[0]
         cy = y + band.size * 0.6
-        _marker(band.d, (x + r, cy), str(i + 1), lay, theme, colour)
-        sx = x + 2 * r + band.k(10)
-        sample = band.size * 1.4
-        _styled_polyline(band.d, [(sx, cy), (sx + sample, cy)], colour, line_w, dash, lay)
-        tx = sx + sample + band.k(12)
-        new = len(opt.new_walls)
-        text = words.ntr("{n} wall", "{n} walls", new).format(n=new)
+        _marker(band.d, (x + r, cy), str(first + 1), lay, theme, _path_style(first, theme)[0])
+        text = words.ntr("{n} wall", "{n} walls", walls[first]).format(n=walls[first])
+        if first == last:
+            colour, dash = _path_style(first, theme)
+            sx = x + 2 * r + band.k(10)
+            sample = band.size * 1.4
+            _styled_polyline(band.d, [(sx, cy), (sx + sample, cy)], colour, line_w, dash, lay)
+            tx = sx + sample + band.k(12)
+        else:
+            tx = x + 2 * r + band.k(8)
+            band.d.text((tx, y), "–", font=fb, fill=pal.ink)
+            tx += band.d.textlength("– ", font=fb)
+            r_last = marker_radius(str(last + 1), lay.text(theme.sizes.point_font))[0]
+            _marker(band.d, (tx + r_last, cy), str(last + 1), lay, theme, _path_style(last, theme)[0])
+            tx += 2 * r_last + band.k(12)
         band.d.text(
             (tx, y), ellipsize(text, band.size, round(x + cw - tx), True, True), font=fb, fill=pal.ink
         )
-    if shown < n:
+    if shown < len(runs):
         x, y = cells[-1]
-        more = words.tr("… {n} more").format(n=n - shown)
+        more = words.tr("… {n} more").format(n=n - runs[shown][0])
         band.d.text((x, y), more, font=font(band.size, condensed=True), fill=pal.muted)
     return encode(im, theme)
+
+
+def _runs(values: Sequence[int]) -> list[tuple[int, int]]:
+    """The runs of equal neighbours in ``values``, as (first index, last index)."""
+    out: list[tuple[int, int]] = []
+    for i, value in enumerate(values):
+        if out and values[out[-1][1]] == value:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
 
 
 def wall_split(new_walls: int, black_left: int, red_left: int) -> tuple[int, int]:

@@ -25,6 +25,7 @@ from rendering import (
 )
 from rendering.board import region_sprite
 from tests.rendering.games import first, game_states
+from tests.rendering.test_golden import _mover as golden_mover
 
 NAMES = ("Ana", "Jürgen", "Zoë Ж")
 Drawn = list[tuple[str, int]]
@@ -187,3 +188,29 @@ def test_r10_3_the_end_picture_ranks_the_players_still_in_first_and_marks_who_re
     assert winner < text.index(f"{NAMES[leader]} (resigned)")
     assert winner < text.index(f"{NAMES[others[0]]} (resigned)")
     assert text.index("1.") < winner < text.index("2.")
+
+
+def test_r3_5_the_path_legend_gives_every_numbered_paths_walls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """R3.5: each path numbered on the map has its new walls in the legend. With 15 paths the legend held
+    7 ("5 walls" each) and "… 8 more", and paths 8-15 place 6: a player read it as 15 equal paths. Paths
+    that place as many walls now share one entry ("8 – 15  6 walls")."""
+    s = golden_mover()  # the path preview golden's position: a corner with 15 paths
+    symbols = sorted({c.symbol for c in rules.move_choices(s)})
+    options = [c for y in symbols for t in rules.targets(s, y) for c in t.corners]
+    corner = max(options, key=lambda c: (c.paths, c.point))
+    paths = rules.path_options(s, corner.point)
+    counts = [len(p.new_walls) for p in paths]
+    assert len(paths) == 15 and len(set(counts)) > 1
+    mine = view(s, s.current)
+    for width in (1200, 900):
+        text = _caption(monkeypatch, lambda w=width: render_path_preview(mine, corner, paths, NAMES, w))
+        assert "more" not in text
+        for walls in set(counts):
+            assert f"{walls} walls" in text
+        last_of = {w: max(i for i, c in enumerate(counts) if c == w) + 1 for w in counts}
+        for walls, last in last_of.items():
+            first_ = counts.index(walls) + 1
+            assert f"{first_} – {last} {walls} walls" in text or first_ == last
+    # A few paths keep one entry each, with its line's sample.
+    few = _caption(monkeypatch, lambda: render_path_preview(mine, corner, paths[:3], NAMES))
+    assert "–" not in few and few.count(f"{counts[0]} walls") == 3
