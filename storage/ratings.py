@@ -12,11 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import aiosqlite
-
 from .base import PlayerRating, RateFn, StoreError
 from .postgres_base import PostgresBase, _Conn
-from .sqlite_base import SqliteBase
+from .sqlite_base import SqliteBase, Tx
 
 _COLUMNS = "guild_id, user_id, mu, sigma, games, wins, updated_at"
 _ORDER = "ORDER BY mu - 3.0 * sigma DESC, games DESC, user_id"
@@ -45,7 +43,7 @@ class SqliteRatings(SqliteBase):
     ) -> bool:
         users = list(dict.fromkeys(user_ids))
 
-        async def body(conn: aiosqlite.Connection) -> bool:
+        async def body(conn: Tx) -> bool:
             done = await conn.execute_fetchall("SELECT 1 FROM rated_games WHERE game_id = ?", (game_id,))
             if list(done):
                 return False
@@ -89,7 +87,7 @@ class SqliteRatings(SqliteBase):
     ) -> None:
         new = _checked(guild_id, [r.user_id for r in ratings], ratings)
 
-        async def body(conn: aiosqlite.Connection) -> None:
+        async def body(conn: Tx) -> None:
             await conn.execute("DELETE FROM ratings WHERE guild_id = ?", (guild_id,))
             await conn.execute("DELETE FROM rated_games WHERE guild_id = ?", (guild_id,))
             await _upsert_sqlite(conn, new, now)
@@ -103,7 +101,7 @@ class SqliteRatings(SqliteBase):
         await self._write(body)
 
 
-async def _upsert_sqlite(conn: aiosqlite.Connection, new: Sequence[PlayerRating], now: float) -> None:
+async def _upsert_sqlite(conn: Tx, new: Sequence[PlayerRating], now: float) -> None:
     await conn.executemany(
         f"INSERT INTO ratings ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (guild_id, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"

@@ -15,8 +15,6 @@ import os
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-import aiosqlite
-
 from .base import (
     KEEP,
     TERMINAL_STATUSES,
@@ -44,6 +42,7 @@ from .sqlite_base import (
     _GAME_COLUMNS,
     _RETURNING_COLUMNS,
     SqliteBase,
+    Tx,
     _game_from_row,
     _why_not_updated,
     _write_meta,
@@ -122,7 +121,7 @@ class SqliteGameStore(
         )
         map_rows = list(maps)
 
-        async def body(conn: aiosqlite.Connection) -> GameRecord:
+        async def body(conn: Tx) -> GameRecord:
             # RETURNING hands back the updated row, saving a round trip to the worker thread.
             updated = list(
                 await conn.execute_fetchall(
@@ -190,7 +189,7 @@ class SqliteGameStore(
         )
         options_json = None if options is None else to_json(options)
 
-        async def body(conn: aiosqlite.Connection) -> GameRecord:
+        async def body(conn: Tx) -> GameRecord:
             updated = list(
                 await conn.execute_fetchall(
                     "UPDATE games SET updated_at = ?, options = COALESCE(?, options),"
@@ -225,7 +224,7 @@ class SqliteGameStore(
         Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""
         duty_rows = [(d, to_json(d.payload)) for d in duties]
 
-        async def body(conn: aiosqlite.Connection) -> GameRecord:
+        async def body(conn: Tx) -> GameRecord:
             game = await self._fetch_game(conn, game_id)
             if game.status in TERMINAL_STATUSES:
                 return game
@@ -300,7 +299,7 @@ class SqliteGameStore(
         """
         rows = metadata_rows(changes)
 
-        async def body(conn: aiosqlite.Connection) -> JsonDict:
+        async def body(conn: Tx) -> JsonDict:
             await self._fetch_game(conn, game_id)
             if leased is not None and not await conn.execute_fetchall(
                 "SELECT 1 FROM duties WHERE id = ? AND lease_owner = ? AND done_at IS NULL", leased

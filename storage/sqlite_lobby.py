@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-import aiosqlite
-
 from .base import (
     ChannelBusy,
     GameRecord,
@@ -20,6 +18,7 @@ from .rows import (
 )
 from .sqlite_base import (
     SqliteBase,
+    Tx,
 )
 
 
@@ -41,7 +40,7 @@ class SqliteLobby(SqliteBase):
         snapshot_json = None if snapshot is None else to_json(snapshot)
         seat_rows = check_seats(seats)
 
-        async def body(conn: aiosqlite.Connection) -> GameRecord:
+        async def body(conn: Tx) -> GameRecord:
             busy = await self._active_game_in(conn, channel_id)
             if busy is not None:
                 raise ChannelBusy(channel_id, busy)
@@ -70,9 +69,9 @@ class SqliteLobby(SqliteBase):
         self,
         game_id: int,
         now: float,
-        change: Callable[[aiosqlite.Connection, GameRecord], Awaitable[None]],
+        change: Callable[[Tx, GameRecord], Awaitable[None]],
     ) -> GameRecord:
-        async def body(conn: aiosqlite.Connection) -> GameRecord:
+        async def body(conn: Tx) -> GameRecord:
             game = await self._fetch_game(conn, game_id)
             if game.status != "lobby":
                 raise SeatError(f"game {game_id} is not in the lobby ({game.status})")
@@ -85,7 +84,7 @@ class SqliteLobby(SqliteBase):
     async def join_seat(self, game_id: int, user_id: int, now: float, seat: int | None = None) -> GameRecord:
         """Seat a user in the lobby: the given seat, or the lowest free one. Raises SeatError."""
 
-        async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
+        async def change(conn: Tx, game: GameRecord) -> None:
             chosen = seat_for(game, user_id, seat)
             await conn.execute(
                 "INSERT INTO seats (game_id, seat, user_id) VALUES (?, ?, ?)", (game_id, chosen, user_id)
@@ -96,7 +95,7 @@ class SqliteLobby(SqliteBase):
     async def leave_seat(self, game_id: int, user_id: int, now: float) -> GameRecord:
         """Take a user out of the lobby. Raises SeatError if they are not seated or the game has begun."""
 
-        async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
+        async def change(conn: Tx, game: GameRecord) -> None:
             if game.seat_of(user_id) is None:
                 raise SeatError(f"user {user_id} is not seated")
             await conn.execute("DELETE FROM seats WHERE game_id = ? AND user_id = ?", (game_id, user_id))
@@ -115,7 +114,7 @@ class SqliteLobby(SqliteBase):
         options_json = None if options is None else to_json(options)
         seat_rows = None if seats is None else check_seats(seats)
 
-        async def change(conn: aiosqlite.Connection, game: GameRecord) -> None:
+        async def change(conn: Tx, game: GameRecord) -> None:
             if options_json is not None:
                 await conn.execute("UPDATE games SET options = ? WHERE id = ?", (options_json, game_id))
             if seat_rows is not None:

@@ -8,8 +8,6 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any
 
-import aiosqlite
-
 try:
     import fcntl
 except ImportError:  # Windows: exclusive() is then per process
@@ -31,6 +29,7 @@ from .rows import (
 )
 from .sqlite_base import (
     SqliteBase,
+    Tx,
     _shard_filter,
     _write_meta,
 )
@@ -57,7 +56,7 @@ class SqliteOutbox(SqliteBase):
         if game_id is None and (keys or meta_rows):
             raise ValueError("cancel_keys and meta need a game")
 
-        async def body(conn: aiosqlite.Connection) -> list[Duty]:
+        async def body(conn: Tx) -> list[Duty]:
             guild_id = None
             if game_id is not None:
                 game = (await self._fetch_game(conn, game_id))
@@ -88,7 +87,7 @@ class SqliteOutbox(SqliteBase):
         """
         where, params = _shard_filter(shards, "d.guild_id")
 
-        async def body(conn: aiosqlite.Connection) -> list[Duty]:
+        async def body(conn: Tx) -> list[Duty]:
             rows = await conn.execute_fetchall(
                 f"UPDATE duties SET lease_owner = ?, lease_until = ?, attempts = attempts + 1"
                 f" WHERE id IN (SELECT d.id FROM duties d"
@@ -108,7 +107,7 @@ class SqliteOutbox(SqliteBase):
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
         """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
 
-        async def body(conn: aiosqlite.Connection) -> bool:
+        async def body(conn: Tx) -> bool:
             cursor = await conn.execute(
                 "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
                 " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
@@ -121,7 +120,7 @@ class SqliteOutbox(SqliteBase):
     async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
         """Give a leased duty back, to be tried again from `not_before`; False when the lease was lost."""
 
-        async def body(conn: aiosqlite.Connection) -> bool:
+        async def body(conn: Tx) -> bool:
             cursor = await conn.execute(
                 "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = ?, last_error = ?"
                 " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
@@ -143,7 +142,7 @@ class SqliteOutbox(SqliteBase):
         """Delete a game's pending duties with these keys (None: all of them). Returns how many."""
         key_list = None if keys is None else list(keys)
 
-        async def body(conn: aiosqlite.Connection) -> int:
+        async def body(conn: Tx) -> int:
             return await self._cancel_keys(conn, game_id, key_list)
 
         return await self._write(body)
@@ -198,7 +197,7 @@ class SqliteOutbox(SqliteBase):
     async def purge_done_duties(self, done_before: float) -> int:
         """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
 
-        async def body(conn: aiosqlite.Connection) -> int:
+        async def body(conn: Tx) -> int:
             cursor = await conn.execute(
                 "DELETE FROM duties WHERE done_at IS NOT NULL AND done_at < ?", (done_before,)
             )

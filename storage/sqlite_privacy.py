@@ -8,11 +8,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import aiosqlite
-
 from .privacy import ForgetReport, StillSeated, forget_options, forget_payload, scrub
 from .rows import dumps
-from .sqlite_base import SqliteBase
+from .sqlite_base import SqliteBase, Tx
 
 _TERMINAL_SQL = "('finished', 'abandoned')"
 
@@ -30,7 +28,7 @@ class SqlitePrivacy(SqliteBase):
             raise ValueError("a pseudonym is negative, so that it is never a Discord id")
         del now
 
-        async def body(conn: aiosqlite.Connection) -> ForgetReport:
+        async def body(conn: Tx) -> ForgetReport:
             async def rows(sql: str, params: Sequence[Any]) -> list[Any]:
                 return list(await conn.execute_fetchall(sql, params))
 
@@ -102,7 +100,7 @@ class SqlitePrivacy(SqliteBase):
         with everything of theirs (seats, events, snapshots, meta, outbox). Returns how many. The newest
         game row of all is kept, so that no game id is ever used twice."""
 
-        async def body(conn: aiosqlite.Connection) -> int:
+        async def body(conn: Tx) -> int:
             # The row with the highest id stays: SQLite gives a new row max(id) + 1, and a game id must
             # never come back (old buttons carry it: a press would reach another game).
             where = f"status IN {_TERMINAL_SQL} AND updated_at < ? AND id < (SELECT max(id) FROM games)"

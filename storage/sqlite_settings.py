@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import aiosqlite
-
 from .base import (
     JsonDict,
 )
@@ -17,6 +15,7 @@ from .rows import (
 )
 from .sqlite_base import (
     SqliteBase,
+    Tx,
 )
 
 
@@ -31,7 +30,7 @@ class SqliteSettings(SqliteBase):
         """Replace all of a user's settings."""
         body_json = to_json(settings)
 
-        async def body(conn: aiosqlite.Connection) -> None:
+        async def body(conn: Tx) -> None:
             await conn.execute(
                 "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (user_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
@@ -45,7 +44,7 @@ class SqliteSettings(SqliteBase):
         changes = dict(changes)
         to_json(changes)
 
-        async def body(conn: aiosqlite.Connection) -> JsonDict:
+        async def body(conn: Tx) -> JsonDict:
             rows = list(
                 await conn.execute_fetchall("SELECT body FROM user_settings WHERE user_id = ?", (user_id,))
             )

@@ -37,6 +37,7 @@ from .rows import (
 )
 from .sqlite_base import (
     SqliteBase,
+    Tx,
     _write_meta,
     connect,
 )
@@ -111,7 +112,7 @@ class SqliteTransfer(SqliteBase):
     async def export_game(self, game_id: int) -> JsonDict:
         """One game as a JSON-able dict: game row, seats, events, the latest snapshot, its pending duties."""
 
-        async def body(conn: aiosqlite.Connection) -> JsonDict:
+        async def body(conn: Tx) -> JsonDict:
             game = await self._fetch_game(conn, game_id)
             events = list(
                 await conn.execute_fetchall(
@@ -180,7 +181,7 @@ class SqliteTransfer(SqliteBase):
                 raise
             raise InvalidGameData(f"malformed export: {exc!r}") from exc
 
-        async def body(conn: aiosqlite.Connection) -> GameRecord:
+        async def body(conn: Tx) -> GameRecord:
             old_id = int(game["id"])
             if keep_id:
                 exists = list(await conn.execute_fetchall("SELECT 1 FROM games WHERE id = ?", (old_id,)))
