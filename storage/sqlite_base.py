@@ -11,9 +11,6 @@ How transactions work, and why:
   single statement is always a consistent snapshot, so it needs no lock. Reads that need several
   statements (export) run on the writer under the lock instead, so the reader never holds a long
   read transaction that would hide a commit the caller just made.
-- Reads of a row or a few by key (a game, a snapshot, a map, settings, a game's duties) run at once on
-  the caller's thread, on a plain read-only connection (`_point`): such a read costs less than the trip
-  to the reader's thread and back. It never waits for a lock; when the file is busy it takes the trip.
 - A write transaction runs whole in the writer's thread, as one function (`_whole_transaction`, through
   aiosqlite's own `_execute`, which its public calls use): BEGIN, the body, COMMIT or ROLLBACK. The body
   is written as a coroutine over a `Tx`, whose calls never suspend, so it runs to its end in one step;
@@ -183,14 +180,6 @@ def _whole_transaction(conn: sqlite3.Connection, body: Callable[[Tx], Awaitable[
     return result
 
 
-def point_reader(path: str) -> sqlite3.Connection:
-    """The connection for ``SqliteBase._point``: read-only, and it never waits for a lock (busy_timeout 0)."""
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout = 0")
-    conn.execute("PRAGMA query_only = ON")
-    return conn
-
-
 async def _write_meta(
     conn: Tx, game_id: int, rows: Sequence[tuple[str, str | None]], now: float
 ) -> None:
@@ -209,15 +198,8 @@ async def _write_meta(
 class SqliteBase:
     """The store's two connections, its one-writer transactions and the row helpers used inside them."""
 
-    def __init__(
-        self,
-        path: str,
-        writer: aiosqlite.Connection,
-        reader: aiosqlite.Connection,
-        point_reader: sqlite3.Connection | None = None,
-    ) -> None:
+    def __init__(self, path: str, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
         self.path = path
-        self._point_reader = point_reader
         self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
         self._writer = writer
         self._reader = reader
@@ -249,19 +231,6 @@ class SqliteBase:
         if self._closed:
             raise StoreError("store is closed")
         return list(await self._reader.execute_fetchall(sql, params))
-
-    async def _point(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        """A read of a row or a few by key, on the caller's thread: such a read costs the event loop
-        10-30 us, the trip to the reader's thread and back about 35 us of the loop's CPU and as much
-        again of the thread's. It never waits: when the file is busy it takes the trip instead."""
-        if self._closed:
-            raise StoreError("store is closed")
-        if self._point_reader is not None:
-            try:
-                return self._point_reader.execute(sql, params).fetchall()
-            except sqlite3.OperationalError:
-                pass
-        return await self._read(sql, params)
 
     @staticmethod
     async def _fetch_game(conn: Tx, game_id: int) -> GameRecord:
@@ -348,8 +317,6 @@ class SqliteBase:
                 handle.close()
         self._held.clear()
         try:
-            if self._point_reader is not None:
-                self._point_reader.close()
             await self._reader.close()
         finally:
             await self._writer.close()

@@ -132,7 +132,7 @@ class SqliteOutbox(SqliteBase):
 
     async def pending_duties(self, game_id: int | None) -> list[Duty]:
         """Undone duties of a game (None: of no game), in delivery order."""
-        rows = await self._point(
+        rows = await self._read(
             f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL ORDER BY due_at, id",
             (game_id,),
         )

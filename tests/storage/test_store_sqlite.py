@@ -308,62 +308,6 @@ async def test_the_integrity_check_finds_a_game_whose_snapshot_is_gone(tmp_path:
         await store.close()
 
 
-async def test_point_reads_run_on_the_callers_thread_and_see_each_commit(tmp_path: Path) -> None:
-    """A read by key (a game, its channel's game, a snapshot, settings, a game's duties) runs at once on the
-    event loop's thread, not through the reader's thread: it sees every commit made before it, and an open
-    write transaction neither blocks it nor shows it uncommitted rows."""
-    store = await open_store(tmp_path / "p.db")
-    trips: list[str] = []
-    through_thread = store._reader.execute_fetchall
-
-    def counted(sql: str, params: object = ()) -> object:
-        trips.append(sql)
-        return through_thread(sql, params)  # type: ignore[arg-type]
-
-    store._reader.execute_fetchall = counted  # type: ignore[method-assign]
-    try:
-        game = await store.create_game(1, 5, 1, {}, T0, snapshot={"count": 0})
-        duty = NewDuty("post", T0, 5, payload={"text": "hi"})
-        after = await store.append(game.id, 0, [{"n": 1}], {"count": 1}, T0, duties=[duty])
-        assert (await store.game_by_id(game.id)) == after
-        assert (await store.game_by_channel(5)) == after
-        assert await store.load_snapshot(game.id) == (1, {"count": 1})
-        assert [d.payload for d in await store.pending_duties(game.id)] == [{"text": "hi"}]
-        assert await store.get_game_meta(game.id) == {}
-        assert await store.get_user_settings(1) == {}
-        assert trips == []
-
-        # A write transaction held open on the writer: the point read answers at once, with the last commit.
-        await store._writer.execute("BEGIN IMMEDIATE")
-        await store._writer.execute("UPDATE games SET version = 99 WHERE id = ?", (game.id,))
-        seen = await asyncio.wait_for(store.game_by_id(game.id), 1.0)
-        assert seen is not None and seen.version == 1
-        await store._writer.execute("ROLLBACK")
-    finally:
-        await store.close()
-
-
-async def test_a_point_read_on_a_busy_file_takes_the_readers_thread_instead(tmp_path: Path) -> None:
-    """The point reader never waits for a lock (it would hold the event loop): when SQLite answers busy,
-    the same read goes through the reader's thread, which waits as every other read does."""
-    store = await open_store(tmp_path / "b.db")
-
-    class Busy:
-        def execute(self, sql: str, params: object = ()) -> object:
-            raise sqlite3.OperationalError("database is locked")
-
-        def close(self) -> None:
-            pass
-
-    try:
-        game = await store.create_game(1, 5, 1, {}, T0)
-        store._point_reader = Busy()  # type: ignore[assignment]
-        assert (await store.game_by_id(game.id)) == game
-        assert (await store.game_by_id(game.id + 1)) is None
-    finally:
-        await store.close()
-
-
 async def test_a_write_transaction_is_one_trip_to_the_writers_thread(tmp_path: Path) -> None:
     """BEGIN, the body's statements and COMMIT run in the writer's thread as one function: an action's
     append made about ten trips to the thread and back (each about 35 us of the event loop's CPU)."""
