@@ -399,9 +399,19 @@ def skipped_text(user_id: int | None, hours: float, locale: str) -> str:
 
 
 @public
-def autoplay_text(table: Table, user_id: int | None, lines: Sequence[str], hours: float) -> str:
-    """The public log of a turn the computer played for an absent player (from redacted events only)."""
+def autoplay_text(
+    table: Table, user_id: int | None, lines: Sequence[str], hours: float, absent: bool = False
+) -> str:
+    """The public log of a turn the computer played for an absent player (from redacted events only):
+    at its deadline, or at once (``absent``: they were marked absent at an earlier turn)."""
     body = "; ".join(lines) if lines else _("no action")
+    if absent:
+        return clip(
+            _(
+                "Played by the computer for <@{user}> (away since an earlier deadline): {actions}.\n"
+                "It plays their turns until they type `/alexandros back` in this channel."
+            ).format(user=user_id, actions=body)
+        )
     return clip(
         _(
             "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline): {actions}.\n"

@@ -249,7 +249,9 @@ class Timers:
                     with i18n.speaking(table.locale):  # a public log: the game's language
                         lines = table.speaker.event_lines([redact(e, None) for e in events])
                     note = dt.say(
-                        table.record.channel_id, texts.autoplay_text(table, uid, lines, hours), now=now
+                        table.record.channel_id,
+                        texts.autoplay_text(table, uid, lines, hours, absent=uid in absent),
+                        now=now,
                     )
                     await pipeline.commit(
                         table, new_state, events, actions, by_computer=True, meta=meta, extra=[note],

@@ -264,7 +264,12 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         mark = d.mark()
         await finish_turn(g)
         assert (await g.state()).turn == turn + 2 and (await g.table()).current_user == other.id
-        assert any("Played by the computer" in q.content for q in d.requests_since(mark) if q.content)
+        (again,) = [q for q in d.requests_since(mark) if q.content and "Played by the computer" in q.content]
+        # It was played at once, not at a deadline: the log says why (it said "the turn passed its 2-hour
+        # deadline" on every turn of an absent player).
+        assert "passed its" not in again.content and "away since an earlier deadline" in again.content
+        assert "/alexandros back" in again.content
+        assert f"<@{absent.id}>" in again.content and not again.pinged_user_ids
         # No reminder for an absent player either way.
         await remind(d, clock.now + 60)
         assert reminders_since(d, mark) == []
