@@ -31,6 +31,7 @@ from .seat_rules import (
     MAX_VACATION_DAYS,
     OPT_PAUSED,
     is_paused,
+    turn_due,
     vacation_until,
     vacations,
     with_vacation,
@@ -316,21 +317,27 @@ class Seats:
                     turn_started_at=now if resume else None,
                 )
                 after = Table(expected, state, table.names)
-                human = uid if uid is not None and not is_computer(uid) else None  # a computer is not pinged
+                since, turn_events = await ctx.pipeline.current_turn(table)
+                timers = []
+                if resume and since is not None:
+                    timers = await ctx.pipeline.wait_timers(after, since, now)
+                # A computer is not called to its turn, nor a player marked absent at an autoplay table,
+                # whose turn the computer plays at once (its deadline is due before the table's).
+                due = turn_due(options, uid, now)
+                at_once = due is not None and any(d.kind == dt.DEADLINE and d.due_at < due for d in timers)
+                human = uid if uid is not None and not is_computer(uid) and not at_once else None
                 text = (
                     texts.resumed_public(by, human, table.locale)
                     if resume
                     else texts.paused_public(by, table.locale)
                 )
-                since, turn_events = await ctx.pipeline.current_turn(table)
                 ping = [human] if resume and human else []
                 duties: list[NewDuty] = [
                     dt.say(record.channel_id, text, ping, now, turn=since if ping else None)
                 ]
                 if since is not None:
                     duties.append(dt.turn_edit(after, since, turn_events, now))
-                    if resume:
-                        duties += await ctx.pipeline.wait_timers(after, since, now)
+                    duties += timers
                 await self._amend(
                     record,
                     now,

@@ -447,3 +447,32 @@ async def test_the_heartbeat_is_written_from_the_event_loop(tmp_path):
     task.cancel()
     beat = read_heartbeat(tmp_path)
     assert beat is not None and abs(beat - time.time()) < 60
+
+
+async def test_p2_a_resume_does_not_call_an_absent_player_to_the_turn_the_computer_plays_at_once(tmp_path):
+    """At an autoplay table, a game resumed on the turn of a player marked absent: the computer plays that
+    turn at once, so the resume post does not tell them "it is your turn again" (nor ping them)."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d, players=3, deadline_hours=2, deadline_policy="autoplay")
+        creator = g.users[0]
+        waiting = await waiting_user(g)
+        assert (await d.slash(creator, "alexandros game pause")).ephemeral
+        await d.bot.store.set_game_meta(g.game_id, {"absent": [waiting.id]}, clock.now)
+        turn = (await g.state()).turn
+        mark = d.mark()
+        r = await d.slash(creator, "alexandros game resume")
+        assert r.ephemeral
+        posts = [q for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
+        (resumed,) = [q for q in posts if "resumed the game" in q.content]
+        assert "your turn" not in resumed.content and waiting.id not in resumed.pinged_user_ids
+        assert (await g.state()).turn == turn + 1, "the computer played the absent player's turn"
+        assert any("Played by the computer" in q.content for q in posts)
+        # Resumed on a present player's turn, they are called to it as before.
+        mark = d.mark()
+        assert (await d.slash(creator, "alexandros game pause")).ephemeral
+        now_waiting = await waiting_user(g)
+        assert now_waiting.id != waiting.id
+        await d.slash(creator, "alexandros game resume")
+        (resumed,) = [q for q in d.requests_since(mark) if q.content and "resumed the game" in q.content]
+        assert "it is your turn again" in resumed.content and resumed.pinged_user_ids == {now_waiting.id}
