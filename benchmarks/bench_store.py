@@ -2,8 +2,8 @@
 
 One action is what the bot does for a button click: load the game's snapshot, apply a cheap
 stand-in for the engine, and append the event, the new snapshot, whose turn it is and the next
-reminder in one transaction. It runs over many active games spread over many channels, with a
-snapshot of realistic size (~5 KB of JSON), at several levels of concurrency.
+reminder (a keyed duty of the outbox) in one transaction. It runs over many active games spread over
+many channels, with a snapshot of realistic size (~5 KB of JSON), at several levels of concurrency.
 
     python benchmarks/bench_store.py [--games 1000] [--seconds 5] [--concurrency 1,8,64] [--db PATH]
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from storage import GameStore, NewNotice, VersionConflict, open_store  # noqa: E402
+from storage import GameStore, NewDuty, VersionConflict, open_store  # noqa: E402
 
 
 def realistic_snapshot(rng: random.Random) -> dict[str, Any]:
@@ -71,11 +71,11 @@ class Result:
 
 
 async def worker(
-    store: GameStore, game_ids: list[int], deadline: float, rng: random.Random, result: Result
+    store: GameStore, games: list[tuple[int, int]], deadline: float, rng: random.Random, result: Result
 ) -> None:
     now = time.time()
     while time.perf_counter() < deadline:
-        game_id = rng.choice(game_ids)
+        game_id, channel_id = rng.choice(games)
         start = time.perf_counter()
         while True:
             loaded = await store.load_snapshot(game_id)
@@ -91,8 +91,10 @@ async def worker(
                     new_state,
                     now,
                     waiting_on=nxt,
-                    cancel_kinds=("turn",),
-                    notices=[NewNotice("turn", now + 86_400, nxt, {"game": game_id})],
+                    # The next reminder, keyed: it replaces the last turn's, as the bot's does.
+                    duties=[
+                        NewDuty("remind", now + 86_400, channel_id, nxt, {"since": version}, key="remind")
+                    ],
                 )
                 break
             except VersionConflict:
@@ -100,7 +102,8 @@ async def worker(
         result.latencies.append(time.perf_counter() - start)
 
 
-async def populate(store: GameStore, games: int, rng: random.Random) -> list[int]:
+async def populate(store: GameStore, games: int, rng: random.Random) -> list[tuple[int, int]]:
+    """The games created, as (game id, channel id)."""
     ids = []
     now = time.time()
     for i in range(games):
@@ -117,7 +120,7 @@ async def populate(store: GameStore, games: int, rng: random.Random) -> list[int
         await store.append(
             game.id, 0, [{"type": "start"}], snapshot, now, status="playing", waiting_on=10_000
         )
-        ids.append(game.id)
+        ids.append((game.id, game.channel_id))
     return ids
 
 
@@ -176,7 +179,7 @@ async def run(args: argparse.Namespace, directory: str) -> None:
         await store.close()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -184,10 +187,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each concurrency level")
     parser.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")], default=[1, 8, 64])
     parser.add_argument("--db", help="database file (default: a new temporary file)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench_store_") as directory:
         asyncio.run(run(args, directory))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

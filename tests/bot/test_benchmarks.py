@@ -41,3 +41,10 @@ def test_bench_notices_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_wakeups_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert asyncio.run(bench("bench_wakeups").main(samples=3, poll=0.2, poll_samples=2)) == 0
     assert "LISTEN/NOTIFY" in capsys.readouterr().out
+
+
+def test_bench_store_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """It had not run since the outbox replaced notices (it imported NewNotice)."""
+    assert bench("bench_store").main(["--games", "5", "--seconds", "0.2", "--concurrency", "1,2"]) == 0
+    out = capsys.readouterr().out
+    assert "actions/s" in out and "integrity check: ok" in out
