@@ -324,9 +324,9 @@ def _place_regions(pl: _Placer) -> None:
             for x, y in [(x0 + dx * lay.side / 2, y0 + dy * half_row)]
         ]
         # A spot that hides no symbol space first (a name over one hid what a player may move to), then
-        # any clear one.
+        # the clear spot that hides the fewest, the nearest of those.
         best = next((b for b in boxes if pl.free(b) and not pl.icons.count(b)), None)
-        best = best or next((b for b in boxes if pl.free(b)), None)
+        best = best or min((b for b in boxes if pl.free(b)), key=pl.icons.count, default=None)
         if best is not None:
             pl.put(Label(REGION, best, text, size))
 
