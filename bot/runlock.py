@@ -91,8 +91,13 @@ def open_checks(database_url: str, db_path: Path) -> RunLock | str:
         return RunLock(None, db_path)  # PostgreSQL: checked by its own migrations, and never restored here
     try:
         held = hold(db_path)
-    except OSError:
-        held = RunLock(None, db_path)  # no lock file possible there: the check below says what is wrong
+    except OSError as err:
+        # No lock file there, so no database either: SQLite writes its journal beside the file.
+        why = err.strerror or type(err).__name__
+        return (
+            f"The database {db_path} cannot be created or written ({why}): set ALEXANDROS_DB (or "
+            "ALEXANDROS_DATA_DIR) to a file in a folder this user may write."
+        )
     if held is None:
         return f"A restore of {db_path} is under way: wait for it to finish (or stop it), then start again."
     try:

@@ -229,3 +229,27 @@ def test_the_restore_cli_refuses_each_bad_backup_and_keeps_the_database(
         ["alexandros.db"],
         ["alexandros.db", "alexandros.db.lock"],
     )
+
+
+def test_the_bot_refuses_a_database_folder_it_cannot_create_before_it_tries_discord(tmp_path: Path) -> None:
+    """ALEXANDROS_DB in a folder that cannot be made (here under a plain file): the bot logged in to
+    Discord first and failed after, on the first write. It now says so in one sentence before."""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the database's folder should be")
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=bare_env(
+            DISCORD_TOKEN="dummy-token-" + "x" * 40,
+            ALEXANDROS_DB=str(blocker / "alexandros.db"),
+            ALEXANDROS_BACKUP_INTERVAL_HOURS="0",
+        ),
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert str(blocker / "alexandros.db") in lines[0] and "ALEXANDROS_DB" in lines[0]
+    assert lines[0].endswith(".") and "Discord" not in proc.stderr
