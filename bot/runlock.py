@@ -12,8 +12,9 @@ when the process ends in any way (clean stop, crash, kill -9), so nothing stale 
   sentence while any bot holds the shared one, and a bot that starts during a restore is refused too.
 
 ``flock`` locks belong to the open file, not to the process, so the lock also works between two opens in
-one process (the tests rely on this). Where ``fcntl`` does not exist (Windows) the lock is never held and
-the restore falls back on the heartbeat and the database's own locks (bot.backups).
+one process (the tests rely on this). Where ``fcntl`` does not exist (Windows), or the folder refuses file
+locks (some network file systems), the lock is never held and the restore falls back on the heartbeat and
+the database's own locks (bot.backups).
 
 API
 ---
@@ -27,6 +28,7 @@ RunLock.release()                                    also a context manager
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from types import TracebackType
@@ -77,9 +79,12 @@ def hold(db_path: Path, exclusive: bool = False) -> RunLock | None:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-    except OSError:
+    except OSError as err:
         os.close(fd)
-        return None
+        if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+            return None  # held by another
+        # A folder without file locks (some network file systems): no lock, as where fcntl is missing.
+        return RunLock(None, path)
     return RunLock(fd, path)
 
 

@@ -99,6 +99,26 @@ def test_a_bot_cannot_start_during_a_restore(tmp_path: Path) -> None:
     again.release()
 
 
+def test_a_folder_without_file_locks_is_not_read_as_a_restore_under_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some network folders refuse flock itself (ENOLCK, EOPNOTSUPP): the bot refused to start with "A
+    restore of ... is under way". Only a lock held by another is a conflict; without file locks the bot
+    runs unlocked, as where fcntl does not exist (the restore then relies on the heartbeat)."""
+    import errno
+
+    from bot import runlock
+
+    def no_locks(fd: int, op: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(runlock.fcntl, "flock", no_locks)
+    held = hold(tmp_path / "alexandros.db")
+    assert held is not None
+    held.release()
+    assert not isinstance(runlock.open_checks("", tmp_path / "alexandros.db"), str)
+
+
 def bare_env(**extra: str) -> dict[str, str]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp")}
     env.update(PYTHONPATH=str(ROOT), **extra)
