@@ -26,7 +26,7 @@ from typing import Any
 
 from engine import serialize
 from engine.events import Event
-from engine.snapshot import dump_state
+from engine.snapshot import dump_public
 from engine.state import GameState, Phase, UndoTrail
 from engine.symbols import Symbol, total
 from engine.views import view
@@ -67,7 +67,7 @@ def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any
         "locale": table.locale,  # the picture's description speaks the game's language
     }
     if lean:
-        out["public"] = dump_state(public_state(state))
+        out["public"] = dump_public(state)  # = dump_state(public_state(state))
         out["map"] = state.map.digest
     else:
         out["view"] = serialize.dump(view(state, None))

@@ -35,7 +35,7 @@ from engine.state import (
     Province,
     UndoTrail,
 )
-from engine.symbols import LETTER_SYMBOLS, Cards
+from engine.symbols import LETTER_SYMBOLS, Cards, Symbol
 
 LEAN_VERSION = 1
 
@@ -65,7 +65,36 @@ def maps_by_digest(*maps: Map) -> MapLookup:
 
 
 def dump_state(state: GameState) -> dict[str, Any]:
-    """A JSON-able snapshot of ``state`` without its map (see ``map_ref``)."""
+    """A JSON-able snapshot of ``state`` without its map (see ``map_ref``).
+
+    Worked out once per state and kept with it (``GameState.derived``): P10's trail holds the turn's earlier
+    states, which every commit of the turn snapshots again. The caller gets its own copy of the top level;
+    the lists inside are shared, so change none of them."""
+    kept = state.derived.get(_LEAN)
+    if kept is None:
+        kept = state.derived[_LEAN] = _dump(state)
+    return dict(kept)
+
+
+def dump_public(state: GameState) -> dict[str, Any]:
+    """The lean snapshot of ``state`` with every secret taken out (R2.5), as ``dump_state`` writes a state
+    whose hands are as many cards of one symbol as they hold (only a hand's size is public), whose supply is
+    as many cards of one symbol (its order is secret), whose random generator and seed are zero and which
+    has no P10 trail (it holds the turn's earlier states whole). Made from the state's kept snapshot
+    instead of a second one."""
+    doc = dump_state(state)
+    doc["players"] = [[[sum(hand), 0, 0, 0, 0], *rest] for hand, *rest in doc["players"]]
+    doc["supply"] = Symbol.TEMPLE.letter * len(state.supply)
+    doc["rng"] = 0
+    doc["seed"] = 0
+    doc.pop("undo", None)
+    return doc
+
+
+_LEAN = "snapshot.lean"  # the key of a state's kept snapshot in GameState.derived
+
+
+def _dump(state: GameState) -> dict[str, Any]:
     last = state.last_move
     result = state.result
     doc: dict[str, Any] = {

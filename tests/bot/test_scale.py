@@ -177,7 +177,7 @@ def test_the_state_cache_keeps_the_hot_states_as_objects_and_the_rest_as_lean_te
 def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_secret() -> None:
     from bot.duties import public_state
     from engine.game import apply, new_game
-    from engine.snapshot import dump_state, load_state, maps_by_digest
+    from engine.snapshot import dump_public, dump_state, load_state, maps_by_digest
     from engine.state import UndoTrail
     from engine.views import view
 
@@ -189,7 +189,11 @@ def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_se
         for _ in range(60):
             if state.over:
                 break
-            public = load_state(dump_state(public_state(state)), maps)
+            # The outbox's snapshot (dump_public, made from the state's kept snapshot) is the public
+            # state's own.
+            lean = dump_public(state)
+            assert lean == dump_state(public_state(state))
+            public = load_state(lean, maps)
             assert view(public, None) == view(state, None)
             assert public.rng == 0 and public.seed == 0
             # P10's trail holds the turn's earlier states whole (hands, the supply's order, the generator):

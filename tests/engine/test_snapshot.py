@@ -69,3 +69,18 @@ def test_stored_snapshots_old_and_lean_load_to_the_same_state() -> None:
     assert replay(events) == lean
     # The current format writes exactly what is stored, so a format change cannot pass unnoticed.
     assert snapshot.dump_state(_snapshot_game()[1]) == lean_doc
+
+
+def test_p10_a_states_lean_snapshot_is_made_once_and_each_caller_gets_its_own_copy() -> None:
+    """A commit snapshots the turn's earlier states again with each new one (P10's trail): each state's
+    snapshot is kept with it, and is the one a fresh codec run gives."""
+    st = _snapshot_game()[1]
+    with_trail = dataclasses.replace(st, undo=UndoTrail((st,), step_open=False, revealed=True))
+    first = snapshot.dump_state(with_trail)
+    assert first == snapshot._dump(with_trail)
+    assert first["undo"][0][0] == snapshot._dump(st)
+    assert snapshot.dump_state(st)["players"] is first["undo"][0][0]["players"], "the trail's state was kept"
+    first["turn"] = -1  # a caller's own copy of the top level
+    assert snapshot.dump_state(with_trail)["turn"] == st.turn
+    fresh = dataclasses.replace(with_trail)  # a new object of equal value keeps nothing of the old one
+    assert "snapshot.lean" not in fresh.derived and snapshot.dump_state(fresh) == snapshot._dump(with_trail)
