@@ -272,7 +272,9 @@ class Deliveries:
         if self.pacer is not None and duty.kind != dt.DEADLINE:  # a deadline sends nothing itself
             await self.pacer.wait()
         try:
-            outcome = await asyncio.wait_for(self._send(duty, now), timeout=self.lease / 2)
+            # In this task (asyncio.timeout), not a task of its own (wait_for): one task fewer a duty.
+            async with asyncio.timeout(self.lease / 2):
+                outcome = await self._send(duty, now)
         except LeaseLost:
             # Another worker took the duty over (this one stalled past its lease) and answers for it now.
             log.warning("duty %s (%s) of game %s: lease lost mid-delivery", duty.id, duty.kind, duty.game_id)

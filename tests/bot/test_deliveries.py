@@ -403,3 +403,33 @@ async def test_closing_waits_for_every_send_in_flight_whichever_round_started_it
         assert dt.POST not in {x.kind for x in left} and turn_posts(d, 1)
         # What was not claimed yet stays for the next start: closing claims nothing more.
         assert await timer_round >= 1
+
+
+async def test_a_send_that_never_ends_is_cut_off_at_half_its_lease_and_tried_again(tmp_path, caplog):
+    """A send that hangs (a lost connection that never errors, a stuck picture) must not hold its duty, and
+    its channel's later duties, past the lease: it is cut off at half the lease and tried again."""
+    from storage import NewDuty
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await flush(d, clock)
+        worker = d.bot.deliveries
+        worker.lease = 0.4
+        sends: list[int] = []
+
+        async def stuck_once(duty, now):
+            sends.append(duty.attempts)
+            if len(sends) == 1:
+                await asyncio.Event().wait()  # never set
+            return "sent"
+
+        worker.handlers["stuck"] = stuck_once
+        await d.bot.store.add_duties(g.game_id, [NewDuty("stuck", clock.now, CHANNEL)], clock.now)
+        started = asyncio.get_running_loop().time()
+        await asyncio.wait_for(flush(d, clock, seconds=60), 10.0)
+        assert asyncio.get_running_loop().time() - started < 3.0, "cut off at half the lease (0.2 s)"
+        assert sends == [1, 2], "tried once more, and done"
+        assert [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == "stuck"] == []
+        (retried,) = [r for r in caplog.records if "(stuck)" in r.getMessage()]
+        assert "retrying" in retried.getMessage() and "TimeoutError" in retried.getMessage()
