@@ -325,6 +325,8 @@ async def _recompute(database: str, guild: int | None) -> int:
     try:
         rater = Ratings(Tables(store, 64))
         servers = [guild] if guild is not None else await rater.servers()
+        if not servers:  # a fresh database: say so, not nothing (the owner cannot tell it from a failure)
+            print("No server has a finished game yet: there is nothing to rate.")
         for g in servers:
             games, players = await rater.recompute(g, time.time())
             print(f"server {g}: {games} rated games, {players} players")

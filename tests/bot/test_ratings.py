@@ -348,3 +348,13 @@ def test_equal_ratings_share_a_place_on_the_leaderboard() -> None:
     assert texts.places([a, b, c]) == [1, 1, 3]
     board = texts.leaderboard_text([a, b, c], "en")
     assert "\n1. <@11>" in board and "\n1. <@12>" in board and "\n3. <@13>" in board
+
+
+async def test_the_command_line_recompute_of_a_database_with_no_finished_game_says_so(tmp_path, capsys):
+    from storage import open_database
+
+    db = str(tmp_path / "fresh.db")
+    store = await open_database(db)
+    await store.close()
+    assert await asyncio.to_thread(bot_main, ["ratings", "--recompute", "--db", db]) == 0
+    assert "nothing to rate" in capsys.readouterr().out
