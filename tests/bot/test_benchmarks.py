@@ -48,3 +48,8 @@ def test_bench_store_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_store").main(["--games", "5", "--seconds", "0.2", "--concurrency", "1,2"]) == 0
     out = capsys.readouterr().out
     assert "actions/s" in out and "integrity check: ok" in out
+
+
+def test_bench_labels_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert bench("bench_labels").main(games=1, every=40, runs=1, baseline=False) == 0
+    assert "ms CPU a board" in capsys.readouterr().out
