@@ -203,19 +203,19 @@ class SqliteBase:
         self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
         self._writer = writer
         self._reader = reader
-        self._lock = asyncio.Lock()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
 
     # ------------------------------------------------------------------ plumbing
 
     async def _run_tx(self, body: Callable[[Tx], Awaitable[T]]) -> T:
-        async with self._lock:
-            # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as
-            # one, where each statement, the BEGIN and the COMMIT were a trip to the thread and back (an
-            # action's append made about ten).
-            in_thread: Callable[..., Awaitable[T]] = self._writer._execute
-            return await in_thread(_whole_transaction, self._writer._conn, body)
+        # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as one,
+        # where each statement, the BEGIN and the COMMIT were a trip to the thread and back (an action's
+        # append made about ten). Nothing else waits on the event loop: the next transaction is queued to
+        # the thread at once (an asyncio lock held it back until the loop had seen the last one end, so
+        # under load every write also waited for a turn of a busy loop, and the writer sat idle between).
+        in_thread: Callable[..., Awaitable[T]] = self._writer._execute
+        return await in_thread(_whole_transaction, self._writer._conn, body)
 
     async def _write(self, body: Callable[[Tx], Awaitable[T]]) -> T:
         if self._closed:

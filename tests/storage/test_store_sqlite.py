@@ -333,6 +333,30 @@ async def test_a_write_transaction_is_one_trip_to_the_writers_thread(tmp_path: P
         await store.close()
 
 
+async def test_write_transactions_queue_in_the_writers_thread_without_waiting_for_the_event_loop(
+    tmp_path: Path,
+) -> None:
+    """Writes made at once go to the writer's thread at once and run there back to back: none waits for
+    the event loop to have seen the one before it end (under load a busy loop held every write back by a
+    turn of its own, and the writer sat idle between them)."""
+    import time
+
+    path = tmp_path / "q.db"
+    store = await open_store(path)
+    try:
+        games = [await store.create_game(1, 10 + i, 1, {}, T0) for i in range(8)]
+        writes = [asyncio.ensure_future(store.set_game_meta(g.id, {"n": 1}, T0)) for g in games]
+        await asyncio.sleep(0)  # each write starts, up to its first wait
+        await asyncio.sleep(0)
+        time.sleep(0.5)  # the event loop is busy: it sees no write end meanwhile
+        with sqlite3.connect(path) as conn:
+            done = conn.execute("SELECT COUNT(*) FROM game_meta WHERE key = 'n'").fetchone()[0]
+        assert done == len(games), f"{done} of {len(games)} writes ran while the loop was busy"
+        await asyncio.gather(*writes)
+    finally:
+        await store.close()
+
+
 async def test_a_transaction_body_awaiting_anything_else_is_refused_and_rolled_back(tmp_path: Path) -> None:
     """A body runs to its end in one step in the writer's thread; one that awaits something other than
     its connection (it would suspend there) is a programming error: nothing of it is written."""
