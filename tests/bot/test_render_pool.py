@@ -133,3 +133,24 @@ async def test_r2_5_the_worker_draws_a_public_snapshot_as_its_public_view_never_
         assert pictures.calls[-2:] == [("end", None), ("end", None)]
     finally:
         pictures.close()
+
+
+def _big_picture(size: int) -> tuple[float, float, bytes]:
+    start = time.time()
+    return start, time.time(), b"\x89" * size
+
+
+async def test_a_worker_hands_over_its_pictures_and_draws_on_while_the_event_loop_is_busy(
+    pool: RenderPool,
+) -> None:
+    """A picture is about 100 KB, more than a pipe holds by default (64 KB): the worker then waited for the
+    busy event loop to read each one before it could draw the next, and pictures queued for hundreds of
+    milliseconds at 40 % of the workers' time. The pipes hold about ten now."""
+    await pool.run(0, os.getpid)  # started and warm
+    jobs = [asyncio.ensure_future(pool.run(0, _big_picture, 150_000)) for _ in range(4)]
+    await asyncio.sleep(0)  # the requests are written
+    time.sleep(1.0)  # the event loop is busy: it reads nothing meanwhile
+    busy_until = time.time()
+    pictures = await asyncio.gather(*jobs)
+    assert all(len(data) == 150_000 for _, _, data in pictures)
+    assert max(start for start, _, _ in pictures) < busy_until, "every picture drawn while the loop was busy"
