@@ -46,7 +46,7 @@ from .timers import Timers
 from .translator import CatalogTranslator
 
 # The collector's youngest generation, in allocations: see AlexandrosBot._warm_then_freeze.
-YOUNG_COLLECTION = 50_000
+YOUNG_COLLECTION = 20_000
 
 
 class AlexandrosBot(commands.AutoShardedBot):
@@ -231,9 +231,10 @@ class AlexandrosBot(commands.AutoShardedBot):
         gc.freeze()
         # An interaction allocates thousands of short-lived objects (discord.py's models, payloads, engine
         # values), so the default threshold (700) ran a young collection every few hundred microseconds:
-        # 0.5-0.8 ms of CPU per action in bench_bot. At 50,000 the young ones are mostly gone before a
-        # collection looks at them (0.14 ms per action, 10-15 % more actions a second); each collection
-        # still takes a few ms.
+        # 0.5-0.8 ms of CPU per action in bench_bot. At 20,000 most young ones are gone before a collection
+        # looks at them (10-15 % more actions a second than at 700). At 50,000 as many actions a second,
+        # but each young collection held the loop 20-30 ms, too long a stall once the render workers'
+        # pictures came back faster (bench_bot, 50 games: the longest stall 39-63 ms, at 20,000 26-45).
         gc.set_threshold(YOUNG_COLLECTION, 20, 10)
 
     def _warm_up(self) -> None:

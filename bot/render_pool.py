@@ -65,6 +65,7 @@ def _serve(requests: Connection, pictures: Connection, initializer: Callable[...
 
 
 PIPE_BYTES = 1 << 20  # room for about ten pictures on their way back to the bot
+READ_BYTES = 1 << 16  # what the event loop reads of them at a time
 
 
 def _widen(fd: int) -> None:
@@ -149,7 +150,9 @@ class _Worker:
 
     def _readable(self) -> None:
         try:
-            chunk = os.read(self._pictures.fileno(), 1 << 20)
+            # A piece at a time, whatever the pipe holds: the pictures it holds then wake their deliveries
+            # over several turns of the loop, not all in one (whose callbacks would stall it together).
+            chunk = os.read(self._pictures.fileno(), READ_BYTES)
         except BlockingIOError:
             return
         except OSError:
