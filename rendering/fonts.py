@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import io
 import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
+from typing import Any, TypeVar
 
 from PIL import ImageFont
 
@@ -19,6 +22,71 @@ _FILES = {
 # One set of font objects per thread: the async wrappers render in worker threads, and a FreeType face
 # is not meant to be used by two threads at once.
 _local = threading.local()
+T = TypeVar("T")
+
+
+KEPT_TEXTS = 512  # masks (and lengths) a font keeps of the texts it drew lately
+
+
+class KeptFont(ImageFont.FreeTypeFont):
+    """A FreeType font that keeps the masks of the texts it drew lately, and their lengths: every board
+    draws the same words again (names, scores, province badges, the panel's titles), and rasterising them
+    was a tenth of a render worker's time. A mask depends on the text, where it starts within a pixel and
+    how it is anchored, never on its colour, so a kept one is the very mask FreeType would give again."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._masks: OrderedDict[tuple[object, ...], tuple[Any, tuple[int, int]]] = OrderedDict()
+        self._lengths: OrderedDict[tuple[object, ...], float] = OrderedDict()
+
+    def getmask2(
+        self,
+        text: str | bytes,
+        mode: str = "",
+        direction: str | None = None,
+        features: list[str] | None = None,
+        language: str | None = None,
+        stroke_width: float = 0,
+        anchor: str | None = None,
+        ink: int = 0,
+        start: tuple[float, float] | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> tuple[Any, tuple[int, int]]:
+        def draw() -> tuple[Any, tuple[int, int]]:
+            return super(KeptFont, self).getmask2(
+                text, mode, direction, features, language, stroke_width, anchor, ink, start, *args, **kwargs
+            )
+
+        if mode == "RGBA" or args or set(kwargs) - {"stroke_filled"}:
+            return draw()  # colour fonts paint with the ink; other arguments are not known here
+        key = (text, mode, direction, tuple(features or ()), language, stroke_width, anchor, start,
+               bool(kwargs.get("stroke_filled")))  # fmt: skip
+        return _kept(self._masks, key, draw)
+
+    def getlength(
+        self,
+        text: str | bytes,
+        mode: str = "",
+        direction: str | None = None,
+        features: list[str] | None = None,
+        language: str | None = None,
+    ) -> float:
+        def measure() -> float:
+            return super(KeptFont, self).getlength(text, mode, direction, features, language)
+
+        return _kept(self._lengths, (text, mode, direction, tuple(features or ()), language), measure)
+
+
+def _kept(memo: OrderedDict[tuple[object, ...], T], key: tuple[object, ...], work: Callable[[], T]) -> T:
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = work()
+        if len(memo) > KEPT_TEXTS:
+            memo.popitem(last=False)
+    else:
+        memo.move_to_end(key)
+    return found
 
 
 @lru_cache(maxsize=4)
@@ -26,10 +94,10 @@ def _data(bold: bool, condensed: bool) -> bytes:
     return resources.files("rendering").joinpath("fonts", _FILES[bold, condensed]).read_bytes()
 
 
-def font(size: int, bold: bool = False, condensed: bool = False) -> ImageFont.FreeTypeFont:
+def font(size: int, bold: bool = False, condensed: bool = False) -> KeptFont:
     """DejaVu Sans at ``size`` pixels (the em size, the "font pixel height" of the readability rule);
     the condensed cut is for labels on the board, where width is scarce."""
-    cache: dict[tuple[int, bool, bool], ImageFont.FreeTypeFont] | None = getattr(_local, "fonts", None)
+    cache: dict[tuple[int, bool, bool], KeptFont] | None = getattr(_local, "fonts", None)
     if cache is None:
         cache = _local.fonts = {}
     key = (max(6, size), bold, condensed)
@@ -37,7 +105,7 @@ def font(size: int, bold: bool = False, condensed: bool = False) -> ImageFont.Fr
     if found is None:
         # BASIC layout: no shaping library, the same result everywhere, and faster for short labels.
         data = io.BytesIO(_data(bold, condensed))
-        found = ImageFont.truetype(data, key[0], layout_engine=ImageFont.Layout.BASIC)
+        found = KeptFont(data, key[0], layout_engine=ImageFont.Layout.BASIC)
         cache[key] = found
     return found
 

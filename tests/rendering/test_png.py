@@ -142,3 +142,30 @@ def test_a_board_kept_from_before_gives_the_same_file_as_one_drawn_afresh(
         v = view(state)
         assert render_board(v, names, width) == encode(board_picture(v, names, width))
     assert BOARDS.hits > 10 and BOARDS.misses > 10
+
+
+def test_a_font_that_keeps_its_texts_draws_the_very_pixels_freetype_draws() -> None:
+    """rendering.fonts.KeptFont keeps the masks and lengths of the texts it drew lately: the boards of a
+    game (panel, badges, region names, at many fractions of a pixel), drawn with its texts kept, are byte
+    for byte the boards drawn with plain FreeType fonts, and the kept masks are used."""
+    from PIL import ImageFont
+
+    from rendering import fonts
+
+    states = play(load_map(MAP), players=3, seed=7).states[::9]
+    names = ["Ada", "Bo", "Cy"]
+    kept = [board_picture(view(s), names, 1280).tobytes() for s in states]
+    again = [board_picture(view(s), names, 1280).tobytes() for s in states]
+    ours = [f for f in fonts._local.fonts.values() if f._masks]
+    assert ours and kept == again
+    saved = fonts._local.fonts
+    plain: dict[tuple[int, bool, bool], ImageFont.FreeTypeFont] = {}
+    for (size, bold, condensed) in saved:
+        data = io.BytesIO(fonts._data(bold, condensed))
+        plain[size, bold, condensed] = ImageFont.truetype(data, size, layout_engine=ImageFont.Layout.BASIC)
+    try:
+        fonts._local.fonts = plain
+        freetype = [board_picture(view(s), names, 1280).tobytes() for s in states]
+    finally:
+        fonts._local.fonts = saved
+    assert freetype == kept
