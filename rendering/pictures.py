@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -138,7 +139,7 @@ def render_board(
         rest = pixels[cut * width :]
     else:
         top, board_rows = kept
-        im = b.map_layer(v.map, width, theme).copy()
+        im = _panel_canvas(v.map, width, theme, split)
         board_panel(im, v, lay, shown, theme, words)
         q = quantized(im.crop(below), theme)
         rest = board_rows + q.tobytes()
@@ -149,6 +150,30 @@ def _panel_split(lay: Layout) -> int:
     """The first row of a board picture that is the panel's alone: below the separator line's upper half
     (walls at the map's edge may reach its lower half)."""
     return lay.panel_top + 2
+
+
+_canvases = threading.local()  # each thread's (a console draws in threads; a render worker in one)
+
+
+def _panel_canvas(m: Map, width: int, theme: Theme, split: int) -> Image.Image:
+    """An image of the map layer's size to draw a panel on, its rows from ``split`` down as the map layer
+    has them (above them it may hold an earlier panel's strokes, which nobody reads). Kept per thread and
+    map: a fresh copy of the whole layer for each panel was 5 % of a render worker's time."""
+    kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("images", {})
+    im = kept.get((m, width, theme))
+    if im is None:
+        if len(kept) >= 8:
+            kept.clear()
+        im = kept[m, width, theme] = b.map_layer(m, width, theme).copy()
+    else:
+        im.paste(_map_layer_panel(m, width, theme, split), (0, split))
+    return im
+
+
+@lru_cache(maxsize=8)
+def _map_layer_panel(m: Map, width: int, theme: Theme, split: int) -> Image.Image:
+    layer = b.map_layer(m, width, theme)
+    return layer.crop((0, split, width, layer.height))
 
 
 @lru_cache(maxsize=8)
