@@ -154,3 +154,15 @@ async def test_a_worker_hands_over_its_pictures_and_draws_on_while_the_event_loo
     pictures = await asyncio.gather(*jobs)
     assert all(len(data) == 150_000 for _, _, data in pictures)
     assert max(start for start, _, _ in pictures) < busy_until, "every picture drawn while the loop was busy"
+
+
+def _length(data: bytes) -> int:
+    return len(data)
+
+
+async def test_requests_larger_than_the_pipe_holds_are_written_as_it_drains(pool: RenderPool) -> None:
+    """The event loop never blocks on a worker's pipe: requests beyond what the pipe holds (3 MB here, the
+    pipe 1 MB) wait in the loop's own buffer and go out as the worker reads, every one answered, in order."""
+    sizes = [100_000 + i for i in range(30)]
+    answers = await asyncio.gather(*(pool.run(0, _length, b"\x00" * n) for n in sizes))
+    assert answers == sizes
