@@ -91,7 +91,10 @@ class AlexandrosBot(commands.AutoShardedBot):
             kwargs["shard_ids"] = list(shard_ids)
         super().__init__(
             command_prefix=commands.when_mentioned,
-            intents=discord.Intents.default(),
+            # Guilds only (servers, channels, threads, roles: what interactions and posts refer to). The bot
+            # reads nothing but interactions, which need no intent; the default intents also sent it, and it
+            # parsed, every message, edit, typing and reaction in every channel of every server it is in.
+            intents=discord.Intents(guilds=True),
             allowed_mentions=discord.AllowedMentions.none(),  # a ping is always an explicit choice
             # Installed in servers only, used in server channels only: a game needs a channel to post in,
             # so a user install or a DM would make games that can never post.

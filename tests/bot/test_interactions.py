@@ -20,6 +20,7 @@ from tests.bot.driver import (
     abandon,
     bot_factory,
     harness,
+    open_game,
     play_whole_game,
     resign,
 )
@@ -579,3 +580,15 @@ async def test_autocomplete_explains_a_missing_earlier_option(tmp_path):
         assert [c["value"] for c in got] == ["-"] and "card" in got[0]["name"].lower()
         r = await d.slash(me, "alexandros move", card="-", to="-")
         assert r.ephemeral and "card" in r.content
+
+
+async def test_the_bot_asks_discord_for_the_guilds_intent_only(tmp_path) -> None:
+    """It reads nothing but interactions (which need no intent) and the servers' channels and threads: the
+    default intents would also have Discord send it, and discord.py parse, every message, edit, typing and
+    reaction of every channel it can see."""
+    import discord
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        assert d.bot.intents == discord.Intents(guilds=True)
+        g = await open_game(d)  # and a game still opens, starts and posts its turn
+        assert (await g.table()).record.status == "playing"
