@@ -66,6 +66,10 @@ def _move_lines(name: str, st: GameState, move: Move, guided: bool) -> list[str]
     if not guided:
         return [f"{name}: /alexandros move card:{card} to:{to} path:{path}"]
     lines = [f"{name}: press Move", f"{name}: select 1 {card}", f"{name}: select 1 {to}"]
+    if int(path) > ch.MAX_CHOICES:
+        # The menu holds the first 25 paths, fewest walls first, and its prompt says to type the command
+        # for the others: so does the player.
+        return [*lines, f"{name}: /alexandros move card:{card} to:{to} path:{path}"]
     if len(ch.legal_paths(st, move.corner)) > 1:
         lines.append(f"{name}: select 1 {path}")
     return [*lines, f"{name}: press Confirm"]
