@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -75,9 +75,9 @@ class _Index:
         for key in self._cells(b):
             self.buckets[key].append(b)
 
-    # ``hits`` and ``count`` walk the cells in place, without ``_cells``' list: placing a board's labels asks
-    # them some 2,000 times, and the lists were a third of the placing.
-    def hits(self, b: Box) -> bool:
+    def _overlapping(self, b: Box) -> Iterator[Box]:
+        """The boxes that overlap ``b`` (one in several cells, as often as it is met), walking the cells in
+        place: placing a board's labels asks some 2,000 times, and ``_cells``' lists were a third of it."""
         get = self.buckets.get
         c = self.cell
         x0, y0, x1, y1 = b
@@ -86,21 +86,13 @@ class _Index:
             for j in range(j0, j1):
                 for q in get((i, j), ()):
                     if x0 < q[2] and q[0] < x1 and y0 < q[3] and q[1] < y1:
-                        return True
-        return False
+                        yield q
+
+    def hits(self, b: Box) -> bool:
+        return next(self._overlapping(b), None) is not None
 
     def count(self, b: Box) -> int:
-        get = self.buckets.get
-        c = self.cell
-        x0, y0, x1, y1 = b
-        j0, j1 = int(y0 // c), int(y1 // c) + 1
-        seen: set[Box] = set()  # a box in several cells counts once
-        for i in range(int(x0 // c), int(x1 // c) + 1):
-            for j in range(j0, j1):
-                for q in get((i, j), ()):
-                    if x0 < q[2] and q[0] < x1 and y0 < q[3] and q[1] < y1:
-                        seen.add(q)
-        return len(seen)
+        return len(set(self._overlapping(b)))
 
 
 def square(at: XY, size: float) -> Box:

@@ -139,7 +139,7 @@ def render_board(
         rest = pixels[cut * width :]
     else:
         top, board_rows = kept
-        im = _panel_canvas(v.map, width, theme, split)
+        im = _panel_canvas(v.map, width, theme)
         board_panel(im, v, lay, shown, theme, words)
         q = quantized(im.crop(below), theme)
         rest = board_rows + q.tobytes()
@@ -155,10 +155,10 @@ def _panel_split(lay: Layout) -> int:
 _canvases = threading.local()  # each thread's (a console draws in threads; a render worker in one)
 
 
-def _panel_canvas(m: Map, width: int, theme: Theme, split: int) -> Image.Image:
-    """An image of the map layer's size to draw a panel on, its rows from ``split`` down as the map layer
-    has them (above them it may hold an earlier panel's strokes, which nobody reads). Kept per thread and
-    map: a fresh copy of the whole layer for each panel was 5 % of a render worker's time."""
+def _panel_canvas(m: Map, width: int, theme: Theme) -> Image.Image:
+    """An image of the map layer's size to draw a panel on, its rows from the panel's split down as the map
+    layer has them (above them it may hold an earlier panel's strokes, which nobody reads). Kept per thread
+    and map: a fresh copy of the whole layer for each panel was 5 % of a render worker's time."""
     kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("images", {})
     im = kept.get((m, width, theme))
     if im is None:
@@ -166,23 +166,23 @@ def _panel_canvas(m: Map, width: int, theme: Theme, split: int) -> Image.Image:
             kept.clear()
         im = kept[m, width, theme] = b.map_layer(m, width, theme).copy()
     else:
-        im.paste(_map_layer_panel(m, width, theme, split), (0, split))
+        panel = _map_layer_panel(m, width, theme)
+        im.paste(panel, (0, im.height - panel.height))
     return im
 
 
 @lru_cache(maxsize=8)
-def _map_layer_panel(m: Map, width: int, theme: Theme, split: int) -> Image.Image:
+def _map_layer_panel(m: Map, width: int, theme: Theme) -> Image.Image:
+    """The map layer from the panel's split row down (as ``render_board`` splits): the panel's rows before
+    anything is drawn on them."""
     layer = b.map_layer(m, width, theme)
-    return layer.crop((0, split, width, layer.height))
+    top = _panel_split(layout(m, width, theme))
+    return layer.crop((0, top, width, layer.height))
 
 
 @lru_cache(maxsize=8)
 def _map_layer_rows(m: Map, width: int, theme: Theme) -> bytes:
-    """The map layer's pixels from the panel's split row down (as ``render_board`` splits): the panel's
-    rows before anything is drawn on them."""
-    layer = b.map_layer(m, width, theme)
-    top = _panel_split(layout(m, width, theme))
-    return layer.crop((0, top, width, layer.height)).tobytes()
+    return _map_layer_panel(m, width, theme).tobytes()
 
 
 # Boards lately drawn, by everything the board above the panel shows: about 100 KB each (compressed bands,
