@@ -202,9 +202,12 @@ class _Worker:
             return
         self.dead = True
         self._detach()
+        self._fail(BrokenProcessPool("the render worker died"))
+
+    def _fail(self, error: Exception) -> None:
         for future in self.jobs.values():
             if not future.done():
-                future.set_exception(BrokenProcessPool("the render worker died"))
+                future.set_exception(error)
         self.jobs.clear()
 
     def _detach(self) -> None:
@@ -216,13 +219,10 @@ class _Worker:
         self._writing = False
 
     def close(self, timeout: float = 10.0) -> None:
-        """Let the worker finish what it draws, then end it (closing its requests' pipe ends its loop)."""
+        """End the worker: closing its requests' pipe ends its loop, once the picture it draws is done."""
         self._detach()
         self.dead = True
-        for future in self.jobs.values():
-            if not future.done():
-                future.set_exception(RuntimeError("the render workers are closed"))
-        self.jobs.clear()
+        self._fail(RuntimeError("the render workers are closed"))
         # Both ends at once: a worker drawing now finds its picture's pipe closed, and stops there instead of
         # waiting for a reader that will not come.
         self._requests.close()
