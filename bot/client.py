@@ -165,7 +165,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.deliveries.timers = Timers(self, self.pipeline)
         # Turn pings and reminders by DM (bot.notices) and the pinned status message (bot.dashboard).
         self.notices = Notices(self, store, self.clock, self.pipeline.prefs)
-        self.dashboard = Dashboard(self, store, self.clock)
+        self.dashboard = Dashboard(self, store, self.clock, self.pipeline.tables)
         self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
         self.deliveries.handlers.update({DM: self.notices.deliver, STATUS: self.dashboard.deliver})
         ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)

@@ -3,9 +3,11 @@ status message, kept up to date in place.
 
 The status message is a ``status`` duty written with every commit (``Pipeline.duty_hooks``), keyed (one
 pending per game: a burst of actions replaces it, so it is edited once) and due ``STATUS_DELAY`` seconds
-after the first change it carries, so the actions taken within that time coalesce into one edit. Its
-text is decided at commit time from public facts (bot.texts ``status_text``: the public view); the worker
-adds the link to the turn post. Channel order puts it after the posts of the same commit.
+after the first change it carries, so the actions taken within that time coalesce into one edit. The
+worker words it when it sends it, from public facts of the game as it stands then (bot.texts
+``status_text``: the public view), and adds the link to the turn post: a game in constant play makes one
+edit in 20 seconds, and words one text, not one a commit (issue 12: 0.1 ms of the event loop's time an
+action). Channel order puts it after the posts of the same commit.
 
 The worker (``Dashboard.deliver``) posts the message the first time and pins it, then edits it. When the
 message is gone, it posts a new one; when Discord refuses the edit of a message older than an hour (error
@@ -32,7 +34,7 @@ from . import i18n, limits, texts
 from .answers import say
 from .context import Context
 from .pipeline import META_TURN_POST
-from .tables import Table, names_of
+from .tables import Refused, Table, Tables, names_of
 
 log = logging.getLogger("bot.dashboard")
 
@@ -51,10 +53,14 @@ def _locale(payload: dict[str, Any]) -> str:
 
 
 def status_duty(table: Table, now: float) -> NewDuty:
-    """The status message as it reads after a change (public facts only)."""
-    live = table.record.status == "playing" and table.state is not None and not table.state.over
-    payload = {"text": texts.status_text(table), "live": live, "locale": table.locale}
+    """The status message to bring up to date after a change: the worker words it (``Dashboard.deliver``)."""
+    payload = {"locale": table.locale}
     return NewDuty(STATUS, now + STATUS_DELAY, table.record.channel_id, payload=payload, key=STATUS)
+
+
+def _live(table: Table) -> bool:
+    """Whether the game still has a turn post to link to."""
+    return table.record.status == "playing" and table.state is not None and not table.state.over
 
 
 def closed_duty(record: GameRecord, now: float) -> NewDuty:
@@ -67,10 +73,13 @@ def closed_duty(record: GameRecord, now: float) -> NewDuty:
 class Dashboard:
     """The pipeline's hook that writes the status duty, and its delivery for the worker."""
 
-    def __init__(self, client: discord.Client, store: GameStore, clock: Callable[[], float]) -> None:
+    def __init__(
+        self, client: discord.Client, store: GameStore, clock: Callable[[], float], tables: Tables
+    ) -> None:
         self.client = client
         self.store = store
         self.clock = clock
+        self.tables = tables  # the games' states, to word their status from
         # The due time of each game's pending status duty, as this process wrote it (a bounded memo, so a
         # commit needs no read to keep it; another process's duty may be replaced with a later time, which
         # only delays one edit).
@@ -98,7 +107,9 @@ class Dashboard:
 
     async def deliver(self, duty: Duty, now: float) -> str:
         assert duty.channel_id is not None and duty.game_id is not None
-        p = duty.payload
+        p = await self._worded(duty)
+        if p is None:
+            return "dropped: the game is gone"
         meta = await self.store.get_game_meta(duty.game_id)
         text = self._text(p, meta, duty.guild_id, duty.channel_id)
         channel = self.client.get_partial_messageable(duty.channel_id)
@@ -122,6 +133,20 @@ class Dashboard:
         if meta.get(META_UNPIN):
             await self._unpin(duty, channel, int(meta[META_UNPIN]))
         return f"edited {post['message']}"
+
+    async def _worded(self, duty: Duty) -> dict[str, Any] | None:
+        """The duty's payload with its text: a closed game's was written with it (``closed_duty``), as was
+        any duty written before the worker worded them; the others' is the game's status as it stands now,
+        or None if the game is no more."""
+        if "text" in duty.payload:
+            return duty.payload
+        assert duty.game_id is not None
+        try:
+            table = await self.tables.by_id(duty.game_id)
+        except Refused:
+            return None
+        with i18n.speaking(table.locale):
+            return {"text": texts.status_text(table), "live": _live(table), "locale": table.locale}
 
     @staticmethod
     def _text(p: dict[str, Any], meta: dict[str, Any], guild_id: int | None, channel_id: int) -> str:

@@ -12,6 +12,7 @@ from bot import dashboard as db
 from engine import ai
 from offline.payloads import ALL_PERMISSIONS
 from offline.world import PIN_MESSAGES
+from storage import Duty
 from tests.bot.driver import CHANNEL, GUILD, NAMES, WALLS_MAP, Clock, Game, abandon, bot_factory, harness
 from tests.harness import OfflineDiscord
 
@@ -248,7 +249,34 @@ async def test_a_burst_of_changes_keeps_the_first_due_time_of_the_status_update(
         (second,) = [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == db.STATUS]
         assert second.id != first.id, "the newer status replaced the pending one"
         assert second.due_at == first.due_at, "and kept its due time: not postponed by every action"
-        assert "moving Alexander" not in second.payload["text"], "it carries the newest status"
+        assert "text" not in second.payload, "the worker words it when it sends it (issue 12)"
+        await flush(d, clock)
+        (status,) = statuses(d)
+        assert "moving Alexander" not in status.content, "it says the newest status"
+        assert f"Turn {(await g.state()).turn}:" in status.content
+
+
+async def test_a_status_duty_written_with_its_text_is_sent_as_written_and_one_of_a_game_gone_is_dropped(
+    tmp_path,
+):
+    """Duties written before the worker worded the status (their payload held the text) are sent as they
+    were; a status duty whose game is no more is dropped, not retried."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await flush(d, clock)
+        store = d.bot.store
+        old = {"text": "**Alexandros — game 1** (an older worker's words)", "live": False, "locale": "en"}
+        status = db.NewDuty(db.STATUS, clock(), CHANNEL, payload=old, key=db.STATUS)
+        await store.add_duties(g.game_id, [status], clock())
+        await flush(d, clock)
+        (shown,) = statuses(d)
+        assert "an older worker's words" in shown.content
+        # A duty claimed just before its game was purged (the purge deletes a game's duties with it).
+        payload = {"locale": "en"}
+        gone = Duty(10**6, 999_999, GUILD, CHANNEL, None, db.STATUS, db.STATUS, clock(), payload, clock())
+        assert await d.bot.dashboard.deliver(gone, clock()) == "dropped: the game is gone"
+        assert len(statuses(d)) == 1
 
 
 async def test_the_status_message_follows_a_seat_handed_over_a_pause_and_a_resume(tmp_path):
