@@ -166,3 +166,27 @@ async def test_requests_larger_than_the_pipe_holds_are_written_as_it_drains(pool
     sizes = [100_000 + i for i in range(30)]
     answers = await asyncio.gather(*(pool.run(0, _length, b"\x00" * n) for n in sizes))
     assert answers == sizes
+
+
+def _picture_or_not(n: int) -> object:
+    if n % 3 == 1:
+        return bytes(range(256)) * (n * 1000 // 256) + b"\xff" * (n % 7)  # a picture: its bytes as they are
+    if n % 3 == 2:
+        raise ValueError(f"no picture {n}")  # pickled, and raised by the bot's await
+    return {"n": n}  # anything else: pickled
+
+
+async def test_pictures_come_back_whole_beside_pickled_answers_and_errors(pool: RenderPool) -> None:
+    """A picture's bytes are read from the pipe as they are, behind a short header; every other answer is
+    pickled. Pictures of every size (none, a few bytes, larger than the pipe holds: read in several pieces)
+    come back whole, each to its own request, however they interleave with the others."""
+    ns = [0, 1, 2, 3, 4, 1501, 7, 3001, 5, 10]  # 1,501,000 and 3,001,000 bytes: more than the 1 MB pipe
+    answers = await asyncio.gather(*(pool.run(n % 2, _picture_or_not, n) for n in ns), return_exceptions=True)
+    for n, answer in zip(ns, answers, strict=True):
+        if n % 3 == 1:
+            assert answer == _picture_or_not(n)
+        elif n % 3 == 2:
+            assert isinstance(answer, ValueError) and str(answer) == f"no picture {n}"
+        else:
+            assert answer == {"n": n}
+    assert await pool.run(0, bytes) == b"", "an empty picture too"
