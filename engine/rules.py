@@ -15,7 +15,7 @@ from typing import TypeVar, cast
 from engine.actions import Move, MoveWay
 from engine.errors import IllegalAction
 from engine.geometry import Point, Side, Space, corners, side
-from engine.maps import SideKind
+from engine.maps import Map, SideKind
 from engine.state import ACTIONS_PER_TURN, GameState, Phase, Province
 from engine.symbols import NO_CARDS, SYMBOLS, Cards, Symbol, add, contains, missing, one, sub, total
 
@@ -628,8 +628,17 @@ def province_symbol_spaces(state: GameState, province: Province) -> tuple[Space,
 
 def split_province(state: GameState, province: Province, walls: frozenset[Side]) -> list[frozenset[Space]]:
     """R4.1: the connected parts of a province once ``walls`` stand, largest first."""
-    m = state.map
-    left = set(province.spaces)
+    return _largest_first(_parts(state.map, province.spaces, walls))
+
+
+def _largest_first(parts: list[frozenset[Space]]) -> list[frozenset[Space]]:
+    parts.sort(key=lambda p: (-len(p), min(p)))
+    return parts
+
+
+def _parts(m: Map, spaces: frozenset[Space], walls: frozenset[Side]) -> list[frozenset[Space]]:
+    """The connected parts of ``spaces`` (a province, or what is left of one once a part is known)."""
+    left = set(spaces)
     parts: list[frozenset[Space]] = []
     while left:
         seed = min(left)
@@ -647,7 +656,6 @@ def split_province(state: GameState, province: Province, walls: frozenset[Side])
                         group.add(n)
                         stack.append(n)
         parts.append(frozenset(group))
-    parts.sort(key=lambda p: (-len(p), min(p)))
     return parts
 
 
@@ -659,23 +667,55 @@ def initial_provinces(state: GameState) -> tuple[Province, ...]:
 
 
 def splits_after(state: GameState, added: tuple[Side, ...]) -> list[tuple[int, list[frozenset[Space]]]]:
-    """The provinces that ``added`` walls cut in two or more, with their parts (largest first)."""
+    """R4.1: the provinces that ``added`` walls cut in two or more, with their parts (largest first)."""
     if not added:
         return []
     m = state.map
     walls = state.walls | frozenset(added)
-    touched = {
-        state.province_of[s]
-        for sd in added
-        if m.side_kind[sd] is SideKind.INTERIOR
-        for s in m.side_spaces[sd]
-    }
+    ends: dict[int, set[Space]] = {}  # each touched province: the spaces on either side of its new walls
+    for sd in added:
+        if m.side_kind[sd] is SideKind.INTERIOR:
+            for s in m.side_spaces[sd]:
+                ends.setdefault(state.province_of[s], set()).add(s)
     out = []
-    for pid in sorted(touched):
-        parts = split_province(state, state.province_by_id[pid], walls)
-        if len(parts) > 1:
-            out.append((pid, parts))
+    for pid in sorted(ends):
+        province = state.province_by_id[pid]
+        part = _part_unless_joined(m, province.spaces, walls, ends[pid])
+        if part is not None:
+            out.append((pid, _largest_first([part, *_parts(m, province.spaces - part, walls)])))
     return out
+
+
+def _part_unless_joined(
+    m: Map, inside: frozenset[Space], walls: frozenset[Side], ends: set[Space]
+) -> frozenset[Space] | None:
+    """None if the spaces either side of the new walls (``ends``) still reach each other within the
+    province; else the part that one of them lies in.
+
+    The province was whole before, and each new wall parts only the two spaces it lies between: if they all
+    still meet, every old way through can go around the walls, and nothing is cut. The search stops as soon
+    as it has met them all, most often a few spaces around the walls (on the 236-space map, 17 against
+    82 us a move that cuts nothing); when they do not meet, the part it walked is one of the parts."""
+    left = set(ends)
+    start = min(left)
+    left.discard(start)
+    seen = {start}
+    ring = [start]  # breadth first: the nearest spaces first, where the other ends most often are
+    while ring:
+        ahead = []
+        for s in ring:
+            for sd in m.space_sides[s]:
+                if sd in walls:
+                    continue
+                for n in m.side_spaces[sd]:
+                    if n not in seen and n in inside:
+                        seen.add(n)
+                        left.discard(n)
+                        ahead.append(n)
+        if not left:
+            return None
+        ring = ahead
+    return frozenset(seen)
 
 
 # --- Occupy and take over (R6) ------------------------------------------------------------------------
