@@ -29,6 +29,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from functools import partial
 from typing import Any, Final, NoReturn, TypeVar
 
 import aiosqlite
@@ -203,29 +204,31 @@ class SqliteBase:
         self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
         self._writer = writer
         self._reader = reader
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()  # writes queued and not yet done
         self._closed = False
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _run_tx(self, body: Callable[[Tx], Awaitable[T]]) -> T:
-        # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as one,
-        # where each statement, the BEGIN and the COMMIT were a trip to the thread and back (an action's
-        # append made about ten). Nothing else waits on the event loop: the next transaction is queued to
-        # the thread at once (an asyncio lock held it back until the loop had seen the last one end, so
-        # under load every write also waited for a turn of a busy loop, and the writer sat idle between).
-        in_thread: Callable[..., Awaitable[T]] = self._writer._execute
-        return await in_thread(_whole_transaction, self._writer._conn, body)
-
     async def _write(self, body: Callable[[Tx], Awaitable[T]]) -> T:
         if self._closed:
             raise StoreError("store is closed")
-        task = asyncio.ensure_future(self._run_tx(body))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        # Retrieve the outcome even if nobody awaits it any more (caller cancelled).
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        return await asyncio.shield(task)
+        # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as one,
+        # where each statement, the BEGIN and the COMMIT were a trip to the thread and back (an action's
+        # append made about ten). Nothing else waits on the event loop: the transaction is queued to the
+        # thread at once (an asyncio lock held it back until the loop had seen the last one end, so under
+        # load every write also waited for a turn of a busy loop, and the writer sat idle between). It is
+        # queued as aiosqlite's own ``_execute`` queues a call, without a task around it (one task fewer
+        # a write, three writes an action): queued before this returns, it runs to its end even if the
+        # caller is cancelled, and its outcome is retrieved whoever waits for it.
+        writer = self._writer
+        if not writer._running or writer._connection is None:
+            raise StoreError("store is closed")
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        writer._tx.put_nowait((done, partial(_whole_transaction, writer._conn, body)))
+        self._tasks.add(done)
+        done.add_done_callback(self._tasks.discard)
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return await asyncio.shield(done)
 
     async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         if self._closed:
