@@ -49,6 +49,9 @@ from .translator import CatalogTranslator
 YOUNG_COLLECTION = 20_000
 
 
+_MAY_GO_UNANSWERED = (discord.InteractionType.component, discord.InteractionType.modal_submit)
+
+
 class AlexandrosBot(commands.AutoShardedBot):
     """The bot on a store (or a SQLite path opened in setup_hook), with everything it depends on injected.
 
@@ -177,7 +180,6 @@ class AlexandrosBot(commands.AutoShardedBot):
         await self.add_cog(AlexandrosCog(self, self.handlers))
         await self.add_cog(AdminCog(self, self.sync_guild, self.handlers))
         self.add_dynamic_items(GameButton, GameSelect)
-        self.add_listener(answer_unknown, "on_interaction")  # what no handler answers (bot.fallback)
         if self.backup_dir is not None and self.backup_interval_hours > 0:
             self.backups = BackupScheduler(
                 store, self.backup_dir, self.backup_interval_hours, self.backup_keep
@@ -201,6 +203,14 @@ class AlexandrosBot(commands.AutoShardedBot):
                     await self.tree.sync()
             if self.sync_refused:
                 logging.getLogger("bot").warning("commands not synced: another process is syncing them")
+
+    def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
+        super().dispatch(event, *args, **kwargs)
+        # What no handler answers (bot.fallback): only a component or a modal submit can go unanswered. As a
+        # listener of every interaction it cost a task for each slash command and autocomplete too (about
+        # three an action), which it only returned from.
+        if event == "interaction" and args[0].type in _MAY_GO_UNANSWERED:
+            self._schedule_event(answer_unknown, "on_interaction", *args)
 
     @property
     def router(self) -> Handlers:

@@ -592,3 +592,43 @@ async def test_the_bot_asks_discord_for_the_guilds_intent_only(tmp_path) -> None
         assert d.bot.intents == discord.Intents(guilds=True)
         g = await open_game(d)  # and a game still opens, starts and posts its turn
         assert (await g.table()).record.status == "playing"
+
+
+async def test_a_component_or_form_no_handler_knows_is_answered_privately_and_a_command_starts_no_fallback(
+    tmp_path,
+):
+    """bot.fallback (issue 11): a button whose custom_id no handler matches (an older version's) and a form
+    the bot no longer knows get a private answer, not "This interaction failed". Slash commands and
+    autocomplete, which always have a handler, do not start the fallback at all (it cost a task each)."""
+    import bot.client
+    from bot import fallback, texts
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        calls = []
+        real = fallback.answer_unknown
+
+        async def counted(interaction):
+            calls.append(interaction.type.name)
+            await real(interaction)
+
+        bot.client.answer_unknown = counted
+        try:
+            await d.slash(g.users[0], "alexandros status")
+            await d.autocomplete(g.users[0], "alexandros take", focused="card", value="")
+            assert calls == []
+            msg = g.turn_message()
+            comp = next(c for c in msg.walk_components() if c.get("custom_id", "").startswith("alx:hand:"))
+            cid, comp["custom_id"] = comp["custom_id"], "alx-old:hand:1"
+            try:
+                r = await d.click(g.users[0], msg.id, "alx-old:hand:1")
+            finally:
+                comp["custom_id"] = cid
+            assert r.ephemeral and r.content == texts.button_retired()
+            form = {"custom_id": "alxm:old:1", "components": [
+                {"type": 1, "components": [{"type": 4, "custom_id": "f", "value": "x"}]}]}  # fmt: skip
+            r = await d.stale(g.users[0], 5, form, channel_id=CHANNEL)
+            assert r.ephemeral and r.content == texts.form_retired()
+            assert calls == ["component", "modal_submit"]
+        finally:
+            bot.client.answer_unknown = real
