@@ -152,8 +152,9 @@ class Map:
     def __hash__(self) -> int:
         return hash(self.text)
 
-    @property
+    @cached_property
     def digest(self) -> str:
+        """The hash of the text (kept: every commit's snapshot names its map by it)."""
         return hashlib.sha256(self.text.encode()).hexdigest()[:16]
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import TypeVar, cast
 
 from engine.actions import Move, MoveWay
@@ -858,19 +858,37 @@ def province_infos(state: GameState) -> list[ProvinceInfo]:
 
 
 def _province_infos(state: GameState) -> tuple[ProvinceInfo, ...]:
+    # A province's value and symbol spaces follow from its spaces alone, and most provinces are carried
+    # over unchanged from state to state: they are worked out once per shape (``_shape``). Its guards are
+    # found from the few guards on the map, not by looking at every space of every province.
+    guards_in: dict[int, list[Space]] = {}
+    of = state.province_of
+    for s in state.guard_owner:
+        guards_in.setdefault(of[s], []).append(s)
+    owner_of = state.guard_owner
     out = []
     for p in state.provinces:
+        value, symbol_spaces = _shape(state.map, p.spaces)
+        guards = tuple(sorted(guards_in.get(p.id, ())))
+        owners = {owner_of[s] for s in guards}  # R4.4: one player's, as province_owner finds it
         out.append(
             ProvinceInfo(
                 id=p.id,
                 spaces=p.spaces,
-                value=province_value(state, p),
-                symbol_spaces=province_symbol_spaces(state, p),
-                owner=province_owner(state, p),
-                guards=tuple(sorted(s for s in p.spaces if s in state.guard_owner)),
+                value=value,
+                symbol_spaces=symbol_spaces,
+                owner=next(iter(owners)) if owners else None,
+                guards=guards,
             )
         )
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _shape(m: Map, spaces: frozenset[Space]) -> tuple[int, tuple[Space, ...]]:
+    """R4.5: a province's value (its open spaces), and its symbol spaces in order."""
+    sym = m.symbol
+    return sum(1 for s in spaces if sym[s] is None), tuple(sorted(s for s in spaces if sym[s] is not None))
 
 
 # --- Levy and take back (R7, R8) ----------------------------------------------------------------------
