@@ -55,14 +55,14 @@ class BandCache(Recent[bytes, Band]):
     def __init__(self, size: int = BANDS_KEPT) -> None:
         super().__init__(size)
 
-    def band(self, pixels: bytes, width: int, level: int) -> Band:
+    def band(self, pixels: bytes, width: int, level: int, strategy: int = zlib.Z_DEFAULT_STRATEGY) -> Band:
         """(compressed bytes, Adler-32, length) of one band's rows, each row led by its filter byte (0)."""
-        key = hashlib.sha256(pixels).digest() + struct.pack(">IB", width, level)
+        key = hashlib.sha256(pixels).digest() + struct.pack(">IBB", width, level, strategy)
         found = self.get(key)
         if found is not None:
             return found
         rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
-        squeeze = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
+        squeeze = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS, 8, strategy)
         made = (squeeze.compress(rows) + squeeze.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
         self.put(key, made)
         return made
@@ -71,10 +71,14 @@ class BandCache(Recent[bytes, Band]):
 BANDS = BandCache()
 
 
-def bands(pixels: bytes, width: int, level: int, cache: BandCache = BANDS) -> list[Band]:
-    """The compressed bands of palette pixels (a whole number of rows, ``width`` bytes each), top down."""
+def bands(
+    pixels: bytes, width: int, level: int, cache: BandCache = BANDS, strategy: int = zlib.Z_DEFAULT_STRATEGY
+) -> list[Band]:
+    """The compressed bands of palette pixels (a whole number of rows, ``width`` bytes each), top down, at
+    zlib ``level`` with its ``strategy`` (``zlib.Z_RLE``: runs of one colour only, faster)."""
     step = ROWS * width
-    return [cache.band(pixels[top : top + step], width, level) for top in range(0, len(pixels), step)]
+    tops = range(0, len(pixels), step)
+    return [cache.band(pixels[top : top + step], width, level, strategy) for top in tops]
 
 
 def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band]) -> bytes:
