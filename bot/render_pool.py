@@ -47,21 +47,33 @@ PICKLED = 2  # pickle of (True, value) or (False, exception)
 _HEAD = _SHORT.size + _ANSWER.size
 
 
-def _answer(job: int, fn: Callable[..., Any], args: Sequence[Any]) -> bytes:
-    """One request's answer as the worker sends it: a picture as its bytes, anything else pickled."""
+def _answer(job: int, fn: Callable[..., Any], args: Sequence[Any]) -> tuple[bytes, bytes]:
+    """One request's answer as the worker sends it, its frame's header and its body: a picture as its bytes,
+    anything else pickled."""
     try:
         value = fn(*args)
     except Exception as error:  # noqa: BLE001 - the bot's await raises it, as a pool's future would
         answer: tuple[bool, Any] = (False, error)
     else:
         if type(value) is bytes:
-            return _ANSWER.pack(RAW, job) + value
+            return _frame(RAW, job, value), value
         answer = (True, value)
     try:
         data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
     except Exception as error:  # noqa: BLE001 - an exception that cannot be pickled is told in words
         data = pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
-    return _ANSWER.pack(PICKLED, job) + data
+    return _frame(PICKLED, job, data), data
+
+
+def _frame(kind: int, job: int, body: bytes) -> bytes:
+    """The header of an answer's frame (multiprocessing.Connection's framing, the answer's own header)."""
+    return _SHORT.pack(_ANSWER.size + len(body)) + _ANSWER.pack(kind, job)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _serve(requests: Connection, pictures: Connection, initializer: Callable[..., None], args: Any) -> None:
@@ -72,9 +84,11 @@ def _serve(requests: Connection, pictures: Connection, initializer: Callable[...
             job, fn, fn_args = pickle.loads(requests.recv_bytes())
         except EOFError:
             return
-        data = _answer(job, fn, fn_args)
+        head, body = _answer(job, fn, fn_args)
         try:
-            pictures.send_bytes(data)
+            # The header, then the picture's own bytes: not joined into one more copy of them first.
+            _write_all(pictures.fileno(), head)
+            _write_all(pictures.fileno(), body)
         except OSError:  # the bot closed the pool (or died): nobody reads this picture any more
             return
 
