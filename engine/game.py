@@ -66,6 +66,7 @@ from engine.state import (
     PlayerState,
     Province,
     UndoTrail,
+    changed,
     randbelow,
     shuffled,
 )
@@ -417,7 +418,7 @@ def evolve(state: GameState | None, event: Event) -> GameState:
     if isinstance(event, StepTakenBack):
         return _taken_back(state, event)
     after = _fold(state, event)
-    return replace(after, undo=_trail(state, event))
+    return changed(after, undo=_trail(state, event))
 
 
 # Events that show someone a card nobody could know before (R2.5): no undo reaches back past them (P10).
@@ -439,7 +440,7 @@ def _trail(before: GameState, event: Event) -> UndoTrail:
         return replace(trail, step_open=False)  # the step's end (a move's splits follow, and push nothing)
     if isinstance(event, ProvinceSplit) or trail.step_open or before.phase is Phase.OVER:
         return trail
-    return UndoTrail(trail.points + (replace(before, undo=UndoTrail()),), True, trail.revealed)
+    return UndoTrail(trail.points + (changed(before, undo=UndoTrail()),), True, trail.revealed)
 
 
 def _taken_back(state: GameState, event: StepTakenBack) -> GameState:
@@ -447,42 +448,42 @@ def _taken_back(state: GameState, event: StepTakenBack) -> GameState:
     points = state.undo.points
     assert points and points[-1].version == event.version, "the trail has no undo point at that version"
     trail = UndoTrail(points[:-1], step_open=False, revealed=state.undo.revealed)
-    return replace(points[-1], version=state.version + 1, undo=trail)
+    return changed(points[-1], version=state.version + 1, undo=trail)
 
 
 def _fold(state: GameState, event: Event) -> GameState:
     """The change one event makes, the undo trail aside."""
-    st = replace(state, version=state.version + 1)
+    st = changed(state, version=state.version + 1)
     if isinstance(event, SupplyShuffled):
         assert event.order is not None and event.rng is not None, "cannot fold a redacted shuffle"
-        return replace(st, supply=event.order, discard=NO_CARDS, rng=event.rng)
+        return changed(st, supply=event.order, discard=NO_CARDS, rng=event.rng)
     if isinstance(event, FirstPlayerChosen):
         assert event.rng is not None, "cannot fold a redacted draw"
-        return replace(st, rng=event.rng, current=event.player)
+        return changed(st, rng=event.rng, current=event.player)
     if isinstance(event, CardTaken):
         assert event.symbol is not None, "cannot fold a redacted card"
         if event.source is CardSource.SUPPLY:
             assert st.supply[0] is event.symbol
-            st = replace(st, supply=st.supply[1:])
+            st = changed(st, supply=st.supply[1:])
         else:
             assert event.slot is not None
             st = _set_slot(st, event.slot, None)
         return _with_player(st, event.player, hand=add(st.players[event.player].hand, one(event.symbol)))
     if isinstance(event, FaceUpTurned):
         assert st.supply[0] is event.symbol
-        return _set_slot(replace(st, supply=st.supply[1:]), event.slot, event.symbol)
+        return _set_slot(changed(st, supply=st.supply[1:]), event.slot, event.symbol)
     if isinstance(event, CardsDiscarded):
         st = _with_player(st, event.player, hand=sub(st.players[event.player].hand, event.cards))
-        return replace(st, discard=add(st.discard, event.cards))
+        return changed(st, discard=add(st.discard, event.cards))
     if isinstance(event, CardsGiven):
         st = _with_player(st, event.giver, hand=sub(st.players[event.giver].hand, event.cards))
         return _with_player(st, event.receiver, hand=add(st.players[event.receiver].hand, event.cards))
     if isinstance(event, TurnStarted):
-        return replace(
+        return changed(
             st, current=event.player, turn=event.turn, phase=Phase.MOVE, actions_taken=(), ending=None
         )
     if isinstance(event, AlexanderMoved):
-        return replace(
+        return changed(
             st,
             alexander=event.path[-1],
             walls=st.walls | frozenset(event.black) | frozenset(event.red),
@@ -492,7 +493,7 @@ def _fold(state: GameState, event: Event) -> GameState:
             last_move=LastMove(event.player, event.path, event.black, event.red),
         )
     if isinstance(event, MoveSkipped):
-        return replace(st, phase=Phase.ACTIONS, ending=EndReason.NO_SPACE if event.game_ends else None)
+        return changed(st, phase=Phase.ACTIONS, ending=EndReason.NO_SPACE if event.game_ends else None)
     if isinstance(event, ProvinceSplit):
         old = st.province_by_id[event.province]
         moved: frozenset[Space] = frozenset().union(*(spaces for _, spaces in event.parts))
@@ -500,9 +501,9 @@ def _fold(state: GameState, event: Event) -> GameState:
         new = tuple(Province(pid, spaces) for pid, spaces in event.parts)
         provinces = tuple(kept if p.id == old.id else p for p in st.provinces) + new
         top = max(pid for pid, _ in event.parts)
-        return replace(st, provinces=provinces, next_province_id=max(st.next_province_id, top + 1))
+        return changed(st, provinces=provinces, next_province_id=max(st.next_province_id, top + 1))
     if isinstance(event, ActionUsed):
-        return replace(st, actions_taken=st.actions_taken + (event.kind,))
+        return changed(st, actions_taken=st.actions_taken + (event.kind,))
     if isinstance(event, GuardsPlaced):
         pl = st.players[event.player]
         return _with_player(st, event.player, guards=pl.guards | frozenset(event.spaces))
@@ -516,7 +517,7 @@ def _fold(state: GameState, event: Event) -> GameState:
     if isinstance(event, PlayerResigned):
         return _with_player(st, event.player, resigned=True)
     if isinstance(event, GameEnded):
-        return replace(st, phase=Phase.OVER, result=GameResult(event.reason, event.winners, event.scores))
+        return changed(st, phase=Phase.OVER, result=GameResult(event.reason, event.winners, event.scores))
     raise TypeError(f"unknown event {event!r}")  # pragma: no cover
 
 
@@ -540,19 +541,19 @@ def _created(event: GameCreated) -> GameState:
         version=1,
     )
     provinces = rules.initial_provinces(st)
-    return replace(st, provinces=provinces, next_province_id=len(provinces) + 1)
+    return changed(st, provinces=provinces, next_province_id=len(provinces) + 1)
 
 
 def _set_slot(st: GameState, slot: int, symbol: Symbol | None) -> GameState:
     face_up = list(st.face_up)
     face_up[slot] = symbol
-    return replace(st, face_up=tuple(face_up))
+    return changed(st, face_up=tuple(face_up))
 
 
 def _with_player(st: GameState, seat: int, **changes: object) -> GameState:
     players = list(st.players)
     players[seat] = replace(players[seat], **changes)  # type: ignore[arg-type]
-    return replace(st, players=tuple(players))
+    return changed(st, players=tuple(players))
 
 
 def replay(events: Iterable[Event]) -> GameState:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from functools import cached_property
 from typing import Any
@@ -184,3 +184,22 @@ def shuffled(state: int, items: tuple[Symbol, ...]) -> tuple[int, tuple[Symbol, 
         state, j = randbelow(state, i + 1)
         out[i], out[j] = out[j], out[i]
     return state, tuple(out)
+
+
+_STATE_FIELDS = tuple(f.name for f in fields(GameState))
+_STATE_FIELD_SET = frozenset(_STATE_FIELDS)
+
+
+def changed(state: GameState, **changes: Any) -> GameState:
+    """``dataclasses.replace`` for a state, four times as fast: an action folds several events, each of
+    which made two or three new states through ``replace`` (apply: 155 -> 113 us an action on the 236-space
+    map). Only the fields are copied: nothing worked out from the old state (``derived``, ``province_of``
+    ...) carries over."""
+    if not _STATE_FIELD_SET.issuperset(changes):
+        raise TypeError(f"GameState has no field(s) {sorted(set(changes) - _STATE_FIELD_SET)}")
+    new = object.__new__(GameState)
+    old, made = state.__dict__, new.__dict__
+    for name in _STATE_FIELDS:
+        made[name] = old[name]
+    made.update(changes)
+    return new
