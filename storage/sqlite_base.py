@@ -29,7 +29,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Final, NoReturn, TypeVar
 
 import aiosqlite
@@ -64,8 +64,14 @@ _INSERT_DUTY: Final[str] = (
 
 
 def _game_from_row(row: Sequence[Any]) -> GameRecord:
-    # SQLite has no arrays: the seats come as one JSON array of [seat, user] pairs.
-    return game_from_row(row, sorted((int(s), int(u)) for s, u in json.loads(row[11] or "[]")))
+    return game_from_row(row, _seats(row[11] or "[]"))
+
+
+@lru_cache(maxsize=4096)
+def _seats(text: str) -> tuple[tuple[int, int], ...]:
+    """SQLite has no arrays: the seats come as one JSON array of [seat, user] pairs. The same few texts come
+    back read after read (every interaction reads its game), and what they give is immutable: kept."""
+    return tuple(sorted((int(s), int(u)) for s, u in json.loads(text)))
 
 
 async def _why_not_updated(conn: Tx, game_id: int, expected_version: int) -> NoReturn:
