@@ -430,8 +430,9 @@ class Deliveries:
     async def _superseded(self, duty: Duty) -> bool:
         since = duty.payload.get("since")
         return any(
-            d.id > duty.id and d.kind == dt.EDIT and d.payload.get("since") == since
-            for d in await self.store.pending_duties(duty.game_id)
+            d.payload.get("since") == since
+            # Only the later edits are read (and their payloads parsed), not every pending duty of the game.
+            for d in await self.store.pending_duties(duty.game_id, kind=dt.EDIT, after=duty.id)
         )
 
     async def _repost(self, duty: Duty, now: float) -> str:

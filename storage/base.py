@@ -406,7 +406,12 @@ class GameStore(Protocol):
 
     async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool: ...
 
-    async def pending_duties(self, game_id: int | None) -> list[Duty]: ...
+    async def pending_duties(
+        self, game_id: int | None, *, kind: str | None = None, after: int | None = None
+    ) -> list[Duty]:
+        """Undone duties of a game (None: of no game), in delivery order; only those of ``kind`` and with an
+        id greater than ``after``, when given (the delivery worker asks whether a later edit is waiting)."""
+        ...
 
     async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int: ...
 

@@ -210,19 +210,18 @@ class PostgresOutbox(PostgresBase):
 
         return await self._write(body)
 
-    async def pending_duties(self, game_id: int | None) -> list[Duty]:
-        """Undone duties of a game (None: of no game), in delivery order."""
-        if game_id is None:
-            rows = await self._read(
-                f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS NULL AND done_at IS NULL"
-                " ORDER BY due_at, id"
-            )
-        else:
-            rows = await self._read(
-                f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id = $1 AND done_at IS NULL"
-                " ORDER BY due_at, id",
-                game_id,
-            )
+    async def pending_duties(
+        self, game_id: int | None, *, kind: str | None = None, after: int | None = None
+    ) -> list[Duty]:
+        """Undone duties of a game (None: of no game), in delivery order (of ``kind``, after ``after``)."""
+        rows = await self._read(
+            f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS NOT DISTINCT FROM $1::bigint"
+            " AND done_at IS NULL AND ($2::text IS NULL OR kind = $2) AND ($3::bigint IS NULL OR id > $3)"
+            " ORDER BY due_at, id",
+            game_id,
+            kind,
+            after,
+        )
         return [duty_from_row(r) for r in rows]
 
     async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:

@@ -130,11 +130,14 @@ class SqliteOutbox(SqliteBase):
 
         return await self._write(body)
 
-    async def pending_duties(self, game_id: int | None) -> list[Duty]:
-        """Undone duties of a game (None: of no game), in delivery order."""
+    async def pending_duties(
+        self, game_id: int | None, *, kind: str | None = None, after: int | None = None
+    ) -> list[Duty]:
+        """Undone duties of a game (None: of no game), in delivery order (of ``kind``, after ``after``)."""
         rows = await self._read(
-            f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL ORDER BY due_at, id",
-            (game_id,),
+            f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL"
+            " AND (? IS NULL OR kind = ?) AND (? IS NULL OR id > ?) ORDER BY due_at, id",
+            (game_id, kind, kind, after, after),
         )
         return [duty_from_row(r) for r in rows]
 

@@ -433,3 +433,33 @@ async def test_a_send_that_never_ends_is_cut_off_at_half_its_lease_and_tried_aga
         assert [x for x in await d.bot.store.pending_duties(g.game_id) if x.kind == "stuck"] == []
         (retried,) = [r for r in caplog.records if "(stuck)" in r.getMessage()]
         assert "retrying" in retried.getMessage() and "TimeoutError" in retried.getMessage()
+
+
+async def test_a_live_edit_with_a_later_edit_of_the_same_turn_post_waiting_is_not_sent(tmp_path):
+    """A busy game (or a backlog) has several edits of one turn post waiting: the older ones show nothing
+    the newest does not, so they are neither drawn nor sent. Edits of another turn post, or other duties,
+    do not count; a closing edit (no buttons) is always sent."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        g = await open_game(d)
+        await d.bot.deliveries.drain(clock() + 5)
+        store, worker = d.bot.store, d.bot.deliveries
+        since = int((await store.get_game_meta(g.game_id))[META_TURN_POST]["since"])
+        live = {"since": since, "text": "x", "buttons": {"game": g.game_id, "version": 1, "moving": True}}
+        first, other, later = await store.add_duties(
+            g.game_id,
+            [
+                dt.NewDuty(dt.EDIT, clock(), CHANNEL, payload=live),
+                dt.NewDuty(dt.EDIT, clock(), CHANNEL, payload={**live, "since": since - 1}),
+                dt.NewDuty(dt.EDIT, clock(), CHANNEL, payload=live),
+            ],
+            clock(),
+        )
+        assert await worker._superseded(first)
+        assert not await worker._superseded(other) and not await worker._superseded(later)
+        assert await worker._edit_turn(first, clock()) == "superseded by a later edit"
+        closing = {k: v for k, v in live.items() if k != "buttons"}
+        edits = [dt.NewDuty(dt.EDIT, clock(), CHANNEL, payload=p) for p in (closing, live)]
+        closed, _ = await store.add_duties(g.game_id, edits, clock())
+        assert await worker._superseded(closed), "a later edit waits"
+        assert (await worker._edit_turn(closed, clock())).startswith("edited "), "and it is sent all the same"

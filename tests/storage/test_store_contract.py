@@ -546,6 +546,24 @@ async def test_add_duties_writes_meta_and_cancels_in_one_step(store: GameStore) 
         await store.add_duties(424242, [post()], T0)
 
 
+async def test_pending_duties_of_one_kind_after_a_duty(store: GameStore) -> None:
+    """The delivery worker asks whether a later edit of a turn post waits: only those are read."""
+    game = await started_game(store)
+    made = await store.add_duties(
+        game.id,
+        [post(), NewDuty("edit", T0, CHANNEL, payload={"since": 1}), post(), NewDuty("edit", T0, CHANNEL)],
+        T0,
+    )
+    first_post, first_edit, _, last_edit = made
+    assert await store.pending_duties(game.id, kind="edit") == [first_edit, last_edit]
+    assert await store.pending_duties(game.id, kind="edit", after=first_edit.id) == [last_edit]
+    assert await store.pending_duties(game.id, after=first_edit.id) == made[2:]
+    assert await store.pending_duties(game.id, kind="edit", after=last_edit.id) == []
+    assert await store.pending_duties(game.id) == made
+    assert await store.pending_duties(None, kind="edit") == []
+    assert first_post.kind == "post"
+
+
 async def test_add_duties_at_a_version_writes_nothing_once_the_game_moved_on(store: GameStore) -> None:
     """A reminder replacing itself names the version it was planned from: a commit in between (the turn
     moved on, with its own reminder) wins, and nothing of the stale write lands."""
