@@ -637,7 +637,7 @@ def _largest_first(parts: list[frozenset[Space]]) -> list[frozenset[Space]]:
 
 
 def _parts(m: Map, spaces: frozenset[Space], walls: frozenset[Side]) -> list[frozenset[Space]]:
-    """The connected parts of ``spaces`` (a province, or what is left of one once a part is known)."""
+    """The connected parts of ``spaces`` (a province)."""
     left = set(spaces)
     parts: list[frozenset[Space]] = []
     while left:
@@ -679,43 +679,75 @@ def splits_after(state: GameState, added: tuple[Side, ...]) -> list[tuple[int, l
                 ends.setdefault(state.province_of[s], set()).add(s)
     out = []
     for pid in sorted(ends):
-        province = state.province_by_id[pid]
-        part = _part_unless_joined(m, province.spaces, walls, ends[pid])
-        if part is not None:
-            out.append((pid, _largest_first([part, *_parts(m, province.spaces - part, walls)])))
+        parts = _cut(m, state.province_by_id[pid].spaces, walls, ends[pid])
+        if parts is not None:
+            out.append((pid, parts))
     return out
 
 
-def _part_unless_joined(
+def _cut(
     m: Map, inside: frozenset[Space], walls: frozenset[Side], ends: set[Space]
-) -> frozenset[Space] | None:
-    """None if the spaces either side of the new walls (``ends``) still reach each other within the
-    province; else the part that one of them lies in.
+) -> list[frozenset[Space]] | None:
+    """The parts of a province (largest first) that new walls cut, or None if they cut nothing; ``ends``:
+    the spaces either side of the new walls.
 
-    The province was whole before, and each new wall parts only the two spaces it lies between: if they all
-    still meet, every old way through can go around the walls, and nothing is cut. The search stops as soon
-    as it has met them all, most often a few spaces around the walls (on the 236-space map, 17 against
-    82 us a move that cuts nothing); when they do not meet, the part it walked is one of the parts."""
-    left = set(ends)
-    start = min(left)
-    left.discard(start)
-    seen = {start}
-    ring = [start]  # breadth first: the nearest spaces first, where the other ends most often are
-    while ring:
-        ahead = []
-        for s in ring:
-            for sd in m.space_sides[s]:
-                if sd in walls:
-                    continue
-                for n in m.side_spaces[sd]:
-                    if n not in seen and n in inside:
-                        seen.add(n)
-                        left.discard(n)
-                        ahead.append(n)
-        if not left:
-            return None
-        ring = ahead
-    return frozenset(seen)
+    The province was whole before, and each new wall parts only the two spaces it lies between: the
+    province is still whole if they all still meet, since every old way through can go around the walls;
+    and likewise, what is left of it once some parts are taken away is one part if the ends in it meet.
+    So a search starts from every end at once, a ring of spaces at a time each, and two searches that meet
+    become one. A search that runs out of spaces has walked a whole part, the smallest first; once the
+    searches left have all met, the spaces nobody finished are the last part, without walking them.
+    Most moves cut nothing, and the searches meet a few spaces around the walls; a cut walks the parts cut
+    off, not the rest of a large province (236-space map: 110 -> 26 us a move, the full walk before)."""
+    root = {e: e for e in ends}  # which search each search became (searches are named by their end)
+
+    def find(e: Space) -> Space:
+        while root[e] != e:
+            root[e] = root[root[e]]
+            e = root[e]
+        return e
+
+    owner = {e: e for e in ends}  # the search that reached each space first
+    members = {e: [e] for e in ends}
+    rings = {e: [e] for e in ends}
+    parts: list[frozenset[Space]] = []
+    while len(rings) > 1:
+        for r in list(rings):
+            if r not in rings:  # it met another search this round, and goes on as that one
+                continue
+            ahead: list[Space] = []
+            met: set[Space] = set()
+            mine = members[r]
+            for s in rings[r]:
+                for sd in m.space_sides[s]:
+                    if sd in walls:
+                        continue
+                    for n in m.side_spaces[sd]:
+                        if n not in inside:
+                            continue
+                        o = owner.get(n)
+                        if o is None:
+                            owner[n] = r
+                            mine.append(n)
+                            ahead.append(n)
+                        else:
+                            other = find(o)
+                            if other != r:
+                                met.add(other)
+            rings[r] = ahead
+            for other in met:
+                root[other] = r
+                mine.extend(members.pop(other))
+                ahead.extend(rings.pop(other))
+            if not ahead:  # nowhere left to go: a whole part
+                parts.append(frozenset(members.pop(r)))
+                del rings[r]
+            if len(rings) <= 1:
+                break
+    if not parts:
+        return None
+    rest = inside.difference(*parts)
+    return _largest_first([*parts, rest] if rest else parts)
 
 
 # --- Occupy and take over (R6) ------------------------------------------------------------------------
