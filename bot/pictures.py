@@ -207,15 +207,15 @@ class Pictures:
     async def public(
         self,
         kind: Literal["board", "end"],
-        snapshot: dict[str, Any],
+        snapshot: dict[str, Any] | str,
         game_map: Map,
         names: Sequence[str],
         *,
         language: str,
     ) -> bytes:
-        """The board or end picture of a public state's lean snapshot (bot.duties.public_state: nothing
-        secret in it), its words in the game's ``language``. The worker loads the state and makes the
-        public view (rendering.PublicPicture), off the event loop."""
+        """The board or end picture of a public state's lean snapshot, or of its JSON text
+        (bot.duties.public_state: nothing secret in it), its words in the game's ``language``. The worker
+        loads the state and makes the public view (rendering.PublicPicture), off the event loop."""
         import rendering
 
         request = rendering.PublicPicture(

@@ -4,6 +4,7 @@ outbox, the bounded state cache and locks, and the shutdown counter."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 
 import pytest
@@ -90,7 +91,7 @@ async def test_one_commit_holds_the_events_and_every_duty_it_causes(store):
     since, _ = await p.current_turn(table)
     assert post.payload["ping"] == [table.current_user] and post.payload["turn_post"] == since
     assert post.payload["buttons"] == {"game": table.id, "version": table.version, "moving": True}
-    public = post.payload["public"]  # the picture is drawn from the public state: no hand, no draw order
+    public = json.loads(post.payload["public"])  # drawn from the public state: no hand, no draw order
     assert all(hand[1:] == [0, 0, 0, 0] for hand, *_ in public["players"]) and public["rng"] == 0
     current = table.current_user
     rng = random.Random(1)

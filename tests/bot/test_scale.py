@@ -120,7 +120,7 @@ async def test_snapshots_and_pictures_are_lean_and_the_map_is_stored_once(tmp_pa
         for (payload,) in payloads:
             p = json.loads(payload)
             assert p["map"] == default_map().digest and text not in payload
-            assert "lean" in p["public"] and "view" not in p
+            assert "lean" in json.loads(p["public"]) and "view" not in p
     finally:
         await store.close()
 
@@ -205,6 +205,31 @@ def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_se
                 assert p.hand[1:] == (0, 0, 0, 0) and p.hand[0] == sum(real.hand), "only the hand's size"
             state, _ = apply(state, ai.greedy_player(state, rng))
     assert undo_points > 0, "the games passed through states with a trail"
+
+
+async def test_a_picture_duty_holds_the_public_snapshot_as_text_and_an_older_ones_json_draws_the_same() -> (
+    None
+):
+    """The outbox's picture duties hold the public state's lean snapshot as JSON text, handed to the render
+    worker as it is; duties written before hold it as JSON, and draw the very same picture."""
+    from bot.duties import _picture
+    from bot.pictures import Pictures
+    from bot.tables import Table
+    from engine.game import apply, new_game
+    from storage import GameRecord
+
+    state, _ = new_game(default_map(), 2, 5)
+    rng = random.Random(5)
+    for _ in range(7):
+        state, _ = apply(state, ai.greedy_player(state, rng))
+    record = GameRecord(1, 2, 3, "playing", {}, state.version, 0.0, 0.0, 4, 5, 0.0, ((0, 5), (1, 6)))
+    facts = _picture(state, Table(record, state, ("Ada", "Bo")))
+    assert isinstance(facts["public"], str)
+    pictures = Pictures(width=640)
+    names = ["Ada", "Bo"]
+    now = await pictures.public("board", facts["public"], default_map(), names, language="en")
+    older = await pictures.public("board", json.loads(facts["public"]), default_map(), names, language="en")
+    assert now == older and now.startswith(b"\x89PNG") and pictures.failures == 0
 
 
 async def test_after_its_warm_up_the_bot_collects_young_objects_rarely_and_never_its_long_lived_ones(
