@@ -53,6 +53,10 @@ def _empty_spaces(state: GameState) -> frozenset[Space]:
 
 
 def symbols_with_empty_space(state: GameState) -> frozenset[Symbol]:
+    return _kept(state, "symbols_with_empty_space", partial(_symbols_with_empty_space, state))
+
+
+def _symbols_with_empty_space(state: GameState) -> frozenset[Symbol]:
     m = state.map
     return frozenset(sym for s in empty_spaces(state) if (sym := m.symbol[s]) is not None)
 
@@ -236,7 +240,7 @@ class _PathDag:
 
 def corner_option(state: GameState, corner: Point) -> CornerOption:
     """Count the shortest paths to ``corner`` and their fewest and most new walls, without listing them."""
-    return _PathDag(state, corner).option()
+    return _path_dag(state, corner).option()
 
 
 @dataclass(frozen=True)
@@ -291,7 +295,7 @@ def path_options(state: GameState, corner: Point, limit: int = 25) -> list[PathO
     Two paths that place the same walls leave the same board, so a player needs to see only one of them.
     The first ``limit`` are returned; a set of fewest walls is never passed over for a costlier one.
     """
-    return _PathDag(state, corner).wall_sets(limit=limit)[0]
+    return _path_dag(state, corner).wall_sets(limit=limit)[0]
 
 
 def walls_left(state: GameState) -> int:
@@ -349,9 +353,15 @@ def allowed_targets(state: GameState, symbol: Symbol) -> list[Target]:
     return out
 
 
+def _path_dag(state: GameState, corner: Point) -> _PathDag:
+    """The shortest paths to ``corner`` (R3.4), worked out once per state: the guided move's menus, the
+    autocomplete, the preview and ``apply`` ask the same state about the same corners."""
+    return _kept(state, ("path_dag", corner), partial(_PathDag, state, corner))
+
+
 def legal_path_options(state: GameState, corner: Point, limit: int = 25) -> list[PathOption]:
     """``path_options`` without the paths R3.7 forbids, fewest walls first (at most ``limit``)."""
-    dag = _PathDag(state, corner)
+    dag = _path_dag(state, corner)
     cap = _wall_cap(state, dag.stats[dag.start][1])
     if cap is None:
         return []
@@ -416,7 +426,7 @@ def _find_destination_dags(state: GameState, symbol: Symbol) -> Dags:
     for s in spaces:
         for p in corners(s):
             per_point.setdefault(p, []).append(s)
-    dags = [(_PathDag(state, p), tuple(sorted(per_point[p]))) for p in sorted(per_point)]
+    dags = [(_path_dag(state, p), tuple(sorted(per_point[p]))) for p in sorted(per_point)]
     left = walls_left(state)
     fewest_any: int | None = None
     if any(dag.stats[dag.start][1] > left for dag, _ in dags):
