@@ -192,6 +192,14 @@ class Deliveries:
         """
         handled = 0
         flying: set[asyncio.Future[None]] = set()
+        landed: list[asyncio.Future[None]] = []  # done since the loop last looked
+        wake = asyncio.Event()
+
+        def land(sending: asyncio.Future[None]) -> None:
+            flying.discard(sending)
+            landed.append(sending)
+            wake.set()
+
         more = True  # the last claim found something: claim again as soon as there is room
         for _ in range(rounds):
             if self.closing:  # what is claimed now would be cut off by the store's closing
@@ -200,23 +208,31 @@ class Deliveries:
             claimed = await self.store.claim_duties(
                 at, self.owner, self.lease, self.batch - len(flying), self.shards
             )
-            started = {asyncio.ensure_future(self._deliver(d, at)) for d in claimed}
-            self._sending |= started
-            for sending in started:
+            for d in claimed:
+                sending = asyncio.ensure_future(self._deliver(d, at))
+                self._sending.add(sending)
                 sending.add_done_callback(self._sending.discard)
-            flying |= started
+                sending.add_done_callback(land)
+                flying.add(sending)
             handled += len(claimed)
             more = bool(claimed)
             if not flying:
                 break
             # No waiting for a whole batch: a slow picture must not hold up the sends behind it. Claim
-            # again once half the room is free (everything done, when the last claim found nothing).
+            # again once half the room is free (everything done, when the last claim found nothing). Each
+            # delivery says when it lands (``land``): asyncio.wait on the whole batch added and removed a
+            # callback on every duty in flight each time one landed (4 % of the event loop's time).
             while flying and (not more or len(flying) > self.batch // 2):
-                done, flying = await asyncio.wait(flying, return_when=asyncio.FIRST_COMPLETED)
+                wake.clear()
+                if not landed:
+                    await wake.wait()
+                done, landed[:] = list(landed), []
                 for task in done:
                     task.result()
         if flying:
             await asyncio.gather(*flying)
+        for task in landed:  # what landed while the round claimed, or after its last look
+            task.result()
         running = self._drain
         if running is not None and not running.done() and running is not asyncio.current_task():
             handled += await asyncio.shield(running)

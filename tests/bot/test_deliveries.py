@@ -463,3 +463,36 @@ async def test_a_live_edit_with_a_later_edit_of_the_same_turn_post_waiting_is_no
         closed, _ = await store.add_duties(g.game_id, edits, clock())
         assert await worker._superseded(closed), "a later edit waits"
         assert (await worker._edit_turn(closed, clock())).startswith("edited "), "and it is sent all the same"
+
+
+async def test_a_slow_send_holds_up_neither_the_sends_beside_it_nor_the_claims_behind_it(tmp_path):
+    """The worker claims a batch and sends it side by side; once half the batch's room is free it claims
+    again, whatever one slow send (a slow picture, a slow Discord) still does."""
+    from storage import NewDuty
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        await d.bot.deliveries.drain(clock() + 5)
+        worker = d.bot.deliveries
+        worker.batch = 4
+        release, sent = asyncio.Event(), []
+
+        async def send(duty, now):
+            if duty.channel_id == 9000:
+                await release.wait()
+            sent.append(duty.channel_id)
+            return "sent"
+
+        worker._send = send
+        channels = [9000, *range(9001, 9008)]
+        for channel in channels:
+            duty = NewDuty(dt.POST, clock(), channel, payload={"text": "x"})
+            await d.bot.store.add_duties(None, [duty], clock())
+        draining = asyncio.ensure_future(worker.drain())
+        for _ in range(200):
+            if len(sent) == len(channels) - 1:
+                break
+            await asyncio.sleep(0.01)
+        assert sorted(sent) == channels[1:], "every other duty was claimed and sent meanwhile"
+        release.set()
+        assert await draining == len(channels) and sent[-1] == 9000
