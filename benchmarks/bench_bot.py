@@ -466,7 +466,7 @@ def main(
         each = ", ".join(f"{x:.2f}x" for x in ratios)
         median = statistics.median(ratios)
         rounds = f" (median of {each})" if repeat > 1 else ""
-        print(f"throughput: {median:.1f}x the old bot's at {games} games{rounds}")
+        print(f"throughput: {median:.2f}x the old bot's at {games} games{rounds}")
         checks[">= 4x the old bot" + (" (median of the rounds)" if repeat > 1 else "")] = median >= 4
     for name, ok in checks.items():
         print(f"  {name}: {'met' if ok else 'NOT met'}")
