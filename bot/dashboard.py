@@ -145,8 +145,8 @@ class Dashboard:
             table = await self.tables.by_id(duty.game_id)
         except Refused:
             return None
-        with i18n.speaking(table.locale):
-            return {"text": texts.status_text(table), "live": _live(table), "locale": table.locale}
+        # status_text speaks the game's language itself (bot.texts.public), whoever's delivery this is.
+        return {"text": texts.status_text(table), "live": _live(table), "locale": table.locale}
 
     @staticmethod
     def _text(p: dict[str, Any], meta: dict[str, Any], guild_id: int | None, channel_id: int) -> str:
