@@ -303,3 +303,17 @@ async def test_the_status_message_follows_a_seat_handed_over_a_pause_and_a_resum
         await flush(d, clock)
         (status,) = statuses(d)
         assert "paused" not in status.content and "since <t:" in status.content.split("\n")[1]
+
+
+async def test_the_status_message_speaks_the_games_language_whoever_acted_last(tmp_path):
+    """The worker words the status message when it sends it: in the game's language (a German server's
+    game), not in the language of the player whose action it follows (an English client), nor in the
+    worker's own."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        d.set_guild_locale("de")
+        g = await open_game(d)  # joined and started by players whose clients speak English
+        assert (await g.table()).locale == "de" and all(u.locale != "de" for u in g.users)
+        await flush(d, clock)
+        (status,) = statuses(d)
+        assert "Spiel" in status.content and "Game" not in status.content, status.content
