@@ -47,6 +47,7 @@ from .sqlite_base import (
     _why_not_updated,
     _write_meta,
     connect,
+    glance_connection,
 )
 from .sqlite_lobby import SqliteLobby
 from .sqlite_outbox import SqliteOutbox
@@ -71,7 +72,13 @@ async def open_store(path: str | os.PathLike[str]) -> SqliteGameStore:
     except BaseException:
         await writer.close()
         raise
-    return SqliteGameStore(path, writer, reader)
+    try:
+        glance = glance_connection(path)
+    except BaseException:
+        await reader.close()
+        await writer.close()
+        raise
+    return SqliteGameStore(path, writer, reader, glance)
 
 
 class SqliteGameStore(
@@ -247,7 +254,7 @@ class SqliteGameStore(
 
         Pass that version to `append` as expected_version. Raises GameNotFound.
         """
-        rows = await self._read(
+        rows = await self._glance(
             "SELECT g.version, s.version, s.body FROM games g LEFT JOIN snapshots s ON s.game_id = g.id"
             " WHERE g.id = ?",
             (game_id,),
@@ -258,16 +265,16 @@ class SqliteGameStore(
         return None if body is None else (int(version), from_json(body))
 
     async def get_map(self, digest: str) -> tuple[str, str] | None:
-        rows = await self._read("SELECT name, text FROM maps WHERE digest = ?", (digest,))
+        rows = await self._glance("SELECT name, text FROM maps WHERE digest = ?", (digest,))
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     async def game_by_id(self, game_id: int) -> GameRecord | None:
-        rows = await self._read(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
+        rows = await self._glance(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
         return _game_from_row(rows[0]) if rows else None
 
     async def game_by_channel(self, channel_id: int) -> GameRecord | None:
         """The channel's game in the lobby or in play, if any (finished games are history)."""
-        rows = await self._read(
+        rows = await self._glance(
             f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ? AND g.status IN {ACTIVE_SQL}",
             (channel_id,),
         )
@@ -276,7 +283,7 @@ class SqliteGameStore(
     async def latest_game_in_channel(self, channel_id: int, *, started: bool = False) -> GameRecord | None:
         """The channel's newest game (``started``: the newest started one), whatever its status."""
         only = " AND g.status <> 'lobby' AND g.version > 0" if started else ""
-        rows = await self._read(
+        rows = await self._glance(
             f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.channel_id = ?{only}"
             " ORDER BY g.created_at DESC, g.id DESC LIMIT 1",
             (channel_id,),
@@ -285,7 +292,9 @@ class SqliteGameStore(
 
     async def get_game_meta(self, game_id: int) -> JsonDict:
         """The game's metadata: a JSON value per key ({} when there is none)."""
-        rows = await self._read("SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,))
+        rows = await self._glance(
+            "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", (game_id,)
+        )
         return {key: json.loads(body) for key, body in rows}
 
     async def set_game_meta(

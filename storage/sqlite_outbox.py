@@ -134,7 +134,9 @@ class SqliteOutbox(SqliteBase):
         self, game_id: int | None, *, kind: str | None = None, after: int | None = None
     ) -> list[Duty]:
         """Undone duties of a game (None: of no game), in delivery order (of ``kind``, after ``after``)."""
-        rows = await self._read(
+        # A game's pending duties are a few, found by an index; those of no game may be many.
+        read = self._read if game_id is None else self._glance
+        rows = await read(
             f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id IS ? AND done_at IS NULL"
             " AND (? IS NULL OR kind = ?) AND (? IS NULL OR id > ?) ORDER BY due_at, id",
             (game_id, kind, kind, after, after),

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import aiosqlite
 import pytest
@@ -380,4 +381,89 @@ async def test_a_transaction_body_awaiting_anything_else_is_refused_and_rolled_b
         assert await store.game_by_id(game.id) == game
         assert not store._writer.in_transaction
     finally:
+        await store.close()
+
+
+async def test_point_reads_run_on_the_event_loop_without_a_trip_to_the_readers_thread(tmp_path: Path) -> None:
+    """A game by id or channel, its snapshot, metadata and pending duties, and a user's settings are read
+    at once on the loop's own connection (about 6 us) instead of in the reader's thread (about 90 us), and
+    see what a write just committed. Larger reads (a game's events) still go to the reader's thread."""
+    store = await open_store(tmp_path / "g.db")
+    trips: list[str] = []
+    real = store._reader.execute_fetchall
+
+    async def counted(sql: str, params: Any = ()) -> Any:
+        trips.append(sql)
+        return await real(sql, params)
+
+    try:
+        game = await store.create_game(1, 5, 1, {}, T0, snapshot={"count": 0})
+        store._reader.execute_fetchall = counted  # type: ignore[method-assign]
+        after = await store.append(
+            game.id, 0, [{"n": 1}], {"count": 1}, T0, duties=[NewDuty("post", T0, 5)], meta={"a": 1}
+        )
+        assert await store.game_by_id(game.id) == after
+        assert await store.game_by_channel(5) == after
+        assert await store.latest_game_in_channel(5) == after
+        assert await store.load_snapshot(game.id) == (1, {"count": 1})
+        assert await store.get_game_meta(game.id) == {"a": 1}
+        assert [d.kind for d in await store.pending_duties(game.id)] == ["post"]
+        assert await store.get_user_settings(1) == {}
+        assert trips == []
+        assert len(await store.events(game.id)) == 1
+        assert len(trips) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_busy_point_read_goes_to_the_readers_thread_and_other_errors_are_raised(
+    tmp_path: Path,
+) -> None:
+    """SQLite may answer a WAL read "locked" or "busy" (a WAL being recovered, another process's exclusive
+    moment): the loop's connection never waits for a lock, so the read is made by the reader's thread, which
+    waits with the busy timeout. Any other error is the caller's to see."""
+    store = await open_store(tmp_path / "b.db")
+    real = store._glance_conn
+    assert real is not None
+
+    class Failing:
+        def __init__(self, message: str) -> None:
+            self.message, self.calls = message, 0
+
+        def execute(self, sql: str, params: Any = ()) -> Any:
+            self.calls += 1
+            raise sqlite3.OperationalError(self.message)
+
+    try:
+        game = await store.create_game(1, 5, 1, {}, T0, snapshot={"count": 0})
+        for message in ("database is locked", "database is busy"):
+            failing = Failing(message)
+            store._glance_conn = failing  # type: ignore[assignment]
+            assert await store.game_by_id(game.id) == game
+            assert failing.calls == 1
+        store._glance_conn = Failing("no such table: games")  # type: ignore[assignment]
+        with pytest.raises(sqlite3.OperationalError, match="no such table"):
+            await store.game_by_id(game.id)
+    finally:
+        store._glance_conn = real
+        await store.close()
+
+
+async def test_a_point_read_from_another_thread_goes_to_the_readers_thread(tmp_path: Path) -> None:
+    """The loop's connection belongs to the thread that opened the store: a store used from another thread
+    (another event loop) reads through the reader's thread, never on that connection."""
+    store = await open_store(tmp_path / "o.db")
+    real = store._glance_conn
+
+    class Untouchable:
+        def execute(self, sql: str, params: Any = ()) -> Any:
+            raise AssertionError("read on the loop's connection from another thread")
+
+    try:
+        game = await store.create_game(1, 5, 1, {}, T0)
+        store._glance_thread = -1  # as if this thread were not the one that opened the store
+        store._glance_conn = Untouchable()  # type: ignore[assignment]
+        assert await store.game_by_id(game.id) == game
+    finally:
+        store._glance_conn = real
         await store.close()
