@@ -239,8 +239,10 @@ class SqliteBase:
 
     # ------------------------------------------------------------------ plumbing
 
-    async def _write(self, body: Callable[[Tx], Awaitable[T]]) -> T:
-        if self._closed:
+    async def _write(self, body: Callable[[Tx], Awaitable[T]], *, closing: bool = False) -> T:
+        """Run ``body`` as one write transaction. ``closing``: also while ``close`` waits for the writes
+        before it (a write that a queued one started: see SqliteOutbox.finish_duty)."""
+        if self._closed and not closing:
             raise StoreError("store is closed")
         # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as one,
         # where each statement, the BEGIN and the COMMIT were a trip to the thread and back (an action's

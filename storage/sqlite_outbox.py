@@ -4,6 +4,7 @@ PostgreSQL's is storage/postgres_outbox.py."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
 from typing import Any
@@ -33,6 +34,9 @@ from .sqlite_base import (
     _shard_filter,
     _write_meta,
 )
+
+# A finish_duty call waiting to be written: duty id, lease owner, time, outcome, and its caller's answer.
+_Finish = tuple[int, str, float, str, asyncio.Future[bool]]
 
 
 class SqliteOutbox(SqliteBase):
@@ -104,18 +108,66 @@ class SqliteOutbox(SqliteBase):
 
         return await self._write(body)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._finishing: list[_Finish] = []  # finish_duty calls waiting for the transaction before theirs
+        self._finisher: asyncio.Future[None] | None = None
+
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
-        """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
+        """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s.
 
-        async def body(conn: Tx) -> bool:
-            cursor = await conn.execute(
-                "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
-                " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
-                (now, plain(outcome), duty_id, owner),
-            )
-            return cursor.rowcount == 1
+        Finishes made while the one before them is being written wait for it, and are written together, in
+        one transaction (a group commit): a delivery round lands several sends at once, and one transaction
+        each was 1.3 of the 3.2 write transactions an action made in bench_bot. Each duty is still
+        checked and answered on its own."""
+        if self._closed:
+            raise StoreError("store is closed")
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        done.add_done_callback(lambda f: f.cancelled() or f.exception())  # a cancelled caller's outcome
+        self._finishing.append((duty_id, owner, now, plain(outcome), done))
+        if self._finisher is None:
+            self._finisher = asyncio.ensure_future(self._write_finishes())
+            self._tasks.add(self._finisher)  # close() waits for it, and for the finishes queued behind it
+            self._finisher.add_done_callback(self._tasks.discard)
+        return await asyncio.shield(done)
 
-        return await self._write(body)
+    async def _write_finishes(self) -> None:
+        try:
+            while self._finishing:
+                batch, self._finishing = self._finishing, []
+
+                async def body(conn: Tx, batch: list[_Finish] = batch) -> list[bool]:
+                    held: list[bool] = []
+                    for duty_id, owner, now, outcome, _ in batch:
+                        cursor = await conn.execute(
+                            "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
+                            " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
+                            (now, outcome, duty_id, owner),
+                        )
+                        held.append(cursor.rowcount == 1)
+                    return held
+
+                try:
+                    held = await self._write(body, closing=True)
+                except BaseException as error:  # each caller sees it, as if its own write had failed
+                    for *_, done in batch:
+                        if done.done():
+                            continue
+                        if isinstance(error, Exception):
+                            done.set_exception(error)
+                        else:  # this task cancelled: the loop is going away
+                            done.cancel()
+                    if not isinstance(error, Exception):
+                        raise
+                    continue
+                for (*_, done), ok in zip(batch, held, strict=True):
+                    if not done.done():
+                        done.set_result(ok)
+        finally:
+            self._finisher = None
+            for *_, done in self._finishing:  # left only if this task was cancelled
+                done.cancel()
+            self._finishing = []
 
     async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
         """Give a leased duty back, to be tried again from `not_before`; False when the lease was lost."""

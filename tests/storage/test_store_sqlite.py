@@ -467,3 +467,83 @@ async def test_a_point_read_from_another_thread_goes_to_the_readers_thread(tmp_p
     finally:
         store._glance_conn = real
         await store.close()
+
+
+async def test_finishes_made_together_are_written_in_one_transaction_each_answered_on_its_own(
+    tmp_path: Path,
+) -> None:
+    """A delivery round lands several sends at once: finishes made together (or while the write before
+    them runs) go in one transaction, a group commit. Each is still checked against its own lease."""
+    store = await open_store(tmp_path / "f.db")
+    trips = 0
+    queue = store._writer._tx
+
+    class Counted:
+        def put_nowait(self, item: object) -> None:
+            nonlocal trips
+            trips += 1
+            queue.put_nowait(item)  # type: ignore[arg-type]
+
+    try:
+        await store.add_duties(None, [NewDuty("post", T0, 100 + i) for i in range(6)], T0)
+        claimed = await store.claim_duties(T0, "me", 60)
+        assert len(claimed) == 6
+        store._writer._tx = Counted()  # type: ignore[assignment]
+        owners = ["me", "me", "someone else", "me", "me", "me"]
+        answers = await asyncio.gather(
+            *(store.finish_duty(d.id, who, T0 + 1) for d, who in zip(claimed, owners, strict=True))
+        )
+        assert answers == [True, True, False, True, True, True]
+        assert trips == 1, "six finishes, one transaction"
+        store._writer._tx = queue
+        assert [d.id for d in await store.pending_duties(None)] == [claimed[2].id]
+        assert await store.finish_duty(claimed[2].id, "me", T0 + 2) is True
+        assert await store.pending_duties(None) == []
+    finally:
+        await store.close()
+
+
+async def test_close_writes_the_finishes_queued_before_it(tmp_path: Path) -> None:
+    """Finishes made while the transaction before them runs wait for it; a close that comes meanwhile
+    still writes them (the delivery worker's last finishes are not lost to a shutdown)."""
+    path = tmp_path / "c.db"
+    store = await open_store(path)
+    await store.add_duties(None, [NewDuty("post", T0, 100 + i) for i in range(8)], T0)
+    claimed = await store.claim_duties(T0, "me", 60)
+    first = [asyncio.ensure_future(store.finish_duty(d.id, "me", T0 + 1)) for d in claimed[:5]]
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # the five are in one transaction, under way in the writer's thread
+    second = [asyncio.ensure_future(store.finish_duty(d.id, "me", T0 + 1)) for d in claimed[5:]]
+    await asyncio.sleep(0)  # the three are queued behind it
+    await store.close()
+    assert [f.result() for f in first + second] == [True] * 8
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM duties WHERE done_at IS NOT NULL").fetchone()[0] == 8
+
+
+async def test_a_failed_finish_transaction_fails_each_of_its_callers_and_the_store_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = await open_store(tmp_path / "e.db")
+    try:
+        await store.add_duties(None, [NewDuty("post", T0, 100 + i) for i in range(3)], T0)
+        claimed = await store.claim_duties(T0, "me", 60)
+        real = store._write
+        failures = iter([sqlite3.OperationalError("disk I/O error")])
+
+        async def failing_once(body: Any, **kwargs: Any) -> Any:
+            for error in failures:
+                raise error
+            return await real(body, **kwargs)
+
+        monkeypatch.setattr(store, "_write", failing_once)
+        answers = await asyncio.gather(
+            *(store.finish_duty(d.id, "me", T0 + 1) for d in claimed), return_exceptions=True
+        )
+        assert all(isinstance(a, sqlite3.OperationalError) for a in answers), "each caller sees the failure"
+        assert len(await store.pending_duties(None)) == 3, "and nothing of it was written"
+        again = await asyncio.gather(*(store.finish_duty(d.id, "me", T0 + 2) for d in claimed))
+        assert again == [True, True, True], "the next finishes are written"
+        assert await store.pending_duties(None) == []
+    finally:
+        await store.close()
