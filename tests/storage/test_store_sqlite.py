@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -314,27 +316,36 @@ async def test_the_integrity_check_finds_a_game_whose_snapshot_is_gone(tmp_path:
         await store.close()
 
 
+@contextlib.contextmanager
+def writer_trips(store: Any) -> Iterator[list[int]]:
+    """Counts the calls queued to the writer's thread meanwhile (each write transaction is one): the
+    list's one item, when the block ends."""
+    queue = store._writer._tx  # what the writer's thread takes its calls from
+    counted = [0]
+
+    class Counted:
+        def put_nowait(self, item: object) -> None:
+            counted[0] += 1
+            queue.put_nowait(item)
+
+    store._writer._tx = Counted()
+    try:
+        yield counted
+    finally:
+        store._writer._tx = queue
+
+
 async def test_a_write_transaction_is_one_trip_to_the_writers_thread(tmp_path: Path) -> None:
     """BEGIN, the body's statements and COMMIT run in the writer's thread as one function: an action's
     append made about ten trips to the thread and back (each about 35 us of the event loop's CPU)."""
     store = await open_store(tmp_path / "t.db")
-    trips = 0
-    queue = store._writer._tx  # what the writer's thread takes its calls from
-
-    class Counted:
-        def put_nowait(self, item: object) -> None:
-            nonlocal trips
-            trips += 1
-            queue.put_nowait(item)  # type: ignore[arg-type]
-
     try:
         game = await store.create_game(1, 5, 1, {}, T0, snapshot={"count": 0})
-        store._writer._tx = Counted()  # type: ignore[assignment]
         duties = [NewDuty("post", T0, 5, payload={"n": 1}), NewDuty("remind", T0 + 60, 5, key="remind")]
         events = [{"n": 1}, {"n": 2}]
-        after = await store.append(game.id, 0, events, {"count": 2}, T0, duties=duties, meta={"a": 1})
-        assert trips == 1
-        store._writer._tx = queue
+        with writer_trips(store) as trips:
+            after = await store.append(game.id, 0, events, {"count": 2}, T0, duties=duties, meta={"a": 1})
+        assert trips == [1]
         assert after.version == 2 and len(await store.pending_duties(game.id)) == 2
         assert await store.get_game_meta(game.id) == {"a": 1}
     finally:
@@ -398,7 +409,7 @@ async def test_point_reads_run_on_the_event_loop_without_a_trip_to_the_readers_t
 
     try:
         game = await store.create_game(1, 5, 1, {}, T0, snapshot={"count": 0})
-        store._reader.execute_fetchall = counted  # type: ignore[method-assign]
+        setattr(store._reader, "execute_fetchall", counted)  # noqa: B010 - a method, replaced for the count
         after = await store.append(
             game.id, 0, [{"n": 1}], {"count": 1}, T0, duties=[NewDuty("post", T0, 5)], meta={"a": 1}
         )
@@ -475,27 +486,17 @@ async def test_finishes_made_together_are_written_in_one_transaction_each_answer
     """A delivery round lands several sends at once: finishes made together (or while the write before
     them runs) go in one transaction, a group commit. Each is still checked against its own lease."""
     store = await open_store(tmp_path / "f.db")
-    trips = 0
-    queue = store._writer._tx
-
-    class Counted:
-        def put_nowait(self, item: object) -> None:
-            nonlocal trips
-            trips += 1
-            queue.put_nowait(item)  # type: ignore[arg-type]
-
     try:
         await store.add_duties(None, [NewDuty("post", T0, 100 + i) for i in range(6)], T0)
         claimed = await store.claim_duties(T0, "me", 60)
         assert len(claimed) == 6
-        store._writer._tx = Counted()  # type: ignore[assignment]
         owners = ["me", "me", "someone else", "me", "me", "me"]
-        answers = await asyncio.gather(
-            *(store.finish_duty(d.id, who, T0 + 1) for d, who in zip(claimed, owners, strict=True))
-        )
+        with writer_trips(store) as trips:
+            answers = await asyncio.gather(
+                *(store.finish_duty(d.id, who, T0 + 1) for d, who in zip(claimed, owners, strict=True))
+            )
         assert answers == [True, True, False, True, True, True]
-        assert trips == 1, "six finishes, one transaction"
-        store._writer._tx = queue
+        assert trips == [1], "six finishes, one transaction"
         assert [d.id for d in await store.pending_duties(None)] == [claimed[2].id]
         assert await store.finish_duty(claimed[2].id, "me", T0 + 2) is True
         assert await store.pending_duties(None) == []
