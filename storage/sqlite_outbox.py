@@ -42,6 +42,11 @@ _Finish = tuple[int, str, float, str, asyncio.Future[bool]]
 class SqliteOutbox(SqliteBase):
     """Duties: add, claim under a lease, finish, retry, cancel, purge; `exclusive` locks."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._finishing: list[_Finish] = []  # finish_duty calls waiting for the transaction before theirs
+        self._finisher: asyncio.Future[None] | None = None
+
     async def add_duties(
         self,
         game_id: int | None,
@@ -107,11 +112,6 @@ class SqliteOutbox(SqliteBase):
             return sorted((duty_from_row(r) for r in rows), key=lambda d: (d.due_at, d.id))
 
         return await self._write(body)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._finishing: list[_Finish] = []  # finish_duty calls waiting for the transaction before theirs
-        self._finisher: asyncio.Future[None] | None = None
 
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
         """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s.
