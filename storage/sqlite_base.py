@@ -218,7 +218,8 @@ async def _write_meta(
 
 
 class SqliteBase:
-    """The store's two connections, its one-writer transactions and the row helpers used inside them."""
+    """The store's three connections (writer, reader, and the loop's own for point reads), its one-writer
+    transactions and the row helpers used inside them."""
 
     def __init__(
         self,
