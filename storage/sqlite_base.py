@@ -226,7 +226,7 @@ class SqliteBase:
         path: str,
         writer: aiosqlite.Connection,
         reader: aiosqlite.Connection,
-        glance: sqlite3.Connection | None = None,
+        glance: sqlite3.Connection,
     ) -> None:
         self.path = path
         self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
@@ -278,8 +278,7 @@ class SqliteBase:
         recovered after a crash, another process's exclusive moment), the read goes to the reader's thread,
         which waits for it with the busy timeout: the loop itself never waits for a lock. Larger reads (a
         game's events, lists of games, exports) always go to the reader's thread."""
-        conn = self._glance_conn
-        if conn is None or threading.get_ident() != self._glance_thread:
+        if threading.get_ident() != self._glance_thread:
             return await self._read(sql, params)
         # Let the loop turn first, as a read in the reader's thread did: a handler that ran all its reads at
         # once held the loop for its whole length, and 50 handlers woken together held it some 60 ms.
@@ -287,7 +286,7 @@ class SqliteBase:
         if self._closed:
             raise StoreError("store is closed")
         try:
-            return conn.execute(sql, params).fetchall()
+            return self._glance_conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
@@ -377,8 +376,7 @@ class SqliteBase:
             if handle is not None:
                 handle.close()
         self._held.clear()
-        if self._glance_conn is not None:
-            self._glance_conn.close()
+        self._glance_conn.close()
         try:
             await self._reader.close()
         finally:

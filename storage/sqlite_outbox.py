@@ -150,14 +150,15 @@ class SqliteOutbox(SqliteBase):
                 try:
                     held = await self._write(body, closing=True)
                 except BaseException as error:  # each caller sees it, as if its own write had failed
+                    failed = isinstance(error, Exception)  # else this task was cancelled (shutdown)
                     for *_, done in batch:
                         if done.done():
                             continue
-                        if isinstance(error, Exception):
+                        if failed:
                             done.set_exception(error)
-                        else:  # this task cancelled: the loop is going away
+                        else:
                             done.cancel()
-                    if not isinstance(error, Exception):
+                    if not failed:
                         raise
                     continue
                 for (*_, done), ok in zip(batch, held, strict=True):
