@@ -31,7 +31,9 @@ SHARDS = ShardSlice(2, (1,))  # the owner serves shard 1 of 2
 GUILD = (7 << 22) | 1  # on shard 1
 
 
-async def owner_loop(owner: GameStore, woken: asyncio.Event, poll: float, claimed: dict[int, Any]) -> None:
+async def owner_loop(
+    owner: GameStore, woken: asyncio.Event, poll: float, claimed: dict[int, asyncio.Future[float]]
+) -> None:
     """The delivery worker's wait: until woken, or ``poll`` seconds; then claim what is due."""
     while True:
         try:
@@ -40,17 +42,22 @@ async def owner_loop(owner: GameStore, woken: asyncio.Event, poll: float, claime
             pass
         woken.clear()
         for d in await owner.claim_duties(time.time(), "owner", 60.0, 10, SHARDS):
-            claimed[d.id].set_result(time.perf_counter())
+            # The notification can wake the owner before the writer's add_duties has returned.
+            arrival(claimed, d.id).set_result(time.perf_counter())
             await owner.finish_duty(d.id, "owner", time.time())
+
+
+def arrival(claimed: dict[int, asyncio.Future[float]], duty_id: int) -> asyncio.Future[float]:
+    """The future of one duty's claim, made by whichever side, writer or owner, asks first."""
+    return claimed.setdefault(duty_id, asyncio.get_running_loop().create_future())
 
 
 async def measure(url: str, samples: int, listen: bool, poll: float) -> list[float]:
     """Commit ``samples`` duties at random moments; each one's wait from commit to claim, in seconds."""
     writer, owner = await open_postgres_store(url), await open_postgres_store(url)
     woken = asyncio.Event()
-    claimed: dict[int, Any] = {}
+    claimed: dict[int, asyncio.Future[float]] = {}
     rng = random.Random(7)
-    loop = asyncio.get_running_loop()
     try:
         if listen:
             await owner.listen_for_duties(SHARDS, woken.set)
@@ -63,8 +70,16 @@ async def measure(url: str, samples: int, listen: bool, poll: float) -> list[flo
             await asyncio.sleep(rng.uniform(0.005, 0.05 if listen else poll))
             (duty,) = await writer.add_duties(game.id, [NewDuty("post", time.time() - 1, 1)], time.time())
             committed = time.perf_counter()
-            done = claimed[duty.id] = loop.create_future()
-            waits.append(await done - committed)
+            done = arrival(claimed, duty.id)
+            # Bounded: a dead owner loop or a lost notification ends the run with an error, never a hang.
+            await asyncio.wait({done, worker}, timeout=poll + 30, return_when=asyncio.FIRST_COMPLETED)
+            if not done.done():
+                worker.cancel()
+                raise RuntimeError(f"duty {duty.id} was not claimed within {poll + 30:g} s") from (
+                    worker.exception() if worker.done() and not worker.cancelled() else None
+                )
+            # A claim woken before add_duties returned arrived as the commit did: no wait.
+            waits.append(max(0.0, done.result() - committed))
         worker.cancel()
         await writer.abandon_game(game.id, time.time())
         return waits

@@ -43,6 +43,30 @@ def test_bench_wakeups_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "LISTEN/NOTIFY" in capsys.readouterr().out
 
 
+def test_bench_wakeups_survives_a_claim_made_before_add_duties_returns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race that hung a loaded machine for ever: the owner, woken by NOTIFY, claims a duty before the
+    writer's add_duties has returned. The writer's add_duties is held back here until the claim is surely
+    made; before the fix the owner's loop died on a KeyError and the run never ended."""
+    from storage.postgres import PostgresGameStore
+
+    real = PostgresGameStore.add_duties
+
+    async def late(self: PostgresGameStore, *args: object, **kwargs: object) -> object:
+        added = await real(self, *args, **kwargs)  # type: ignore[arg-type]
+        await asyncio.sleep(1.0)
+        return added
+
+    monkeypatch.setattr(PostgresGameStore, "add_duties", late)
+
+    async def run() -> int:
+        return int(await asyncio.wait_for(bench("bench_wakeups").main(samples=3, poll=0.2, poll_samples=1), 60))
+
+    assert asyncio.run(run()) == 0
+    assert "LISTEN/NOTIFY" in capsys.readouterr().out
+
+
 def test_bench_store_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """It had not run since the outbox replaced notices (it imported NewNotice)."""
     assert bench("bench_store").main(["--games", "5", "--seconds", "0.2", "--concurrency", "1,2"]) == 0
