@@ -39,6 +39,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+# Run as a script from a checkout, the project need not be installed.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 ROOT = Path(__file__).resolve().parent.parent
 MAPS = ROOT / "engine" / "maps"
 LETTERS = "TAHLS"

@@ -61,7 +61,8 @@ def test_bench_wakeups_survives_a_claim_made_before_add_duties_returns(
     monkeypatch.setattr(PostgresGameStore, "add_duties", late)
 
     async def run() -> int:
-        return int(await asyncio.wait_for(bench("bench_wakeups").main(samples=3, poll=0.2, poll_samples=1), 60))
+        wakeups = bench("bench_wakeups").main(samples=3, poll=0.2, poll_samples=1)
+        return int(await asyncio.wait_for(wakeups, 60))
 
     assert asyncio.run(run()) == 0
     assert "LISTEN/NOTIFY" in capsys.readouterr().out

@@ -22,8 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def bare_env(**extra: str) -> dict[str, str]:
-    """An environment with nothing of the developer's: no token, no settings."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp")}
+    """An environment with nothing of the developer's: no token, no settings. The checkout's own packages
+    come first, so the child runs the code under test whether or not the project is installed."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "PYTHONPATH": str(ROOT),
+    }
     env.update(extra)
     return env
 
