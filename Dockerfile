@@ -11,9 +11,11 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
 COPY . .
-# Versions are pinned by pyproject.toml's dependency ranges, not here.
+# Exact versions, checked against their hashes, from the lock (requirements/run.lock, made by tools/lock.sh);
+# then the project itself, with nothing more.
 RUN python -m venv /venv \
-    && /venv/bin/pip install --no-cache-dir .
+    && /venv/bin/pip install --no-cache-dir --require-hashes -r requirements/run.lock \
+    && /venv/bin/pip install --no-cache-dir --no-deps .
 
 FROM python:3.11-slim
 ENV PATH=/venv/bin:$PATH \
