@@ -1,4 +1,4 @@
-"""The rules of Alexandros (../shared/rules/ALEXANDROS.md) as a pure, deterministic library.
+"""The rules of Alexandros (docs/ALEXANDROS.md) as a pure, deterministic library.
 
 Standard library only: no I/O in the rules, no clock, no global random. A game is a ``GameState`` value;
 ``apply(state, action)`` returns the next state and the events that happened, or raises ``IllegalAction``

@@ -90,3 +90,13 @@ def test_no_import_cycles() -> None:
         for n, p in files.items()
     }
     assert house_figures.cycles(graph) == []
+
+
+def test_the_code_and_docs_point_at_the_rules_inside_the_repository() -> None:
+    """The rules' one copy is docs/ALEXANDROS.md; nothing points outside the repository for them."""
+    root = Path(__file__).resolve().parents[1]
+    assert (root / "docs" / "ALEXANDROS.md").is_file()
+    files = [*root.glob("*.md"), *root.glob("docs/*.md")]
+    for package in ("engine", "bot", "rendering", "storage", "offline", "tools", "benchmarks"):
+        files += list((root / package).rglob("*.py"))
+    assert not [f for f in files if "shared/rules" in f.read_text(encoding="utf-8")]
