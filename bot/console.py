@@ -42,7 +42,7 @@ from storage import BadDatabase, StoreError
 
 from . import i18n
 from .client import make_bot
-from .computers import is_computer
+from .computers import is_computer, seat_level
 from .console_commands import CommandBook, CommandError, Typed
 from .console_commands import parse_options as parse_options  # the line syntax, also read from here
 from .i18n import pgettext
@@ -191,7 +191,7 @@ class Console:
     def _check_seats(self, record: Any) -> None:
         """The saved game goes on with its own players and computer levels only."""
         seated = [uid for _, uid in sorted(record.seats)]
-        levels = [record.options.get("computers", {}).get(str(u), "normal") for u in seated if is_computer(u)]
+        levels = [seat_level(record.options, u) for u in seated if is_computer(u)]
         humans = [u for u in seated if not is_computer(u)]
         if humans == [self.users[n].id for n in self.names] and levels == self.computers:
             return
@@ -241,13 +241,14 @@ class Console:
     async def farewell(self) -> str:
         """Where the game is saved and how to carry on: said when the console ends."""
         bot: Any = self.d.bot
-        record = await bot.store.game_by_channel(self.d.channel_id) if bot is not None else None
-        where = Path(self.db).resolve()
-        if record is not None and record.status in ("playing", "lobby"):
-            return f"The game is saved in {where}. To carry on, run: {self.resume_command()}"
-        return (
-            f"The finished games are kept in {where}; this starts a new game there: {self.resume_command()}"
-        )
+        over = False
+        with contextlib.suppress(Exception):  # the database went wrong: the sentence for a saved game
+            record = await bot.store.game_by_channel(self.d.channel_id)
+            over = record is None or record.status not in ("playing", "lobby")
+        where, command = Path(self.db).resolve(), self.resume_command()
+        if over:
+            return f"The finished games are kept in {where}; this starts a new game there: {command}"
+        return f"The game is saved in {where}. To carry on, run: {command}"
 
     # --- output -------------------------------------------------------------------------------------------
 
@@ -515,7 +516,7 @@ async def _session(
         await console.close()
         for sig in handled:
             loop.remove_signal_handler(sig)
-    console.print(f"Stopped: {farewell}" if stop.is_set() else farewell)
+    console.print(f"Stopped. {farewell}" if stop.is_set() else farewell)
     return 0
 
 
