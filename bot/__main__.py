@@ -33,14 +33,63 @@ from .runlock import open_checks
 if TYPE_CHECKING:
     from .config import Config
 
-USAGE = """usage: python -m bot [--sync]
-       python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
-                             [--map FILE] [--locale LANG]
-       python -m bot restore BACKUP_FILE
-       python -m bot ratings --recompute [--db PATH_OR_URL] [--guild ID]
-       python -m bot backup [FOLDER]
-       python -m bot purge DAYS
-       python -m bot health"""
+# What each subcommand is (main dispatches on the same names: SUBCOMMANDS is the list ``--help`` prints).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "console": (
+        "console --players alice[,bob,...] [--computers hard[,normal]] [--db PATH] [--out DIR] [--seed N] "
+        "[--map FILE] [--locale LANG]",
+        "play in this terminal, without Discord or a token (python -m bot console --help)",
+    ),
+    "backup": ("backup [FOLDER]", "write one verified backup of the database now (the bot may run)"),
+    "restore": ("restore BACKUP_FILE", "put a backup in place of the database (stop the bot first)"),
+    "ratings": (
+        "ratings --recompute [--db PATH_OR_URL] [--guild ID]",
+        "rate every server's finished games again (or one server's)",
+    ),
+    "purge": ("purge DAYS", "delete finished and abandoned games older than DAYS days, on every server"),
+    "health": ("health", "check a running bot (its heartbeat and database), as the Docker health check does"),
+}
+USAGE = (
+    "\n".join(
+        ["usage: python -m bot [--sync]"]
+        + [f"       python -m bot {usage}" for usage, _ in SUBCOMMANDS.values()]
+    )
+    + "\n(python -m bot --help says what each does, and the settings)"
+)
+
+
+def help_text() -> str:
+    """``python -m bot --help``: what the bot does, how to run it, every subcommand and every setting with
+    its default (from bot.config, so the list is the one the bot reads)."""
+    from .config import variables_help
+
+    lines = [
+        "python -m bot: Alexandros as a Discord bot. It plays whole games of the board game Alexandros",
+        "(2 to 4 players) in your server's channels: slash commands (/alexandros ...), buttons and select",
+        "menus, board pictures, turn reminders, deadlines and computer players. Every game is kept in a",
+        "database (an SQLite file, or PostgreSQL).",
+        "",
+        "usage:",
+        "  python -m bot",
+        "      run the bot (needs DISCORD_TOKEN); SIGTERM or Ctrl+C stops it cleanly",
+        "  python -m bot --sync",
+        "      push the slash commands to Discord once, then exit: after installing, and after an update",
+        "      that changes the commands (with ALEXANDROS_TEST_GUILD set: to that server only, at once)",
+    ]
+    for usage, what in SUBCOMMANDS.values():
+        lines += [f"  python -m bot {usage}", f"      {what}"]
+    lines += [
+        "  python -m bot --help",
+        "      this help",
+        "",
+        "settings: environment variables, or KEY=VALUE lines in a .env file in the working folder (the",
+        "environment wins); a missing or bad one stops the bot with one sentence:",
+        *variables_help(),
+        "",
+        "docs/HOSTING.md explains hosting, backups, restores and PostgreSQL.",
+    ]
+    return "\n".join(lines)
+
 
 log = logging.getLogger("bot")
 
@@ -335,24 +384,38 @@ async def _recompute(database: str, guild: int | None) -> int:
     return 0
 
 
+def _console(argv: Sequence[str]) -> int:
+    from .console import main as console_main
+
+    return console_main(argv)
+
+
+def _health(argv: Sequence[str]) -> int:
+    from .health import main as health_main
+
+    if argv:
+        print(USAGE, file=sys.stderr)
+        return 2
+    return health_main()
+
+
+_RUN: dict[str, Callable[[Sequence[str]], int]] = {
+    "console": _console,
+    "backup": backup,
+    "restore": restore,
+    "ratings": ratings,
+    "purge": purge,
+    "health": _health,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["console"]:
-        from .console import main as console_main
-
-        return console_main(args[1:])
-    if args[:1] == ["restore"]:
-        return restore(args[1:])
-    if args[:1] == ["ratings"]:
-        return ratings(args[1:])
-    if args[:1] == ["backup"]:
-        return backup(args[1:])
-    if args[:1] == ["purge"]:
-        return purge(args[1:])
-    if args == ["health"]:
-        from .health import main as health_main
-
-        return health_main()
+    if args and args[0] in _RUN:
+        return _RUN[args[0]](args[1:])
+    if args in (["--help"], ["-h"], ["help"]):
+        print(help_text())
+        return 0
     if args in ([], ["--sync"]):
         try:
             return asyncio.run(run(sync=bool(args)))

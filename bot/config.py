@@ -31,25 +31,8 @@ invite_url(application_id) -> str, BOT_PERMISSION_NAMES, bot_permissions() -> in
 
 Variables
 ---------
-DISCORD_TOKEN                     the bot token (required to run the bot)
-ALEXANDROS_DATA_DIR               data folder (default `data`, relative to the working folder)
-ALEXANDROS_DB                     database file (default `<data dir>/alexandros.db`)
-ALEXANDROS_LOG_LEVEL              DEBUG, INFO, WARNING or ERROR (default INFO)
-ALEXANDROS_TEST_GUILD             a guild (server) id: sync commands there only, instantly (optional)
-ALEXANDROS_BACKUP_INTERVAL_HOURS  hours between backups (default 24; 0 turns backups off)
-ALEXANDROS_BACKUP_KEEP            how many backups to keep (default 7)
-ALEXANDROS_BACKUP_DIR             backup folder (default `<data dir>/backups`)
-ALEXANDROS_REMINDER_HOURS         default hours between turn reminders of a table (default 24)
-ALEXANDROS_RULES_URL              an http(s) link to the full rules, shown by `/alexandros rules` (optional)
-ALEXANDROS_DATABASE_URL           postgresql://user:password@host/db: a PostgreSQL store instead of the
-                                  SQLite file (several processes can share it; README "Scaling out")
-ALEXANDROS_RENDER_WORKERS         processes that draw the pictures (default 2; 0 draws in a thread)
-ALEXANDROS_CACHE_GAMES            game states kept in memory, most recently used (default 2000)
-ALEXANDROS_KEEP_SENT_DAYS         days a delivered message stays in the outbox's log (default 30)
-ALEXANDROS_SHARD_COUNT            shards of the whole bot (default: Discord's recommendation, one process)
-ALEXANDROS_SHARD_IDS              this process's shards, like 0-3 or 4,5 (with ALEXANDROS_SHARD_COUNT)
-ALEXANDROS_SEND_RATE              messages a second this process sends at most (default 45: Discord allows
-                                  a bot 50 in all, so in a cluster divide it among the processes)
+VARIABLES names every variable, the Config field it sets and what it means; `python -m bot --help` prints
+them with the defaults load_config gives when none is set (variables_help), so neither can drift.
 """
 
 from __future__ import annotations
@@ -65,6 +48,7 @@ from typing import IO, NoReturn
 
 __all__ = [
     "BOT_PERMISSION_NAMES",
+    "VARIABLES",
     "LOG_LEVELS",
     "Config",
     "ConfigError",
@@ -76,6 +60,7 @@ __all__ = [
     "parse_dotenv",
     "redact",
     "setup_logging",
+    "variables_help",
 ]
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
@@ -98,6 +83,49 @@ BOT_PERMISSION_NAMES = (
     "pin_messages",
 )
 INVITE_SCOPES = ("bot", "applications.commands")
+
+# Every setting (variable, the Config field it sets, what it means); the defaults are load_config's own.
+VARIABLES: tuple[tuple[str, str, str], ...] = (
+    ("DISCORD_TOKEN", "token", "the bot token, required to run the bot (never printed)"),
+    ("ALEXANDROS_DATA_DIR", "data_dir", "data folder, relative to the working folder"),
+    ("ALEXANDROS_DB", "db_path", "SQLite database file (in the data folder unless set)"),
+    ("ALEXANDROS_LOG_LEVEL", "log_level", f"{', '.join(LOG_LEVELS)}"),
+    ("ALEXANDROS_TEST_GUILD", "test_guild", "a server id: sync the commands there only, instantly"),
+    (
+        "ALEXANDROS_BACKUP_INTERVAL_HOURS",
+        "backup_interval_hours",
+        "hours between backups; 0 turns backups off",
+    ),
+    ("ALEXANDROS_BACKUP_KEEP", "backup_keep", "how many backups to keep"),
+    ("ALEXANDROS_BACKUP_DIR", "backup_dir", "backup folder (in the data folder unless set)"),
+    ("ALEXANDROS_REMINDER_HOURS", "reminder_hours", "a table's default hours between turn reminders"),
+    ("ALEXANDROS_RULES_URL", "rules_url", "an http(s) link to the full rules, shown by /alexandros rules"),
+    (
+        "ALEXANDROS_DATABASE_URL",
+        "database_url",
+        "postgresql://user:password@host/db: a PostgreSQL store instead of the SQLite file (several "
+        "processes can share it)",
+    ),
+    ("ALEXANDROS_RENDER_WORKERS", "render_workers", "processes that draw the pictures; 0 draws in a thread"),
+    ("ALEXANDROS_CACHE_GAMES", "cache_games", "game states kept in memory, most recently used"),
+    ("ALEXANDROS_KEEP_SENT_DAYS", "keep_sent_days", "days a delivered message stays in the outbox's log"),
+    (
+        "ALEXANDROS_SHARD_COUNT",
+        "shard_count",
+        "shards of the whole bot (unset: as many as Discord recommends, in one process)",
+    ),
+    (
+        "ALEXANDROS_SHARD_IDS",
+        "shard_ids",
+        "this process's shards, like 0-3 or 4,5 (with ALEXANDROS_SHARD_COUNT)",
+    ),
+    (
+        "ALEXANDROS_SEND_RATE",
+        "send_rate",
+        "messages a second this process sends at most (Discord allows a bot 50 in all: in a cluster, divide "
+        "them among the processes)",
+    ),
+)
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
@@ -388,6 +416,18 @@ def _count(value: str | None, name: str, default: int) -> int:
     if not value.isdigit() or int(value) < 1:
         raise ConfigError(f"{name} must be a whole number of 1 or more (for example {default}).")
     return int(value)
+
+
+def variables_help() -> list[str]:
+    """One line a variable: its name, what it means, and its default (what load_config gives unset)."""
+    defaults = load_config({}, None, require_token=False)
+    width = max(len(name) for name, _, _ in VARIABLES)
+    lines = []
+    for name, field, meaning in VARIABLES:
+        value = getattr(defaults, field)
+        shown = "unset" if value in (None, "") else f"{value:g}" if isinstance(value, float) else str(value)
+        lines.append(f"  {name:<{width}}  {meaning}; default {shown}")
+    return lines
 
 
 def load_or_exit(

@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import contextlib
 import re
+import shlex
 import signal
 import sqlite3
 import sys
@@ -29,9 +30,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
+import discord
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_date, format_time, format_timedelta
 
+from engine.ai import LEVELS
 from engine.maps import MapError, default_map, load_map
 from offline import HarnessError, OfflineDiscord, StoredMessage
 from offline.payloads import FakeUser
@@ -39,10 +42,17 @@ from storage import BadDatabase, StoreError
 
 from . import i18n
 from .client import make_bot
+from .computers import is_computer, seat_level
+from .console_commands import CommandBook, CommandError, Typed
+from .console_commands import parse_options as parse_options  # the line syntax, also read from here
 from .i18n import pgettext
 from .runlock import open_checks
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
+# The Discord locales of the bot's languages (bot.i18n.LANGUAGES): en-US, en-GB, de.
+SUPPORTED_LOCALES = tuple(
+    loc.value for loc in discord.Locale if loc.value.split("-")[0].lower() == i18n.language_of(loc.value)
+)
 _PICTURE = re.compile(r"^(\d{4,})-")
 
 
@@ -114,19 +124,6 @@ def render_markup(
     return _CHANNEL.sub(lambda m: f"#{(channels or {}).get(int(m.group(1)), 'a-channel')}", text)
 
 
-_OPTION = re.compile(r"([a-z][a-z_]*):")
-
-
-def parse_options(text: str) -> dict[str, str]:
-    """``card:n1 to:D7 path:2`` -> {"card": "n1", ...}; a value runs until the next ``name:``."""
-    out: dict[str, str] = {}
-    marks = [m for m in _OPTION.finditer(text) if m.start() == 0 or text[m.start() - 1] == " "]
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        out[m.group(1)] = text[m.end() : end].strip()
-    return out
-
-
 class Console:
     """One table of local players on an offline Discord."""
 
@@ -139,8 +136,11 @@ class Console:
         stream: IO[str] | None = None,
         map_path: str | None = None,
         locale: str = "en-US",
+        computers: Sequence[str] = (),
     ) -> None:
         self.names = list(players)
+        self.computers = list(computers)  # the levels of the computer seats, after the players' (issue 27)
+        self.db, self.map_path = db, map_path
         self.out = out
         self.stream = stream or sys.stdout
         self.pictures_written = _last_picture_number(out)
@@ -156,6 +156,7 @@ class Console:
         self.locale = locale  # the players' clients and the server speak it (the bot's languages: README)
         self.now: Callable[[], float] = time.time  # the bot's clock (bot.client's default)
         self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []
+        self.book = CommandBook([], locale)  # the bot's commands, once it runs
 
     def print(self, text: str = "") -> None:
         print(text, file=self.stream)
@@ -172,15 +173,11 @@ class Console:
         for user in self.users.values():
             user.locale = self.locale
         bot: Any = self.d.bot
+        self.book = await CommandBook.of(bot.tree, self.locale)
         record = await bot.store.game_by_channel(self.d.channel_id)
         if record is not None:
-            seated = [uid for _, uid in sorted(record.seats)]
-            if record.status == "playing" and seated != [self.users[n].id for n in self.names]:
-                names = ", ".join(record.options.get("names", {}).get(str(u), "?") for u in seated)
-                raise ConsoleError(
-                    f"This database holds a game of {names}: start the console with "
-                    f"--players {names.replace(', ', ',')}, or use another --db."
-                )
+            if record.status == "playing":
+                self._check_seats(record)
             mark = self.d.mark()
             if await bot.pipeline.repost_turn(record.id):
                 await bot.deliveries.drain()
@@ -189,6 +186,25 @@ class Console:
                     if req.message_id is not None and req.kind == "channel_message":
                         self.show_message(self.d.message(req.message_id))
                 return
+        await self._open_table()
+
+    def _check_seats(self, record: Any) -> None:
+        """The saved game goes on with its own players and computer levels only."""
+        seated = [uid for _, uid in sorted(record.seats)]
+        levels = [seat_level(record.options, u) for u in seated if is_computer(u)]
+        humans = [u for u in seated if not is_computer(u)]
+        if humans == [self.users[n].id for n in self.names] and levels == self.computers:
+            return
+        names = record.options.get("names", {})
+        people = ",".join(names.get(str(u), "?") for u in humans)
+        flags = f"--players {people}" + (f" --computers {','.join(levels)}" if levels else "")
+        everyone = ", ".join(names.get(str(u), "?") for u in seated)
+        raise ConsoleError(
+            f"This database holds a game of {everyone}: start the console with {flags}, or use another --db."
+        )
+
+    async def _open_table(self) -> None:
+        """``/alexandros new``, everyone joins, the computers sit down, the creator presses Start."""
         creator = self.users[self.names[0]]
         r = await self.d.slash(creator, "alexandros new")
         self.show_result(r, creator)
@@ -200,11 +216,39 @@ class Console:
             return
         for n in self.names[1:]:
             self.show_result(await self.d.click(self.users[n], lobby.id, join), self.users[n])
+        for level in self.computers:
+            self.show_result(
+                await self.d.slash(creator, "alexandros table add-computer", {"level": level}), creator
+            )
         start = join.replace(":join:", ":start:")
         self.show_result(await self.d.click(creator, lobby.id, start), creator)
 
     async def close(self) -> None:
         await self.d.close()
+
+    def resume_command(self) -> str:
+        """The command line that carries on with this console's game (absolute paths: from any folder)."""
+        argv = ["python", "-m", "bot", "console", "--players", ",".join(self.names)]
+        if self.computers:
+            argv += ["--computers", ",".join(self.computers)]
+        argv += ["--db", str(Path(self.db).resolve()), "--out", str(self.out.resolve())]
+        if self.map_path:
+            argv += ["--map", str(Path(self.map_path).resolve())]
+        if self.locale != "en-US":
+            argv += ["--locale", self.locale]
+        return shlex.join(argv)
+
+    async def farewell(self) -> str:
+        """Where the game is saved and how to carry on: said when the console ends."""
+        bot: Any = self.d.bot
+        over = False
+        with contextlib.suppress(Exception):  # the database went wrong: the sentence for a saved game
+            record = await bot.store.game_by_channel(self.d.channel_id)
+            over = record is None or record.status not in ("playing", "lobby")
+        where, command = Path(self.db).resolve(), self.resume_command()
+        if over:
+            return f"The finished games are kept in {where}; this starts a new game there: {command}"
+        return f"The game is saved in {where}. To carry on, run: {command}"
 
     # --- output -------------------------------------------------------------------------------------------
 
@@ -260,70 +304,48 @@ class Console:
         raise HarnessError(f"no button or menu {ref!r} here; type 'board' to see the turn message again")
 
     async def line(self, text: str) -> bool:
-        """Run one input line; False when the user asked to quit."""
+        """Run one input line; False when the user asked to quit. No line ends the console: whatever fails
+        is one sentence, and the next line is read."""
         text = text.strip()
-        if not text or text.startswith("#"):
-            return True
         if text in ("quit", "exit"):
             return False
+        try:
+            await self._line(text)
+        except CommandError as err:
+            self.print(str(err))
+        except HarnessError as err:
+            self.print(f"!!! {err}")
+        except Exception as err:  # noqa: BLE001 - one sentence, and the console carries on
+            self.print(f"!!! That line failed ({type(err).__name__}: {err}); type the next one.")
+        return True
+
+    async def _line(self, text: str) -> None:
+        if not text or text.startswith("#"):
+            return
         if text == "help":
-            self.print(HELP)
-            return True
+            self.print("Commands (after a player's name, e.g. 'alice: /alexandros status'):")
+            for row in self.book.help_lines():
+                self.print(row)
+            self.print(f"Console lines:{HELP.rstrip()}")
+            return
         if text == "board":
             for msg in self.d.channel_messages()[-2:]:
                 self.numbered = []
                 self.show_message(msg)
-            return True
+            return
         name, sep, rest = text.partition(":")
         user = self.users.get(name.strip())
         if not sep or user is None:
             self.print(
                 f"Start a line with a player's name ({', '.join(self.names)}), e.g. 'alice: press Move'."
             )
-            return True
-        rest = rest.strip()
-        try:
-            await self._act(user, rest)
-        except HarnessError as err:
-            self.print(f"!!! {err}")
-        return True
+            return
+        await self._act(user, rest.strip())
 
     async def _act(self, user: FakeUser, rest: str) -> None:
         d = self.d
         if rest.startswith("/"):
-            words = rest[1:].split()
-            names = [w for w in words[:3] if ":" not in w]
-            # The longest command path the words name: "alexandros me waiting" has three, a group's
-            # name alone ("alexandros me") is no command.
-            path = " ".join(names[:2])
-            for n in range(len(names), 0, -1):
-                try:
-                    d.command_options(" ".join(names[:n]))
-                except HarnessError:
-                    continue
-                path = " ".join(names[:n])
-                break
-            options = parse_options(rest[1 + len(path) :].strip())
-            focused = next((k for k, v in options.items() if v == "?"), None)
-            if focused is not None:
-                others = {k: v for k, v in options.items() if k != focused}
-                await d.autocomplete(user, path, focused=focused, value="", options=others)
-                self.show_result(d.history[-1], user)
-                return
-            typed: dict[str, Any] = {}
-            for opt in d.command_options(path):
-                if opt["name"] in options:
-                    v: Any = options[opt["name"]]
-                    if opt["type"] in (4, 10):  # an integer, a number
-                        try:
-                            v = int(v) if opt["type"] == 4 else float(v)
-                        except ValueError:
-                            self.print(f"{opt['name']}: expects a number, like {opt['name']}:3")
-                            return
-                    elif opt["type"] == 5:
-                        v = v.lower() in ("true", "yes", "1")
-                    typed[opt["name"]] = v
-            self.show_result(await d.slash(user, path, **typed), user)
+            await self._slash(user, self.book.read(rest[1:]))
             return
         verb, _, arg = rest.partition(" ")
         if verb == "press":
@@ -343,12 +365,82 @@ class Console:
         else:
             self.print("Type a /command, 'press N', 'select N value' or 'help'.")
 
+    async def _slash(self, user: FakeUser, typed: Typed) -> None:
+        """A slash command, its options by their default names (a dict: an option may be named like a
+        parameter of the offline Discord's calls, ``user`` or ``path``)."""
+        focused = next((k for k, v in typed.options.items() if v == "?"), None)
+        if focused is not None:
+            others = {k: v for k, v in typed.options.items() if k != focused}
+            await self.d.autocomplete(user, typed.path, focused=focused, value="", options=others)
+            self.show_result(self.d.history[-1], user)
+            return
+        values: dict[str, Any] = {}
+        for odef in typed.definitions:
+            if odef["name"] in typed.options:
+                values[odef["name"]] = self._value(odef, typed.options[odef["name"]])
+        self.show_result(await self.d.slash(user, typed.path, values), user)
+
+    def _value(self, odef: dict[str, Any], text: str) -> Any:
+        """An option's typed text as a Discord client sends it: a number, a yes/no, a member by name."""
+        name, kind = self.book.shown(odef), odef["type"]
+        if kind in (4, 10):  # an integer, a number
+            try:
+                return int(text) if kind == 4 else float(text)
+            except ValueError:
+                raise CommandError(f"{name}: expects a number, like {name}:3") from None
+        if kind == 5:
+            return text.lower() in ("true", "yes", "1")
+        if kind in (6, 9):  # a member (or a mentionable): the console's players by name
+            user = self.users.get(text.lstrip("@"))
+            if user is None:
+                players = ", ".join(self.names)
+                raise CommandError(
+                    f"{name}: name a player of this console ({players}), like {name}:{self.names[0]}"
+                )
+            return user
+        return text
+
+
+def _seats(args: argparse.Namespace) -> tuple[list[str], list[str]] | str:
+    """The players' names and the computers' levels of --players and --computers, or why they cannot sit."""
+    players = [p.strip() for p in args.players.split(",") if p.strip()]
+    levels = [c.strip().lower() for c in (getattr(args, "computers", None) or "").split(",") if c.strip()]
+    wrong = [c for c in levels if c not in LEVELS]
+    if wrong:
+        return (
+            f"--computers {','.join(wrong)}: the levels are {', '.join(LEVELS)} (comma separated, one a "
+            "computer seat), e.g. --computers hard,normal"
+        )
+    if not 2 <= len(players) + len(levels) <= 4 or len(set(players)) != len(players):
+        return (
+            "--players and --computers seat 2 to 4 in all, the players with different names, e.g. "
+            "--players alice,bob or --players alice --computers hard"
+        )
+    return players, levels
+
+
+def supported_locale(text: str) -> str | None:
+    """The Discord locale --locale names, if the bot speaks its language: "de", "en-GB"; "en" is en-US."""
+    low = text.lower()
+    exact = [loc for loc in SUPPORTED_LOCALES if low == loc.lower()]
+    by_language = [loc for loc in SUPPORTED_LOCALES if low == i18n.language_of(loc)]
+    return next(iter(exact + by_language), None)
+
 
 async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[str] | None = None) -> int:
-    players = [p.strip() for p in args.players.split(",") if p.strip()]
-    if not 2 <= len(players) <= 4 or len(set(players)) != len(players):
-        print("--players needs 2 to 4 different names, e.g. --players alice,bob", file=sys.stderr)
+    seats = _seats(args)
+    if isinstance(seats, str):
+        print(seats, file=sys.stderr)
         return 2
+    locale = supported_locale(getattr(args, "locale", None) or "en-US")
+    if locale is None:
+        print(
+            f"--locale {args.locale}: the console speaks {', '.join(SUPPORTED_LOCALES)} (the bot's "
+            "languages), e.g. --locale de",
+            file=sys.stderr,
+        )
+        return 2
+    args.locale = locale
     lines = lines or sys.stdin
     # The database is locked against a restore and checked before anything opens it (bot.runlock).
     held = open_checks("", Path(args.db))
@@ -356,16 +448,18 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
         print(held, file=sys.stderr)
         return 2
     try:
-        return await _session(args, players, lines, out)
+        return await _session(args, seats, lines, out)
     finally:
         held.release()
 
 
-async def _session(args: argparse.Namespace, players: list[str], lines: IO[str], out: IO[str] | None) -> int:
+async def _session(
+    args: argparse.Namespace, seats: tuple[list[str], list[str]], lines: IO[str], out: IO[str] | None
+) -> int:
     try:
         console = Console(
-            players, args.db, Path(args.out), args.seed, out, getattr(args, "map", None),
-            getattr(args, "locale", "en-US"),
+            seats[0], args.db, Path(args.out), args.seed, out, getattr(args, "map", None), args.locale,
+            computers=seats[1],
         )  # fmt: skip
     except (OSError, MapError) as err:
         print(f"Cannot use that map: {err}", file=sys.stderr)
@@ -417,12 +511,12 @@ async def _session(args: argparse.Namespace, players: list[str], lines: IO[str],
                 console.print(f"> {text.rstrip()}")
             if not await console.line(text):
                 break
+        farewell = await console.farewell()
     finally:
         await console.close()
         for sig in handled:
             loop.remove_signal_handler(sig)
-    if stop.is_set():
-        console.print("Stopped: the game is saved.")
+    console.print(f"Stopped. {farewell}" if stop.is_set() else farewell)
     return 0
 
 
@@ -436,13 +530,26 @@ def _sentence(err: BaseException) -> str:
     return f"The console could not start: {err}"
 
 
-def main(argv: Sequence[str]) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The console's command line (``python -m bot console --help``)."""
     parser = argparse.ArgumentParser(prog="python -m bot console", description="Play Alexandros locally.")
-    parser.add_argument("--players", required=True, help="names, comma separated: alice,bob[,carol[,dave]]")
+    parser.add_argument("--players", required=True, help="names, comma separated: alice[,bob[,carol[,dave]]]")
+    parser.add_argument(
+        "--computers",
+        default="",
+        help=f"computer seats by level, comma separated ({', '.join(LEVELS)}), e.g. --computers hard",
+    )
     parser.add_argument("--db", default="console.db", help="the game database (default console.db)")
     parser.add_argument("--out", default="console-pictures", help="folder for the pictures")
     parser.add_argument("--seed", type=int, default=None, help="deal the cards from this seed")
     parser.add_argument("--map", default=None, help="a .map file (MAP-FORMAT.md) instead of the default map")
-    parser.add_argument("--locale", default="en-US", help="the players' and the server's language: en-US, de")
-    args = parser.parse_args(list(argv))
-    return asyncio.run(run(args))
+    parser.add_argument(
+        "--locale",
+        default="en-US",
+        help=f"the players' and the server's language: {', '.join(SUPPORTED_LOCALES)}",
+    )
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return asyncio.run(run(parser().parse_args(list(argv))))

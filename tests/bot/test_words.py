@@ -238,6 +238,7 @@ def _sentences(path: pathlib.Path, catalogued: bool = False) -> list[tuple[int, 
 # The words of the game live in texts.py and words.py; these modules speak to the host, not to players.
 _HOST_FACING = {"texts.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py", "console.py"}
 _HOST_FACING |= {"runlock.py"}  # the start-up check of the database: its sentence is for the host
+_HOST_FACING |= {"console_commands.py"}  # the console reading typed commands: for the one at the keyboard
 # These hold player-facing labels and sentences of their own (the menus' labels in choices.py, the
 # schedule's ValueErrors, the buttons' labels), each a message of the catalog (issue 16): a sentence there
 # must go through ``_()`` (or its kin), never be a bare literal.
