@@ -61,6 +61,48 @@ async def test_the_test_server_gets_its_copies(tmp_path):
         assert "alexandros" not in [c.name for c in d.bot.tree.get_commands(guild=guild)]
 
 
+async def forged(d, user, command: str, **options):
+    """The interaction Discord sends when the server's Integrations settings open a command to ``user``
+    (or one made by hand): what ``slash`` builds, without its check of the default permissions."""
+    channel = d._channel(None)
+    root, leaf, chain, scope = d._resolve_command(command, channel)
+    resolved: dict = {}
+    opts = d._build_options(leaf, options, resolved, in_guild=True, strict=True)
+    payload = d._interaction_payload(
+        2, user, int(channel["id"]), d._command_data(root, chain, opts, scope, resolved)
+    )
+    return await d.dispatch(payload, user)
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        ("alexandros-admin sync", {}),
+        ("alexandros-admin sync", {"everywhere": True}),
+        ("alexandros-admin recompute-ratings", {}),
+        ("alexandros-admin purge", {"days": 1}),
+    ],
+)
+async def test_every_admin_command_checks_manage_server_itself(tmp_path, command, options):
+    """Discord's default permissions only hide the group; a member it is opened to (Integrations settings),
+    or a forged interaction, must still be refused by the bot, with one ephemeral sentence."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        member = d.member("member", permissions=MANAGE_CHANNELS)
+        with pytest.raises(Exception, match="lacks the permissions"):
+            await d.slash(member, command, **options)  # Discord's menu hides it from them
+        mark = len(d.requests)
+        r = await forged(d, member, command, **options)
+        assert r.ephemeral and r.content == (
+            "Only a member with Manage Server can use the bot's admin commands in this server."
+        )
+        assert not d.synced, "nothing was synced"
+        assert [q.kind for q in d.requests_since(mark)] == ["callback"], "nothing else was done"
+        # The same forged interaction from a member with Manage Server is answered as the command.
+        admin = d.member("admin", permissions=MANAGE_GUILD)
+        r = await forged(d, admin, command, **options)
+        assert r.ephemeral and "Manage Server" not in r.content
+
+
 async def test_abandon_reads_the_permissions_of_the_channel(tmp_path):
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = Game(d, [d.member("alice"), d.member("bob")])
