@@ -118,7 +118,7 @@ from .base import (
 from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
 from .postgres import PostgresGameStore, check_postgres, is_postgres_url, open_postgres_store
-from .preflight import BadDatabase, check_database, inspect_database
+from .preflight import BadDatabase, check_database, check_writable, inspect_database
 from .privacy import ForgetReport, StillSeated, former_number
 from .sqlite import SqliteGameStore, open_store
 from .sqlite_transfer import copy_database
@@ -171,6 +171,7 @@ __all__ = [
     "ACTIVE_STATUSES",
     "BadDatabase",
     "check_database",
+    "check_writable",
     "copy_database",
     "inspect_database",
     "KEEP",
