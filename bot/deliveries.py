@@ -365,8 +365,8 @@ class Deliveries:
             except Exception:  # noqa: BLE001 - logged; the renewals go on
                 log.exception("renewing the leases of %d duty(ies) failed", len(ids))
                 continue
-            lost = [i for i in ids if i not in kept and i in self._held]
-            if lost:
+            lost = [i for i in ids if i not in kept and self._held.pop(i, None) is not None]
+            if lost:  # another worker answers for them now (this one stalled past the lease): not renewed
                 log.warning("duty(ies) %s: lease lost before their delivery ended", lost)
 
     # --- one duty -------------------------------------------------------------------------------------------
