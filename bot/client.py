@@ -32,7 +32,7 @@ from .cog import SYNC_LOCK, AdminCog, AlexandrosCog
 from .components import GameButton, GameSelect
 from .context import Context
 from .dashboard import STATUS, Dashboard
-from .deliveries import Deliveries
+from .deliveries import LEASE, Deliveries
 from .fallback import answer_unknown
 from .lobby import MapProvider, SeedSource
 from .notices import DM, Notices
@@ -61,7 +61,8 @@ class AlexandrosBot(commands.AutoShardedBot):
     ready), while the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
     ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs. ``shard_count`` and
     ``shard_ids`` make it one process of a cluster; ``delivery_lease`` and ``delivery_poll`` (seconds) are
-    how long a claimed duty stays this process's and the worker's longest sleep.
+    how long a claimed duty stays this process's unless renewed (bot.deliveries) and the worker's longest
+    sleep.
     """
 
     def __init__(
@@ -85,7 +86,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         keep_sent_days: float = 30.0,
         shard_count: int | None = None,
         shard_ids: tuple[int, ...] | None = None,
-        delivery_lease: float = 60.0,
+        delivery_lease: float = LEASE,
         delivery_poll: float = 60.0,
         send_rate: float | None = 45.0,
         **kwargs: Any,

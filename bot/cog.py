@@ -426,6 +426,9 @@ class AdminCog(commands.Cog):
     its team) may sync them. A server's sync replaces that server's own copies: none normally (the global
     commands show there already; a copy would show every command twice), or the global commands in the
     bot's test server (``ALEXANDROS_TEST_GUILD``), where a copy is the point.
+
+    Every command checks Manage Server itself (``_refused``): the group's default permissions only hide it
+    in Discord's menus, and a server's Integrations settings may open it to anyone.
     """
 
     admin = app_commands.Group(
@@ -442,10 +445,22 @@ class AdminCog(commands.Cog):
         self.test_guild = test_guild
         self.h = handlers
 
+    async def _refused(self, interaction: discord.Interaction) -> bool:
+        """Refuse (an ephemeral sentence) a member without Manage Server, or an interaction outside a server:
+        whatever Discord's default permissions or the server's Integrations settings let through."""
+        if interaction.guild_id is not None and interaction.permissions.manage_guild:
+            return False
+        i18n.set_language(interaction.locale)
+        log.info("admin command refused: user=%s guild=%s", interaction.user.id, interaction.guild_id)
+        await interaction.response.send_message(texts.admin_manage_server(), ephemeral=True)
+        return True
+
     @admin.command(name="purge", description="Delete this server's finished games older than some days")
     @app_commands.describe(days="Finished and abandoned games last changed more than this many days ago")
     async def purge(self, interaction: discord.Interaction, days: app_commands.Range[int, 1, 3650]) -> None:
         assert self.h is not None
+        if await self._refused(interaction):
+            return
         await self.h.privacy.purge(interaction, days)
 
     @admin.command(
@@ -453,6 +468,8 @@ class AdminCog(commands.Cog):
     )
     @app_commands.describe(everywhere="Sync the global commands (the bot's owner only)")
     async def sync(self, interaction: discord.Interaction, everywhere: bool = False) -> None:
+        if await self._refused(interaction):
+            return
         await interaction.response.defer(ephemeral=True, thinking=True)
         if everywhere and not await self.bot.is_owner(interaction.user):
             await interaction.edit_original_response(content=texts.sync_owner_only())
@@ -489,4 +506,6 @@ class AdminCog(commands.Cog):
     )
     async def recompute_ratings(self, interaction: discord.Interaction) -> None:
         assert self.h is not None, "the admin commands of ratings need the handlers"
+        if await self._refused(interaction):
+            return
         await self.h.history.recompute(interaction)

@@ -20,6 +20,15 @@ process's shards), sends each, and marks it done. What can go wrong, and what ha
 - The process dies mid-send: the lease runs out and the duty is sent again. A new message carries a
   nonce made from the duty's id, which Discord enforces (``enforce_nonce``), so the retry returns the
   message the first attempt made instead of posting it twice; edits are the same edit again.
+- Leases are short (``LEASE``, 12 s), so that a dead process's channels go on within 20 s, and renewed
+  while a delivery runs (every ``RENEW_EVERY``, 4 s, one write for all this worker holds), so that a long
+  delivery (a slow picture, Discord slow to answer) keeps its duty and is never sent twice. A send is cut
+  off after ``SEND_TIMEOUT`` (30 s) and tried again, so that a send that never ends does not hold its
+  channel for ever under a lease renewed for ever.
+- The store fails (a full disk, a lost database): the round is logged and started again after a short
+  back-off (``STORE_BACKOFF``, doubling up to ``STORE_BACKOFF_CAP``), for as long as it fails; the worker
+  is never left dead. A duty whose outcome could not be written stays leased and is sent again once its
+  lease runs out (the nonce makes that the same message).
 
 Timers (reminders, deadlines) are handed to bot.timers, which decides whether they still apply.
 """
@@ -27,6 +36,7 @@ Timers (reminders, deadlines) are handed to bot.timers, which decides whether th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import os
@@ -53,6 +63,11 @@ log = logging.getLogger("bot.deliveries")
 Clock = Callable[[], float]
 
 BACKOFF_CAP = 300.0  # seconds
+LEASE = 12.0  # seconds a claimed duty is this worker's unless renewed: at most a dead worker's channels wait
+RENEW_EVERY = 4.0  # seconds between renewals of what is being delivered: one may fail, the next is in time
+SEND_TIMEOUT = 30.0  # seconds a send may take before it is cut off and tried again
+STORE_BACKOFF = 0.5  # seconds before a round the store failed is tried again, doubling ...
+STORE_BACKOFF_CAP = 15.0  # ... up to this
 
 
 class Retry(Exception):
@@ -132,7 +147,9 @@ class Deliveries:
         clock: Clock,
         *,
         shards: ShardSlice | None = None,
-        lease: float = 60.0,
+        lease: float = LEASE,
+        renew_every: float | None = None,
+        send_timeout: float = SEND_TIMEOUT,
         batch: int = 100,
         rate: float | None = 45.0,
         max_attempts: int = 12,
@@ -147,6 +164,8 @@ class Deliveries:
         self.clock = clock
         self.shards = shards
         self.lease = lease
+        self.renew_every = renew_every if renew_every is not None else min(RENEW_EVERY, lease / 3)
+        self.send_timeout = send_timeout
         self.batch = batch  # claimed at once and sent side by side (two seconds of sends at ``rate``)
         self.pacer = Pacer(rate) if rate else None
         self.max_attempts = max_attempts  # for a bug of ours; Discord's failures: give_up_after
@@ -159,6 +178,10 @@ class Deliveries:
         self._wake = asyncio.Event()
         self._drain: asyncio.Task[int] | None = None
         self._sending: set[asyncio.Future[None]] = set()  # every duty being delivered, whichever round
+        self._held: dict[int, Duty] = {}  # claimed and not finished nor given back: renewed while here
+        self._renewer: asyncio.Task[None] | None = None
+        self._idle = asyncio.Event()  # nothing held: the renewer ends at once instead of at its next turn
+        self._closed = asyncio.Event()  # cuts a back-off short when closing
         self._again = False
         self.closing = False
         self.delivered = 0
@@ -177,12 +200,35 @@ class Deliveries:
         self._drain = asyncio.get_running_loop().create_task(self._drain_loop(), name="alx-deliver")
 
     async def _drain_loop(self) -> int:
-        total = 0
+        """The commits' delivery task, supervised: a round that fails (the store's error: a full disk) is
+        logged and started again after a back-off, until it succeeds or the worker closes."""
+        total, failures = 0, 0
         while True:
             self._again = False
-            total += await self.drain()
+            try:
+                total += await self.drain()
+            except Exception:  # noqa: BLE001 - logged; the worker must not be left dead
+                failures += 1
+                wait = self._store_backoff(failures)
+                log.exception("the delivery round failed (%d in a row); again in %.1f s", failures, wait)
+                if await self._rest(wait):
+                    return total
+                self._again = True
+                continue
+            failures = 0
             if not self._again or self.closing:
                 return total
+
+    @staticmethod
+    def _store_backoff(failures: int) -> float:
+        return min(STORE_BACKOFF_CAP, STORE_BACKOFF * 2.0 ** max(0, failures - 1))
+
+    async def _rest(self, seconds: float) -> bool:
+        """Wait `seconds`, or less if the worker closes meanwhile; True when it is closing."""
+        if not self.closing:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._closed.wait(), seconds)
+        return self.closing
 
     async def drain(self, now: float | None = None, rounds: int = 10_000) -> int:
         """Deliver every duty due by ``now`` (or by the clock, if later); returns how many were handled.
@@ -208,6 +254,7 @@ class Deliveries:
             claimed = await self.store.claim_duties(
                 at, self.owner, self.lease, self.batch - len(flying), self.shards
             )
+            self._hold(claimed)
             for d in claimed:
                 sending = asyncio.ensure_future(self._deliver(d, at))
                 self._sending.add(sending)
@@ -246,7 +293,7 @@ class Deliveries:
             await self.store.listen_for_duties(self.shards, self.wake)
         except Exception:  # the worker still polls
             log.exception("cannot listen for other processes' duties")
-        purged_at = 0.0
+        purged_at, failures = 0.0, 0
         while not self.closing:
             try:
                 await self.drain()
@@ -256,9 +303,11 @@ class Deliveries:
                     await self.store.purge_done_duties(now - self.keep_done_days * 86400)
                 nxt = await self.store.next_duty_at(self.shards)
                 wait = poll if nxt is None else min(poll, max(0.05, nxt - self.clock()))
-            except Exception:  # the worker must outlive any one failure
-                log.exception("the delivery round failed")
-                wait = poll
+                failures = 0
+            except Exception:  # the worker must outlive any one failure: soon again, not after a poll
+                failures += 1
+                wait = min(poll, self._store_backoff(failures))
+                log.exception("the delivery round failed (%d in a row); again in %.1f s", failures, wait)
             self._wake.clear()
             try:
                 await asyncio.wait_for(self._wake.wait(), wait)
@@ -270,26 +319,76 @@ class Deliveries:
         started it (a commit's, or ``run_forever``'s for timers and retries): the store closes next, and a
         send cut off from it would stay leased until the next start, and be sent again then."""
         self.closing = True
+        self._closed.set()
         waiting: set[asyncio.Future[Any]] = set(self._sending)
         if self._drain is not None and not self._drain.done():
             waiting.add(asyncio.shield(self._drain))
-        if not waiting:
+        try:
+            if not waiting:
+                return
+            done, pending = await asyncio.wait(waiting, timeout=timeout)
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    log.warning("a delivery failed while closing", exc_info=task.exception())
+            if pending:
+                log.warning("closing with %d delivery(ies) still running after %.0f s", len(pending), timeout)
+        finally:
+            # What is still held stays leased until its lease runs out (the store closes next).
+            if self._renewer is not None:
+                self._renewer.cancel()
+
+    # --- leases ------------------------------------------------------------------------------------------
+
+    def _hold(self, claimed: list[Duty]) -> None:
+        """Keep the leases of these claimed duties while they are delivered (``_renew``)."""
+        for d in claimed:
+            self._held[d.id] = d
+        if not self._held:
             return
-        done, pending = await asyncio.wait(waiting, timeout=timeout)
-        for task in done:
-            if not task.cancelled() and task.exception() is not None:
-                log.warning("a delivery failed while closing", exc_info=task.exception())
-        if pending:
-            log.warning("closing with %d delivery(ies) still running after %.0f s", len(pending), timeout)
+        self._idle.clear()
+        if self._renewer is None or self._renewer.done():
+            # Not an "alx-" task: the test harness waits for those after each interaction.
+            self._renewer = asyncio.get_running_loop().create_task(self._renew(), name="bot-renew-leases")
+
+    async def _renew(self) -> None:
+        """Every ``renew_every`` seconds while this worker holds duties, extend their leases by ``lease``
+        from now: one write for all of them. A failed renewal is logged; the next one may still be in time
+        (two fit in a lease), and a lease lost meanwhile is told by the store's writes (LeaseLost)."""
+        while self._held:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._idle.wait(), self.renew_every)
+            ids = list(self._held)
+            if not ids:
+                return
+            try:
+                kept = await self.store.renew_duties(ids, self.owner, self.clock() + self.lease)
+            except Exception:  # noqa: BLE001 - logged; the renewals go on
+                log.exception("renewing the leases of %d duty(ies) failed", len(ids))
+                continue
+            lost = [i for i in ids if i not in kept and self._held.pop(i, None) is not None]
+            if lost:  # another worker answers for them now (this one stalled past the lease): not renewed
+                log.warning("duty(ies) %s: lease lost before their delivery ended", lost)
 
     # --- one duty -------------------------------------------------------------------------------------------
 
     async def _deliver(self, duty: Duty, now: float) -> None:
+        try:
+            await self._deliver_once(duty, now)
+        except Exception:  # noqa: BLE001 - the store failed to record the outcome (a full disk)
+            # The duty stays leased, undone: once its lease runs out it is sent again, with the same nonce.
+            log.exception("duty %s (%s) of game %s: its outcome could not be written", duty.id, duty.kind,
+                          duty.game_id)  # fmt: skip
+        finally:
+            self._held.pop(duty.id, None)
+            if not self._held:
+                self._idle.set()
+
+    async def _deliver_once(self, duty: Duty, now: float) -> None:
         if self.pacer is not None and duty.kind != dt.DEADLINE:  # a deadline sends nothing itself
             await self.pacer.wait()
         try:
             # In this task (asyncio.timeout), not a task of its own (wait_for): one task fewer a duty.
-            async with asyncio.timeout(self.lease / 2):
+            async with asyncio.timeout(self.send_timeout):
                 outcome = await self._send(duty, now)
         except LeaseLost:
             # Another worker took the duty over (this one stalled past its lease) and answers for it now.

@@ -21,7 +21,8 @@ API
 lock_path(db_path) -> Path
 hold(db_path, exclusive=False) -> RunLock | None     None: someone holds a conflicting lock
 open_checks(database_url, db_path) -> RunLock | str  the bot's and the console's start: hold the shared
-                                                     lock, then check the file (storage.preflight); a
+                                                     lock, then check the file and that it may be
+                                                     written (storage.preflight); a
                                                      str is the one sentence why they cannot start
 RunLock.release()                                    also a context manager
 """
@@ -33,7 +34,7 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from storage import BadDatabase, check_database
+from storage import BadDatabase, check_database, check_writable
 
 try:
     import fcntl
@@ -107,6 +108,7 @@ def open_checks(database_url: str, db_path: Path) -> RunLock | str:
         return f"A restore of {db_path} is under way: wait for it to finish (or stop it), then start again."
     try:
         check_database(db_path)
+        check_writable(db_path)
     except BadDatabase as err:
         held.release()
         return str(err)

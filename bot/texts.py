@@ -1159,6 +1159,10 @@ def forget_not_yours() -> str:
     return _("This button is for the person who asked to be forgotten, not for you.")
 
 
+def admin_manage_server() -> str:
+    return _("Only a member with Manage Server can use the bot's admin commands in this server.")
+
+
 def purge_manage_server() -> str:
     return _("Only a member with Manage Server can purge this server's old games.")
 

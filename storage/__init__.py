@@ -60,6 +60,7 @@ add_duties(game_id, duties, now, *, cancel_keys=(), meta=None) -> list[Duty]  # 
 claim_duties(now, owner, lease_seconds, limit=50, shards=None) -> list[Duty]
     # due duties, in order per channel, not leased (or lease expired); shards: this process's slice
 finish_duty(duty_id, owner, now, outcome="sent") -> bool   # False: the lease is no longer owner's
+renew_duties(duty_ids, owner, until) -> set[int]   # extend owner's leases (never shorten); ids still held
 retry_duty(duty_id, owner, not_before, error) -> bool
 pending_duties(game_id) -> list[Duty] / cancel_duties(game_id, keys=None) -> int
 next_duty_at(shards=None) -> float | None / purge_done_duties(done_before) -> int
@@ -118,7 +119,7 @@ from .base import (
 from .migrations import LATEST_VERSION, SchemaTooNew
 from .pg_migrations import PgSchemaTooNew
 from .postgres import PostgresGameStore, check_postgres, is_postgres_url, open_postgres_store
-from .preflight import BadDatabase, check_database, inspect_database
+from .preflight import BadDatabase, check_database, check_writable, inspect_database
 from .privacy import ForgetReport, StillSeated, former_number
 from .sqlite import SqliteGameStore, open_store
 from .sqlite_transfer import copy_database
@@ -171,6 +172,7 @@ __all__ = [
     "ACTIVE_STATUSES",
     "BadDatabase",
     "check_database",
+    "check_writable",
     "copy_database",
     "inspect_database",
     "KEEP",

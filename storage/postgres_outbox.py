@@ -178,6 +178,24 @@ class PostgresOutbox(PostgresBase):
 
         return await self._write(body)
 
+    async def renew_duties(self, duty_ids: Sequence[int], owner: str, until: float) -> set[int]:
+        """Extend `owner`'s leases of these undone duties to `until` (never shorter); the ids still held."""
+        ids = list(duty_ids)
+        if not ids:
+            return set()
+
+        async def body(conn: _Conn) -> set[int]:
+            rows = await conn.fetch(
+                "UPDATE duties SET lease_until = GREATEST(lease_until, $1)"
+                " WHERE id = ANY($2::bigint[]) AND lease_owner = $3 AND done_at IS NULL RETURNING id",
+                until,
+                ids,
+                owner,
+            )
+            return {int(r["id"]) for r in rows}
+
+        return await self._write(body)
+
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
         """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
 

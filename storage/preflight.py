@@ -15,10 +15,17 @@ and what to do:
 A missing or empty file passes: the store creates the database there. Nothing is written by the check:
 the file is opened read-only and never in WAL recovery mode (``immutable=1`` when no -wal file exists).
 
+A file to be written (the store's, the bot's, the console's; not a backup being inspected) must also be
+writable by this process's user, and so must its -wal and -shm files where they exist (``check_writable``,
+kind "unwritable"): SQLite opens a read-only file without complaint, and every write then fails. The test is
+an open for writing, made as the running user (so root, who may write a mode 0444 file, passes), which
+changes nothing in the file.
+
 API
 ---
 inspect_database(path) -> BadDatabase | None     the first problem found, or None
 check_database(path) -> None                     raises BadDatabase (str() is one sentence)
+check_writable(path) -> None                     raises BadDatabase (kind "unwritable") unless writable
 """
 
 from __future__ import annotations
@@ -31,9 +38,9 @@ from typing import Final, Literal
 from .base import StoreError
 from .migrations import LATEST_VERSION, SchemaTooNew
 
-__all__ = ["BadDatabase", "DatabaseTooNew", "Kind", "check_database", "inspect_database"]
+__all__ = ["BadDatabase", "DatabaseTooNew", "Kind", "check_database", "check_writable", "inspect_database"]
 
-Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign", "missing"]
+Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign", "missing", "unwritable"]
 
 MAGIC: Final[bytes] = b"SQLite format 3\x00"
 HEADER_SIZE: Final[int] = 100
@@ -149,3 +156,25 @@ def check_database(path: str | os.PathLike[str]) -> None:
     problem = inspect_database(path)
     if problem is not None:
         raise problem
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise BadDatabase ("unwritable") when the file at `path`, or its -wal or -shm file, exists and this
+    process's user cannot open it for writing (a mode 0444 file, a file of another user, a read-only mount).
+    A missing file passes: whether its folder is writable is the run lock's question (bot.runlock)."""
+    path = Path(path)
+    for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if not file.is_file():
+            continue
+        try:
+            fd = os.open(file, os.O_WRONLY)  # neither truncates nor writes: only asks for write access
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise BadDatabase(
+                "unwritable",
+                path,
+                f"The database {file} cannot be written by this user ({why})",
+                "give the bot's user write access to it (for example chown it to that user and chmod u+w), "
+                "or point ALEXANDROS_DB at a file it may write",
+            ) from None
+        os.close(fd)

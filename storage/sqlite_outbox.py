@@ -113,6 +113,23 @@ class SqliteOutbox(SqliteBase):
 
         return await self._write(body)
 
+    async def renew_duties(self, duty_ids: Sequence[int], owner: str, until: float) -> set[int]:
+        """Extend `owner`'s leases of these undone duties to `until` (never shorter); the ids still held."""
+        ids = list(duty_ids)
+        if not ids:
+            return set()
+        marks = ", ".join("?" * len(ids))
+
+        async def body(conn: Tx) -> set[int]:
+            rows = await conn.execute_fetchall(
+                "UPDATE duties SET lease_until = MAX(COALESCE(lease_until, 0), ?)"
+                f" WHERE id IN ({marks}) AND lease_owner = ? AND done_at IS NULL RETURNING id",
+                (until, *ids, owner),
+            )
+            return {int(r[0]) for r in rows}
+
+        return await self._write(body)
+
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
         """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s.
 

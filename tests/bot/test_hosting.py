@@ -4,13 +4,16 @@ every answer within Discord's limits however long the values users send."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot import limits
-from tests.bot.driver import WALLS_MAP, Game, abandon, bot_factory, harness
+from tests.bot.driver import GUILD, WALLS_MAP, Game, abandon, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]
 
+ROOT = Path(__file__).resolve().parents[2]
 MANAGE_CHANNELS = 1 << 4
 ADMINISTRATOR = 1 << 3
 MANAGE_GUILD = 1 << 5
@@ -59,6 +62,77 @@ async def test_the_test_server_gets_its_copies(tmp_path):
         assert sorted(names) == sorted(set(names)) and "alexandros" in names
         guild = d.bot.get_guild(d.guild_id) or __import__("discord").Object(d.guild_id)
         assert "alexandros" not in [c.name for c in d.bot.tree.get_commands(guild=guild)]
+
+
+async def test_a_test_servers_copies_are_removed_by_a_sync_there_once_the_setting_is_gone(tmp_path):
+    """docs/HOSTING.md, "From a test server to every server": a sync with ALEXANDROS_TEST_GUILD, then a
+    global one, shows every command twice in the test server, until /alexandros-admin sync there (in a bot
+    started without the setting) removes the copies."""
+    from bot.client import make_bot
+
+    db = str(tmp_path / "g.db")
+    start = {"sync": True, "sync_guild": GUILD}  # python -m bot --sync with ALEXANDROS_TEST_GUILD
+
+    def factory():
+        return make_bot(db, map_provider=lambda: WALLS_MAP, **start)
+
+    async with harness(factory) as d:
+        copies = {c["name"] for c in d.synced[d.guild_id]}
+        assert "alexandros" in copies and None not in d.synced, "the test server's copies, nothing global"
+        start.update(sync_guild=None)  # the setting removed: python -m bot --sync, then the bot
+        await d.restart()
+        everywhere = {c["name"] for c in d.synced[None]}
+        assert copies & everywhere == copies, "the test server now shows every command twice"
+        start.update(sync=False)
+        await d.restart()
+        admin = d.member("admin", permissions=MANAGE_GUILD)
+        r = await d.slash(admin, "alexandros-admin sync")
+        assert r.ephemeral and "no copies of the commands left" in r.content
+        assert d.synced[d.guild_id] == [] and "alexandros" in {c["name"] for c in d.synced[None]}, "each once"
+        hosting = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
+        assert r.content in hosting, "the doc quotes the answer"
+
+
+async def forged(d, user, command: str, **options):
+    """The interaction Discord sends when the server's Integrations settings open a command to ``user``
+    (or one made by hand): what ``slash`` builds, without its check of the default permissions."""
+    channel = d._channel(None)
+    root, leaf, chain, scope = d._resolve_command(command, channel)
+    resolved: dict = {}
+    opts = d._build_options(leaf, options, resolved, in_guild=True, strict=True)
+    payload = d._interaction_payload(
+        2, user, int(channel["id"]), d._command_data(root, chain, opts, scope, resolved)
+    )
+    return await d.dispatch(payload, user)
+
+
+@pytest.mark.parametrize(
+    ("command", "options"),
+    [
+        ("alexandros-admin sync", {}),
+        ("alexandros-admin sync", {"everywhere": True}),
+        ("alexandros-admin recompute-ratings", {}),
+        ("alexandros-admin purge", {"days": 1}),
+    ],
+)
+async def test_every_admin_command_checks_manage_server_itself(tmp_path, command, options):
+    """Discord's default permissions only hide the group; a member it is opened to (Integrations settings),
+    or a forged interaction, must still be refused by the bot, with one ephemeral sentence."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        member = d.member("member", permissions=MANAGE_CHANNELS)
+        with pytest.raises(Exception, match="lacks the permissions"):
+            await d.slash(member, command, **options)  # Discord's menu hides it from them
+        mark = len(d.requests)
+        r = await forged(d, member, command, **options)
+        assert r.ephemeral and r.content == (
+            "Only a member with Manage Server can use the bot's admin commands in this server."
+        )
+        assert not d.synced, "nothing was synced"
+        assert [q.kind for q in d.requests_since(mark)] == ["callback"], "nothing else was done"
+        # The same forged interaction from a member with Manage Server is answered as the command.
+        admin = d.member("admin", permissions=MANAGE_GUILD)
+        r = await forged(d, admin, command, **options)
+        assert r.ephemeral and "Manage Server" not in r.content
 
 
 async def test_abandon_reads_the_permissions_of_the_channel(tmp_path):

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.__main__ import main as bot_main
-from storage import LATEST_VERSION, BadDatabase, inspect_database, open_store
+from storage import LATEST_VERSION, BadDatabase, check_writable, inspect_database, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("garbage", "corrupt", "truncated", "newer", "unopenable", "foreign")
@@ -253,3 +255,57 @@ def test_the_bot_refuses_a_database_folder_it_cannot_create_before_it_tries_disc
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert str(blocker / "alexandros.db") in lines[0] and "ALEXANDROS_DB" in lines[0]
     assert lines[0].endswith(".") and "Discord" not in proc.stderr
+
+
+# The bot started as the user it runs as: as root (these tests' user in the container), it drops to nobody
+# first, since root may write a mode 0444 file and would rightly pass the check.
+# What the bot loads is loaded first: the interpreter's own files are root's only here.
+AS_USER = """
+import os, sys, pkgutil, aiohttp, discord
+import bot.client, bot.config, bot.pictures
+from bot.__main__ import main
+if os.geteuid() == 0:
+    os.setgroups([])
+    os.setgid(65534)
+    os.setuid(65534)
+sys.exit(main([]))
+"""
+
+
+def test_the_bot_refuses_a_database_file_it_cannot_write_before_it_tries_discord(good: bytes) -> None:
+    """A database file the bot's user may read but not write (mode 0444, in a folder it may write): the
+    bot started, and every action failed with "Something went wrong". It now says so in one sentence."""
+    folder = Path(tempfile.mkdtemp(prefix="alx-readonly-"))  # not under pytest's root-only folders
+    try:
+        path = folder / "alexandros.db"
+        path.write_bytes(good)
+        if os.geteuid() == 0:
+            os.chown(folder, 65534, 65534)
+            os.chown(path, 65534, 65534)
+        path.chmod(0o444)
+        folder.chmod(0o755)
+        before = fingerprint(path)
+        proc = subprocess.run(
+            [sys.executable, "-c", AS_USER],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=bare_env(
+                DISCORD_TOKEN="dummy-token-" + "x" * 40,
+                ALEXANDROS_DATA_DIR=str(folder),
+                ALEXANDROS_BACKUP_INTERVAL_HOURS="0",
+            ),
+            timeout=60,
+        )
+        assert proc.returncode != 0
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"The database {path} cannot be written" in lines[0], lines[0]
+        assert "write access" in lines[0] and "ALEXANDROS_DB" in lines[0], lines[0]
+        assert lines[0].endswith(".") and "Discord" not in proc.stderr
+        assert fingerprint(path) == before
+        # The same file, writable again, passes the check (as the store would create it).
+        path.chmod(0o644)
+        check_writable(path)
+    finally:
+        shutil.rmtree(folder)

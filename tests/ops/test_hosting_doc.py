@@ -49,3 +49,38 @@ def test_the_documented_commands() -> None:
         "python -m bot.health",
     ):
         assert command in DOC, command
+
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _section(text: str, start: str, end: str) -> str:
+    """The text from the line holding `start` to the next line holding `end`."""
+    head = text.index(start)
+    return text[head : text.index(end, head + len(start))]
+
+
+def test_readmes_docker_steps_sync_the_commands() -> None:
+    """A Docker owner following only the README got no commands: its Docker step had no --sync."""
+    docker = _section(README, "**Or run it in Docker:**", "**First game:**")
+    sync = docker.index("alexandros python -m bot --sync")
+    assert "docker run --rm -v alexandros-data:/data" in docker[:sync]
+    assert sync < docker.index("docker run -d --name alexandros"), "synced before the bot runs"
+
+
+def test_the_clone_line_names_an_address_the_owner_fills_in() -> None:
+    assert "<this repository>" not in DOC
+    line = "git clone https://github.com/YOUR-ACCOUNT/alexandros-bot alexandros && cd alexandros"
+    assert line in DOC
+    after = DOC[DOC.index(line) :]
+    explained = after[: after.index("Create a file named `.env`")]
+    assert "placeholder" in explained and "`YOUR-ACCOUNT`" in explained, "the placeholder is explained"
+
+
+def test_the_doc_says_a_test_servers_copies_show_twice_and_how_to_remove_them() -> None:
+    part = _section(DOC, "From a test server to every server", "### Languages")
+    assert "every command twice" in part
+    for step in ("Remove `ALEXANDROS_TEST_GUILD`", "python -m bot --sync", "`/alexandros-admin sync`"):
+        assert step in part, step
+    # The order that works: the setting gone from the running bot before the sync in that server.
+    assert part.index("Remove `ALEXANDROS_TEST_GUILD`") < part.index("`/alexandros-admin sync`")

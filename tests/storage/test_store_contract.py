@@ -420,6 +420,27 @@ async def test_an_expired_lease_is_handed_out_again(store: GameStore) -> None:
     assert await store.finish_duty(duty.id, W2, T0 + LEASE + 1) is True
 
 
+async def test_a_renewed_lease_outlives_its_first_term_and_only_its_holder_renews(store: GameStore) -> None:
+    """A worker renews the leases of what it is still delivering: nobody else may take those duties,
+    however long the delivery. Another worker renews nothing of them; a renewal never shortens a lease,
+    and a duty done or taken over is no longer renewed."""
+    a, b, c = await store.add_duties(None, [NewDuty("dm", T0, None, u) for u in (ALICE, BOB, CAROL)], T0)
+    assert {d.id for d in await store.claim_duties(T0, W1, LEASE)} == {a.id, b.id, c.id}
+    assert await store.renew_duties([a.id, b.id], W2, T0 + 10 * LEASE) == set(), "not W2's leases"
+    assert await store.renew_duties([a.id, b.id], W1, T0 + LEASE + 20) == {a.id, b.id}
+    assert await store.renew_duties([a.id], W1, T0 + 1) == {a.id}, "still held"
+    assert await store.renew_duties([], W1, T0 + 1) == set()
+    # Past the first term: the renewed ones stay W1's, the other is handed out again.
+    again = await store.claim_duties(T0 + LEASE + 1, W2, LEASE)
+    assert [d.id for d in again] == [c.id]
+    assert await store.renew_duties([a.id, b.id, c.id], W1, T0 + LEASE + 30) == {a.id, b.id}, "c is W2's now"
+    assert await store.finish_duty(a.id, W1, T0 + LEASE + 2) is True
+    assert await store.finish_duty(c.id, W2, T0 + LEASE + 2) is True
+    assert await store.renew_duties([a.id, b.id], W1, T0 + LEASE + 40) == {b.id}, "a is done"
+    assert await store.claim_duties(T0 + LEASE + 39, W2, LEASE) == [], "b's lease runs to its renewal"
+    assert [d.id for d in await store.claim_duties(T0 + LEASE + 40, W2, LEASE)] == [b.id]
+
+
 async def test_a_retried_duty_waits_for_its_back_off_and_keeps_its_place(store: GameStore) -> None:
     game = await started_game(store)
     first, second = await store.add_duties(game.id, [post(n=1), post(n=2)], T0)
