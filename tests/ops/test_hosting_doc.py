@@ -40,7 +40,7 @@ def test_every_variable_is_documented() -> None:
 
 def test_the_documented_commands() -> None:
     for command in (
-        "pip install .",
+        "pip install --require-hashes -r requirements/run.lock && pip install --no-deps .",
         "python -m bot\n",
         "python -m bot --sync",
         "python -m bot restore ",
