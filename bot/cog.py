@@ -416,6 +416,28 @@ class AlexandrosCog(commands.Cog):
         await self.h.seats.pause(interaction, resume=True)
 
 
+    # --- learning the game (issue 29) ----------------------------------------------------------------------
+    # The group above had room for one more subcommand: the three ways to learn share it.
+
+    learn = app_commands.Group(
+        name="learn", description="Learn the game: a tutorial, a practice game, a hint", parent=group
+    )
+
+    @learn.command(name="practice", description="Play a practice game against computers in a new thread")
+    @app_commands.describe(
+        level="How well the computers play: easy (random), normal (greedy) or hard",
+        players="Seats at the table, you included (2-4, default 2)",
+    )
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def practice(
+        self,
+        interaction: discord.Interaction,
+        level: str = "normal",
+        players: app_commands.Range[int, 2, 4] = 2,
+    ) -> None:
+        await self.h.practice.open(interaction, level, players)
+
+
 SYNC_LOCK = "command-sync"  # the store's exclusive() name: one process of a cluster syncs at a time
 
 

@@ -12,6 +12,7 @@ from .history import History
 from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
 from .over_days import OverDays
+from .practice import Practice
 from .privacy import Privacy
 from .provinces import ProvinceActions
 from .ratings import Ratings
@@ -40,6 +41,7 @@ class Handlers:
         self.history = History(ctx, self.ratings, self.replays)
         self.privacy = Privacy(ctx)
         self.seats = Seats(ctx)
+        self.practice = Practice(ctx, self.lobby)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""

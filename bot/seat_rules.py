@@ -64,3 +64,8 @@ def with_vacation(options: Mapping[str, Any], user_id: int, until: float | None)
     else:
         out.pop(OPT_VACATIONS, None)
     return out
+
+
+def is_rated_table(options: Mapping[str, Any]) -> bool:
+    """A practice game (bot.practice) or a game with hints (bot.hints) is never rated (issue 29)."""
+    return not options.get("practice") and not options.get("hints")

@@ -32,7 +32,7 @@ from .i18n import N_, _, ngettext, pgettext
 from .limits import MAX_OPTIONS
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
-from .seat_rules import is_paused, turn_due, vacations
+from .seat_rules import is_paused, is_rated_table, turn_due, vacations
 from .tables import Table
 from .words import END_REASONS, cards_text, count
 
@@ -345,6 +345,8 @@ def end_text(table: Table) -> str:
             players=", ".join(who(table, uid) for _seat, uid in sorted(table.record.seats))
         ),
     ]
+    if not is_rated_table(table.record.options):
+        lines.append(_("This game is not rated (a practice game, or a game with hints)."))
     return clip("\n".join(lines))
 
 
@@ -521,6 +523,22 @@ def thread_name(creator: str) -> str:
 
 def opened_in(channel_id: int) -> str:
     return _("Your game is open in <#{channel}>.").format(channel=channel_id)
+
+
+def practice_thread_name(player: str) -> str:
+    return _("Alexandros practice — {player}").format(player=player)
+
+
+def practice_no_thread() -> str:
+    return _("No thread can be made here, so the practice game opens in this channel.")
+
+
+def practice_opened(channel_id: int, note: str | None) -> str:
+    opened = _(
+        "Your practice game is open in <#{channel}>: it is not rated, and `/alexandros learn hint` suggests "
+        "a good play whenever it is your turn."
+    ).format(channel=channel_id)
+    return f"{note} {opened}" if note else opened
 
 
 def resigned_public(name: str, locale: str) -> str:

@@ -699,6 +699,10 @@ _REFUSALS: dict[str, Refusal] = {
         "This channel already has an unfinished game (game {game}). Join it with "
         "`/alexandros table join`, or start a game in a new thread with `/alexandros new thread:True`."
     ).format(game=d["game"]),
+    "bot/practice-no-place": lambda s, d: _(
+        "No thread can be made here, and this channel already has an unfinished game (game {game}): type "
+        "`/alexandros learn practice` in a text channel, where the game gets a thread of its own."
+    ).format(game=d["game"]),
     "bot/not-a-player": lambda s, d: _(
         "You are not playing in this game. You can follow it here, and use `/alexandros board`, "
         "`/alexandros status` or `/alexandros log`."
