@@ -25,6 +25,7 @@ from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
 from .pictures import point_letters
+from .seat_rules import hints_allowed
 from .tables import Refused, Table
 
 
@@ -48,7 +49,8 @@ class GuidedMove:
         cards = ch.card_choices(state)
         if not cards:
             raise Refused("bot/no-moves")
-        return ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
+        menu = ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
+        return _hinted(menu, table)
 
     async def card(self, interaction: discord.Interaction, game_id: int, version: int, card: str) -> None:
         """Step 2: the lettered points for the chosen card, on a preview picture."""
@@ -73,10 +75,13 @@ class GuidedMove:
                 ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
             ),
             file=png(picture, "move.png", texts.alt_move()),
-            view=ui.select_view(
-                ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
-                texts.pick_point(),
-                dests[: ch.MAX_CHOICES],
+            view=_hinted(
+                ui.select_view(
+                    ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
+                    texts.pick_point(),
+                    dests[: ch.MAX_CHOICES],
+                ),
+                table,
             ),
         )
 
@@ -211,3 +216,8 @@ class GuidedMove:
             )
 
         await ctx.guard(interaction, body)
+
+
+def _hinted(v: discord.ui.View, table: Table) -> discord.ui.View:
+    """The guided move's menu, with a Hint button where the game allows hints (issue 29, bot.hints)."""
+    return ui.with_hint(v, table.id, table.version) if hints_allowed(table.record.options) else v

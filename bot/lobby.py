@@ -89,10 +89,13 @@ class Lobby:
         deadline_policy: str | None = None,
         map_name: str | None = None,
         computer: str | None = None,
+        hints: bool = False,
     ) -> None:
         async def body() -> None:
             user = interaction.user
             options = self._options(user.id, display_name(user), deadline_hours, deadline_policy)
+            if hints:  # issue 29: hints for everyone at the table, and the game is not rated
+                options["hints"] = True
             # Public posts speak the server's language (a DM-less guild command always has one).
             options["locale"] = server_language(interaction)
             if map_name is not None:

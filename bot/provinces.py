@@ -21,7 +21,8 @@ from . import components as ui
 from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
-from .tables import Refused
+from .seat_rules import hints_allowed
+from .tables import Refused, Table
 from .words import cards_text
 
 
@@ -40,7 +41,10 @@ class ProvinceActions:
             await say(
                 interaction,
                 texts.actions_prompt(table, left_out),
-                view=ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
+                view=_hinted(
+                    ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
+                    table,
+                ),
             )
 
         await self.ctx.guard(interaction, body)
@@ -194,3 +198,8 @@ class ProvinceActions:
             )
 
         await ctx.guard(interaction, body)
+
+
+def _hinted(v: discord.ui.View, table: Table) -> discord.ui.View:
+    """The Actions menu, with a Hint button where the game allows hints (issue 29, bot.hints)."""
+    return ui.with_hint(v, table.id, table.version) if hints_allowed(table.record.options) else v

@@ -8,6 +8,7 @@ import discord
 from .context import Context
 from .dashboard import MyGames
 from .guided import GuidedMove
+from .hints import Hints
 from .history import History
 from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
@@ -42,6 +43,7 @@ class Handlers:
         self.privacy = Privacy(ctx)
         self.seats = Seats(ctx)
         self.practice = Practice(ctx, self.lobby)
+        self.hints = Hints(ctx)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""
@@ -72,6 +74,8 @@ class Handlers:
             await self.privacy.forget_confirmed(interaction, g)
         elif kind == "undo":  # the turn post's Undo (P10, bot.seats)
             await self.seats.undo(interaction, g, int(a[1]))
+        elif kind == "hint":  # the guided move's and the Actions menu's Hint (bot.hints)
+            await self.hints.hint(interaction, g, int(a[1]))
         elif kind == "seatok":  # a seat offer's Accept (bot.seats)
             await self.seats.accept(interaction, g, int(a[1]), int(a[2]))
         else:
