@@ -444,6 +444,12 @@ class AlexandrosCog(commands.Cog):
     async def hint(self, interaction: discord.Interaction) -> None:
         await self.h.hints.hint(interaction, None, None)
 
+    @learn.command(
+        name="tutorial", description="A private lesson of the rules in ten steps (about ten minutes)"
+    )
+    async def tutorial(self, interaction: discord.Interaction) -> None:
+        await self.h.tutorial.start(interaction)
+
 
 SYNC_LOCK = "command-sync"  # the store's exclusive() name: one process of a cluster syncs at a time
 

@@ -20,6 +20,7 @@ from .ratings import Ratings
 from .replays import Replays
 from .seats import Seats
 from .turns import TurnActions
+from .tutorial import Tutorial
 
 
 class Handlers:
@@ -44,6 +45,7 @@ class Handlers:
         self.seats = Seats(ctx)
         self.practice = Practice(ctx, self.lobby)
         self.hints = Hints(ctx)
+        self.tutorial = Tutorial(ctx, self.practice)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""
@@ -76,6 +78,12 @@ class Handlers:
             await self.seats.undo(interaction, g, int(a[1]))
         elif kind == "hint":  # the guided move's and the Actions menu's Hint (bot.hints)
             await self.hints.hint(interaction, g, int(a[1]))
+        elif kind == "tut":  # the tutorial (bot.tutorial): g is the step here, not a game
+            await self.tutorial.answer(interaction, g, a[1])
+        elif kind == "tutgo":
+            await self.tutorial.go(interaction, g)
+        elif kind == "tutplay":
+            await self.tutorial.play(interaction)
         elif kind == "seatok":  # a seat offer's Accept (bot.seats)
             await self.seats.accept(interaction, g, int(a[1]), int(a[2]))
         else:
