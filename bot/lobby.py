@@ -25,6 +25,7 @@ from . import components as ui
 from . import duties as dt
 from . import texts
 from .answers import defer_private, display_name, say, server_language
+from .computers import is_computer
 from .context import Context
 from .dashboard import closed_duty as _status_closed
 from .pipeline import IN_PLAY_META, META_TURN_POST
@@ -292,6 +293,12 @@ class Lobby:
         """Deal the cards for the table's seats and commit the game's first state (the caller holds the
         game's lock). Starting only deals and saves (fast), so a button can answer at once."""
         rec = table.record
+        people = [u for _seat, u in rec.seats if not is_computer(u)]
+        if len(people) < 2 and "hints" not in rec.options:
+            # One person and computers: never rated (bot.ratings), so hints are on (issue 29).
+            rec = await self.ctx.store.update_lobby(
+                rec.id, self.ctx.clock(), options={**rec.options, "hints": True}
+            )
         seats = [(i, u) for i, (_, u) in enumerate(sorted(rec.seats))]
         named = str(rec.options.get("map", ""))
         game_map: MapProvider = self.map_provider
@@ -302,7 +309,7 @@ class Lobby:
 
         seed = self.seed_source()
         state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
-        started = Table(rec, None, table.names)
+        started = Table(rec, None, names_of(rec))
         return await self.ctx.pipeline.commit(started, state, tuple(events), seats=seats, extra=extra)
 
     # --- closing -------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from engine import advice
 from engine.actions import Move
 from engine.game import apply
-from tests.bot.driver import WALLS_MAP, Clock, bot_factory, harness, open_game
+from tests.bot.driver import WALLS_MAP, Clock, bot_factory, harness, open_game, open_with_computer
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -138,3 +138,14 @@ async def test_a_hint_in_german(tmp_path):
         assert "Du hast in diesem Spiel 1 Tipp genutzt." in r.content
         assert any(w in r.content for w in ("Ziehe mit", "Nimm die offene Karte")), r.content
         assert "closest" not in r.content and "Move with" not in r.content
+
+
+async def test_a_table_of_one_person_and_computers_has_hints_on_by_default(tmp_path):
+    """Such a game is never rated (bot.ratings: two people at least), so the start turns hints on."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2)) as d:
+        alice = d.member("alice")
+        g = await open_with_computer(d, alice)
+        table = await g.table()
+        assert table.record.options["hints"] is True and table.current_user == alice.id
+        r = await d.slash(alice, "alexandros learn hint")
+        assert r.ephemeral and r.content.startswith("**Hint**"), r.content
