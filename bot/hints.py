@@ -29,12 +29,12 @@ from .seat_rules import META_HINTS, hint_counts, hints_allowed
 from .tables import Refused, Table
 
 
-def _think(v: GameView, seed: str, seconds: float | None) -> tuple[Advice, str]:
+def _think(v: GameView, seed: str, seconds: float | None) -> Advice:
     """The suggestion and its facts (in a worker thread: the hard player searches for up to ``seconds``)."""
     rng = random.Random(seed)
     until = time.monotonic() + seconds if seconds is not None else None
     action = engine_advice.suggest(v, rng, (lambda: time.monotonic() > until) if until is not None else None)
-    return engine_advice.advise(v, action, rng), seed
+    return engine_advice.advise(v, action, rng)
 
 
 class Hints:
@@ -50,7 +50,7 @@ class Hints:
                 raise Refused("bot/hints-off")
             v = view(state, seat)  # the player's own view: nothing hidden goes further
             seed = f"{table.id}:{table.version}:{seat}"
-            advice, _ = await asyncio.to_thread(_think, v, seed, self.seconds)
+            advice = await asyncio.to_thread(_think, v, seed, self.seconds)
             used = await self._count(table, interaction.user.id)
             picture = await self._picture(table, v, advice)
             text = texts.hint_text(advice, table.speaker, seat, used)

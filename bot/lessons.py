@@ -9,18 +9,20 @@ Positions are made-up games (the learner is seat 0, "you"), so their pictures hi
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from engine import ai, rules
 from engine.actions import EndTurn, Levy, Move, Occupy, TakeBack
 from engine.errors import IllegalAction
 from engine.game import apply, new_game
-from engine.geometry import Point, Space, point_label
+from engine.geometry import Point, Space, corners, point_label
 from engine.maps import Map, parse_map
-from engine.state import GameState, Phase, PlayerState, changed
+from engine.state import GameState, Phase, changed
 from engine.symbols import NO_CARDS, Symbol, add, one, total
 
 from .i18n import _
@@ -78,13 +80,7 @@ def speaker(state: GameState) -> Speaker:
 
 
 def _space_label(space: Space) -> str:
-    return " ".join(point_label(p) for p in sorted(_corners(space)))
-
-
-def _corners(space: Space) -> tuple[Point, ...]:
-    from engine.geometry import corners
-
-    return tuple(corners(space))
+    return " ".join(point_label(p) for p in sorted(corners(space)))
 
 
 # --- positions --------------------------------------------------------------------------------------------
@@ -96,13 +92,10 @@ def _start() -> GameState:
     return changed(state, current=0)
 
 
-def _with(state: GameState, seat: int, **changes: object) -> GameState:
+def _with(state: GameState, seat: int, **changes: Any) -> GameState:
+    """``state`` with seat ``seat``'s hand, guards or score set (a scripted position)."""
     players = list(state.players)
-    players[seat] = PlayerState(
-        hand=changes.get("hand", players[seat].hand),  # type: ignore[arg-type]
-        guards=changes.get("guards", players[seat].guards),  # type: ignore[arg-type]
-        score=changes.get("score", players[seat].score),  # type: ignore[arg-type]
-    )
+    players[seat] = dataclasses.replace(players[seat], **changes)
     return changed(state, players=tuple(players))
 
 
@@ -153,12 +146,6 @@ def _small_province() -> tuple[GameState, int]:
 
 def _symbol_spaces(state: GameState, pid: int) -> list[Space]:
     return sorted(rules.province_symbol_spaces(state, state.province_by_id[pid]))
-
-
-def _largest_with_symbols(state: GameState, exclude: int) -> int:
-    sym = state.map.symbol
-    ok = [p for p in state.provinces if p.id != exclude and sum(sym[s] is not None for s in p.spaces) >= 2]
-    return max(ok, key=lambda p: len(p.spaces)).id
 
 
 # --- the steps --------------------------------------------------------------------------------------------
@@ -273,9 +260,10 @@ def _paths() -> Step:
                     "Alexander walks a **shortest path** of sides to any corner of the space, and every side "
                     "of it without a wall gets a black wall. Sides that already have one get nothing."
                 ),
-                _("Alexander goes to {point}. Which numbered path places the fewest new walls?").format(
-                    point=point_label(corner)
-                ),
+                _(
+                    "Alexander goes to {point}. Which path places the fewest new walls? Look for the walls "
+                    "already on the map."
+                ).format(point=point_label(corner)),
             ]
         )
 
@@ -293,10 +281,16 @@ def _paths() -> Step:
         "paths",
         state,
         text,
-        lambda: [(str(i), _("path {n}").format(n=i + 1)) for i in range(len(options))],
+        lambda: [
+            (
+                str(i),
+                _("path {n}: {points}").format(n=i + 1, points=" ".join(point_label(p) for p in o.points)),
+            )
+            for i, o in enumerate(options)
+        ],
         right,
         explain,
-        Picture("paths", corner=corner, paths=tuple(options)),
+        Picture("board"),  # the walls already there; the numbered paths with their walls explain after
         Picture("paths", corner=corner, paths=tuple(options)),
     )
 
@@ -447,7 +441,7 @@ def _occupy() -> Step:
         lambda: [(k, cards_text(v)) for k, v in options.items()],
         right,
         explain,
-        Picture("province", province=pid, plan=plan),
+        Picture("board"),  # the province's preview shows the price: it explains after the answer
         Picture("province", province=pid, plan=plan),
     )
 
@@ -545,7 +539,7 @@ def _takeover() -> Step:
         lambda: [(str(n), str(n)) for n in (1, 2, 3)],
         frozenset({str(need)}),
         explain,
-        Picture("province", province=pid, plan=plan),
+        Picture("board"),  # the take-over's preview shows the price: it explains after the answer
         Picture("province", province=pid, plan=plan),
     )
 
