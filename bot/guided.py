@@ -24,8 +24,8 @@ from . import components as ui
 from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
+from .hints import hinted
 from .pictures import point_letters
-from .seat_rules import hints_allowed
 from .tables import Refused, Table
 
 
@@ -50,7 +50,7 @@ class GuidedMove:
         if not cards:
             raise Refused("bot/no-moves")
         menu = ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
-        return _hinted(menu, table)
+        return hinted(menu, table)
 
     async def card(self, interaction: discord.Interaction, game_id: int, version: int, card: str) -> None:
         """Step 2: the lettered points for the chosen card, on a preview picture."""
@@ -75,7 +75,7 @@ class GuidedMove:
                 ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
             ),
             file=png(picture, "move.png", texts.alt_move()),
-            view=_hinted(
+            view=hinted(
                 ui.select_view(
                     ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
                     texts.pick_point(),
@@ -216,8 +216,3 @@ class GuidedMove:
             )
 
         await ctx.guard(interaction, body)
-
-
-def _hinted(v: discord.ui.View, table: Table) -> discord.ui.View:
-    """The guided move's menu, with a Hint button where the game allows hints (issue 29, bot.hints)."""
-    return ui.with_hint(v, table.id, table.version) if hints_allowed(table.record.options) else v

@@ -21,6 +21,7 @@ from engine import advice as engine_advice
 from engine.advice import Advice
 from engine.views import GameView, view
 
+from . import components as ui
 from . import texts
 from .answers import defer_private, png, say
 from .computers import THINKING_SECONDS
@@ -82,3 +83,8 @@ class Hints:
             data = await pictures.province_preview(v, advice.province, advice.plan, table.names)
             return png(data, "hint.png", texts.alt_province())
         return None
+
+
+def hinted(v: discord.ui.View, table: Table) -> discord.ui.View:
+    """A menu of the guided move or the Actions, with a Hint button where the game allows hints."""
+    return ui.with_hint(v, table.id, table.version) if hints_allowed(table.record.options) else v

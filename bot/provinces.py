@@ -21,8 +21,8 @@ from . import components as ui
 from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
-from .seat_rules import hints_allowed
-from .tables import Refused, Table
+from .hints import hinted
+from .tables import Refused
 from .words import cards_text
 
 
@@ -41,7 +41,7 @@ class ProvinceActions:
             await say(
                 interaction,
                 texts.actions_prompt(table, left_out),
-                view=_hinted(
+                view=hinted(
                     ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
                     table,
                 ),
@@ -198,8 +198,3 @@ class ProvinceActions:
             )
 
         await ctx.guard(interaction, body)
-
-
-def _hinted(v: discord.ui.View, table: Table) -> discord.ui.View:
-    """The Actions menu, with a Hint button where the game allows hints (issue 29, bot.hints)."""
-    return ui.with_hint(v, table.id, table.version) if hints_allowed(table.record.options) else v

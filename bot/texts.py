@@ -1373,6 +1373,11 @@ def hint_reason(advice: Advice, speaker: words.Speaker, me: int) -> str:
             return _(
                 "Take the top card of the supply: cards pay for provinces and levies, and nobody sees it."
             )
+        if a.free:
+            province, value = a.free[0]
+            return _(
+                "Take the face-up card {symbol}: with it you can pay for province {province} (value {value})."
+            ).format(symbol=symbol_name(a.symbol), province=province, value=value)
         return _("Take the face-up card {symbol}: one more card to pay for provinces and levies.").format(
             symbol=symbol_name(a.symbol)
         )

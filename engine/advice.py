@@ -26,7 +26,7 @@ from engine.actions import (
     TakeCard,
     TakeOver,
 )
-from engine.ai import HardPlayer
+from engine.ai import HardPlayer, occupation_plans
 from engine.determinize import sample_world
 from engine.game import apply
 from engine.symbols import NO_CARDS, Cards, Symbol, total
@@ -48,7 +48,8 @@ class Advice:
     black: int = 0  # move: new black walls (R3.5)
     red: int = 0  # move: new red walls (R3.6)
     ends_game: bool = False  # move: the game ends after this turn (R10.1)
-    free: tuple[tuple[int, int], ...] = ()  # move: free provinces it forms, to occupy (id, value)
+    # move: the free provinces it forms, to occupy; take: the provinces the card makes affordable (id, value)
+    free: tuple[tuple[int, int], ...] = ()
     path: rules.PathOption | None = None  # move: its path and new walls (for the preview picture)
     province: int | None = None  # occupy, takeover, takeback: the province
     value: int = 0  # occupy, takeover, takeback: its value (R4.5)
@@ -99,7 +100,21 @@ def advise(v: GameView, action: Action, rng: random.Random) -> Advice:
             if action.source is CardSource.FACE_UP and action.slot is not None
             else None
         )
-        return Advice(action, "take", symbol=symbol)
+        opens: tuple[tuple[int, int], ...] = ()
+        if symbol is not None:  # a face-up card hides nothing; a card from the supply is not known yet
+            after, _ = apply(world, action)
+            could = {p.province for p in occupation_plans(world)}
+            opens = tuple(
+                sorted(
+                    (
+                        (p.province, rules.province_value(after, after.province_by_id[p.province]))
+                        for p in occupation_plans(after)
+                        if p.province not in could
+                    ),
+                    key=lambda pv: (-pv[1], pv[0]),
+                )
+            )
+        return Advice(action, "take", symbol=symbol, free=opens)
     if isinstance(action, Occupy | TakeOver):
         province = world.province_by_id[action.province]
         takeover = isinstance(action, TakeOver)

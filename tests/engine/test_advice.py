@@ -50,3 +50,30 @@ def test_the_facts_of_a_move_hint_are_the_engines():
     assert fact.kind == "move" and fact.path is not None
     assert fact.sides == len(action.path) - 1 and fact.path.points == action.path
     assert fact.black + fact.red == len(fact.path.new_walls)
+
+
+def test_a_face_up_card_hint_names_the_province_it_pays_for():
+    """R6.1: the provinces the card makes affordable, checked on the real game, and the same in any
+    world the view allows; a card from the supply names none (it is not known yet)."""
+    from engine.actions import CardSource, TakeCard
+    from engine.state import Phase
+
+    state, _ = new_game(packaged_map("aegean"), 2, 7)
+    rng, found = random.Random(7), 0
+    while not state.over and found < 3:
+        if state.phase is Phase.ACTIONS and state.actions_taken == ():
+            me, v = state.current, view(state, state.current)
+            for slot, card in enumerate(state.face_up):
+                if card is None:
+                    continue
+                take = TakeCard(me, CardSource.FACE_UP, slot)
+                fact = advise(v, take, random.Random(1))
+                assert fact == advise(v, take, random.Random(2))
+                before = {p.province for p in ai.occupation_plans(state)}
+                after = {p.province for p in ai.occupation_plans(apply(state, take)[0])}
+                assert {p for p, _value in fact.free} == after - before
+                found += bool(fact.free)
+            supply = advise(v, TakeCard(me, CardSource.SUPPLY), random.Random(1))
+            assert supply.symbol is None and supply.free == ()
+        state, _ = apply(state, ai.greedy_player(state, rng))
+    assert found, "no face-up card opened a province in this game"
