@@ -10,6 +10,7 @@ from engine import advice
 from engine.actions import Move
 from engine.game import apply
 from tests.bot.driver import WALLS_MAP, Clock, bot_factory, harness, open_game, open_with_computer
+from tests.bot.test_stale_clicks import CARD_WORDS
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -87,7 +88,8 @@ async def test_a_hint_is_private_legal_pictured_counted_and_in_the_end_post(tmp_
         await d.slash(alice, "alexandros end", channel_id=thread)
         await d.bot.deliveries.drain()
         r = await d.click(alice, menu.id, f"alx:hint:{gid}:{version}")
-        assert r.ephemeral and "**Hint**" not in r.content
+        assert r.ephemeral and "out of date" in r.content and "**Hint**" not in r.content, r.content
+        assert not CARD_WORDS.search(r.content), "a stale Hint names no card"
         r = await d.slash(alice, "alexandros resign", channel_id=thread)
         button = next(c for c in r.response_message.custom_ids if c.startswith("alx:resign:"))
         await d.click(alice, r.response_message.id, button)
