@@ -28,15 +28,8 @@ from engine.symbols import NO_CARDS, Symbol, add, one, total
 from .i18n import _
 from .words import Speaker, cards_text, count, symbol_name
 
-TUTORIAL_MAP_TEXT = """name: tutorial
-start: A1
-walls: 40 black, 3 red
-grid:
-.T.A.H.L.A.T.
-H.L..A.T.H.L.
-.A.T.L.H.S.T.
-T.S.H..A.L.H.
-"""
+_GRID = (".T.A.H.L.A.T.", "H.L..A.T.H.L.", ".A.T.L.H.S.T.", "T.S.H..A.L.H.")
+TUTORIAL_MAP_TEXT = "\n".join(["name: tutorial", "start: A1", "walls: 40 black, 3 red", "grid:", *_GRID, ""])
 TUTORIAL_MAP: Map = parse_map(TUTORIAL_MAP_TEXT)
 # The same land with only 2 black walls: the lesson on running out of walls (R3.6).
 FEW_WALLS_MAP: Map = parse_map(TUTORIAL_MAP_TEXT.replace("40 black, 3 red", "2 black, 3 red"))
