@@ -115,6 +115,7 @@ class AlexandrosCog(commands.Cog):
         deadline_policy="After a deadline: skip the turn (default), or let the computer play it",
         map="The map (default: Alexander's Empire)",
         computer="How well the computer plays for a player absent past the deadline (default: normal)",
+        hints="Players may ask for hints (/alexandros learn hint); the game is then not rated",
     )
     @app_commands.choices(
         deadline_policy=[
@@ -132,8 +133,9 @@ class AlexandrosCog(commands.Cog):
         deadline_policy: str | None = None,
         map: str | None = None,  # noqa: A002 - the option's name, as players see it
         computer: str | None = None,
+        hints: bool = False,
     ) -> None:
-        await self.h.lobby.new(interaction, thread, deadline_hours, deadline_policy, map, computer)
+        await self.h.lobby.new(interaction, thread, deadline_hours, deadline_policy, map, computer, hints)
 
     # Discord allows 25 subcommands or subgroups in a group: the table's own commands (their buttons are
     # the usual way) and a player's personal ones live in subgroups, /alexandros table … and /alexandros me ….
@@ -414,6 +416,39 @@ class AlexandrosCog(commands.Cog):
     @game.command(name="resume", description="Resume a paused game (creator or Manage Channels)")
     async def resume(self, interaction: discord.Interaction) -> None:
         await self.h.seats.pause(interaction, resume=True)
+
+    # --- learning the game (issue 29) ----------------------------------------------------------------------
+    # The group above had room for one more subcommand: the three ways to learn share it.
+
+    learn = app_commands.Group(
+        name="learn", description="Learn the game: a tutorial, a practice game, a hint", parent=group
+    )
+
+    @learn.command(name="practice", description="Play a practice game against computers in a new thread")
+    @app_commands.describe(
+        level="How well the computers play: easy (random), normal (greedy) or hard",
+        players="Seats at the table, you included (2-4, default 2)",
+    )
+    @app_commands.choices(level=LEVEL_CHOICES)
+    async def practice(
+        self,
+        interaction: discord.Interaction,
+        level: str = "normal",
+        players: app_commands.Range[int, 2, 4] = 2,
+    ) -> None:
+        await self.h.practice.open(interaction, level, players)
+
+    @learn.command(
+        name="hint", description="A good play for your turn and why (only you; not in rated games)"
+    )
+    async def hint(self, interaction: discord.Interaction) -> None:
+        await self.h.hints.hint(interaction, None, None)
+
+    @learn.command(
+        name="tutorial", description="A private lesson of the rules in ten steps (about ten minutes)"
+    )
+    async def tutorial(self, interaction: discord.Interaction) -> None:
+        await self.h.tutorial.start(interaction)
 
 
 SYNC_LOCK = "command-sync"  # the store's exclusive() name: one process of a cluster syncs at a time

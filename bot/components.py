@@ -102,6 +102,22 @@ def select_view(
     return v
 
 
+def with_hint(v: discord.ui.View, game_id: int, version: int) -> discord.ui.View:
+    """``v`` with a Hint button (issue 29, bot.hints): the hard player's suggestion, privately."""
+    v.add_item(
+        GameButton(cid_button("hint", game_id, version), _("Hint"), discord.ButtonStyle.secondary, emoji="💡")
+    )
+    return v
+
+
+def buttons_view(buttons: Sequence[tuple[str, str, discord.ButtonStyle]]) -> discord.ui.View:
+    """A row (or rows) of buttons: (custom_id, label, style) each; the tutorial's answers and steps."""
+    v = discord.ui.View(timeout=None)
+    for custom_id, label, style in buttons[:25]:
+        v.add_item(GameButton(custom_id, limits.label(label), style))
+    return v
+
+
 def abandon_view(game_id: int) -> discord.ui.View:
     """The ephemeral confirmation of ``/alexandros abandon``: one red button."""
     v = discord.ui.View(timeout=None)

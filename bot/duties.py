@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import serialize
@@ -122,7 +122,11 @@ def lobby_edit(table: Table, now: float) -> list[NewDuty]:
 
 
 def after_change(
-    outcome: Outcome, since: int | None, turn_events: Sequence[Event], now: float
+    outcome: Outcome,
+    since: int | None,
+    turn_events: Sequence[Event],
+    now: float,
+    hints: Mapping[int, int] | None = None,
 ) -> list[NewDuty]:
     """The posts and edits one committed change causes.
 
@@ -151,7 +155,7 @@ def after_change(
                 now,
                 channel,
                 payload={
-                    "text": texts.end_text(table),
+                    "text": texts.end_text(table, hints),
                     "ping": [u for u in table.record.user_ids if not is_computer(u)],
                     **_picture(state, table),
                 },

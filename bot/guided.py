@@ -24,6 +24,7 @@ from . import components as ui
 from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
+from .hints import hinted
 from .pictures import point_letters
 from .tables import Refused, Table
 
@@ -48,7 +49,8 @@ class GuidedMove:
         cards = ch.card_choices(state)
         if not cards:
             raise Refused("bot/no-moves")
-        return ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
+        menu = ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
+        return hinted(menu, table)
 
     async def card(self, interaction: discord.Interaction, game_id: int, version: int, card: str) -> None:
         """Step 2: the lettered points for the chosen card, on a preview picture."""
@@ -73,10 +75,13 @@ class GuidedMove:
                 ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
             ),
             file=png(picture, "move.png", texts.alt_move()),
-            view=ui.select_view(
-                ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
-                texts.pick_point(),
-                dests[: ch.MAX_CHOICES],
+            view=hinted(
+                ui.select_view(
+                    ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
+                    texts.pick_point(),
+                    dests[: ch.MAX_CHOICES],
+                ),
+                table,
             ),
         )
 

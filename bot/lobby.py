@@ -25,11 +25,12 @@ from . import components as ui
 from . import duties as dt
 from . import texts
 from .answers import defer_private, display_name, say, server_language
+from .computers import is_computer
 from .context import Context
 from .dashboard import closed_duty as _status_closed
 from .pipeline import IN_PLAY_META, META_TURN_POST
 from .schedule import DeadlinePolicy, parse_policy
-from .tables import Refused, Table, names_of
+from .tables import Outcome, Refused, Table, names_of
 from .words import policy_choices
 
 log = logging.getLogger("bot")
@@ -89,10 +90,13 @@ class Lobby:
         deadline_policy: str | None = None,
         map_name: str | None = None,
         computer: str | None = None,
+        hints: bool = False,
     ) -> None:
         async def body() -> None:
             user = interaction.user
             options = self._options(user.id, display_name(user), deadline_hours, deadline_policy)
+            if hints:  # issue 29: hints for everyone at the table, and the game is not rated
+                options["hints"] = True
             # Public posts speak the server's language (a DM-less guild command always has one).
             options["locale"] = server_language(interaction)
             if map_name is not None:
@@ -271,23 +275,12 @@ class Lobby:
                 raise Refused("bot/creator-left")
             if len(rec.seats) < MIN_PLAYERS:
                 raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
-            seats = [(i, u) for i, (_, u) in enumerate(sorted(rec.seats))]
-            named = str(rec.options.get("map", ""))
-            game_map: MapProvider = self.map_provider
-            if named in PACKAGED_MAPS:  # chosen at /alexandros new; else the bot's map (default, or --map)
-
-                def game_map() -> Map:
-                    return packaged_map(named)
-
-            seed = self.seed_source()
-            # Starting only deals and saves (fast), so a button can answer by editing the lobby at once.
-            state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
-            started = Table(rec, None, table.names)  # read under the game's lock (_locked)
             extra = [] if from_button else dt.lobby_edit(_closed(table, "playing"), self.ctx.clock())
-            outcome = await self.ctx.pipeline.commit(started, state, tuple(events), seats=seats, extra=extra)
+            outcome = await self.deal(table, extra)  # read under the game's lock (_locked)
             log.info(
-                "game started game=%s channel=%s user=%s players=%s", rec.id, rec.channel_id, uid, len(seats)
-            )
+                "game started game=%s channel=%s user=%s players=%s",
+                rec.id, rec.channel_id, uid, len(rec.seats),
+            )  # fmt: skip
             interaction.extras["speaker"] = outcome.table.speaker
             if from_button:
                 await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
@@ -295,6 +288,29 @@ class Lobby:
                 await say(interaction, texts.started())
 
         await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
+
+    async def deal(self, table: Table, extra: list[NewDuty]) -> Outcome:
+        """Deal the cards for the table's seats and commit the game's first state (the caller holds the
+        game's lock). Starting only deals and saves (fast), so a button can answer at once."""
+        rec = table.record
+        people = [u for _seat, u in rec.seats if not is_computer(u)]
+        if len(people) < 2 and "hints" not in rec.options:
+            # One person and computers: never rated (bot.ratings), so hints are on (issue 29).
+            rec = await self.ctx.store.update_lobby(
+                rec.id, self.ctx.clock(), options={**rec.options, "hints": True}
+            )
+        seats = [(i, u) for i, (_, u) in enumerate(sorted(rec.seats))]
+        named = str(rec.options.get("map", ""))
+        game_map: MapProvider = self.map_provider
+        if named in PACKAGED_MAPS:  # chosen at /alexandros new; else the bot's map (default, or --map)
+
+            def game_map() -> Map:
+                return packaged_map(named)
+
+        seed = self.seed_source()
+        state, events = await asyncio.to_thread(lambda: new_game(game_map(), len(seats), seed))
+        started = Table(rec, None, names_of(rec))
+        return await self.ctx.pipeline.commit(started, state, tuple(events), seats=seats, extra=extra)
 
     # --- closing -------------------------------------------------------------------------------------------
 

@@ -42,7 +42,7 @@ from . import duties as dt
 from . import ratings, replays
 from .computers import is_computer
 from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy
-from .seat_rules import is_paused, turn_due
+from .seat_rules import hint_counts, hints_allowed, is_paused, turn_due
 from .tables import Outcome, Refused, Table, Tables, Turn, names_of
 from .words import Speaker
 
@@ -224,13 +224,18 @@ class Pipeline:
         after_seats = tuple(sorted(seats)) if seats is not None else rec.seats
         waiting: int | None = None
         end_duties: list[NewDuty] = []
+        hints: dict[int, int] | None = None
         if new_state.over:
             # Ratings and the replay (issue 16): who the computer played for at the end is kept for good
             # (bot.ratings leaves them out), and the duties that rate the game and post its replay are
             # written with the commit that ends it, so a crash loses neither.
             absent = changes[META_ABSENT] if META_ABSENT in changes else None
+            stored = (
+                await self.store.get_game_meta(rec.id) if absent is None or hints_allowed(rec.options) else {}
+            )
             if absent is None:
-                absent = (await self.store.get_game_meta(rec.id)).get(META_ABSENT)
+                absent = stored.get(META_ABSENT)
+            hints = hint_counts(stored)  # the end post says how many hints each player used (issue 29)
             changes.update(dict.fromkeys(IN_PLAY_META))
             changes[ratings.META_COMPUTER] = sorted(user_ids(absent))
             end_duties = [*ratings.end_duties(rec, now), *replays.end_duties(rec, now)]
@@ -249,7 +254,7 @@ class Pipeline:
             before, Table(expected, new_state, names_of(expected)), events, rec.version, actions, by_computer
         )
         since, turn_events = await self.current_turn(before)
-        duties = [*extra, *dt.after_change(outcome, since, turn_events, now)]
+        duties = [*extra, *dt.after_change(outcome, since, turn_events, now, hints)]
         duties += await self.timers_for(outcome, changes)
         duties += end_duties
         duties = await self.hooked(outcome.table, duties, now)

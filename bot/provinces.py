@@ -21,6 +21,7 @@ from . import components as ui
 from . import texts
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
+from .hints import hinted
 from .tables import Refused
 from .words import cards_text
 
@@ -40,7 +41,10 @@ class ProvinceActions:
             await say(
                 interaction,
                 texts.actions_prompt(table, left_out),
-                view=ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
+                view=hinted(
+                    ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
+                    table,
+                ),
             )
 
         await self.ctx.guard(interaction, body)

@@ -10,6 +10,7 @@ Who is rated, and how:
   among themselves. The pipeline records those users in the game's metadata (``computer_users``) in the
   commit that ends the game, so a recomputation later decides the same way.
 - Fewer than two rated players left: the game is not rated.
+- A practice game, or a game played with the ``hints`` option, is not rated (issue 29).
 - A player forgotten since (forget-me puts a pseudonym in their seat) is kept in a recomputation as an
   anonymous player at the starting rating, so the others' results stay as they were; no rating is kept
   for them. A recomputation knows only the games still stored: purged games no longer count (README).
@@ -36,6 +37,7 @@ from engine.state import GameState
 from storage import Duty, GameRecord, GameStore, NewDuty, PlayerRating, RateFn
 
 from .computers import is_computer
+from .seat_rules import is_rated_table
 from .tables import Tables
 
 log = logging.getLogger("bot.ratings")
@@ -75,6 +77,8 @@ def final_ranks(state: GameState) -> dict[int, int]:
 def placements(record: GameRecord, state: GameState | None, meta: Mapping[str, Any]) -> list[Placement]:
     """The rated players of a game and their ranks; empty when the game is not rated (see the module)."""
     if record.status != "finished" or record.guild_id is None or state is None or not state.over:
+        return []
+    if not is_rated_table(record.options):
         return []
     computer = {int(u) for u in meta.get(META_COMPUTER) or ()}
     winners = set(state.result.winners) if state.result is not None else set()

@@ -8,16 +8,19 @@ import discord
 from .context import Context
 from .dashboard import MyGames
 from .guided import GuidedMove
+from .hints import Hints
 from .history import History
 from .info import Info
 from .lobby import Lobby, MapProvider, SeedSource
 from .over_days import OverDays
+from .practice import Practice
 from .privacy import Privacy
 from .provinces import ProvinceActions
 from .ratings import Ratings
 from .replays import Replays
 from .seats import Seats
 from .turns import TurnActions
+from .tutorial import Tutorial
 
 
 class Handlers:
@@ -40,6 +43,9 @@ class Handlers:
         self.history = History(ctx, self.ratings, self.replays)
         self.privacy = Privacy(ctx)
         self.seats = Seats(ctx)
+        self.practice = Practice(ctx, self.lobby)
+        self.hints = Hints(ctx)
+        self.tutorial = Tutorial(ctx, self.practice)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""
@@ -70,6 +76,14 @@ class Handlers:
             await self.privacy.forget_confirmed(interaction, g)
         elif kind == "undo":  # the turn post's Undo (P10, bot.seats)
             await self.seats.undo(interaction, g, int(a[1]))
+        elif kind == "hint":  # the guided move's and the Actions menu's Hint (bot.hints)
+            await self.hints.hint(interaction, g, int(a[1]))
+        elif kind == "tut":  # the tutorial (bot.tutorial): g is the step here, not a game
+            await self.tutorial.answer(interaction, g, a[1])
+        elif kind == "tutgo":
+            await self.tutorial.go(interaction, g)
+        elif kind == "tutplay":
+            await self.tutorial.play(interaction)
         elif kind == "seatok":  # a seat offer's Accept (bot.seats)
             await self.seats.accept(interaction, g, int(a[1]), int(a[2]))
         else:

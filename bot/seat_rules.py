@@ -64,3 +64,21 @@ def with_vacation(options: Mapping[str, Any], user_id: int, until: float | None)
     else:
         out.pop(OPT_VACATIONS, None)
     return out
+
+
+def is_rated_table(options: Mapping[str, Any]) -> bool:
+    """A practice game (bot.practice) or a game with hints (bot.hints) is never rated (issue 29)."""
+    return not options.get("practice") and not options.get("hints")
+
+
+META_HINTS = "hints"  # {user id: hints used} in the game's metadata (bot.hints)
+
+
+def hints_allowed(options: Mapping[str, Any]) -> bool:
+    """Players may ask for hints (issue 29): a practice game, or a table opened with ``hints:True``."""
+    return bool(options.get("hints"))
+
+
+def hint_counts(meta: Mapping[str, Any]) -> dict[int, int]:
+    raw = meta.get(META_HINTS)
+    return {int(u): int(n) for u, n in raw.items()} if isinstance(raw, dict) else {}

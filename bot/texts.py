@@ -15,10 +15,12 @@ so that each is worded in the language speaking when it is asked for.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, NamedTuple, ParamSpec, TypeVar
 
 from engine import rules
+from engine.actions import Move, MoveWay, TakeBack
+from engine.advice import Advice
 from engine.events import Event
 from engine.game import MAX_PLAYERS, MIN_PLAYERS
 from engine.state import COLOURS, GameState, Phase
@@ -32,7 +34,7 @@ from .i18n import N_, _, ngettext, pgettext
 from .limits import MAX_OPTIONS
 from .limits import content as clip
 from .schedule import DeadlinePolicy, ReminderPrefs, format_timestamp
-from .seat_rules import is_paused, turn_due, vacations
+from .seat_rules import hints_allowed, is_paused, is_rated_table, turn_due, vacations
 from .tables import Table
 from .words import END_REASONS, cards_text, count
 
@@ -334,7 +336,8 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
 
 
 @public
-def end_text(table: Table) -> str:
+def end_text(table: Table, hints: Mapping[int, int] | None = None) -> str:
+    """The end post; ``hints``: hints used by user id, at a table that allows them (issue 29)."""
     st = table.state
     assert st is not None and st.result is not None
     res = st.result
@@ -345,6 +348,11 @@ def end_text(table: Table) -> str:
             players=", ".join(who(table, uid) for _seat, uid in sorted(table.record.seats))
         ),
     ]
+    if hints_allowed(table.record.options):
+        people = [u for _seat, u in sorted(table.record.seats) if not is_computer(u)]
+        lines.append(hints_used_line([(who(table, u), (hints or {}).get(u, 0)) for u in people]))
+    if not is_rated_table(table.record.options):
+        lines.append(_("This game is not rated (a practice game, or a game with hints)."))
     return clip("\n".join(lines))
 
 
@@ -521,6 +529,22 @@ def thread_name(creator: str) -> str:
 
 def opened_in(channel_id: int) -> str:
     return _("Your game is open in <#{channel}>.").format(channel=channel_id)
+
+
+def practice_thread_name(player: str) -> str:
+    return _("Alexandros practice — {player}").format(player=player)
+
+
+def practice_no_thread() -> str:
+    return _("No thread can be made here, so the practice game opens in this channel.")
+
+
+def practice_opened(channel_id: int, note: str | None) -> str:
+    opened = _(
+        "Your practice game is open in <#{channel}>: it is not rated, and `/alexandros learn hint` suggests "
+        "a good play whenever it is your turn."
+    ).format(channel=channel_id)
+    return f"{note} {opened}" if note else opened
 
 
 def resigned_public(name: str, locale: str) -> str:
@@ -1328,3 +1352,121 @@ def vacation_set(until: float | None) -> str:
         "Your vacation runs until {when}. Your turn's deadline waits until then, and no reminder is sent. "
         "End it early with `/alexandros vacation days:0`."
     ).format(when=when(until))
+
+
+# --- hints (issue 29, bot.hints) ---------------------------------------------------------------------------
+
+
+def hint_text(advice: Advice, speaker: words.Speaker, me: int, used: int) -> str:
+    """The private answer to ``/alexandros learn hint``: the hard player's choice and why, from the asker's
+    own view (engine.advice)."""
+    head = _("**Hint** — what the hard computer would do here, from what you can see:")
+    tail = ngettext(
+        "You have used {n} hint in this game.", "You have used {n} hints in this game.", used
+    ).format(n=used)
+    return f"{head}\n{hint_reason(advice, speaker, me)}\n-# {tail}"
+
+
+def hint_reason(advice: Advice, speaker: words.Speaker, me: int) -> str:
+    """One sentence (two at most): the suggested action and the engine's facts that make it good."""
+    a = advice
+    if a.kind == "move":
+        return _hint_move(a)
+    if a.kind == "take":
+        if a.symbol is None:
+            return _(
+                "Take the top card of the supply: cards pay for provinces and levies, and nobody sees it."
+            )
+        if a.free:
+            province, value = a.free[0]
+            return _(
+                "Take the face-up card {symbol}: with it you can pay for province {province} (value {value})."
+            ).format(symbol=symbol_name(a.symbol), province=province, value=value)
+        return _("Take the face-up card {symbol}: one more card to pay for provinces and levies.").format(
+            symbol=symbol_name(a.symbol)
+        )
+    if a.kind in ("occupy", "takeover"):
+        guards = count(a.guards, "guard")
+        if a.kind == "takeover":
+            lead = _(
+                "Take over {owner}'s province {province} (value {value}) with {guards}, paying {cards}"
+            ).format(
+                owner=speaker.seat(a.owner),
+                province=a.province,
+                value=a.value,
+                guards=guards,
+                cards=cards_text(a.cost),
+            )
+        else:
+            lead = _("Occupy province {province} (value {value}) with {guards}, paying {cards}").format(
+                province=a.province, value=a.value, guards=guards, cards=cards_text(a.cost)
+            )
+        if a.guards == 1:
+            why = _("with one guard there it adds {points} at every levy").format(
+                points=count(a.value, "point")
+            )
+        else:
+            why = _("it is yours, though it scores only once you have a single guard there")
+        return _("{lead}: {why}.").format(lead=lead, why=why)
+    if a.kind == "levy":
+        mine = a.gains[me] if me < len(a.gains) else 0
+        others = ", ".join(
+            f"{speaker.seat(seat)} {count(g, 'point')}" for seat, g in enumerate(a.gains) if seat != me
+        )
+        return _("Levy taxes with the card {symbol}: you score {points}, the others {others}.").format(
+            symbol=symbol_name(a.symbol or Symbol.TEMPLE), points=count(mine, "point"), others=others
+        )
+    if a.kind == "takeback":
+        assert isinstance(a.action, TakeBack)
+        space = speaker.space(a.action.space)
+        if a.freed:
+            return _(
+                "Take back your guard on the {space}: province {province} becomes free, and the guard can "
+                "go where it scores more."
+            ).format(space=space, province=a.province)
+        return _(
+            "Take back your guard on the {space}: fewer guards in province {province} means it can "
+            "score again (one guard scores, two score nothing)."
+        ).format(space=space, province=a.province)
+    return _("End your turn: no action left is worth more to you now.")
+
+
+def _hint_move(a: Advice) -> str:
+    symbol = symbol_name(a.symbol or Symbol.TEMPLE)
+    way = a.action.way if isinstance(a.action, Move) else MoveWay.NORMAL
+    if way is MoveWay.JOKER:
+        lead = _("Take the face-up card {card} as a joker and name {symbol}").format(
+            card=symbol_name(a.joker or Symbol.TEMPLE), symbol=symbol
+        )
+    elif way is MoveWay.SPECIAL:
+        lead = _("Move with the card {symbol} from your hand").format(symbol=symbol)
+    else:
+        lead = _("Move with the face-up card {symbol}").format(symbol=symbol)
+    space, sides = words.symbol_space(a.symbol or Symbol.TEMPLE), count(a.sides, "side")
+    if a.black + a.red == 0:
+        detail = _("the closest {space} is {sides} away and no wall is needed").format(
+            space=space, sides=sides
+        )
+    else:
+        walls = count(a.black, "black wall")
+        if a.red:
+            walls = _("{black} and {red}").format(black=walls, red=count(a.red, "red wall"))
+        detail = _("the closest {space} is {sides} away and the path places {walls}").format(
+            space=space, sides=sides, walls=walls
+        )
+    out = _("{lead}: {detail}.").format(lead=lead, detail=detail)
+    if a.free:
+        provinces = ", ".join(_("{province} (value {value})").format(province=p, value=v) for p, v in a.free)
+        out += " " + ngettext(
+            "It forms free province {provinces}, which you can occupy this turn.",
+            "It forms free provinces {provinces}, which you can occupy this turn.",
+            len(a.free),
+        ).format(provinces=provinces)
+    if a.ends_game:
+        out += " " + _("**This move ends the game**: the walls run out, so the game ends after your actions.")
+    return out
+
+
+def hints_used_line(counts: Sequence[tuple[str, int]]) -> str:
+    """The end post's line of hints used (issue 29): "Hints used: alice 3, bob 0"."""
+    return _("Hints used: {players}.").format(players=", ".join(f"{name} {n}" for name, n in counts))

@@ -119,6 +119,11 @@ def a_symbol(symbol: Symbol | str) -> str:
     return _A_SYMBOL[_symbol(symbol)]()
 
 
+def symbol_space(symbol: Symbol | str) -> str:
+    """A symbol space's kind: "horse space"."""
+    return _SYMBOL_SPACE[_symbol(symbol)]()
+
+
 def a(noun: str) -> str:
     """English only: the noun with its indefinite article, "a horse", "an amphora". Never for a translated
     text (the article belongs to the message: ``a_symbol``); kept for English-only output."""
@@ -142,6 +147,7 @@ _COUNTED: dict[str, tuple[str, str]] = {
     "new wall": Nn_("{n} new wall", "{n} new walls"),
     "path": Nn_("{n} path", "{n} paths"),
     "player": Nn_("{n} player", "{n} players"),
+    "point": Nn_("{n} point", "{n} points"),
     "province": Nn_("{n} province", "{n} provinces"),
     "rated game": Nn_("{n} rated game", "{n} rated games"),
     "red wall": Nn_("{n} red wall", "{n} red walls"),
@@ -699,6 +705,14 @@ _REFUSALS: dict[str, Refusal] = {
         "This channel already has an unfinished game (game {game}). Join it with "
         "`/alexandros table join`, or start a game in a new thread with `/alexandros new thread:True`."
     ).format(game=d["game"]),
+    "bot/practice-no-place": lambda s, d: _(
+        "No thread can be made here, and this channel already has an unfinished game (game {game}): type "
+        "`/alexandros learn practice` in a text channel, where the game gets a thread of its own."
+    ).format(game=d["game"]),
+    "bot/hints-off": lambda s, d: _(
+        "This game is played without hints, since it is rated. Practise with hints in "
+        "`/alexandros learn practice`, or open a table with `/alexandros new hints:True` (not rated)."
+    ),
     "bot/not-a-player": lambda s, d: _(
         "You are not playing in this game. You can follow it here, and use `/alexandros board`, "
         "`/alexandros status` or `/alexandros log`."

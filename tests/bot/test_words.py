@@ -243,6 +243,7 @@ _HOST_FACING |= {"console_commands.py"}  # the console reading typed commands: f
 # schedule's ValueErrors, the buttons' labels), each a message of the catalog (issue 16): a sentence there
 # must go through ``_()`` (or its kin), never be a bare literal.
 _CATALOGUED = {"choices.py", "schedule.py", "components.py"}
+_CATALOGUED |= {"lessons.py"}  # the tutorial's lessons (issue 29): each sentence beside its position
 _PLAYER_FACING = sorted(
     p.name for p in (pathlib.Path(__file__).parents[2] / "bot").glob("*.py") if p.name not in _HOST_FACING
 )
