@@ -45,7 +45,7 @@ _SILENT = {"bot/no-game", "bot/game-over", "bot/not-a-player", "bot/not-started"
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
     return [
-        app_commands.Choice(name=limits.label(c.name), value=c.value[:100]) for c in ch.filtered(items, typed)
+        app_commands.Choice(name=c.line, value=c.value[:100]) for c in ch.filtered(items, typed)
     ]
 
 
@@ -239,7 +239,7 @@ class AlexandrosCog(commands.Cog):
     @levy.autocomplete("card")
     async def levy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
         return await self._suggest(
-            interaction, current, lambda t, st, s: ch.levy_choices(st, s), Phase.ACTIONS
+            interaction, current, lambda t, st, s: ch.levy_choices(st, s, t.speaker), Phase.ACTIONS
         )
 
     @group.command(name="takeback", description="Action: take one of your guards back into your supply")
