@@ -393,6 +393,8 @@ class AlexandrosCog(commands.Cog):
         name="handover", description="Offer your seat to another member (they accept with a button)"
     )
     @app_commands.describe(to="The member who takes over your seat")
+    # A member, not the point of ``move to``: a catalog context of its own ("an" in German, not "ziel").
+    @app_commands.rename(to=app_commands.locale_str("to", context="handover"))
     async def handover(self, interaction: discord.Interaction, to: discord.Member) -> None:
         await self.h.seats.offer(interaction, to, None)
 

@@ -99,17 +99,30 @@ def who(table: Table, user_id: int | None) -> str:
     return f"<@{user_id}>"
 
 
+# A computer player's level as players read it (the command's choice values are typed as they are).
+_LEVELS = {
+    "easy": lambda: pgettext("computer level", "easy"),
+    "normal": lambda: pgettext("computer level", "normal"),
+    "hard": lambda: pgettext("computer level", "hard"),
+}
+
+
+def level_name(level: str) -> str:
+    """A computer level in the language speaking now ("schwer"); an unknown one as it is."""
+    return _LEVELS[level]() if level in _LEVELS else level
+
+
 def computer_name(level: str, locale: str) -> str:
     """A computer seat's name, kept in the game's record: in the game's language."""
     with i18n.speaking(locale):
-        # TRANSLATORS: a computer player's name; {level} is easy, normal or hard (typed as is)
-        return _("Computer ({level})").format(level=level)
+        # TRANSLATORS: a computer player's name; {level} is easy, normal or hard (translated)
+        return _("Computer ({level})").format(level=level_name(level))
 
 
 def computer_seated(level: str) -> str:
     return _(
         "A computer player ({level}) sits at the table; it plays its turns as soon as they come."
-    ).format(level=level)
+    ).format(level=level_name(level))
 
 
 def computer_played(name: str, lines: Sequence[str], locale: str) -> str:
@@ -1098,8 +1111,8 @@ def no_ratings() -> str:
 
 def ratings_note() -> str:
     return _(
-        "Rating: ten times skill minus three times its uncertainty (openskill), never below 0; provisional "
-        "for the first {n} games. Computer players are not rated."
+        "Rating: (skill − 3 × uncertainty) × 10, from openskill, never below 0; provisional for the first "
+        "{n} games. Computer players are not rated."
     ).format(n=PROVISIONAL_GAMES)
 
 

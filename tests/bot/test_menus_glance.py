@@ -19,7 +19,7 @@ from tests.engine.helpers import hand, make_map, position
 
 # One big province of 20 symbol spaces of every symbol (a price of every symbol), and a small one.
 BIG = make_map("THALS.THALS.\n.SLAHT.SLAHT\nTHALS.THALS.", start="A1")
-LONG = ["Alexandra-the-very-long-name-32x", "Bartholomew-of-a-very-long-house", "Carolina", "Dmitri"]
+LONG = ["Alexandra-the-very-long-name-32x", "Bartholomew-Katharinenhaus-7777", "Carolina", "Dmitri"]
 RICH = cards_of([s for s in SYMBOLS for _ in range(9)])
 LANGUAGES = ("en", "de")
 
