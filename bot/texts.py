@@ -739,9 +739,8 @@ def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
 def actions_prompt(table: Table, left_out: int = 0) -> str:
     """The Actions menu's prompt; ``left_out``: provinces open to the player that the menu had no room for.
 
-    The menu itself lists what this player can do; the public line (``can_do``) names what a hand of
-    their size might pay for, so here it would promise actions the menu does not hold (a take-over the
-    player cannot afford)."""
+    The menu itself lists what this player can do (from the whole state); the public line (``can_do``)
+    knows only what any hand of their size allows, so here it would say less than the menu shows."""
     st = table.state
     assert st is not None
     left = rules.actions_left(st)

@@ -106,3 +106,21 @@ def test_points_and_paths_lead_with_their_new_walls(language: str) -> None:
                 _assert_fits(c, words.new_walls(d.fewest_walls, d.most_walls, st.black_left))
                 for n, p in enumerate(ch.path_choices(st, d.point), start=1):
                     _assert_fits(p, f"{n} — ")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_autocomplete_choices_keep_the_price_and_add_the_detail(language: str) -> None:
+    """An autocomplete choice has no description: its name is the label, then as much detail as fits."""
+    from bot.cog import _out
+
+    st = _rich_state(1)
+    speaker = Speaker(LONG, st.map)
+    with i18n.speaking(language):
+        items = ch.province_choices(st, 0, True, speaker) + ch.levy_choices(_levy_state(), 0, speaker)
+        offered = _out(items, "")
+        assert len(offered) == len(items) >= 2
+        for choice, item in zip(offered, items, strict=True):
+            assert isinstance(choice, discord.app_commands.Choice) and len(choice.name) <= 100
+            assert choice.name.startswith(item.name) and len(choice.name) > len(item.name), choice.name
+        typed = _out(items, item.detail[:12])  # what was typed may match the detail, not only the label
+        assert typed
