@@ -147,3 +147,15 @@ def test_the_turn_post_keeps_one_verb_form(language: str) -> None:
     with i18n.speaking(language):
         line = texts.can_do(table)
     assert line.endswith("oder den Zug beenden."), line
+
+
+async def test_issue_28_the_handover_option_names_a_member_in_german() -> None:
+    """Issue 28: the handover option `to` was "ziel" (the move's point); it names the member: "an"."""
+    from tests.bot.test_catalogs import _payloads, _walk
+
+    names = {}
+    for payload in await _payloads():
+        for path, node in _walk(payload):
+            if node.get("name") == "to":
+                names[path[-1]] = node.get("name_localizations", {}).get("de")
+    assert names == {"handover": "an", "move": "ziel"}, names
