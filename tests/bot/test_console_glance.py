@@ -75,3 +75,21 @@ async def test_issue_28_ids_show_only_with_verbose(tmp_path: Any, no_network: An
     verbose = await _session(tmp_path / "b", verbose=True)
     assert "alx:join:1" in verbose or "alx:hand:1" in verbose
     assert re.search(r"^--- \[public\] message \d+", verbose, flags=re.M)
+
+
+async def test_issue_28_the_consoles_own_lines_speak_its_language(tmp_path: Any, no_network: Any) -> None:
+    """Issue 28: the console's "!!!" lines and "(only you)" were English in a German console."""
+    from tests.bot.test_german_complete import english_words
+
+    out = io.StringIO()
+    args = argparse.Namespace(
+        players="ann,ben", db=str(tmp_path / "c.db"), out=str(tmp_path / "pics"), seed=2, locale="de"
+    )
+    typed = "ben: press Nope\nben: press Zug beenden\nann: press Meine Hand\nquit\n"
+    assert await run(args, io.StringIO(typed), out) == 0
+    text = out.getvalue()
+    assert "Hier gibt es keinen Knopf und kein Menü „Nope“" in text
+    assert "(Konsole) Das ist gerade ausgegraut" in text and "--- [nur ann]" in text
+    assert "!!!" not in text and "(only you)" not in text
+    shown = [line for line in text.splitlines() if not line.startswith("> ")]
+    assert [line for line in shown if english_words(line)] == []
