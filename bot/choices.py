@@ -32,7 +32,7 @@ from engine.actions import (
     TakeOver,
 )
 from engine.errors import IllegalAction
-from engine.geometry import Point, Space, point_label
+from engine.geometry import Point, Space, nearest, point_label
 from engine.maps import LabelError
 from engine.state import GameState, Phase
 from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add, as_list, one
@@ -40,7 +40,7 @@ from engine.symbols import LETTER_SYMBOLS, NO_CARDS, SYMBOLS, Cards, Symbol, add
 from . import limits, words
 from .i18n import _
 from .tables import Refused
-from .words import Speaker, cards_text, count, symbol_name
+from .words import Speaker, count, symbol_name
 
 MAX_CHOICES = 25
 
@@ -49,14 +49,24 @@ Parse = Callable[[GameState, int], Action]  # builds the seat's action from the 
 
 @dataclass(frozen=True)
 class Choice:
+    """One option: ``name`` leads with the action and its price (a select option's label, never cut before
+    the price), ``detail`` says the rest (a select option's description; after the name in autocomplete,
+    whose choices have no description). Discord allows 100 characters for each."""
+
     name: str
     value: str
+    detail: str = ""
+
+    @property
+    def line(self) -> str:
+        """The name and the detail on one line of at most 100 characters (an autocomplete choice)."""
+        return limits.label(f"{self.name} — {self.detail}" if self.detail else self.name)
 
 
 def filtered(choices: Sequence[Choice], typed: str, limit: int = MAX_CHOICES) -> list[Choice]:
-    """Choices whose label or value contains what was typed (case-insensitive), at most ``limit``."""
+    """Choices whose label, detail or value contains what was typed (case-insensitive), at most ``limit``."""
     t = typed.strip().lower()
-    hits = [c for c in choices if not t or t in c.name.lower() or t in c.value.lower()]
+    hits = [c for c in choices if not t or t in c.line.lower() or t in c.value.lower()]
     return hits[:limit]
 
 
@@ -178,8 +188,9 @@ def destination_choices(
         label = point_label(d.point)
         mark = f"{letters[d.point]} · " if letters and d.point in letters else ""
         walls = words.new_walls(d.fewest_walls, d.most_walls, state.black_left)
-        info = f"{count(d.distance, 'side')}, {count(d.paths, 'path')}, {walls}"
-        out.append(Choice(limits.label(f"{mark}{label} — {info}"), label))
+        info = f"{count(d.distance, 'side')}, {count(d.paths, 'path')}"
+        # The walls are the move's price (R3.5): they lead, the way there follows.
+        out.append(Choice(limits.label(f"{mark}{label}: {walls}"), label, limits.label(info)))
     return out
 
 
@@ -196,14 +207,23 @@ def parse_destination(state: GameState, mc: rules.MoveChoice, value: str | None)
     try:
         point = state.map.parse_point(label)
     except LabelError as err:
-        raise Refused("bot/bad-point", value=label, near=list(err.suggestions)) from None
+        raise Refused(
+            "bot/bad-point", value=label, near=list(err.suggestions), rows=err.rows, columns=err.columns
+        ) from None
     if point in points:
         return point
     empty = rules.empty_spaces(state)
-    if any(
-        state.map.symbol.get(sp) is mc.symbol and sp in empty for sp in state.map.point_spaces.get(point, ())
-    ):
-        return point
+    around = state.map.point_spaces.get(point, ())
+    farther = [sp for sp in around if state.map.symbol.get(sp) is mc.symbol and sp in empty]
+    if farther:
+        # A corner of an empty space of the symbol, but not a closest one (R3.2): the closest points
+        # Alexander may stop on, nearest the typed one first, by label.
+        closest, _spaces = rules.closest_targets(state, mc.symbol)
+        distance = min(rules.space_distance(state, sp) for sp in farther)
+        near = [point_label(p) for p in nearest(point, points, count=4)]
+        raise Refused(
+            "move/not-closest", distance=distance, closest=closest, symbol=mc.symbol.value, near=near
+        )
     raise Refused("bot/not-a-destination", point=point_label(point), allowed=allowed)
 
 
@@ -212,7 +232,8 @@ def legal_paths(state: GameState, corner: Point) -> list[rules.PathOption]:
     return rules.legal_path_options(state, corner, limit=200)
 
 
-def path_label(n: int, option: rules.PathOption, black_left: int | None = None) -> str:
+def path_choice(n: int, option: rules.PathOption, black_left: int | None = None) -> Choice:
+    """A path: its number and new walls (its price, R3.5), then the way it goes."""
     w = len(option.new_walls)
     via = [point_label(p) for p in option.points[1:-1]]
     end = point_label(option.points[-1])
@@ -220,14 +241,11 @@ def path_label(n: int, option: rules.PathOption, black_left: int | None = None) 
         route = _("{end} via {points}").format(end=end, points=" ".join(via))
     else:
         route = _("{end} directly").format(end=end)
-    return limits.label(f"{n} — {words.new_walls(w, w, black_left)} ({route})")
+    return Choice(limits.label(f"{n} — {words.new_walls(w, w, black_left)}"), str(n), limits.label(route))
 
 
 def path_choices(state: GameState, corner: Point) -> list[Choice]:
-    return [
-        Choice(path_label(i + 1, o, state.black_left), str(i + 1))
-        for i, o in enumerate(legal_paths(state, corner))
-    ]
+    return [path_choice(i + 1, o, state.black_left) for i, o in enumerate(legal_paths(state, corner))]
 
 
 def parse_path(state: GameState, corner: Point, value: str | None) -> rules.PathOption:
@@ -365,32 +383,43 @@ def province_plans(state: GameState, seat: int, takeover: bool) -> list[rules.Oc
     return out
 
 
-def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> str:
+def plan_choice(state: GameState, plan: rules.OccupyPlan, speaker: Speaker, verb: bool = False) -> Choice:
+    """A province to occupy or take over (R6): its number, value, guards and cards paid first ("Occupy P2
+    (value 4): 1 guard, pay amphora + lyre"); the owner and symbol spaces in the detail. ``verb``: the
+    Actions menu names the action, the occupy and takeover commands need not."""
     info = next(i for i in rules.province_infos(state) if i.id == plan.province)
-    g = len(plan.guards)
-    guards = count(g, "guard")
-    if g > 1:
-        guards = _("{guards} (they score nothing)").format(guards=guards)
+    fields = {
+        "province": plan.province,
+        "value": info.value,
+        "guards": count(len(plan.guards), "guard"),
+        "cards": words.price(plan.paid),
+    }
+    if len(plan.guards) > 1:  # R7.3: two guards of one player in a province score nothing
+        # TRANSLATORS: "3 guards (no score)": two or more of a player's guards in a province score nothing
+        fields["guards"] = _("{guards} (no score)").format(guards=fields["guards"])
+    if info.owner is not None:
+        # TRANSLATORS: an Actions menu entry: "Take over P3 (value 5): 1 guard, pay 2 horse + lyre"
+        name = _("Take over P{province} (value {value}): {guards}, pay {cards}") if verb else None
+    else:
+        # TRANSLATORS: an Actions menu entry: "Occupy P2 (value 4): 1 guard, pay amphora + lyre"
+        name = _("Occupy P{province} (value {value}): {guards}, pay {cards}") if verb else None
+    # TRANSLATORS: a menu entry: "P2 (value 4): 1 guard, pay amphora + lyre"
+    name = name or _("P{province} (value {value}): {guards}, pay {cards}")
     spaces = count(len(info.symbol_spaces), "symbol space")
     if info.owner is not None:
-        # TRANSLATORS: a menu label, e.g. "Province 3 — value 5, 2 symbol spaces, held by bob; you place 1
-        # guard, pay 1 horse". "You place": the guards are the player's own, not the owner's.
-        label = _(
-            "Province {province} — value {value}, {spaces}, held by {owner}; "
-            "you place {guards}, pay {cards}"
+        # TRANSLATORS: a menu entry's detail: "province 3 of bob, 2 symbol spaces"
+        detail = _("province {province} of {owner}, {spaces}").format(
+            province=plan.province, owner=speaker.seat(info.owner), spaces=spaces
         )
     else:
-        label = _("Province {province} — value {value}, {spaces}; you place {guards}, pay {cards}")
-    return limits.label(
-        label.format(
-            province=plan.province,
-            value=info.value,
-            spaces=spaces,
-            owner=speaker.seat(info.owner),
-            guards=guards,
-            cards=cards_text(plan.paid),
-        )
-    )
+        detail = _("province {province}, {spaces}").format(province=plan.province, spaces=spaces)
+    if len(plan.guards) > 1:
+        detail += "; " + _("two or more guards of yours score nothing")
+    return Choice(limits.label(name.format(**fields)), str(plan.province), limits.label(detail))
+
+
+def plan_label(state: GameState, plan: rules.OccupyPlan, speaker: Speaker) -> str:
+    return plan_choice(state, plan, speaker).line
 
 
 def scoring_plan(state: GameState, seat: int, province: int) -> tuple[Space, Cards] | None:
@@ -414,9 +443,7 @@ def scoring_plan(state: GameState, seat: int, province: int) -> tuple[Space, Car
 
 
 def province_choices(state: GameState, seat: int, takeover: bool, speaker: Speaker) -> list[Choice]:
-    return [
-        Choice(plan_label(state, p, speaker), str(p.province)) for p in province_plans(state, seat, takeover)
-    ]
+    return [plan_choice(state, p, speaker) for p in province_plans(state, seat, takeover)]
 
 
 def parse_province(state: GameState, value: str | int | None, takeover: bool | None = None) -> int:
@@ -500,14 +527,32 @@ def compensation_size(state: GameState, seat: int, province: int, guards: Sequen
     return rules.compensation_size(state, paid_cards(state, seat, province, guards))
 
 
-def levy_choices(state: GameState, seat: int) -> list[Choice]:
+def levy_scores_text(state: GameState, seat: int, speaker: Speaker) -> str:
+    """What a levy now scores each player (R7.3, the engine's ``levy_scores``), in scoring order, the
+    levying player first: "you +4, bob +0, carol +2"."""
+    points = rules.levy_scores(state)
+    parts = []
+    for s in rules.scoring_order(state, seat):
+        who = _("you") if s == seat else speaker.seat(s)
+        parts.append(f"{who} +{points[s][0]}")
+    return ", ".join(parts)
+
+
+def levy_choices(state: GameState, seat: int, speaker: Speaker | None = None) -> list[Choice]:
+    """R7.2: the cards the player may pay, each with what the levy scores everyone (R7.3)."""
     if not rules.can_levy(state, seat):
         return []
-    points = rules.levy_scores(state)[seat][0]
-    return [
-        Choice(_("{symbol} — you score {points} now").format(symbol=symbol_name(s), points=points), s.value)
-        for s in rules.levy_cards(state, seat)
-    ]
+    scores = levy_scores_text(state, seat, speaker or Speaker(game_map=state.map))
+    out = []
+    for s in rules.levy_cards(state, seat):
+        # TRANSLATORS: a levy entry: the card paid, then what each player scores: "soldier: you +4, bob +0"
+        name = _("{symbol}: {scores}").format(symbol=symbol_name(s), scores=scores)
+        # TRANSLATORS: a levy entry's detail: "pay soldier; a province scores for ..."
+        detail = _("pay {card}; a province scores for a player with exactly one guard in it").format(
+            card=words.price(one(s))
+        )
+        out.append(Choice(limits.label(name), s.value, limits.label(detail)))
+    return out
 
 
 def _named_symbol(value: str | None) -> Symbol | None:
@@ -547,8 +592,9 @@ def guard_choices(state: GameState, seat: int, speaker: Speaker) -> list[Choice]
     out = []
     for g in sorted(state.players[seat].guards):
         pid = state.province_of.get(g)
-        label = _("{space} in province {province}").format(space=speaker.space(g), province=pid)
-        out.append(Choice(limits.label(label), space_code(g)))
+        # TRANSLATORS: the detail of a guard to take back (R8.1: it costs no card)
+        detail = _("in province {province}; costs no card").format(province=pid)
+        out.append(Choice(limits.label(speaker.space(g)), space_code(g), limits.label(detail)))
     return out
 
 
@@ -582,25 +628,23 @@ def action_menu(state: GameState, seat: int, speaker: Speaker) -> tuple[list[Cho
         # TRANSLATORS: an entry of the Actions menu; {card} is e.g. "face-up 1: horse".
         out += [Choice(_("Take {card}").format(card=c.name), f"take:{c.value}") for c in take_choices(state)]
         out += [
-            # TRANSLATORS: an entry of the Actions menu; {card} is e.g. "horse — you score 4 now".
-            Choice(_("Levy with {card}").format(card=c.name), f"levy:{c.value}")
-            for c in levy_choices(state, seat)
+            # TRANSLATORS: an entry of the Actions menu; {card} is e.g. "soldier: you +4, bob +0".
+            Choice(limits.label(_("Levy with {card}").format(card=c.name)), f"levy:{c.value}", c.detail)
+            for c in levy_choices(state, seat, speaker)
         ]
         guards = [
             Choice(
-                limits.label(_("Take back the guard on the {space}").format(space=c.name)), f"back:{c.value}"
+                limits.label(_("Take back the guard on the {space}").format(space=c.name)),
+                f"back:{c.value}",
+                c.detail,
             )
             for c in guard_choices(state, seat, speaker)
         ]
-        plans = [(p, False) for p in province_plans(state, seat, takeover=False)]
-        plans += [(p, True) for p in province_plans(state, seat, takeover=True)]
+        plans = province_plans(state, seat, takeover=False) + province_plans(state, seat, takeover=True)
         room = max(0, MAX_CHOICES - 1 - len(out) - len(guards))
-        for plan, takeover in plans[:room]:
-            described = plan_label(state, plan, speaker)
-            label = _("Take over {plan}").format(plan=described) if takeover else _("Occupy {plan}").format(
-                plan=described
-            )
-            out.append(Choice(limits.label(label), f"occ:{plan.province}"))
+        for plan in plans[:room]:
+            c = plan_choice(state, plan, speaker, verb=True)
+            out.append(Choice(c.name, f"occ:{plan.province}", c.detail))
         left_out = len(plans) - min(room, len(plans))
         out += guards
     return out[: MAX_CHOICES - 1] + [Choice(_("End the turn"), "end")], left_out

@@ -45,7 +45,7 @@ _SILENT = {"bot/no-game", "bot/game-over", "bot/not-a-player", "bot/not-started"
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
     return [
-        app_commands.Choice(name=limits.label(c.name), value=c.value[:100]) for c in ch.filtered(items, typed)
+        app_commands.Choice(name=c.line, value=c.value[:100]) for c in ch.filtered(items, typed)
     ]
 
 
@@ -241,7 +241,7 @@ class AlexandrosCog(commands.Cog):
     @levy.autocomplete("card")
     async def levy_ac(self, interaction: discord.Interaction, current: str) -> Choices:
         return await self._suggest(
-            interaction, current, lambda t, st, s: ch.levy_choices(st, s), Phase.ACTIONS
+            interaction, current, lambda t, st, s: ch.levy_choices(st, s, t.speaker), Phase.ACTIONS
         )
 
     @group.command(name="takeback", description="Action: take one of your guards back into your supply")
@@ -395,6 +395,8 @@ class AlexandrosCog(commands.Cog):
         name="handover", description="Offer your seat to another member (they accept with a button)"
     )
     @app_commands.describe(to="The member who takes over your seat")
+    # A member, not the point of ``move to``: a catalog context of its own ("an" in German, not "ziel").
+    @app_commands.rename(to=app_commands.locale_str("to", context="handover"))
     async def handover(self, interaction: discord.Interaction, to: discord.Member) -> None:
         await self.h.seats.offer(interaction, to, None)
 

@@ -92,7 +92,10 @@ def select_view(
 ) -> discord.ui.View:
     v = discord.ui.View(timeout=None)
     opts = [
-        discord.SelectOption(label=limits.label(c.name), value=c.value[:100]) for c in limits.options(options)
+        discord.SelectOption(
+            label=limits.label(c.name), value=c.value[:100], description=limits.label(c.detail) or None
+        )
+        for c in limits.options(options)
     ]
     if not opts:
         opts = [discord.SelectOption(label=_("(nothing to choose)"), value="-")]

@@ -45,7 +45,8 @@ from .client import make_bot
 from .computers import is_computer, seat_level
 from .console_commands import CommandBook, CommandError, Typed
 from .console_commands import parse_options as parse_options  # the line syntax, also read from here
-from .i18n import pgettext
+from .dashboard import STATUS_DELAY
+from .i18n import _, pgettext
 from .runlock import open_checks
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
@@ -58,6 +59,10 @@ _PICTURE = re.compile(r"^(\d{4,})-")
 
 class ConsoleError(Exception):
     """The console cannot start: one sentence that says why and what to do."""
+
+
+class ConsoleHint(HarnessError):
+    """A typed line the console cannot follow, in the reader's language (shown as it is)."""
 
 
 def _last_picture_number(out: Path) -> int:
@@ -137,9 +142,12 @@ class Console:
         map_path: str | None = None,
         locale: str = "en-US",
         computers: Sequence[str] = (),
+        verbose: bool = False,
     ) -> None:
         self.names = list(players)
         self.computers = list(computers)  # the levels of the computer seats, after the players' (issue 27)
+        self.verbose = verbose  # message ids and components' custom ids, for debugging
+        self.pinned_seen: dict[int, str] = {}  # each pinned message's text as last printed
         self.db, self.map_path = db, map_path
         self.out = out
         self.stream = stream or sys.stdout
@@ -207,21 +215,24 @@ class Console:
         """``/alexandros new``, everyone joins, the computers sit down, the creator presses Start."""
         creator = self.users[self.names[0]]
         r = await self.d.slash(creator, "alexandros new")
-        self.show_result(r, creator)
         lobby = r.response_message
-        if lobby is None:
+        join = next((c for c in lobby.custom_ids if c.startswith("alx:join:")), None) if lobby else None
+        if lobby is None or join is None:
+            self.show_result(r, creator)
             return
-        join = next((c for c in lobby.custom_ids if c.startswith("alx:join:")), None)
-        if join is None:
-            return
+        # The lobby is shown once, with everyone seated: each join edits it, and the start closes it.
+        self.show_result(r, creator, skip={lobby.id})
         for n in self.names[1:]:
-            self.show_result(await self.d.click(self.users[n], lobby.id, join), self.users[n])
+            joined = await self.d.click(self.users[n], lobby.id, join)
+            self.show_result(joined, self.users[n], skip={lobby.id})
         for level in self.computers:
-            self.show_result(
-                await self.d.slash(creator, "alexandros table add-computer", {"level": level}), creator
-            )
+            added = await self.d.slash(creator, "alexandros table add-computer", {"level": level})
+            self.show_result(added, creator, skip={lobby.id})
+        self.numbered = []
+        self.show_message(self.d.message(lobby.id))
         start = join.replace(":join:", ":start:")
-        self.show_result(await self.d.click(creator, lobby.id, start), creator)
+        self.show_result(await self.d.click(creator, lobby.id, start), creator, skip={lobby.id})
+        await self.show_pinned()
 
     async def close(self) -> None:
         await self.d.close()
@@ -252,40 +263,99 @@ class Console:
 
     # --- output -------------------------------------------------------------------------------------------
 
-    def show_message(self, msg: StoredMessage) -> None:
-        who = "public"
-        if msg.ephemeral:
-            owner = next((n for n, u in self.users.items() if u.id == msg.ephemeral_to), "?")
-            who = f"only {owner}"
-        self.print(f"--- [{who}] message {msg.id}")
-        names = {u.id: n for n, u in self.users.items()}
-        channels = {cid: str(c.get("name") or "a-channel") for cid, c in self.d.channels.items()}
-        self.print(render_markup(msg.as_text(), names, self.now(), channels, self.locale))
-        for a in msg.attachments:
-            self.pictures_written += 1
-            path = self.out / f"{self.pictures_written:04d}-{a.filename}"
-            path.write_bytes(a.data)
-            self.print(f"    picture saved: {path}")
-        for c in msg.walk_components():
-            if c.get("custom_id") and c.get("type") in (2, 3) and not c.get("disabled"):
-                self.numbered.append((msg, c))
-                label = c.get("label") or c.get("placeholder") or c["custom_id"]
-                kind = "button" if c["type"] == 2 else "select"
-                self.print(f"    [{len(self.numbered)}] {kind}: {label}")
+    def show_message(self, msg: StoredMessage, edited: bool = False) -> None:
+        with i18n.speaking(self.locale):
+            if msg.ephemeral:
+                owner = next((n for n, u in self.users.items() if u.id == msg.ephemeral_to), "?")
+                # TRANSLATORS: the console's mark of a private answer: "--- only alice"
+                who = _("only {name}").format(name=owner)
+            elif msg.pinned:
+                # TRANSLATORS: the console's mark of the game's pinned status message, kept up to date
+                who = _("pinned, edited") if edited else _("pinned")
+            else:
+                # TRANSLATORS: the console's mark of a message everyone in the channel sees
+                who = _("public")
+            self.print(f"--- [{who}]" + (f" message {msg.id}" if self.verbose else ""))
+            names = {u.id: n for n, u in self.users.items()}
+            channels = {cid: str(c.get("name") or "a-channel") for cid, c in self.d.channels.items()}
+            self.print(render_markup(self._text(msg), names, self.now(), channels, self.locale))
+            for a in msg.attachments:
+                self.pictures_written += 1
+                path = self.out / f"{self.pictures_written:04d}-{a.filename}"
+                path.write_bytes(a.data)
+                self.print("    " + _("picture saved: {path}").format(path=path))
+            for c in msg.walk_components():
+                if c.get("custom_id") and c.get("type") in (2, 3) and not c.get("disabled"):
+                    self.numbered.append((msg, c))
+                    label = c.get("label") or c.get("placeholder") or c["custom_id"]
+                    kind = _("button") if c["type"] == 2 else _("menu")
+                    target = f" → {c['custom_id']}" if self.verbose else ""
+                    self.print(f"    [{len(self.numbered)}] {kind}: {label}{target}")
+                    for k, o in enumerate(c.get("options") or [], start=1):
+                        detail = f" — {o['description']}" if o.get("description") else ""
+                        self.print(f"        #{k} {o.get('value')}: {o.get('label')}{detail}")
 
-    def show_result(self, r: Any, user: FakeUser) -> None:
+    def _text(self, msg: StoredMessage) -> str:
+        """A message as a Discord client shows it: its content and embeds; the buttons and menus are listed
+        after it, numbered (``show_message``), their custom ids only with --verbose."""
+        if self.verbose:
+            return msg.as_text()
+        lines = [msg.content]
+        if msg.loading:
+            lines.append("…")
+        for e in msg.embeds:
+            lines.append("┃ " + " — ".join(x for x in (e.get("title"), e.get("description")) if x))
+            lines += [f"┃ {f.get('name')}: {f.get('value')}" for f in e.get("fields") or []]
+        lines += [c.get("content") or "" for c in msg.walk_components() if c.get("type") == 10]
+        return "\n".join(line for line in lines if line)
+
+    async def show_pinned(self) -> None:
+        """The channel's pinned messages (the game's status message), printed when they change, as
+        Discord shows them: pinned at the top of the channel, edited in place. The bot edits the status
+        message ``STATUS_DELAY`` seconds after a change (bot.dashboard: a burst of actions makes one edit);
+        the console does not wait that long, it delivers that edit at once."""
+        bot: Any = self.d.bot
+        await bot.deliveries.drain(now=self.now() + STATUS_DELAY)
+        for msg in self.d.pinned():
+            text = msg.as_text()
+            if self.pinned_seen.get(msg.id) != text:
+                edited = msg.id in self.pinned_seen
+                self.pinned_seen[msg.id] = text
+                self.show_message(msg, edited)
+
+    def show_result(self, r: Any, user: FakeUser, skip: set[int] | None = None) -> None:
         self.numbered = []
         for mid in r.message_ids:
             msg = self.d.messages.get(mid)
-            if msg is not None and not msg.deleted:
+            # A pinned message is shown where Discord shows it, on its own when it changes (show_pinned).
+            if msg is not None and not msg.deleted and not msg.pinned and mid not in (skip or ()):
                 self.show_message(msg)
         if r.choices is not None:
             if not r.choices:
-                self.print("    (no choices)")
+                with i18n.speaking(self.locale):
+                    self.print("    " + _("(no choices)"))
             for c in r.choices:
                 self.print(f"    {c['value']:<12} {c['name']}")
         for problem in [*r.errors, *r.violations]:
-            self.print(f"!!! {problem}")
+            self.problem(str(problem))
+
+    def problem(self, text: str) -> None:
+        """What the offline Discord refused (a Discord client would not have sent it): one line in the
+        reader's language; the harness's own words with --verbose."""
+        with i18n.speaking(self.locale):
+            if self.verbose:
+                # TRANSLATORS: the console could not do what a line asked; {problem} is technical (English)
+                self.print(_("(console) That did not work: {problem}").format(problem=text))
+            elif "is disabled" in text:
+                self.print(_("(console) That is greyed out now: Discord would not let you press it."))
+            elif "is not a select" in text:
+                self.print(_("(console) That is a button, not a menu: type `press` and its number."))
+            elif "is not a button" in text:
+                self.print(_("(console) That is a menu, not a button: type `select`, its number, a value."))
+            elif "has no option" in text or "takes" in text:
+                self.print(_("(console) That menu has no such value: type one it lists, or #1, #2, …"))
+            else:
+                self.print(_("(console) Discord would not send that; type `help`, or `--verbose` shows why."))
 
     # --- input --------------------------------------------------------------------------------------------
 
@@ -301,7 +371,10 @@ class Console:
             for c in msg.walk_components():
                 if (c.get("label") or "").lower() == low and c.get("custom_id"):
                     return msg, c
-        raise HarnessError(f"no button or menu {ref!r} here; type 'board' to see the turn message again")
+        with i18n.speaking(self.locale):
+            # TRANSLATORS: the console: a typed "press X" or "select X" names nothing on screen
+            text = _("There is no button or menu “{ref}” here; type `board` to see the turn message again.")
+        raise ConsoleHint(text.format(ref=ref))
 
     async def line(self, text: str) -> bool:
         """Run one input line; False when the user asked to quit. No line ends the console: whatever fails
@@ -311,12 +384,18 @@ class Console:
             return False
         try:
             await self._line(text)
+            await self.show_pinned()
         except CommandError as err:
             self.print(str(err))
+        except ConsoleHint as hint:
+            self.print(str(hint))
         except HarnessError as err:
-            self.print(f"!!! {err}")
+            self.problem(str(err))
         except Exception as err:  # noqa: BLE001 - one sentence, and the console carries on
-            self.print(f"!!! That line failed ({type(err).__name__}: {err}); type the next one.")
+            with i18n.speaking(self.locale):
+                # TRANSLATORS: the console: a line failed in the bot; {error} is technical (English)
+                said = _("(console) That line failed ({error}); type the next one.")
+            self.print(said.format(error=f"{type(err).__name__}: {err}"))
         return True
 
     async def _line(self, text: str) -> None:
@@ -459,7 +538,7 @@ async def _session(
     try:
         console = Console(
             seats[0], args.db, Path(args.out), args.seed, out, getattr(args, "map", None), args.locale,
-            computers=seats[1],
+            computers=seats[1], verbose=getattr(args, "verbose", False),
         )  # fmt: skip
     except (OSError, MapError) as err:
         print(f"Cannot use that map: {err}", file=sys.stderr)
@@ -548,6 +627,7 @@ def parser() -> argparse.ArgumentParser:
         default="en-US",
         help=f"the players' and the server's language: {', '.join(SUPPORTED_LOCALES)}",
     )
+    parser.add_argument("--verbose", action="store_true", help="show message ids and the buttons' custom ids")
     return parser
 
 

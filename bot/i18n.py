@@ -30,6 +30,14 @@ SOURCE = "en"  # the language of the texts in the code
 LANGUAGES = ("en", "de")  # every one of them complete (tests/bot/test_catalogs.py)
 COMMAND = "command"  # the message context of command, group, option and choice names (Discord's syntax)
 
+
+def command_context(extras: dict[str, object]) -> str:
+    """The catalog context of a command or option name: ``COMMAND``, or ``command <name>`` for a name that
+    one language words apart from its English twin (``locale_str("to", context="handover")``: a member,
+    not the point of ``move to``)."""
+    own = extras.get("context")
+    return f"{COMMAND} {own}" if own else COMMAND
+
 _speaking: ContextVar[str] = ContextVar("alexandros_language", default=SOURCE)
 
 

@@ -18,12 +18,12 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Concatenate, NamedTuple, ParamSpec, TypeVar
 
-from engine import rules
+from engine import rules, views
 from engine.actions import Move, MoveWay, TakeBack
 from engine.advice import Advice
 from engine.events import Event
 from engine.game import MAX_PLAYERS, MIN_PLAYERS
-from engine.state import COLOURS, GameState, Phase
+from engine.state import COLOURS, WINNING_SCORE, ActionKind, EndReason, GameState, Phase
 from engine.symbols import Symbol, total
 from engine.views import redact, view
 from storage import GameRecord, PlayerRating
@@ -101,17 +101,30 @@ def who(table: Table, user_id: int | None) -> str:
     return f"<@{user_id}>"
 
 
+# A computer player's level as players read it (the command's choice values are typed as they are).
+_LEVELS = {
+    "easy": lambda: pgettext("computer level", "easy"),
+    "normal": lambda: pgettext("computer level", "normal"),
+    "hard": lambda: pgettext("computer level", "hard"),
+}
+
+
+def level_name(level: str) -> str:
+    """A computer level in the language speaking now ("schwer"); an unknown one as it is."""
+    return _LEVELS[level]() if level in _LEVELS else level
+
+
 def computer_name(level: str, locale: str) -> str:
     """A computer seat's name, kept in the game's record: in the game's language."""
     with i18n.speaking(locale):
-        # TRANSLATORS: a computer player's name; {level} is easy, normal or hard (typed as is)
-        return _("Computer ({level})").format(level=level)
+        # TRANSLATORS: a computer player's name; {level} is easy, normal or hard (translated)
+        return _("Computer ({level})").format(level=level_name(level))
 
 
 def computer_seated(level: str) -> str:
     return _(
         "A computer player ({level}) sits at the table; it plays its turns as soon as they come."
-    ).format(level=level)
+    ).format(level=level_name(level))
 
 
 def computer_played(name: str, lines: Sequence[str], locale: str) -> str:
@@ -185,45 +198,38 @@ def can_do(table: Table) -> str:
     left = rules.actions_left(st)
     if left == 0:
         return _("Both actions are used: end the turn (`/alexandros end` or **End turn**).")
-    kinds = open_actions(st)
-    if kinds:
+    found = views.open_actions(view(st, None))  # public facts only: the hand is never looked at (R2.5)
+    names = [_(_ACTION_NAMES[k]) for k in found.sure]
+    if names and found.maybe:
+        # TRANSLATORS: {left} is "1 action" or "2 actions"; {actions} lists the ones open whatever the
+        # hand holds: "take a card, take back a guard"; the others depend on the cards in hand
+        text = _("{left} left: {actions}, or what your cards allow (**Actions** shows it); or end the turn.")
+        return text.format(left=count(left, "action"), actions=", ".join(names))
+    if found.maybe:
+        return _("{left} left: what your cards allow (**Actions** shows it); or end the turn.").format(
+            left=count(left, "action")
+        )
+    if names:
         # TRANSLATORS: {left} is "1 action" or "2 actions"; {actions} lists them: "take a card, occupy"
         return _("{left} left: {actions} (**Actions**), or end the turn.").format(
-            left=count(left, "action"), actions=", ".join(kinds)
+            left=count(left, "action"), actions=", ".join(names)
         )
     return _("{left} left: end the turn.").format(left=count(left, "action"))
 
 
+_ACTION_NAMES = {
+    ActionKind.TAKE_CARD: N_("take a card"),
+    ActionKind.OCCUPY: N_("occupy"),
+    ActionKind.TAKE_OVER: N_("take over"),
+    ActionKind.LEVY: N_("levy taxes"),
+    ActionKind.TAKE_BACK: N_("take back a guard"),
+}
+
+
 def open_actions(st: GameState) -> list[str]:
-    """The actions open to the current player now, judged from public facts only (R2.5).
-
-    A public message must not hint at the hidden hand, so its CONTENTS are never asked; its SIZE is public.
-    An action is named when some hand of that size could pay for it: occupy when a free province with a
-    symbol space needs no more cards than the hand holds once every guard left covers a space (R6.1, R6.2);
-    take over likewise, with two cards for each of the owner's guards (R6.3); levy with a guard on the map,
-    no levy yet this turn and a card in hand (R7.1, R7.2); take back with a guard on the map (R8.1).
-    """
-    me = st.players[st.current]
-    cards = total(me.hand)
-    provinces = rules.province_infos(st)
-    guards = me.guards_in_supply
-
-    def cards_needed(p: rules.ProvinceInfo) -> int:
-        removal = 2 * len(p.guards) if p.owner is not None else 0
-        return removal + max(0, len(p.symbol_spaces) - guards)
-
-    out = []
-    if any(s is not None for s in st.face_up) or rules.supply_can_give(st):
-        out.append(_("take a card"))
-    if guards and any(p.owner is None and p.symbol_spaces and cards_needed(p) <= cards for p in provinces):
-        out.append(_("occupy"))
-    if guards and any(p.owner not in (None, st.current) and cards_needed(p) <= cards for p in provinces):
-        out.append(_("take over"))
-    if me.guards and not st.levied and cards:
-        out.append(_("levy taxes"))
-    if me.guards:
-        out.append(_("take back a guard"))
-    return out
+    """The actions the turn post names (R2.5: from public facts only, ``engine.views.open_actions``): the
+    ones open whatever the hand holds; the others it words as "what your cards allow"."""
+    return [_(_ACTION_NAMES[k]) for k in views.open_actions(view(st, None)).sure]
 
 
 @public
@@ -315,7 +321,7 @@ def status_text(table: Table, votes: set[int] | None = None) -> str:
         if away:
             out.append(away.strip("\n"))
     if st.over and st.result is not None:  # how it ended, and who won ("status shows how it ended")
-        out += _how_it_ended(table, [table.speaker.seat(w) for w in st.result.winners])
+        out += _how_it_ended(table, table.speaker.seat)
     out.append(_("Walls left: {black} black, {red} red.").format(black=v.black_left, red=v.red_left))
     out.append(scores_line(table))
     hands = ", ".join(f"{table.speaker.seat(p.seat)} {p.hand_size}" for p in v.players)
@@ -340,9 +346,8 @@ def end_text(table: Table, hints: Mapping[int, int] | None = None) -> str:
     """The end post; ``hints``: hints used by user id, at a table that allows them (issue 29)."""
     st = table.state
     assert st is not None and st.result is not None
-    res = st.result
     lines = [
-        *_how_it_ended(table, [who(table, table.user_of(w)) for w in res.winners]),
+        *_how_it_ended(table, lambda w: who(table, table.user_of(w))),
         scores_line(table),
         _("Players: {players}. Thanks for playing!").format(
             players=", ".join(who(table, uid) for _seat, uid in sorted(table.record.seats))
@@ -356,21 +361,41 @@ def end_text(table: Table, hints: Mapping[int, int] | None = None) -> str:
     return clip("\n".join(lines))
 
 
-def _how_it_ended(table: Table, winners: Sequence[str]) -> list[str]:
-    """A finished game's reason and its winners (``winners``: as the message names them)."""
+def _how_it_ended(table: Table, name: Callable[[int], str]) -> list[str]:
+    """A finished game's reason and its winners in one sentence (``name``: a seat as the message names it):
+    "**Game 1 is over** — alice reached 100 points and won with 104 points." (R10.2, R10.3, D9)."""
     st = table.state
     assert st is not None and st.result is not None
     res = st.result
+    n = len(res.winners)
     # TRANSLATORS: joins the winners: "<@1> and <@2>"
-    who_won = _(" and ").join(winners) or _("nobody")
-    return [
-        _("**Game {game} is over** — {reason}.").format(
-            game=table.id, reason=_(END_REASONS.get(res.reason, str(res.reason)))
-        ),
-        ngettext("Winner: {players}.", "Winners: {players}.", max(len(res.winners), 1)).format(
-            players=who_won
-        ),
-    ]
+    winners = _(" and ").join(name(w) for w in res.winners)
+    top = max((st.players[w].score for w in res.winners), default=0)
+    fields = {"game": table.id, "players": winners, "points": top}
+    if res.reason is EndReason.POINTS:
+        reached = [i for i, p in enumerate(st.players) if p.score >= WINNING_SCORE and not p.resigned]
+        if set(reached) == set(res.winners):
+            line = ngettext(
+                "**Game {game} is over** — {players} reached {target} points and won with {points}.",
+                "**Game {game} is over** — {players} reached {target} points and share the win "
+                "with {points}.",
+                n,
+            )
+            return [line.format(**fields, target=WINNING_SCORE)]
+        # TRANSLATORS: why a game ended: "alice and bob reached 100 points"
+        reason = _("{players} reached {target} points").format(
+            players=_(" and ").join(name(i) for i in reached), target=WINNING_SCORE
+        )
+    else:
+        reason = _(END_REASONS.get(res.reason, str(res.reason)))
+    if not n:
+        return [_("**Game {game} is over** — {reason}; nobody won.").format(game=table.id, reason=reason)]
+    line = ngettext(
+        "**Game {game} is over** — {reason}; {players} won with {points} points.",
+        "**Game {game} is over** — {reason}; {players} share the win with {points} points.",
+        n,
+    )
+    return [line.format(**fields, reason=reason)]
 
 
 def hand_text(table: Table, seat: int) -> str:
@@ -738,9 +763,8 @@ def move_confirm(card: str, path: str, preview: rules.MovePreview) -> str:
 def actions_prompt(table: Table, left_out: int = 0) -> str:
     """The Actions menu's prompt; ``left_out``: provinces open to the player that the menu had no room for.
 
-    The menu itself lists what this player can do; the public line (``can_do``) names what a hand of
-    their size might pay for, so here it would promise actions the menu does not hold (a take-over the
-    player cannot afford)."""
+    The menu itself lists what this player can do (from the whole state); the public line (``can_do``)
+    knows only what any hand of their size allows, so here it would say less than the menu shows."""
     st = table.state
     assert st is not None
     left = rules.actions_left(st)
@@ -1109,7 +1133,10 @@ def no_ratings() -> str:
 
 
 def ratings_note() -> str:
-    return _("Rating: skill minus three times its uncertainty (openskill). Computer players are not rated.")
+    return _(
+        "Rating: (skill − 3 × uncertainty) × 10, from openskill, never below 0; provisional for the first "
+        "{n} games. Computer players are not rated."
+    ).format(n=PROVISIONAL_GAMES)
 
 
 def replay_text(game_id: int, over: bool, locale: str) -> str:
@@ -1119,21 +1146,30 @@ def replay_text(game_id: int, over: bool, locale: str) -> str:
         return _("Replay of game {game}: every turn from the deal to now.").format(game=game_id)
 
 
+# A rating is read after few games: until this many it is marked provisional.
+PROVISIONAL_GAMES = 5
+
+
+def shown_rating(r: PlayerRating) -> int:
+    """The rating players read: openskill's ordinal (mu - 3 sigma, 0 for a newcomer) times ten, rounded and
+    never below 0 (a first loss made it "-1.8", which puzzled)."""
+    return max(0, round(10 * r.ordinal))
+
+
 def _rating_line(r: PlayerRating) -> str:
-    # TRANSLATORS: {rating} is the rating, {mu} ± {sigma} the skill and its uncertainty; {games} "3 games"
-    return _("<@{user}>: {rating} (skill {mu} ± {sigma}), {games}, {wins}").format(
-        user=r.user_id,
-        rating=i18n.number(r.ordinal, 1, fixed=True),
-        mu=i18n.number(r.mu, 1, fixed=True),
-        sigma=i18n.number(r.sigma, 1, fixed=True),
-        games=count(r.games, "game"),
-        wins=count(r.wins, "win"),
+    if r.games < PROVISIONAL_GAMES:
+        # TRANSLATORS: {rating} is a whole number of 0 or more; {games} "3 games", {wins} "1 win"
+        line = _("<@{user}>: {rating} (provisional), {games}, {wins}")
+    else:
+        line = _("<@{user}>: {rating}, {games}, {wins}")
+    return line.format(
+        user=r.user_id, rating=shown_rating(r), games=count(r.games, "game"), wins=count(r.wins, "win")
     )
 
 
 def places(entries: Sequence[PlayerRating]) -> list[int]:
-    """Each entry's place, best first: equal ratings as shown (one decimal) share a place ("1, 1, 3")."""
-    shown = [round(r.ordinal, 1) for r in entries]
+    """Each entry's place, best first: equal ratings as shown share a place ("1, 1, 3")."""
+    shown = [shown_rating(r) for r in entries]
     return [1 + sum(other > mine for other in shown) for mine in shown]
 
 

@@ -30,6 +30,6 @@ class CatalogTranslator(app_commands.Translator):
         language = i18n.language_of(locale)
         if language == i18n.SOURCE:
             return None
-        ctx = i18n.COMMAND if context.location in _NAMES else None
+        ctx = i18n.command_context(string.extras) if context.location in _NAMES else None
         text = i18n.in_language(language, string.message, ctx)
         return text

@@ -173,6 +173,14 @@ def cards_text(cards: Cards | Sequence[int] | None) -> str:
     return ", ".join(parts) if parts else _("no cards")
 
 
+def price(cards: Cards | Sequence[int] | None) -> str:
+    """Cards to pay, short enough for the head of a menu entry: "amphora + lyre", "2 horse + lyre"; nothing
+    -> "no cards"."""
+    pairs = zip(SYMBOLS, cards or (), strict=False)
+    parts = [symbol_name(s) if n == 1 else ngettext(*_SYMBOL_CARDS[s], n).format(n=n) for s, n in pairs if n]
+    return " + ".join(parts) if parts else _("no cards")
+
+
 def new_walls(lo: int, hi: int, black_left: int | None = None) -> str:
     """The new walls to a point or along a path ("3 new walls", "2–4 new walls"), flagged when they end the
     game: more than the black walls left means red walls, and the game ends after this turn (R3.6, R3.7)."""
@@ -471,14 +479,38 @@ def _levy_not_in_hand(d: Mapping[str, Any]) -> str:
 
 
 def _not_closest(s: Speaker, d: Mapping[str, Any]) -> str:
-    return _(
-        "That {space} is {distance} away, but the closest empty {space} is {closest} away. Alexander must "
-        "go to a closest one: pick one of the points offered."
-    ).format(
+    if d.get("near"):  # a typed point: the closest points it may be, by label
+        # TRANSLATORS: {points} are the closest points Alexander may stop on, nearest the typed one first
+        text = _(
+            "That {space} is {distance} away, but the closest empty {space} is {closest} away. "
+            "Alexander must go to a closest one, such as {points}."
+        )
+    else:
+        text = _(
+            "That {space} is {distance} away, but the closest empty {space} is {closest} away. "
+            "Alexander must go to a closest one: pick one of the points offered."
+        )
+    return text.format(
+        points=", ".join(d["near"]) if d.get("near") else "",
         space=_SYMBOL_SPACE[_symbol(d["symbol"])](),
         distance=count(d["distance"], "side"),
         closest=count(d["closest"], "side"),
     )
+
+
+def _bad_point(d: Mapping[str, Any]) -> str:
+    """A label that names no point: the nearest points, or, off the map's rows and columns, which exist."""
+    if d.get("near"):
+        return _("“{value}” is not a point of this map. Nearest points: {near}.").format(
+            value=d["value"], near=", ".join(d["near"])
+        )
+    rows, columns = d.get("rows") or ("?", "?"), d.get("columns") or ("?", "?")
+    # TRANSLATORS: "“Z99” is not a point of this map: its rows are A to L, its columns 0 to 33 (a point is
+    # written like D7)."
+    return _(
+        "“{value}” is not a point of this map: its rows are {first} to {last}, its columns {low} to {high} "
+        "(a point is written like D7)."
+    ).format(value=d["value"], first=rows[0], last=rows[1], low=columns[0], high=columns[1])
 
 
 def _too_many_walls(d: Mapping[str, Any]) -> str:
@@ -742,9 +774,7 @@ _REFUSALS: dict[str, Refusal] = {
         "This game has not started yet. The creator starts it with the Start button."
     ),
     "bot/bad-choice": lambda s, d: _bad_choice(d),
-    "bot/bad-point": lambda s, d: _("“{value}” is not a point of this map. Nearest points: {near}.").format(
-        value=d["value"], near=", ".join(d["near"])
-    ),
+    "bot/bad-point": lambda s, d: _bad_point(d),
     "bot/not-a-destination": lambda s, d: _(
         "Alexander cannot stop at {point} with this card. Allowed points: {allowed}."
     ).format(point=d["point"], allowed=d["allowed"]),

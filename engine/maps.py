@@ -54,11 +54,22 @@ class MapError(ValueError):
 class LabelError(ValueError):
     """A point label that is not a corner of a land space; carries the nearest valid labels."""
 
-    def __init__(self, text: str, suggestions: tuple[str, ...]) -> None:
-        hint = f" Nearest points: {', '.join(suggestions)}." if suggestions else ""
+    def __init__(
+        self,
+        text: str,
+        suggestions: tuple[str, ...],
+        rows: tuple[str, str] = ("A", "A"),
+        columns: tuple[int, int] = (0, 0),
+    ) -> None:
+        if suggestions:
+            hint = f" Nearest points: {', '.join(suggestions)}."
+        else:
+            hint = f" Rows are {rows[0]} to {rows[1]}, columns {columns[0]} to {columns[1]}."
         super().__init__(f"{text!r} is not a point of this map.{hint}")
         self.text = text
-        self.suggestions = suggestions
+        self.suggestions = suggestions  # empty when the label lies off the map's rows or columns
+        self.rows = rows  # the first and last row letter of the map's points
+        self.columns = columns  # the lowest and highest column number
 
 
 LAND = ".TAHLS"
@@ -176,12 +187,19 @@ class Map:
         p = parse_label_syntax(text)
         if p is not None and p in self.adjacent:
             return p
-        guess = p if p is not None else (0, 0)
-        return self._label_error(text, guess)
+        return self._label_error(text, p)
 
-    def _label_error(self, text: str, guess: Point) -> Point:
-        near = tuple(point_label(q) for q in nearest(guess, self.points))
-        raise LabelError(text.strip(), near)
+    def _label_error(self, text: str, guess: Point | None) -> Point:
+        """The geometrically nearest points to a label inside the map's rows and columns; for one outside
+        them (or no label at all), none: the error says which rows and columns there are."""
+        rows = [q[0] for q in self.points]
+        cols = [q[1] for q in self.points]
+        first, last = min(rows), max(rows)
+        near: tuple[str, ...] = ()
+        if guess is not None and first <= guess[0] <= last and min(cols) <= guess[1] <= max(cols):
+            near = tuple(point_label(q) for q in nearest(guess, self.points))
+        letters = (point_label((first, 0))[0], point_label((last, 0))[0])
+        raise LabelError(text.strip(), near, letters, (min(cols), max(cols)))
 
 
 def parse_map(text: str, source: str = "<map>") -> Map:

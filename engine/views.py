@@ -14,7 +14,17 @@ from engine.actions import CardSource
 from engine.events import CardTaken, Event, FirstPlayerChosen, GameCreated, SupplyShuffled
 from engine.geometry import Point, Side, Space
 from engine.maps import Map
-from engine.state import COLOURS, ActionKind, EndReason, GameResult, GameState, LastMove, Options, Phase
+from engine.state import (
+    ACTIONS_PER_TURN,
+    COLOURS,
+    ActionKind,
+    EndReason,
+    GameResult,
+    GameState,
+    LastMove,
+    Options,
+    Phase,
+)
 from engine.symbols import Cards, Symbol, total
 
 
@@ -136,3 +146,50 @@ def redact(event: Event, viewer: int | None) -> Event:
 
 def redact_all(events: list[Event], viewer: int | None) -> list[Event]:
     return [redact(e, viewer) for e in events]
+
+
+@dataclass(frozen=True)
+class OpenActions:
+    """What the player on turn can do now, as far as public facts tell (R2.5): ``sure`` actions are open
+    whatever the hidden hand holds; ``maybe`` actions are open for some hands of its size, not others."""
+
+    sure: tuple[ActionKind, ...]
+    maybe: tuple[ActionKind, ...]
+
+
+def open_actions(v: GameView) -> OpenActions:
+    """The actions open to the player on turn, judged from the public view alone, so that a public post
+    can name them without hinting at the hand (R2.5): only the hand's size is known.
+
+    Take a card: a face-up card, or a card in the supply or the discard pile (R5.1, R5.3). Occupy: sure when
+    the guards left cover every symbol space of a free province (R6.1, R6.2: no card), maybe when the
+    hand could pay for the spaces they leave. Take over: maybe, when the hand could pay two cards for each
+    of the owner's guards and the spaces left (R6.3). Levy: with a guard on the map and no levy yet
+    (R7.1, R7.2), sure when the guards stand on every symbol (any card matches), maybe with any card.
+    Take back: sure with a guard on the map (R8.1)."""
+    if v.phase is not Phase.ACTIONS or len(v.actions_taken) >= ACTIONS_PER_TURN:
+        return OpenActions((), ())
+    me = v.players[v.current]
+    cards, guards = me.hand_size, me.guards_in_supply
+    sure: list[ActionKind] = []
+    maybe: list[ActionKind] = []
+
+    def needed(p: ProvinceView) -> int:
+        removal = 2 * len(p.guards) if p.owner is not None else 0
+        return removal + max(0, len(p.symbol_spaces) - guards)
+
+    if any(s is not None for s in v.face_up) or v.supply_size or total(v.discard):
+        sure.append(ActionKind.TAKE_CARD)
+    free = [p for p in v.provinces if p.can_be_occupied] if guards else []
+    if any(needed(p) == 0 for p in free):
+        sure.append(ActionKind.OCCUPY)
+    elif any(needed(p) <= cards for p in free):
+        maybe.append(ActionKind.OCCUPY)
+    if guards and any(p.owner not in (None, v.current) and needed(p) <= cards for p in v.provinces):
+        maybe.append(ActionKind.TAKE_OVER)
+    if me.guards and ActionKind.LEVY not in v.actions_taken and cards:
+        under = {v.map.symbol[s] for s in me.guards}
+        (sure if under >= set(Symbol) else maybe).append(ActionKind.LEVY)
+    if me.guards:
+        sure.append(ActionKind.TAKE_BACK)
+    return OpenActions(tuple(sure), tuple(maybe))

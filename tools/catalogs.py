@@ -55,14 +55,15 @@ def _code_messages() -> Iterator[tuple[str, str | tuple[str, str], str | None, l
         yield f"{filename}:{lineno}", message, context, list(comments)
 
 
-def command_strings() -> list[tuple[str, str]]:
-    """(message, location) of every string the slash commands send to Discord, as ``tree.sync`` asks them."""
+def command_strings() -> list[tuple[str, str, str | None]]:
+    """(message, location, context) of every string the slash commands send to Discord, as ``tree.sync``
+    asks them; the context is the catalog's (``i18n.command_context``) for a name, None otherwise."""
     import discord
     from discord import app_commands
 
     from bot.cog import AdminCog, AlexandrosCog
 
-    seen: list[tuple[str, str]] = []
+    seen: list[tuple[str, str, str | None]] = []
 
     class Recorder(app_commands.Translator):
         async def translate(
@@ -71,11 +72,10 @@ def command_strings() -> list[tuple[str, str]]:
             locale: discord.Locale,
             context: app_commands.TranslationContextTypes,
         ) -> str | None:
-            if (
-                locale is discord.Locale.american_english
-                and (string.message, context.location.name) not in seen
-            ):
-                seen.append((string.message, context.location.name))
+            location = context.location.name
+            ctx = i18n.command_context(string.extras) if location in NAME_LOCATIONS else None
+            if locale is discord.Locale.american_english and (string.message, location, ctx) not in seen:
+                seen.append((string.message, location, ctx))
             return None
 
     async def walk() -> None:
@@ -99,8 +99,7 @@ def template() -> Catalog:
         cat.add(
             message, locations=[(Path(path).as_posix(), int(line))], context=context, auto_comments=comments
         )
-    for message, location in command_strings():
-        ctx = i18n.COMMAND if location in NAME_LOCATIONS else None
+    for message, location, ctx in command_strings():
         existing = cat.get(message, context=ctx)
         if existing is None:
             cat.add(message, context=ctx, auto_comments=[f"Discord: {location.replace('_', ' ')}"])
@@ -203,7 +202,7 @@ def catalog_problems(cat: Catalog, tmpl: Catalog) -> list[str]:
         for s in _forms(mine.string):
             if placeholders(s) != want:
                 out.append(f"placeholders differ in {label}: {sorted(placeholders(s))} for {sorted(want)}")
-            if m.context == i18n.COMMAND and (not NAME.match(s) or s != s.lower()):
+            if (m.context or "").startswith(i18n.COMMAND) and (not NAME.match(s) or s != s.lower()):
                 out.append(f"{label}: {s!r} is not a name Discord accepts (lower case, 1-32, no spaces)")
     return out
 

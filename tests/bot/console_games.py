@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import choices as ch
+from bot import i18n
 from bot.console import Console
 from bot.words import Speaker
 from engine import ai
@@ -127,16 +128,28 @@ def _mistakes_after_move(name: str) -> list[str]:
     ]
 
 
+_BUTTONS = ("Move", "Confirm", "End turn", "My hand")  # the labels the lines press, as the catalog has them
+
+
+def _in_language(line: str, locale: str) -> str:
+    """A typed line with the button it presses labelled in the console's language ("press Zug beenden")."""
+    name, _sep, rest = line.partition(": press ")
+    if rest in _BUTTONS:
+        return f"{name}: press {i18n.in_language(locale, rest)}"
+    return line
+
+
 async def play(
-    map_text: str, players: int, seed: int, folder: Path, max_lines: int = 2000
+    map_text: str, players: int, seed: int, folder: Path, max_lines: int = 2000, locale: str = "en-US"
 ) -> tuple[str, GameState]:
-    """One whole game through the console; its transcript and its last state."""
+    """One whole game through the console (its players and server speak ``locale``); its transcript and its
+    last state."""
     game_map: Map = parse_map(map_text)
     map_file = folder / "game.map"
     map_file.write_text(map_text, encoding="utf-8")
     out = io.StringIO()
     names = list(NAMES[:players])
-    console = Console(names, str(folder / "c.db"), folder / "pics", seed, out, str(map_file))
+    console = Console(names, str(folder / "c.db"), folder / "pics", seed, out, str(map_file), locale)
     console.print(f"=== {game_map.name}, {players} players, seed {seed}")
     rng = random.Random(seed)
     await console.start()
@@ -161,7 +174,7 @@ async def play(
                 lines = _action_lines(name, st, a)
             version = st.version
             for line in lines:
-                await console.line(line)
+                await console.line(_in_language(line, locale))
                 typed += 1
             after = await console.d.bot.pipeline.tables.by_id(1)
             assert after.version > version, f"{lines} changed nothing:\n{out.getvalue()[-3000:]}"

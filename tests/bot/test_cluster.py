@@ -372,7 +372,11 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
             assert len(ended) == 1 and '"skipped": true' in json.dumps(ended[0]), (
                 "the turn was not skipped",
                 [e for _, e in turn_logs[gid]][-4:],
-                [(d["kind"], d["due_at"], d["done_at"], d["lease_owner"]) for d in duties.values() if d["game_id"] == gid],
+                [
+                    (d["kind"], d["due_at"], d["done_at"], d["lease_owner"])
+                    for d in duties.values()
+                    if d["game_id"] == gid
+                ],
                 {c.name: [e for e in c.events if "deadline" in json.dumps(e)][:6] for c in children},
             )
     print(

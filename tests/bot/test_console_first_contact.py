@@ -59,7 +59,7 @@ async def test_issue_27_an_option_named_user_works_and_no_line_ends_the_console(
     assert "@bob has no rated game on this server yet." in text, text[-2000:]
     assert "@alice has no rated game on this server yet." in text
     assert "user: name a player of this console (alice, bob)" in text
-    assert "!!! That line failed (RuntimeError: the wire came loose)" in text
+    assert "(console) That line failed (RuntimeError: the wire came loose)" in text
     assert "Walls left" in text.split("> bob: /alexandros status")[1], "the console carried on"
 
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from bot import texts
+from bot.tables import Table
 from bot.texts import open_actions
-from engine.state import ActionKind, Phase
+from engine import ai, views
+from engine.actions import Levy, Occupy, TakeBack, TakeCard, TakeOver
+from engine.state import ActionKind, GameState, Phase
 from engine.symbols import NO_CARDS
+from storage import GameRecord
 from tests.engine.helpers import H, S, T, hand, make_map, position, sd
 
 STRIP = make_map("TH.A.A...\n.LT..S.H.", start="A5")
@@ -18,14 +23,16 @@ def test_a_new_player_can_take_cards_and_occupy_only() -> None:
     assert open_actions(st) == ["take a card", "occupy"]
 
 
-def test_guards_on_the_map_open_levy_and_take_back_and_others_provinces_open_take_over() -> None:
+def test_guards_on_the_map_open_take_back_surely_and_levy_and_take_over_maybe() -> None:
     # Four cards: enough for some hand to pay two for bob's guard and two of the 5 symbol spaces that the
-    # 3 guards left cannot cover (R6.3).
+    # 3 guards left cannot cover (R6.3); whether this hand can is not public, so the post does not say.
     guards = {0: ((0, 5),), 1: ((0, 1),)}
     st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards=guards, hands={0: hand(S, T, T, H)})
-    assert open_actions(st) == ["take a card", "take over", "levy taxes", "take back a guard"]
+    assert open_actions(st) == ["take a card", "take back a guard"]
+    found = views.open_actions(views.view(st, None))
+    assert found.maybe == (ActionKind.TAKE_OVER, ActionKind.LEVY)
     levied = replace(st, actions_taken=(ActionKind.LEVY,))
-    assert "levy taxes" not in open_actions(levied)
+    assert ActionKind.LEVY not in views.open_actions(views.view(levied, None)).maybe
 
 
 def test_nothing_to_draw_closes_take_a_card() -> None:
@@ -38,7 +45,9 @@ def test_the_hand_never_changes_the_public_offer() -> None:
     for a, b in ((hand(S, T, T), hand(H, H, H)), (hand(S), hand(T)), (NO_CARDS, NO_CARDS)):
         guards = {0: ((0, 5),), 1: ((0, 1),)}
         offers = [
-            open_actions(position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards=guards, hands={0: h}))
+            views.open_actions(
+                views.view(position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards=guards, hands={0: h}), None)
+            )
             for h in (a, b)
         ]
         assert offers[0] == offers[1]
@@ -49,14 +58,15 @@ def test_issue_15_an_empty_hand_cannot_levy_or_take_over() -> None:
         STRIP, phase=Phase.ACTIONS, walls=CUT, guards={0: ((0, 5),), 1: ((0, 1),)}, hands={0: NO_CARDS}
     )
     assert open_actions(st) == ["take a card", "take back a guard"]
+    assert views.open_actions(views.view(st, None)).maybe == ()
 
 
 def test_issue_15_take_over_needs_two_cards_per_guard_in_hand_size() -> None:
     # Bob's province: 1 guard (2 cards) and 5 symbol spaces for 4 guards (1 card) = 3 cards.
-    st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand(S, S)})
-    assert "take over" not in open_actions(st)
-    st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand(S, S, S)})
-    assert "take over" in open_actions(st)
+    for cards, maybe in ((hand(S, S), False), (hand(S, S, S), True)):
+        st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: cards})
+        assert "take over" not in open_actions(st)  # never sure: it always costs cards (R6.3)
+        assert (ActionKind.TAKE_OVER in views.open_actions(views.view(st, None)).maybe) is maybe
 
 
 def test_issue_15_occupy_needs_the_cards_that_guards_cannot_cover() -> None:
@@ -65,4 +75,45 @@ def test_issue_15_occupy_needs_the_cards_that_guards_cannot_cover() -> None:
     for cards, offered in ((hand(), False), (hand(H), False), (hand(H, T), True)):
         st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards=mine, hands={0: cards})
         assert st.players[0].guards_in_supply == 1
-        assert ("occupy" in open_actions(st)) is offered, cards
+        assert "occupy" not in open_actions(st)  # the one guard cannot cover 3 spaces: cards decide
+        assert (ActionKind.OCCUPY in views.open_actions(views.view(st, None)).maybe) is offered, cards
+
+
+def test_issue_28_the_turn_post_offers_no_levy_her_cards_may_not_pay() -> None:
+    """Issue 28: one soldier in hand, her only guard on a temple space: the post named "levy taxes", and
+    `levy card:?` then said there was none. Now it names only what is open whatever she holds, and words
+    the rest as "what your cards allow" - the same words for a temple card, so her hand stays hidden."""
+    temple = (0, 0)
+    assert STRIP.symbol[temple] is T
+    posts = []
+    for cards in (hand(S), hand(T)):
+        st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={0: (temple,)}, hands={0: cards})
+        st = replace(st, actions_taken=(ActionKind.TAKE_CARD,))
+        posts.append(texts.can_do(_table(st)))
+    assert posts[0] == posts[1]
+    assert "levy" not in posts[0], posts[0]
+    assert posts[0].startswith(
+        "1 action left: take a card, occupy, take back a guard, or what your cards allow"
+    )
+
+
+def test_issue_28_every_action_named_is_open_for_every_hand_of_that_size() -> None:
+    """The public offer is real: each action it names is one the engine accepts now, whatever the hand."""
+    kinds = {"take a card": ActionKind.TAKE_CARD, "occupy": ActionKind.OCCUPY, "levy taxes": ActionKind.LEVY,
+             "take back a guard": ActionKind.TAKE_BACK}  # fmt: skip
+    for guards in ({0: ((0, 0),)}, {0: ((0, 0), (0, 3), (1, 2))}, {}):
+        for cards in (hand(), hand(S), hand(T, H), hand(H, H, H)):
+            st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards=guards, hands={0: cards})
+            legal = {_kind(a) for a in ai.legal_actions(st)}
+            for name in open_actions(st):
+                assert kinds[name] in legal, (name, guards, cards)
+
+
+def _kind(action: object) -> ActionKind | None:
+    return {TakeCard: ActionKind.TAKE_CARD, Occupy: ActionKind.OCCUPY, TakeOver: ActionKind.TAKE_OVER,
+            Levy: ActionKind.LEVY, TakeBack: ActionKind.TAKE_BACK}.get(type(action))  # type: ignore[call-overload]  # fmt: skip
+
+
+def _table(st: GameState) -> Table:
+    record = GameRecord(7, 1, 2, "playing", {"names": {}}, 3, 0.0, 0.0, 101, 101, 0.0, ((0, 101), (1, 102)))  # type: ignore[arg-type]
+    return Table(record, st, ("Ann", "Bob"))

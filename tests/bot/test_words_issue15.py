@@ -152,8 +152,9 @@ def test_r7_3_a_plan_that_stacks_guards_is_flagged_in_the_preview_and_the_list()
     plan = rules.plan_occupation(st, 0, st.province_by_id[free.id])
     assert plan is not None and plan.affordable and len(plan.guards) == 3  # no card: a guard on each space
     assert ch.scoring_plan(st, 0, free.id) is None
-    label = ch.plan_label(st, plan, SPEAKER)
-    assert "you place 3 guards (they score nothing)" in label, label
+    choice = ch.plan_choice(st, plan, SPEAKER)
+    assert "3 guards (no score), pay no cards" in choice.name, choice
+    assert "two or more guards of yours score nothing" in choice.detail, choice
     guards = [SPEAKER.space(g) for g in plan.guards]
     text = texts.province_prompt(False, free.id, guards, "no cards", 4, len(plan.guards))
     assert "It scores nothing" in text and "exactly one guard" in text, text
@@ -168,7 +169,7 @@ def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found
     free = _free_province(st)
     plan = rules.plan_occupation(st, 0, st.province_by_id[free.id])
     assert plan is not None and len(plan.guards) == 1
-    assert "scores nothing" not in ch.plan_label(st, plan, SPEAKER)
+    assert "score" not in ch.plan_label(st, plan, SPEAKER)
     assert ch.scoring_plan(st, 0, free.id) == ((0, 5), hand(S, H))  # the amphora space, paying the others
     guards = [SPEAKER.space(g) for g in plan.guards]
     text = texts.province_prompt(False, free.id, guards, "1 soldier, 1 horse", 4)

@@ -68,7 +68,7 @@ def test_bad_choice_names_what_was_not_understood_in_german() -> None:
     assert de.startswith("Ich verstehe die Provinz „x“ nicht.")
     en, de = both(lambda: SPEAKER.refusal("bot/not-creator", {"creator": "alice", "what": "start the game"}))
     assert en == "Only alice (who created the game) can start the game."
-    assert de == "Nur alice (hat das Spiel eröffnet) kann das Spiel starten."
+    assert de == "Nur wer das Spiel eröffnet hat (alice), kann es starten."
 
 
 def test_an_unknown_code_falls_back_in_the_language_in_force() -> None:
