@@ -189,7 +189,9 @@ class Console:
             mark = self.d.mark()
             if await bot.pipeline.repost_turn(record.id):
                 await bot.deliveries.drain()
-                self.print("Carrying on with the game saved in this database.")
+                with i18n.speaking(self.locale):
+                    # TRANSLATORS: the console starts again on a database that holds a game
+                    self.print(_("Carrying on with the game saved in this database."))
                 for req in self.d.requests_since(mark):
                     if req.message_id is not None and req.kind == "channel_message":
                         self.show_message(self.d.message(req.message_id))
@@ -257,9 +259,14 @@ class Console:
             record = await bot.store.game_by_channel(self.d.channel_id)
             over = record is None or record.status not in ("playing", "lobby")
         where, command = Path(self.db).resolve(), self.resume_command()
-        if over:
-            return f"The finished games are kept in {where}; this starts a new game there: {command}"
-        return f"The game is saved in {where}. To carry on, run: {command}"
+        with i18n.speaking(self.locale):
+            if over:
+                # TRANSLATORS: the console's last line; {where} is a file, {command} a command line
+                said = _("The finished games are kept in {where}; this starts a new game there: {command}")
+            else:
+                # TRANSLATORS: the console's last line; {where} is a file, {command} a command line
+                said = _("The game is saved in {where}. To carry on, run: {command}")
+        return said.format(where=where, command=f"`{command}`")  # a code span: typed as it is
 
     # --- output -------------------------------------------------------------------------------------------
 

@@ -68,7 +68,8 @@ async def test_issue_27_one_player_against_computers_at_once(tmp_path, no_networ
     lines = io.StringIO("alice: /alexandros status\nquit\n")
     assert await run(_args(tmp_path, "alice", computers="easy,normal"), lines, out) == 0
     text = out.getvalue()
-    assert "has started with @alice, **Computer (easy)**, **Computer (normal)**" in text, text[-3000:]
+    # The lobby is printed once, with every seat taken (issue 28), before the start.
+    assert "Seated (3/4): @alice, **Computer (easy)**, **Computer (normal)**" in text, text[-3000:]
     assert "@alice, it is your turn" in text  # the computers played up to alice's turn
     # Again on the same database: the same seats carry on; other seats get one sentence with the flags.
     again = io.StringIO()
@@ -191,16 +192,17 @@ async def test_issue_27_quit_says_where_the_game_is_saved_and_how_to_carry_on(tm
     assert await run(args, io.StringIO("alice: /alexandros status\nquit\n"), out) == 0
     last = out.getvalue().strip().splitlines()[-1]
     saved = str((tmp_path / "c.db").resolve())
-    assert last.startswith(f"The game is saved in {saved}. To carry on, run: python -m bot console "), last
+    # In the game's language (German here), the command line as a code span.
+    assert last.startswith(f"Das Spiel ist in {saved} gespeichert. Weiterspielen mit: `python -m bot console "), last
     from bot.console import parser
 
-    argv = shlex.split(last.split("To carry on, run: ", 1)[1])
+    argv = shlex.split(last.split("`")[1])
     assert argv[:4] == ["python", "-m", "bot", "console"]
     resumed = parser().parse_args(argv[4:])
     assert resumed.db == saved and resumed.players == "alice,bob" and resumed.locale == "de"
     again = io.StringIO()
     assert await run(resumed, io.StringIO("quit\n"), again) == 0
-    assert "Carrying on with the game saved in this database." in again.getvalue()
+    assert "Es geht weiter mit dem Spiel, das in dieser Datenbank gespeichert ist." in again.getvalue()
 
 
 def test_issue_27_python_m_bot_help_says_what_it_does_and_every_setting(tmp_path) -> None:
