@@ -193,7 +193,8 @@ async def test_issue_27_quit_says_where_the_game_is_saved_and_how_to_carry_on(tm
     last = out.getvalue().strip().splitlines()[-1]
     saved = str((tmp_path / "c.db").resolve())
     # In the game's language (German here), the command line as a code span.
-    assert last.startswith(f"Das Spiel ist in {saved} gespeichert. Weiterspielen mit: `python -m bot console "), last
+    said = f"Das Spiel ist in {saved} gespeichert. Weiterspielen mit: `python -m bot console "
+    assert last.startswith(said), last
     from bot.console import parser
 
     argv = shlex.split(last.split("`")[1])
