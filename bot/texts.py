@@ -1173,17 +1173,36 @@ def forget_seated(channel_ids: list[int]) -> str:
     ).format(channels=where)
 
 
-def forgotten(games: int, settings: bool) -> str:
+def forgotten(games: int, settings: bool, named: int = 0) -> str:
+    """The answer to a forget: ``games`` records with a former player in the user's place, ``named`` other
+    records that named them (a moderator's pause, a seat offer, a post) and do no more."""
     what = _("Your settings are deleted") if settings else _("You had no settings")
-    records = (
-        ngettext(
-            "a former player stands in your place in {n} game record",
-            "a former player stands in your place in {n} game records",
-            games,
-        ).format(n=games)
-        if games
-        else _("no game record named you")
-    )
+    parts = []
+    if games:
+        parts.append(
+            ngettext(
+                "a former player stands in your place in {n} game record",
+                "a former player stands in your place in {n} game records",
+                games,
+            ).format(n=games)
+        )
+    if named and games:
+        parts.append(
+            ngettext(
+                "your name and id are removed from {n} more game record",
+                "your name and id are removed from {n} more game records",
+                named,
+            ).format(n=named)
+        )
+    elif named:
+        parts.append(
+            ngettext(
+                "your name and id are removed from {n} game record",
+                "your name and id are removed from {n} game records",
+                named,
+            ).format(n=named)
+        )
+    records = "; ".join(parts) if parts else _("no game record named you")
     # TRANSLATORS: {settings} is "Your settings are deleted"; {records} "a former player stands in…"
     return _(
         "Done: {settings}, and {records}. The host's log files may still show your id until they are rotated."
