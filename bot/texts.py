@@ -112,14 +112,6 @@ def computer_seated(level: str) -> str:
     ).format(level=level)
 
 
-def computer_played(name: str, lines: Sequence[str], locale: str) -> str:
-    """The public log of a computer seat's turn (from redacted events only)."""
-    with i18n.speaking(locale):
-        if not lines:
-            return clip(_("**{name}** played: no action.").format(name=name))
-        return clip(_("**{name}** played: {actions}.").format(name=name, actions="; ".join(lines)))
-
-
 @public
 def lobby_text(table: Table) -> str:
     rec = table.record
@@ -225,11 +217,27 @@ def open_actions(st: GameState) -> list[str]:
 
 
 @public
+def turn_title(table: Table) -> str:
+    """The turn post's title, "**Turn 5 — Ann (red)**": the turn and the seat whose turn it is."""
+    st = table.state
+    assert st is not None
+    # TRANSLATORS: the turn post's title; {colour} is the seat's colour
+    return _("**Turn {turn} — {name} ({colour})**").format(
+        turn=st.turn, name=table.speaker.seat(st.current), colour=colour(st.current)
+    )
+
+
+@public
 def turn_header(table: Table) -> str:
+    """The live turn post's first lines: its title, who is called to play and what they can do. A computer
+    seat is called by nobody (it plays at once; the title names it, so it is not named again)."""
     st = table.state
     assert st is not None
     seat = st.current
     uid = table.user_of(seat)
+    if is_computer(uid):
+        # TRANSLATORS: {title} is the turn post's title, "**Turn 5 — Computer (hard) (red)**"
+        return _("{title} The computer plays this turn.").format(title=turn_title(table)) + away_note(table)
     name = table.speaker.seat(seat)
     return (
         _("**Turn {turn} — {name} ({colour})** {player}, it is your turn.").format(
@@ -257,7 +265,7 @@ def turn_text(table: Table, header: str, events: Sequence[Event], closed: bool =
     body = "\n".join(f"• {line}" for line in lines)
     if closed:  # a finished turn keeps its title and its lines, not the invitation to play
         # TRANSLATORS: {title} is the turn post's title, "**Turn 5 — Ann (red)**"
-        header = _("{title} — turn over.").format(title=header.split("\n")[0].split(" <@")[0])
+        header = _("{title} — turn over.").format(title=turn_title(table))
     return clip(header + ("\n" + body if body else ""))
 
 
@@ -399,25 +407,18 @@ def skipped_text(user_id: int | None, hours: float, locale: str) -> str:
 
 
 @public
-def autoplay_text(
-    table: Table, user_id: int | None, lines: Sequence[str], hours: float, absent: bool = False
-) -> str:
-    """The public log of a turn the computer played for an absent player (from redacted events only):
-    at its deadline, or at once (``absent``: they were marked absent at an earlier turn)."""
-    body = "; ".join(lines) if lines else _("no action")
+def autoplay_text(table: Table, user_id: int | None, hours: float, absent: bool = False) -> str:
+    """Why the computer played a turn for an absent player: at its deadline, or at once (``absent``: they
+    were marked absent at an earlier turn). What it played is on the turn post, closed with its steps."""
     if absent:
-        return clip(
-            _(
-                "Played by the computer for <@{user}> (away since an earlier deadline): {actions}.\n"
-                "It plays their turns until they type `/alexandros back` in this channel."
-            ).format(user=user_id, actions=body)
-        )
-    return clip(
-        _(
-            "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline): {actions}.\n"
-            "The computer plays their next turns too, until they type `/alexandros back` in this channel."
-        ).format(user=user_id, hours=i18n.number(hours), actions=body)
-    )
+        return _(
+            "Played by the computer for <@{user}> (away since an earlier deadline).\n"
+            "It plays their turns until they type `/alexandros back` in this channel."
+        ).format(user=user_id)
+    return _(
+        "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline).\n"
+        "The computer plays their next turns too, until they type `/alexandros back` in this channel."
+    ).format(user=user_id, hours=i18n.number(hours))
 
 
 def back_text(table: Table, deadline: float | None) -> str:
