@@ -14,7 +14,6 @@ from .privacy import (
     StillSeated,
     forget_options,
     forget_payload,
-    former_name,
     held_a_place,
     needles,
     scrub,
@@ -102,7 +101,7 @@ class PostgresPrivacy(PostgresBase):
                 for key, meta in await conn.fetch(
                     "SELECT key, body FROM game_meta WHERE game_id = $1", game_id
                 ):
-                    new = dumps(scrub(json.loads(meta), user_id, pseudonym, known, former_name(seat)))
+                    new = dumps(scrub(json.loads(meta), user_id, pseudonym, (), ""))
                     if new != meta:
                         changed = True
                         await conn.execute(

@@ -10,10 +10,10 @@ Every game whose rows name the user is found, not only the games they played: a 
 game or offered a seat is named in its options, its bookkeeping and its posts. The JSON the store keeps
 for the bot (a game's options, its bookkeeping "meta", the outbox's payloads) is rewritten: every number
 equal to the user id, every string or key equal to it and a mention ``<@id>`` (`scrub`); their own entry
-of the names (`forget_options`, `forget_payload`); in meta and in posts not yet delivered, their names
-too, also inside a sentence. The outbox's log of messages already delivered is deleted rather than
-rewritten (it is only a log): in their games, and anywhere its text holds their id or a name of theirs
-(`needles`: the names the bot knows them by, and those the records kept).
+of the names (`forget_options`, `forget_payload`); in the words of posts not yet delivered, their names
+too, where one stands as a word of its own. The outbox's log of messages already delivered is deleted
+rather than rewritten (it is only a log): in their games, and anywhere its text holds their id or a name
+of theirs (`needles`: the names the bot knows them by, and those the records kept).
 
 API
 ---
@@ -96,6 +96,9 @@ def held_a_place(
     return seat is not None or user_id in (created_by, waiting_on) or bool(stored_names(options, user_id))
 
 
+_WORDS = ("text", "fallback")  # a duty's words: a post's or edit's text, a DM's public fallback (bot.notices)
+
+
 def _in_text(text: str, names: Collection[str], new_name: str) -> str:
     """`text` with each of `names` that stands as a word of its own (not inside a longer word) replaced."""
     for name in sorted(names, key=len, reverse=True):
@@ -105,8 +108,7 @@ def _in_text(text: str, names: Collection[str], new_name: str) -> str:
 
 
 def scrub(value: Any, user_id: int, pseudonym: int, names: Collection[str], new_name: str) -> Any:
-    """`value` (JSON) with the user replaced by the pseudonym and their names by `new_name` (also a name
-    inside a sentence: a post's "⏸ Name paused the game")."""
+    """`value` (JSON) with the user replaced by the pseudonym and their names by `new_name`."""
     uid, new_uid = str(user_id), str(pseudonym)
     if isinstance(value, bool):
         return value
@@ -117,8 +119,7 @@ def scrub(value: Any, user_id: int, pseudonym: int, names: Collection[str], new_
             return new_uid
         if value in names:
             return new_name
-        value = value.replace(f"<@{uid}>", new_name).replace(f"<@!{uid}>", new_name)
-        return _in_text(value, names, new_name)
+        return value.replace(f"<@{uid}>", new_name).replace(f"<@!{uid}>", new_name)
     if isinstance(value, list):
         return [scrub(v, user_id, pseudonym, names, new_name) for v in value]
     if isinstance(value, dict):
@@ -153,10 +154,15 @@ def forget_options(
 def forget_payload(
     payload: Mapping[str, Any], user_id: int, pseudonym: int, seat: int | None, names: Collection[str] = ()
 ) -> JsonDict:
-    """A pending duty's payload with the user forgotten: ids, mentions and `names` scrubbed, and their place
-    in a "names" list (by seat, bot.duties) renamed."""
+    """A pending duty's payload with the user forgotten: ids and mentions scrubbed, their place in a "names"
+    list (by seat, bot.duties) renamed, and `names` in its words (a post's "⏸ Name paused the game"). Only
+    the words: the rest (a picture's state, another seat's name) is data, where a name-like string is not
+    theirs."""
     new_name = former_name(seat)
-    out: JsonDict = scrub(dict(payload), user_id, pseudonym, names, new_name)
+    out: JsonDict = scrub(dict(payload), user_id, pseudonym, (), new_name)
+    for key in _WORDS:
+        if isinstance(out.get(key), str):
+            out[key] = _in_text(out[key], names, new_name)
     seat_names = out.get("names")
     if seat is not None and isinstance(seat_names, list) and seat < len(seat_names):
         seat_names[seat] = new_name

@@ -13,7 +13,6 @@ from .privacy import (
     StillSeated,
     forget_options,
     forget_payload,
-    former_name,
     held_a_place,
     needles,
     scrub,
@@ -94,7 +93,7 @@ class SqlitePrivacy(SqliteBase):
                     (pseudonym, game_id, user_id),
                 )
                 for key, meta in await rows("SELECT key, body FROM game_meta WHERE game_id = ?", (game_id,)):
-                    new = dumps(scrub(json.loads(meta), user_id, pseudonym, known, former_name(seat)))
+                    new = dumps(scrub(json.loads(meta), user_id, pseudonym, (), ""))
                     if new != meta:
                         changed = True
                         await conn.execute(

@@ -188,3 +188,19 @@ async def test_forget_me_removes_a_moderator_from_posts_offers_and_the_raw_file(
         r = await d.click(dave, offer.id, f"alx:seatok:{g.game_id}:{seat}:{dave.id}")
         assert "You hold the seat now" in r.content
         assert not d.take_errors()
+
+
+def test_a_forgotten_name_leaves_the_words_of_a_pending_post_but_never_its_data():
+    """A name is replaced in a post's words only where it stands as a word of its own; the picture's state,
+    another seat's name and longer words that contain it are data, left as they are."""
+    from storage.privacy import forget_payload
+
+    payload = {
+        "text": "⏸ Ann paused the game. Anna and Annex stay; <@77> too.",
+        "names": ["Ann", "bob"],
+        "public": '{"Ann": 1}',
+        "ping": [77],
+    }
+    out = forget_payload(payload, 77, -5, None, ["Ann"])
+    assert out["text"] == "⏸ a former player paused the game. Anna and Annex stay; a former player too."
+    assert out["names"] == ["Ann", "bob"] and out["public"] == '{"Ann": 1}' and out["ping"] == [-5]
