@@ -64,7 +64,7 @@ class SqlitePrivacy(SqliteBase):
                     "SELECT g.id, g.options, g.created_by, g.waiting_on, (SELECT seat FROM seats s"
                     " WHERE s.game_id = g.id AND s.user_id = ?) FROM games g WHERE g.created_by = ?"
                     " OR g.waiting_on = ? OR g.id IN (SELECT game_id FROM seats WHERE user_id = ?)"
-                    f" OR instr(g.options, ?) > 0"
+                    " OR instr(g.options, ?) > 0"
                     f" OR g.id IN (SELECT game_id FROM game_meta WHERE {hit.format('body')})"
                     f" OR g.id IN (SELECT game_id FROM duties WHERE user_id = ? OR {hit.format('payload')})",
                     (user_id, user_id, user_id, user_id, str(user_id), *found, user_id, *found),
