@@ -2,7 +2,8 @@
 
 forget-me asks first (a Confirm button on the private answer), then deletes the user's settings and puts a
 pseudonym in their place in every game record (storage.privacy: the records stay whole, their name becomes
-"former player N"). It is refused, with the games named, while they sit in a game that is not over.
+"former player N"), and removes their id and names from every other record (a moderator's pause, a seat
+offer, the log of posts). It is refused, with the games named, while they sit in a game that is not over.
 purge deletes this server's finished and abandoned games older than N days; Manage Server only (the
 command's default permission, and checked again against the channel's resolved permissions).
 """
@@ -31,6 +32,14 @@ def pseudonym() -> int:
     """A fresh pseudonym: negative, so that it is never a Discord id, and below the computer seats' ids
     (bot.computers); random, so that it tells nothing."""
     return -(secrets.randbits(52) + 100)
+
+
+def names_of_user(user: discord.abc.User) -> list[str]:
+    """Every name the bot may have written for the user (its posts use the display name of the moment): their
+    server nickname, global display name and user name. A name they no longer use is found where a game
+    record kept it (storage.privacy.stored_names)."""
+    found = [user.display_name, user.name, user.global_name, getattr(user, "nick", None)]
+    return sorted({n for n in found if isinstance(n, str) and n})
 
 
 class Privacy:
@@ -67,13 +76,15 @@ class Privacy:
                 return
             await defer_update(interaction)
             try:
-                report = await self.ctx.store.forget_user(user_id, pseudonym(), self.ctx.clock())
+                report = await self.ctx.store.forget_user(
+                    user_id, pseudonym(), self.ctx.clock(), names=names_of_user(interaction.user)
+                )
             except StillSeated:
                 await show(interaction, texts.forget_seated(await self._unfinished(user_id)), view=None)
                 return
             self.ctx.pipeline.prefs.forget(user_id)
             log.info("a user asked to be forgotten: %d game record(s) pseudonymised", report.games)
-            await show(interaction, texts.forgotten(report.games, report.settings), view=None)
+            await show(interaction, texts.forgotten(report.games, report.settings, report.named), view=None)
 
         await self.ctx.guard(interaction, body)
 

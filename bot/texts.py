@@ -127,14 +127,6 @@ def computer_seated(level: str) -> str:
     ).format(level=level_name(level))
 
 
-def computer_played(name: str, lines: Sequence[str], locale: str) -> str:
-    """The public log of a computer seat's turn (from redacted events only)."""
-    with i18n.speaking(locale):
-        if not lines:
-            return clip(_("**{name}** played: no action.").format(name=name))
-        return clip(_("**{name}** played: {actions}.").format(name=name, actions="; ".join(lines)))
-
-
 @public
 def lobby_text(table: Table) -> str:
     rec = table.record
@@ -233,11 +225,27 @@ def open_actions(st: GameState) -> list[str]:
 
 
 @public
+def turn_title(table: Table) -> str:
+    """The turn post's title, "**Turn 5 — Ann (red)**": the turn and the seat whose turn it is."""
+    st = table.state
+    assert st is not None
+    # TRANSLATORS: the turn post's title; {colour} is the seat's colour
+    return _("**Turn {turn} — {name} ({colour})**").format(
+        turn=st.turn, name=table.speaker.seat(st.current), colour=colour(st.current)
+    )
+
+
+@public
 def turn_header(table: Table) -> str:
+    """The live turn post's first lines: its title, who is called to play and what they can do. A computer
+    seat is called by nobody (it plays at once; the title names it, so it is not named again)."""
     st = table.state
     assert st is not None
     seat = st.current
     uid = table.user_of(seat)
+    if is_computer(uid):
+        # TRANSLATORS: {title} is the turn post's title, "**Turn 5 — Computer (hard) (red)**"
+        return _("{title} The computer plays this turn.").format(title=turn_title(table)) + away_note(table)
     name = table.speaker.seat(seat)
     return (
         _("**Turn {turn} — {name} ({colour})** {player}, it is your turn.").format(
@@ -265,7 +273,7 @@ def turn_text(table: Table, header: str, events: Sequence[Event], closed: bool =
     body = "\n".join(f"• {line}" for line in lines)
     if closed:  # a finished turn keeps its title and its lines, not the invitation to play
         # TRANSLATORS: {title} is the turn post's title, "**Turn 5 — Ann (red)**"
-        header = _("{title} — turn over.").format(title=header.split("\n")[0].split(" <@")[0])
+        header = _("{title} — turn over.").format(title=turn_title(table))
     return clip(header + ("\n" + body if body else ""))
 
 
@@ -432,25 +440,18 @@ def skipped_text(user_id: int | None, hours: float, locale: str) -> str:
 
 
 @public
-def autoplay_text(
-    table: Table, user_id: int | None, lines: Sequence[str], hours: float, absent: bool = False
-) -> str:
-    """The public log of a turn the computer played for an absent player (from redacted events only):
-    at its deadline, or at once (``absent``: they were marked absent at an earlier turn)."""
-    body = "; ".join(lines) if lines else _("no action")
+def autoplay_text(table: Table, user_id: int | None, hours: float, absent: bool = False) -> str:
+    """Why the computer played a turn for an absent player: at its deadline, or at once (``absent``: they
+    were marked absent at an earlier turn). What it played is on the turn post, closed with its steps."""
     if absent:
-        return clip(
-            _(
-                "Played by the computer for <@{user}> (away since an earlier deadline): {actions}.\n"
-                "It plays their turns until they type `/alexandros back` in this channel."
-            ).format(user=user_id, actions=body)
-        )
-    return clip(
-        _(
-            "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline): {actions}.\n"
-            "The computer plays their next turns too, until they type `/alexandros back` in this channel."
-        ).format(user=user_id, hours=i18n.number(hours), actions=body)
-    )
+        return _(
+            "Played by the computer for <@{user}> (away since an earlier deadline).\n"
+            "It plays their turns until they type `/alexandros back` in this channel."
+        ).format(user=user_id)
+    return _(
+        "Played by the computer for <@{user}> (the turn passed its {hours}-hour deadline).\n"
+        "The computer plays their next turns too, until they type `/alexandros back` in this channel."
+    ).format(user=user_id, hours=i18n.number(hours))
 
 
 def back_text(table: Table, deadline: float | None) -> str:
@@ -1237,17 +1238,36 @@ def forget_seated(channel_ids: list[int]) -> str:
     ).format(channels=where)
 
 
-def forgotten(games: int, settings: bool) -> str:
+def forgotten(games: int, settings: bool, named: int = 0) -> str:
+    """The answer to a forget: ``games`` records with a former player in the user's place, ``named`` other
+    records that named them (a moderator's pause, a seat offer, a post) and do no more."""
     what = _("Your settings are deleted") if settings else _("You had no settings")
-    records = (
-        ngettext(
-            "a former player stands in your place in {n} game record",
-            "a former player stands in your place in {n} game records",
-            games,
-        ).format(n=games)
-        if games
-        else _("no game record named you")
-    )
+    parts = []
+    if games:
+        parts.append(
+            ngettext(
+                "a former player stands in your place in {n} game record",
+                "a former player stands in your place in {n} game records",
+                games,
+            ).format(n=games)
+        )
+    if named and games:
+        parts.append(
+            ngettext(
+                "your name and id are removed from {n} more game record",
+                "your name and id are removed from {n} more game records",
+                named,
+            ).format(n=named)
+        )
+    elif named:
+        parts.append(
+            ngettext(
+                "your name and id are removed from {n} game record",
+                "your name and id are removed from {n} game records",
+                named,
+            ).format(n=named)
+        )
+    records = "; ".join(parts) if parts else _("no game record named you")
     # TRANSLATORS: {settings} is "Your settings are deleted"; {records} "a former player stands in…"
     return _(
         "Done: {settings}, and {records}. The host's log files may still show your id until they are rotated."

@@ -26,7 +26,6 @@ from engine.actions import SkipTurn
 from engine.errors import IllegalAction
 from engine.game import apply
 from engine.state import GameState
-from engine.views import redact
 from storage import Duty, NewDuty, VersionConflict
 
 from . import computers, i18n, notices, texts
@@ -228,16 +227,11 @@ class Timers:
                         table, state, None, texts.skipped_text(uid, hours, table.locale), now
                     )
                 new_state, events, actions = played
-                with i18n.speaking(table.locale):  # a public log: the game's language
-                    lines = table.speaker.event_lines([redact(e, None) for e in events])
-                name = table.speaker.seat(state.current)
-                note = dt.say(
-                    table.record.channel_id, texts.computer_played(name, lines, table.locale), now=now
-                )
+                # No announcement of its own: the commit closes the computer's turn post with its steps
+                # (bot.duties.after_change), the one post of its turn.
                 await pipeline.commit(
-                    table, new_state, events, actions, by_computer=True, extra=[note], user_id=uid,
-                    via="computer",
-                )  # fmt: skip
+                    table, new_state, events, actions, by_computer=True, user_id=uid, via="computer"
+                )
                 return f"played by the computer ({level})"
             if policy_of(table.record) is DeadlinePolicy.AUTOPLAY:
                 absent = user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT))
@@ -246,11 +240,10 @@ class Timers:
                 played = await asyncio.to_thread(computers.play_turn, state, level, rng)
                 if played is not None:
                     new_state, events, actions = played
-                    with i18n.speaking(table.locale):  # a public log: the game's language
-                        lines = table.speaker.event_lines([redact(e, None) for e in events])
+                    # Why the computer played (the steps are on the turn post, closed by this commit).
                     note = dt.say(
                         table.record.channel_id,
-                        texts.autoplay_text(table, uid, lines, hours, absent=uid in absent),
+                        texts.autoplay_text(table, uid, hours, absent=uid in absent),
                         now=now,
                     )
                     await pipeline.commit(

@@ -72,7 +72,7 @@ backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format
     # written as <dest_path>.partial and renamed into place; a failed copy removes its partial file
     # (SQLite: copy_database(source, dest), also for a database file's copy)
 integrity_check() -> IntegrityReport (truthy when ok)
-forget_user(user_id, pseudonym, now) -> ForgetReport   # raises StillSeated; storage/privacy.py
+forget_user(user_id, pseudonym, now, names=()) -> ForgetReport   # raises StillSeated; storage/privacy.py
 purge_games(before, guild_id=None) -> int   # finished/abandoned games last changed before `before`
 export_game(game_id) -> dict / import_game(data, *, replace=False, keep_id=True) -> GameRecord
 close()

@@ -134,6 +134,7 @@ class ForgetReport:
     games: int  # games whose record now names a former player instead of the user
     settings: bool  # the user had settings, now deleted
     duties: int  # outbox rows deleted or rewritten
+    named: int = 0  # other games whose records named the user (a moderator's pause, a seat offer, a post)
 
 
 @dataclass(frozen=True)
@@ -474,7 +475,14 @@ class GameStore(Protocol):
 
     # --- users' data (issue 11; storage/privacy.py): forget a user, purge old finished games ------------
 
-    async def forget_user(self, user_id: int, pseudonym: int, now: float) -> ForgetReport: ...
+    async def forget_user(
+        self, user_id: int, pseudonym: int, now: float, names: Collection[str] = ()
+    ) -> ForgetReport:
+        """Put `pseudonym` in the user's place in every record, remove their id and `names` (the names the
+        bot knows them by) from every record that holds them, delete their settings (storage/privacy.py);
+        then leave no copy of the old rows in the database's files where the backend allows it (SQLite:
+        secure_delete and a truncating WAL checkpoint)."""
+        ...
 
     async def purge_games(self, before: float, guild_id: int | None = None) -> int: ...
 

@@ -6,28 +6,37 @@ can never be a Discord id, the same in every game of one request) and their name
 (N: their seat, counted from 1). Their settings are deleted. Events and snapshots hold seats, never user
 ids or names, so they are not touched.
 
-The JSON the store keeps for the bot (a game's options, its bookkeeping "meta", the outbox's payloads) is
-rewritten: every number equal to the user id, every string or key equal to it and a mention ``<@id>``
-(`scrub`); their own entry of the names (`forget_options`, `forget_payload`). The outbox's log of messages
-already delivered in their games is deleted rather than rewritten (it is only a log).
+Every game whose rows name the user is found, not only the games they played: a moderator who paused a
+game or offered a seat is named in its options, its bookkeeping and its posts. The JSON the store keeps
+for the bot (a game's options, its bookkeeping "meta", the outbox's payloads) is rewritten: every number
+equal to the user id, every string or key equal to it and a mention ``<@id>`` (`scrub`); their own entry
+of the names (`forget_options`, `forget_payload`); in the words of posts not yet delivered, their names
+too, where one stands as a word of its own. The outbox's log of messages already delivered is deleted
+rather than rewritten (it is only a log): in their games, and anywhere its text holds their id or a name
+of theirs (`needles`: the names the bot knows them by, and those the records kept).
 
 API
 ---
 StillSeated(user_id, game_ids)                  the user sits in a game not over: nothing was changed
-ForgetReport(games, settings, duties)           what `forget_user` changed
+ForgetReport(games, settings, duties, named)    what `forget_user` changed
 former_name(seat) -> str                        stored in English; readers read it in theirs
 former_number(name) -> int | None               N of a stored "former player N" (0: "a former player")
+needles(user_id, names) -> tuple[str, ...]      texts that, inside a stored JSON text, may name the user
+stored_names(options, user_id) -> list[str]     the names a game's options keep for the user
+held_a_place(options, user_id, seat, created_by, waiting_on) -> bool   a former player stands there after
 scrub(value, user_id, pseudonym, names, new_name) -> value
 forget_options(options, user_id, pseudonym, seat, created) -> options
-forget_payload(payload, user_id, pseudonym, seat) -> payload
+forget_payload(payload, user_id, pseudonym, seat, names) -> payload
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import re
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
 from .base import ForgetReport, JsonDict, StillSeated
+from .rows import dumps
 
 __all__ = [
     "ForgetReport",
@@ -36,7 +45,10 @@ __all__ = [
     "forget_payload",
     "former_name",
     "former_number",
+    "held_a_place",
+    "needles",
     "scrub",
+    "stored_names",
 ]
 
 
@@ -56,6 +68,43 @@ def former_number(name: str) -> int | None:
         return 0
     rest = name.removeprefix(FORMER_PLAYER)
     return int(rest) if rest != name and rest.isdigit() and rest.isascii() else None
+
+
+def needles(user_id: int, names: Iterable[str]) -> tuple[str, ...]:
+    """What, found inside a stored JSON text, may name the user: their id (a number, a string or inside a
+    mention) and each of their names as the store writes it (storage.rows.dumps)."""
+    out = [str(user_id)]
+    for name in names:
+        text = dumps(name)[1:-1]
+        if text and text not in out:
+            out.append(text)
+    return tuple(out)
+
+
+def stored_names(options: Mapping[str, Any], user_id: int) -> list[str]:
+    """The user's name as a game's options keep it (its "names", keyed by user id), if any."""
+    names = options.get("names")
+    name = names.get(str(user_id)) if isinstance(names, dict) else None
+    return [name] if isinstance(name, str) and name else []
+
+
+def held_a_place(
+    options: Mapping[str, Any], user_id: int, seat: int | None, created_by: int, waiting_on: int | None
+) -> bool:
+    """Whether a game gives the user a place of their own (a seat, now or before, the creator, the turn), in
+    which a former player stands after the forget; else it only named them (a moderator, a post)."""
+    return seat is not None or user_id in (created_by, waiting_on) or bool(stored_names(options, user_id))
+
+
+_WORDS = ("text", "fallback")  # a duty's words: a post's or edit's text, a DM's public fallback (bot.notices)
+
+
+def _in_text(text: str, names: Collection[str], new_name: str) -> str:
+    """`text` with each of `names` that stands as a word of its own (not inside a longer word) replaced."""
+    for name in sorted(names, key=len, reverse=True):
+        if name and name in text:
+            text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", lambda _: new_name, text)
+    return text
 
 
 def scrub(value: Any, user_id: int, pseudonym: int, names: Collection[str], new_name: str) -> Any:
@@ -102,12 +151,19 @@ def forget_options(
     return out
 
 
-def forget_payload(payload: Mapping[str, Any], user_id: int, pseudonym: int, seat: int | None) -> JsonDict:
-    """A pending duty's payload with the user forgotten: ids and mentions scrubbed, and their place in a
-    "names" list (by seat, bot.duties) renamed."""
+def forget_payload(
+    payload: Mapping[str, Any], user_id: int, pseudonym: int, seat: int | None, names: Collection[str] = ()
+) -> JsonDict:
+    """A pending duty's payload with the user forgotten: ids and mentions scrubbed, their place in a "names"
+    list (by seat, bot.duties) renamed, and `names` in its words (a post's "⏸ Name paused the game"). Only
+    the words: the rest (a picture's state, another seat's name) is data, where a name-like string is not
+    theirs."""
     new_name = former_name(seat)
     out: JsonDict = scrub(dict(payload), user_id, pseudonym, (), new_name)
-    names = out.get("names")
-    if seat is not None and isinstance(names, list) and seat < len(names):
-        names[seat] = new_name
+    for key in _WORDS:
+        if isinstance(out.get(key), str):
+            out[key] = _in_text(out[key], names, new_name)
+    seat_names = out.get("names")
+    if seat is not None and isinstance(seat_names, list) and seat < len(seat_names):
+        seat_names[seat] = new_name
     return out

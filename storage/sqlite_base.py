@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import sqlite3
 import threading
@@ -51,6 +52,7 @@ from .rows import (
 )
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 _GAME_COLUMNS: Final[str] = """
     g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
@@ -102,6 +104,9 @@ async def _configure(conn: aiosqlite.Connection) -> None:
     await _use_wal(conn)
     await conn.execute("PRAGMA synchronous = NORMAL")
     await conn.execute("PRAGMA foreign_keys = ON")
+    # Deleted and rewritten rows are overwritten with zeros, not left in the file's free space: a user who
+    # asked to be forgotten (storage/privacy.py) leaves no copy of their old rows behind.
+    await conn.execute("PRAGMA secure_delete = ON")
 
 
 async def _use_wal(conn: aiosqlite.Connection, attempts: int = 100, pause: float = 0.05) -> None:
@@ -291,6 +296,18 @@ class SqliteBase:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
         return await self._read(sql, params)
+
+    async def _checkpoint(self, attempts: int = 5) -> bool:
+        """Copy the WAL into the file and truncate the WAL to nothing (``wal_checkpoint(TRUNCATE)``): until
+        then it holds the pages of earlier transactions, old rows among them. It waits for readers (the
+        busy timeout) and is tried again a few times; False (logged) when a reader kept it from finishing."""
+        for attempt in range(attempts):
+            rows = list(await self._writer.execute_fetchall("PRAGMA wal_checkpoint(TRUNCATE)"))
+            if rows and rows[0][0] == 0:
+                return True
+            await asyncio.sleep(0.05 * (attempt + 1))
+        log.warning("the WAL checkpoint did not finish: %s still holds pages of earlier writes", self.path)
+        return False
 
     @staticmethod
     async def _fetch_game(conn: Tx, game_id: int) -> GameRecord:

@@ -5,9 +5,11 @@ the table's level for absent players."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
+from bot import i18n
 from bot.computers import is_computer, play_turn
 from bot.pipeline import Ask
 from engine import ai
@@ -63,8 +65,9 @@ async def test_a_computer_seat_plays_its_turns_at_once_and_is_never_pinged(tmp_p
             await g.play(ai.greedy_player(st, rng), n)
             await d.bot.deliveries.drain()
             played += 1
-        posts = [m for m in d.channel_messages(CHANNEL) if "**Computer (normal)** played:" in m.content]
+        posts = [m for m in d.channel_messages(CHANNEL) if "— Computer (normal) (" in m.content]
         assert posts and played > 3
+        assert all("— turn over." in m.content for m in posts), "each computer turn closed on its turn post"
         assert all(u > 0 for q in d.requests for u in q.pinged_user_ids), "a computer is never pinged"
         duties = await d.bot.store.pending_duties(gid)
         assert not [x for x in duties if x.kind == "remind" and is_computer(x.user_id)]
@@ -125,3 +128,56 @@ async def test_a_game_paused_on_the_computers_turn_and_resumed_lets_the_computer
         assert all(u > 0 for q in d.requests_since(mark) for u in q.pinged_user_ids), "nor pinged"
         duties = await d.bot.store.pending_duties(gid)
         assert not [x for x in duties if x.kind == "remind" and is_computer(x.user_id)]
+
+
+@pytest.mark.parametrize("locale", ["en", "de"])
+async def test_a_computer_turn_is_one_clean_post_naming_the_player_once(tmp_path, locale):
+    """Issue 27: a computer's turn was posted twice and garbled: a turn post calling the computer to play
+    ("**Turn 1 — Computer (hard) (yellow)** **Computer (hard)**, it is your turn.", closed as "… it is your
+    turn. — turn over."), then a second message of its steps joined with "; " ("took the face-up amphora.;
+    … (slot 2)..") . Each computer turn is now one public post, its turn post, whose title names the
+    computer once, closed with its steps as sentences, in the game's language."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, clock=clock)) as d:
+        d.set_guild_locale(locale)
+        alice = d.member("alice")
+        alice.locale = locale
+        g = await open_with_computer(d, alice, level="easy")
+        table = await g.table()
+        assert table.locale == locale
+        computer = next(u for u in table.record.user_ids if is_computer(u))
+        name = table.speaker.seat(table.seat_of(computer))
+        with i18n.speaking(locale):
+            over = i18n._("{title} — turn over.").format(title="")
+        rng, turns = random.Random(5), 0
+        mark = 0
+        for _ in range(60):
+            st = await g.state()
+            if st.over or turns >= 3:
+                break
+            action = ai.greedy_player(st, rng)  # alice's step, as a command would make it
+            await d.bot.pipeline.act(Ask(alice.id, game_id=g.game_id), lambda s, seat, a=action: a)
+            await d.bot.deliveries.drain()
+            posts = [
+                q for q in d.requests_since(mark)
+                if q.kind == "channel_message" and not q.ephemeral and name in (q.content or "")
+                and not q.content.startswith("\N{PUSHPIN}")  # the status board, edited, never re-posted
+            ]  # fmt: skip
+            mark = len(d.requests)
+            for post in posts:
+                turns += 1
+                first = post.content.split("\n")[0]
+                assert first.count(name) == 1, first
+                assert re.match(rf"\*\*\w+ \d+ — {re.escape(name)} \(\w+\)\*\* ", first), first
+                assert "<@" not in post.content and not post.pinged_user_ids
+                shown = d.message(post.message_id).content
+                assert shown.split("\n")[0].endswith(over), shown
+                assert shown.split("\n")[0].count(name) == 1, shown
+                steps = shown.split("\n")[1:]
+                assert steps and all(s.startswith("• ") and s.endswith(".") for s in steps), shown
+                for bad in (".;", "..", ";;", ". .", "; ."):
+                    assert bad not in shown, shown
+            # Nothing else was posted about the computer's turn: its turn post was its one post.
+            assert len(posts) <= 1
+        assert turns >= 3
+        assert not d.take_errors()

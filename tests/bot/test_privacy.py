@@ -4,6 +4,8 @@ deletes this server's old finished games only."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bot import i18n, texts, words
@@ -122,3 +124,83 @@ async def test_the_purge_is_for_manage_server_and_this_server_only(tmp_path):
             r = await d.slash(bob, command)
             assert r.ephemeral and "Something went wrong" not in r.content
         assert not d.take_errors()
+
+
+MANAGE_CHANNELS = 1 << 4
+
+
+def _traces(path: str, needles: list[bytes]) -> dict[str, int]:
+    """How often each needle stands in the database file and its WAL, read as bytes from disk."""
+    raw = b""
+    for name in (path, path + "-wal"):
+        try:
+            with open(name, "rb") as f:
+                raw += f.read()
+        except FileNotFoundError:
+            pass
+    return {repr(n): raw.count(n) for n in needles if raw.count(n)}
+
+
+async def test_forget_me_removes_a_moderator_from_posts_offers_and_the_raw_file(tmp_path):
+    """Issue 27: a moderator who paused, resumed and replaced a seat, without holding one, is named in the
+    logged posts ("⏸ Zyxmod paused the game") and in the game's seat offer. After forget-me no record names
+    her, the answer says what was removed, and the SQLite file and its WAL, read from disk while the bot
+    still runs, hold neither her name nor her id."""
+    path = str(tmp_path / "g.db")
+    async with harness(bot_factory(path, WALLS_MAP, 1)) as d:
+        alice, bob, dave = d.member("alice"), d.member("bob"), d.member("dave")
+        mod = d.member("Zyxmod", permissions=MANAGE_CHANNELS | (1 << 10) | (1 << 11) | (1 << 31))
+        g = Game(d, [alice, bob])
+        await g.open()
+        for command in ("alexandros game pause", "alexandros game resume", "alexandros game pause"):
+            r = await d.slash(mod, command)
+            assert r.ephemeral and "Something went wrong" not in r.content
+        r = await d.slash(mod, "alexandros game replace", player=bob, **{"with": dave})
+        assert "Zyxmod offers bob's seat" in r.content
+        await d.bot.deliveries.drain()
+        store = d.bot.store
+        # Her name, her id as text (JSON) and as SQLite keeps an integer of its size (8 bytes, big-endian).
+        needles = [b"Zyxmod", str(mod.id).encode(), mod.id.to_bytes(8, "big")]
+        assert _traces(path, needles), "the test must see her in the file before"
+
+        r = await d.slash(mod, "alexandros me forget")
+        r = await d.click(mod, r.response_message.id, f"alx:forget:{mod.id}")
+        assert "no game record named you" not in r.content
+        assert "your name and id are removed from 1 game record" in r.content, r.content
+        # No record names her, read through the store.
+        record = await store.game_by_id(g.game_id)
+        assert record is not None and record.status == "playing"
+        exported = json.dumps([await store.export_game(g.game_id), await store.get_game_meta(g.game_id)])
+        assert "Zyxmod" not in exported and str(mod.id) not in exported
+        assert await store.games_of_user(mod.id, active_only=False) == []
+        # The offer she made still stands, and so does the pause: only her name and id are gone.
+        offers = (await store.get_game_meta(g.game_id))["seat_offers"]
+        seat = record.seat_of(bob.id)
+        assert offers[str(seat)][:2] == [bob.id, dave.id] and offers[str(seat)][2] < 0
+        assert record.options["paused"]["by"] < 0
+        # Nor does the raw file or its WAL, read while the store is still open.
+        assert _traces(path, needles) == {}
+        # The game goes on: resumed by another moderator, dave takes the seat she offered.
+        other = d.member("othermod", permissions=MANAGE_CHANNELS | (1 << 10) | (1 << 11) | (1 << 31))
+        r = await d.slash(other, "alexandros game resume")
+        assert "Something went wrong" not in r.content
+        offer = d.find_message(f"alx:seatok:{g.game_id}:{seat}:{dave.id}")
+        r = await d.click(dave, offer.id, f"alx:seatok:{g.game_id}:{seat}:{dave.id}")
+        assert "You hold the seat now" in r.content
+        assert not d.take_errors()
+
+
+def test_a_forgotten_name_leaves_the_words_of_a_pending_post_but_never_its_data():
+    """A name is replaced in a post's words only where it stands as a word of its own; the picture's state,
+    another seat's name and longer words that contain it are data, left as they are."""
+    from storage.privacy import forget_payload
+
+    payload = {
+        "text": "⏸ Ann paused the game. Anna and Annex stay; <@77> too.",
+        "names": ["Ann", "bob"],
+        "public": '{"Ann": 1}',
+        "ping": [77],
+    }
+    out = forget_payload(payload, 77, -5, None, ["Ann"])
+    assert out["text"] == "⏸ a former player paused the game. Anna and Annex stay; a former player too."
+    assert out["names"] == ["Ann", "bob"] and out["public"] == '{"Ann": 1}' and out["ping"] == [-5]

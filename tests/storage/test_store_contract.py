@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+import asyncpg
 import pytest
-from store_backends import Backend
+from store_backends import Backend, PostgresBackend, SqliteBackend
 
 from storage import (
     KEEP,
@@ -992,6 +994,72 @@ async def test_forget_user_pseudonymises_finished_games_and_deletes_settings(sto
             assert ALICE not in duty.payload.get("ping", []) and f"name{ALICE}" not in duty.payload["names"]
     other_after = await store.game_by_id(other.id)
     assert other_after == other
+    assert await store.integrity_check()
+
+
+MODERATOR, MOD_NAME = 987_654_321_012, "Zyxmod"
+
+
+async def every_row(backend: Backend) -> str:
+    """Every row of every table of the backend's database, as text, read past the store."""
+    if isinstance(backend, SqliteBackend):
+        conn = sqlite3.connect(backend.path)
+        try:
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            return repr([(t, conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables])
+        finally:
+            conn.close()
+    assert isinstance(backend, PostgresBackend)
+    pg = await asyncpg.connect(backend.url)
+    try:
+        tables = await pg.fetch(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        )
+        out = [await pg.fetch(f"SELECT row_to_json(t)::text FROM {r[0]} t") for r in tables]
+        return repr([[tuple(row) for row in rows] for rows in out])
+    finally:
+        await pg.close()
+
+
+async def test_forget_user_removes_a_moderator_who_held_no_seat_from_every_record(
+    backend: Backend,
+) -> None:
+    """Issue 27: a moderator who paused a game and offered a seat, without holding one, is named in the
+    game's options, its seat offers and its posts (delivered and pending, and one outside any game). After
+    forget_user no row of any table names her, by id or by name; the game and everyone else stay."""
+    store = await backend.open()
+    game = await started_game(store, players=(ALICE, BOB))
+    game = await store.amend(
+        game.id, game.version, T0 + 3, options={**game.options, "paused": {"by": MODERATOR, "at": T0 + 3}}
+    )
+    await store.set_game_meta(game.id, {"seat_offers": {"1": [BOB, DAVE, MODERATOR]}}, T0 + 3)
+    said = f"\u23f8 {MOD_NAME} paused the game."
+    await store.add_duties(game.id, [NewDuty("post", T0 + 3, CHANNEL, payload={"text": said})], T0 + 3)
+    await store.add_duties(None, [NewDuty("post", T0 + 3, CHANNEL + 9, payload={"text": said})], T0 + 3)
+    for duty in await store.claim_duties(T0 + 4, "A", 60):
+        assert await store.finish_duty(duty.id, "A", T0 + 5)
+    resumed = f"\u25b6 {MOD_NAME} resumed the game. <@{ALICE}>, it is your turn again."
+    await store.add_duties(
+        game.id, [NewDuty("post", T0 + 10, CHANNEL, payload={"text": resumed, "ping": [ALICE]})], T0 + 6
+    )
+    before = await every_row(backend)
+    assert MOD_NAME in before and str(MODERATOR) in before
+
+    report = await store.forget_user(MODERATOR, FORMER, T0 + 10, names=[MOD_NAME])
+    assert report.games == 0 and report.named == 1 and not report.settings
+    after = await every_row(backend)
+    assert MOD_NAME not in after and str(MODERATOR) not in after
+    # Through the store: the pause and the offer stand, by the pseudonym; the players are untouched.
+    record = await store.game_by_id(game.id)
+    assert record is not None and record.seats == game.seats and record.status == "playing"
+    assert record.options["paused"] == {"by": FORMER, "at": T0 + 3}
+    assert (await store.get_game_meta(game.id))["seat_offers"] == {"1": [BOB, DAVE, FORMER]}
+    (pending,) = await store.pending_duties(game.id)
+    assert pending.payload == {
+        "text": f"\u25b6 a former player resumed the game. <@{ALICE}>, it is your turn again.",
+        "ping": [ALICE],
+    }
+    assert str(ALICE) in after and str(BOB) in after
     assert await store.integrity_check()
 
 
