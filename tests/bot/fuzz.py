@@ -222,7 +222,10 @@ class Fuzzer:
                 continue
             changed = True
             meta_before = dict(b[1][6]) if b is not None else {}
-            problem = self._judge(label, user, channel_id, guild, b and b[0], a and a[0], meta_before)
+            meta_after = dict(a[1][6]) if a is not None else {}
+            problem = self._judge(
+                label, user, channel_id, guild, b and b[0], a and a[0], meta_before, meta_after
+            )
             if problem:
                 self.counts.problems.append(f"{label}: game {gid}: {problem}")
         return changed
@@ -236,6 +239,7 @@ class Fuzzer:
         b: Any,
         a: Any,
         meta_before: dict[str, Any] | None = None,
+        meta_after: dict[str, Any] | None = None,
     ) -> str | None:
         uid = user.id
         if b is None:  # a new game
@@ -263,7 +267,9 @@ class Fuzzer:
             and uid not in a.user_ids
             and (b.created_by == uid or str(uid) in str(b.options))
         )
-        if "forget" in label and (seated_before or b.created_by == uid or str(uid) in str(b.options)):
+        named = str(uid) in str(b.options) or str(uid) in str(meta_before or {})
+        if "forget" in label and (seated_before or b.created_by == uid or named):
+            # A moderator who paused a game or offered a seat there is named in it without a seat (issue 27).
             # Forgetting oneself reaches every game: only the actor's own id may go, nothing else moves.
             if a.version != b.version or a.status != b.status:
                 return "a forget changed the game itself"
@@ -271,9 +277,11 @@ class Fuzzer:
                 return "forgotten while seated in a game not over"
             others_b = {u for u in b.user_ids if u != uid}
             if (
-                others_b != {u for u in a.user_ids if u >= 0}
+                # the forgotten id becomes a pseudonym (a large negative id); computer seats stay (-1 to -99)
+                others_b != {u for u in a.user_ids if u > -100}
                 or uid in a.user_ids
                 or str(uid) in str(a.options)
+                or str(uid) in str(meta_after or {})
             ):
                 return "a forget touched someone else, or left the user"
             return None
