@@ -53,7 +53,12 @@ async def test_practice_opens_a_thread_seats_computers_starts_and_is_not_rated(t
         end = [m for m in d.channel_messages(thread_id) if "is over" in m.content]
         assert end and "not rated" in end[-1].content
         assert "Computer (easy) 1" in end[-1].content and "Computer (easy) 2" in end[-1].content
-        played = [m for m in d.channel_messages(thread_id) if "**Computer (easy) 1** played:" in m.content]
+        # A computer's turn is its own turn post, closed with its steps (issue 27: one clean post).
+        played = [
+            m
+            for m in d.channel_messages(thread_id)
+            if "Computer (easy) 1" in m.content.split("\n")[0] and "turn over" in m.content
+        ]
         assert played, "the computers played their turns"
         assert await d.bot.store.ratings(d.guild_id) == [], "a practice game is not rated"
         # Had the computers been people, the same game would be rated, but not as a practice game.
