@@ -159,10 +159,12 @@ async def _run(config: Config, sync: bool) -> int:
     from .client import make_bot
     from .config import invite_url
     from .pictures import Pictures
+    from .thinking import Thinkers
 
     bot = make_bot(
         config.database,
         pictures=Pictures(workers=config.render_workers),
+        thinkers=Thinkers(workers=config.computer_workers),
         cache_size=config.cache_games,
         keep_sent_days=config.keep_sent_days,
         shard_count=config.shard_count,

@@ -42,6 +42,7 @@ from .ratings import RATE
 from .replays import REPLAY
 from .router import Handlers
 from .tables import Tables
+from .thinking import Thinkers
 from .timers import Timers
 from .translator import CatalogTranslator
 
@@ -73,6 +74,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         clock: Clock = time.time,
         seed_source: SeedSource | None = None,
         pictures: Pictures | None = None,
+        thinkers: Thinkers | None = None,
         sync: bool = False,
         sync_guild: int | None = None,
         reminders: bool = False,
@@ -126,6 +128,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.clock = clock
         self.seed_source = seed_source or (lambda: secrets.randbits(63))
         self.pictures = pictures or Pictures()
+        self.thinkers = thinkers or Thinkers()
         self.sync_on_start = sync
         self.sync_refused = False  # set when --sync found another process syncing (the store's lock)
         self.reminders = reminders
@@ -153,6 +156,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         store = await open_database(spec) if isinstance(spec, str) else spec
         self.store = store
         self.pictures.start()
+        self.thinkers.start()
         self.deliveries = Deliveries(
             self,
             store,
@@ -166,13 +170,13 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.pipeline = Pipeline(
             Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
         )
-        self.deliveries.timers = Timers(self, self.pipeline)
+        self.deliveries.timers = Timers(self, self.pipeline, self.thinkers)
         # Turn pings and reminders by DM (bot.notices) and the pinned status message (bot.dashboard).
         self.notices = Notices(self, store, self.clock, self.pipeline.prefs)
         self.dashboard = Dashboard(self, store, self.clock, self.pipeline.tables)
         self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
         self.deliveries.handlers.update({DM: self.notices.deliver, STATUS: self.dashboard.deliver})
-        ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
+        ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url, self.thinkers)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         self.deliveries.handlers[RATE] = self.handlers.ratings.handle
         self.deliveries.handlers[REPLAY] = self.handlers.replays.post
@@ -289,6 +293,7 @@ class AlexandrosBot(commands.AutoShardedBot):
                 await self.backups.stop()
                 self.backups = None
             await asyncio.to_thread(self.pictures.close)
+            await asyncio.to_thread(self.thinkers.close)
             if self._owns_store and self.store is not None:
                 await self.store.close()
                 self.store = None

@@ -107,6 +107,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "processes can share it)",
     ),
     ("ALEXANDROS_RENDER_WORKERS", "render_workers", "processes that draw the pictures; 0 draws in a thread"),
+    (
+        "ALEXANDROS_COMPUTER_WORKERS",
+        "computer_workers",
+        "processes where computer players and hints think, at a lower priority; 0 thinks in a thread",
+    ),
     ("ALEXANDROS_CACHE_GAMES", "cache_games", "game states kept in memory, most recently used"),
     ("ALEXANDROS_KEEP_SENT_DAYS", "keep_sent_days", "days a delivered message stays in the outbox's log"),
     (
@@ -151,6 +156,7 @@ class Config:
     rules_url: str = ""
     database_url: str = ""  # postgresql://…: never shown (it may hold a password)
     render_workers: int = 2
+    computer_workers: int = 1
     cache_games: int = 2000
     keep_sent_days: float = 30.0
     shard_count: int | None = None
@@ -167,7 +173,8 @@ class Config:
             f"backup_interval_hours={self.backup_interval_hours!r}, backup_keep={self.backup_keep!r}, "
             f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r}, "
             f"rules_url={self.rules_url!r}, database_url={'[hidden]' if self.database_url else ''!r}, "
-            f"render_workers={self.render_workers!r}, cache_games={self.cache_games!r}, "
+            f"render_workers={self.render_workers!r}, computer_workers={self.computer_workers!r}, "
+            f"cache_games={self.cache_games!r}, "
             f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
             f"shard_ids={self.shard_ids!r}, send_rate={self.send_rate!r})"
         )
@@ -312,6 +319,7 @@ def load_config(
         rules_url=_url(get("ALEXANDROS_RULES_URL"), "ALEXANDROS_RULES_URL"),
         database_url=_database_url(get("ALEXANDROS_DATABASE_URL")),
         render_workers=_whole(get("ALEXANDROS_RENDER_WORKERS"), "ALEXANDROS_RENDER_WORKERS", 2, 0, 64),
+        computer_workers=_whole(get("ALEXANDROS_COMPUTER_WORKERS"), "ALEXANDROS_COMPUTER_WORKERS", 1, 0, 16),
         cache_games=_count(get("ALEXANDROS_CACHE_GAMES"), "ALEXANDROS_CACHE_GAMES", 2000),
         keep_sent_days=_hours(
             get("ALEXANDROS_KEEP_SENT_DAYS"),

@@ -6,7 +6,7 @@ bot.info and bot.over_days, one module per kind of work.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import discord
 
@@ -20,6 +20,7 @@ from .answers import InFlight, defer_private, defer_update, guarded, interaction
 from .pictures import Pictures
 from .pipeline import Ask, Pipeline
 from .tables import Outcome, Table, Tables
+from .thinking import Thinkers
 
 
 @dataclass
@@ -29,6 +30,7 @@ class Context:
     pictures: Pictures
     in_flight: InFlight
     rules_url: str = ""
+    thinkers: Thinkers = field(default_factory=Thinkers)  # where computers think (hints)
 
     @property
     def tables(self) -> Tables:

@@ -11,7 +11,6 @@ count}) and the end post says how many each player used.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 
@@ -51,7 +50,7 @@ class Hints:
                 raise Refused("bot/hints-off")
             v = view(state, seat)  # the player's own view: nothing hidden goes further
             seed = f"{table.id}:{table.version}:{seat}"
-            advice = await asyncio.to_thread(_think, v, seed, self.seconds)
+            advice = await self.ctx.thinkers.run(_think, v, seed, self.seconds)
             used = await self._count(table, interaction.user.id)
             picture = await self._picture(table, v, advice)
             text = texts.hint_text(advice, table.speaker, seat, used)

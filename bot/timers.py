@@ -14,7 +14,6 @@ the turn, so it waits in the store while the bot is down and is handled once whe
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
@@ -34,6 +33,7 @@ from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
 from .seat_rules import is_paused, turn_due, vacation_until
 from .tables import Refused, Table
+from .thinking import Thinkers
 
 log = logging.getLogger("bot")
 
@@ -41,9 +41,10 @@ log = logging.getLogger("bot")
 class Timers:
     """Handles the ``remind`` and ``deadline`` duties for the delivery worker."""
 
-    def __init__(self, client: discord.Client, pipeline: Pipeline) -> None:
+    def __init__(self, client: discord.Client, pipeline: Pipeline, thinkers: Thinkers | None = None) -> None:
         self.client = client
         self.pipeline = pipeline
+        self.thinkers = thinkers or Thinkers()  # computers think in worker processes (bot.thinking)
         self.store = pipeline.store
 
     async def handle(self, duty: Duty, now: float) -> str:
@@ -221,7 +222,7 @@ class Timers:
             if computers.is_computer(uid):  # a computer seat: its turn is due as soon as it starts
                 assert uid is not None
                 level = computers.seat_level(table.record.options, uid)
-                played = await asyncio.to_thread(computers.play_turn, state, level, rng)
+                played = await self.thinkers.turn(state, level, rng)
                 if played is None:
                     return await self._skip(
                         table, state, None, texts.skipped_text(uid, hours, table.locale), now
@@ -237,7 +238,7 @@ class Timers:
                 absent = user_ids((await self.store.get_game_meta(table.id)).get(META_ABSENT))
                 meta = None if uid is None or uid in absent else {META_ABSENT: sorted(absent | {uid})}
                 level = computers.table_level(table.record.options)
-                played = await asyncio.to_thread(computers.play_turn, state, level, rng)
+                played = await self.thinkers.turn(state, level, rng)
                 if played is not None:
                     new_state, events, actions = played
                     # Why the computer played (the steps are on the turn post, closed by this commit).

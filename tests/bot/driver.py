@@ -60,14 +60,20 @@ class Clock:
 
 
 def bot_factory(
-    db_path: str, game_map: Map, seed: int, clock: Clock | None = None, pictures: Pictures | None = None
+    db_path: str,
+    game_map: Map,
+    seed: int,
+    clock: Clock | None = None,
+    pictures: Pictures | None = None,
+    thinkers: Any = None,
 ) -> Callable[[], Any]:
     clock = clock or Clock()
     pics = pictures or Pictures(width=640)
 
     def factory() -> Any:
         return make_bot(
-            db_path, map_provider=lambda: game_map, clock=clock, seed_source=lambda: seed, pictures=pics
+            db_path, map_provider=lambda: game_map, clock=clock, seed_source=lambda: seed, pictures=pics,
+            thinkers=thinkers,
         )
 
     return factory

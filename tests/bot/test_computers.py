@@ -181,3 +181,49 @@ async def test_a_computer_turn_is_one_clean_post_naming_the_player_once(tmp_path
             assert len(posts) <= 1
         assert turns >= 3
         assert not d.take_errors()
+
+
+async def test_issue_29_computers_think_in_worker_processes_behind_the_bot() -> None:
+    """A computer's search held the GIL in a thread of the bot's process (asyncio.to_thread): now it runs in
+    a worker process of its own, at a lower OS priority, and the bot applies the actions it chose."""
+    import os
+
+    from bot.thinking import NICE, Thinkers
+
+    thinkers = Thinkers(workers=1)
+    thinkers.start()
+    try:
+        assert await thinkers.run(os.getpid) != os.getpid()
+        assert await thinkers.run(os.nice, 0) >= os.nice(0) + min(NICE, 19 - os.nice(0))
+        state, _ = new_game(WALLS_MAP, 3, 11)
+        turn = await thinkers.turn(state, "normal", random.Random(4))
+        assert turn == play_turn(state, "normal", random.Random(4)), "the same turn as thought in-process"
+        assert thinkers.decided_in_workers == 3 and thinkers.waiting == 0
+    finally:
+        thinkers.close()
+
+
+async def test_issue_29_a_bot_with_computer_workers_plays_the_computers_turns_there(tmp_path) -> None:
+    from bot.thinking import Thinkers
+
+    thinkers = Thinkers(workers=1)
+    factory = bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, thinkers=thinkers)
+    async with harness(factory) as d:
+        alice = d.member("alice")
+        lobby = (await d.slash(alice, "alexandros new")).response_message
+        gid = int(lobby.custom_ids[0].split(":")[2])
+        await d.slash(alice, "alexandros table add-computer", level="normal")
+        await d.click(alice, lobby.id, f"alx:start:{gid}")
+        await d.bot.deliveries.drain()
+        g = Game(d, [alice], game_id=gid)
+        rng = random.Random(2)
+        for n in range(4):
+            table = await g.table()
+            if table.state.over:
+                break
+            await g.play(ai.greedy_player(table.state, rng), n)
+            await d.bot.deliveries.drain()
+        assert thinkers.pool is not None and thinkers.decided_in_workers >= 1
+        posts = [m for m in d.channel_messages(CHANNEL) if "— Computer (normal) (" in m.content]
+        assert posts and all("— turn over." in m.content for m in posts)
+    assert thinkers.pool is None, "the bot's close ends its computer workers"

@@ -282,11 +282,12 @@ def test_a_cluster_process_and_a_postgresql_store() -> None:
         "ALEXANDROS_SHARD_IDS": "0-2, 5",
         "ALEXANDROS_DATABASE_URL": "postgresql://bot:secret@db/alexandros",
         "ALEXANDROS_RENDER_WORKERS": "0",
+        "ALEXANDROS_COMPUTER_WORKERS": "3",
     }
     config = load_config(env, None)
     assert (config.shard_count, config.shard_ids) == (8, (0, 1, 2, 5))
     assert config.database == "postgresql://bot:secret@db/alexandros" and not config.backups_enabled
-    assert config.render_workers == 0
+    assert config.render_workers == 0 and config.computer_workers == 3
     assert "secret" not in repr(config), "the database password is never shown"
     for ids in ("8", "2-x", ""):
         with pytest.raises(ConfigError) as err:
