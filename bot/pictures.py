@@ -31,7 +31,9 @@ from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
 from . import i18n, words
-from .render_pool import SLACK, RenderPool
+from .render_pool import SLACK, RenderPool, behind_the_bot
+
+RENDER_NICE = 5  # the render workers step back behind the bot, and the computers (bot.thinking) further
 
 log = logging.getLogger("bot.pictures")
 
@@ -132,7 +134,9 @@ class Pictures:
             return
         import rendering
 
-        self.pool = RenderPool(self.workers, rendering.warm_worker, (self.map_texts, self.width))
+        self.pool = RenderPool(
+            self.workers, behind_the_bot, (RENDER_NICE, rendering.warm_worker, self.map_texts, self.width)
+        )
         self.pool.start()
 
     def close(self) -> None:

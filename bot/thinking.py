@@ -15,8 +15,6 @@ is bot.render_pool's: warm processes fed and read by the event loop, a dead one 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import random
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -27,7 +25,7 @@ from engine.game import apply
 from engine.state import GameState
 
 from . import computers
-from .render_pool import RenderPool
+from .render_pool import RenderPool, behind_the_bot
 
 T = TypeVar("T")
 
@@ -35,9 +33,7 @@ NICE = 10  # how much lower than the bot a thinking worker runs
 
 
 def _warm_thinker() -> None:
-    """A worker's start: step back behind the bot, and load the players before the first request."""
-    with contextlib.suppress(OSError):  # a platform without nice: the same worker, at the same priority
-        os.nice(NICE)
+    """A worker's start: load the players before the first request."""
     import engine.ai  # noqa: F401 - imported once here, not on the first computer's turn
 
 
@@ -69,7 +65,7 @@ class Thinkers:
 
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
-            self.pool = RenderPool(self.workers, _warm_thinker, ())
+            self.pool = RenderPool(self.workers, behind_the_bot, (NICE, _warm_thinker))
             self.pool.start()
 
     def close(self) -> None:
