@@ -61,6 +61,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from enum import Enum
+from functools import cache
 from typing import Any, TypeVar
 
 from engine import rules
@@ -137,9 +138,20 @@ def format_action(action: Action) -> str:
     return head + letter
 
 
+# The form of each action, for a refusal that says what was expected (never a Python message).
+_ACTION_FORMS = {
+    "M": "'M CARD PATH', like 'M 1 B2-C3-C5', 'M 1=soldier B2-C3' or 'M h=lyre B2-C3'",
+    "C": "'C 1', 'C 2' or 'C s'",
+    "O": "'O PROVINCE SPACES', like 'O 7 3,12 4,13'",
+    "X": "'X PROVINCE SPACES give CARDS', like 'X 7 3,12 give T,T,H'",
+    "L": "'L SYMBOL', like 'L horse'",
+    "B": "'B SPACE', like 'B 3,12'",
+}
+
+
 def parse_action(text: str) -> Action:
     seat_text, sep, rest = text.partition(":")
-    if not sep or not seat_text.strip().isdigit():
+    if not sep or not re.fullmatch(r"[0-9]{1,3}", seat_text.strip()):
         raise NotationError(f"expected 'SEAT: ACTION', got {text!r}")
     player = int(seat_text)
     words = rest.split()
@@ -149,7 +161,8 @@ def parse_action(text: str) -> Action:
     try:
         return _parse(player, kind, args)
     except (IndexError, KeyError, ValueError) as err:
-        raise NotationError(f"cannot read {text!r}: {err}") from err
+        form = _ACTION_FORMS.get(kind, "a letter of M, C, O, X, L, B, E, R, K, A, U and its words")
+        raise NotationError(f"cannot read {text!r}: expected {form}") from err
 
 
 def _parse(player: int, kind: str, args: list[str]) -> Action:
@@ -212,10 +225,9 @@ def _point(text: str) -> Point:
 
 POSITION_HEADER = "alexandros position 2"
 _HEADERS = {"alexandros position 1": 1, POSITION_HEADER: 2}  # 1: before P12's known cards
-_FIELD_KEYS = (
-    "map", "options", "version", "seed", "rng", "turn", "current", "phase", "actions", "ending", "alexander",
-    "walls", "red", "provinces", "next-province", "face-up", "supply", "discard",
-)
+# The lines in their order: map; these; alexander, walls, red, provinces; then these; the players; ...
+_HEAD_KEYS = ("options", "version", "seed", "rng", "turn", "current", "phase", "actions", "ending")
+_CARD_KEYS = ("next-province", "face-up", "supply", "discard")
 _MAX_DIGITS = 20  # a 64-bit number has at most 20 digits; longer numbers are no part of a position
 _NUMBER = re.compile(rf"[0-9]{{1,{_MAX_DIGITS}}}")
 _SIGNED = re.compile(rf"-?[0-9]{{1,{_MAX_DIGITS}}}")
@@ -394,13 +406,13 @@ class _PositionReader:
     def state(self) -> GameState:
         game_map = self.read("map", self._map)
         m = _MapWords(game_map)
-        head = {key: self.read(key, _FIELD_PARSERS[key]) for key in _FIELD_KEYS[1:10]}
+        head = {key: self.read(key, _FIELD_PARSERS[key]) for key in _HEAD_KEYS}
         alexander = self.read("alexander", m.point)
         walls = frozenset(self.read("walls", m.sides))
         red = frozenset(self.read("red", m.sides))
         province_text = self.take("provinces")
         province_line = self.line
-        values = {key: self.read(key, _FIELD_PARSERS[key]) for key in _FIELD_KEYS[14:]}
+        values = {key: self.read(key, _FIELD_PARSERS[key]) for key in _CARD_KEYS}
         players: list[PlayerState] = []
         while self.peek() == f"player {len(players)}":
             players.append(self.read(f"player {len(players)}", lambda v: m.player(v, self.lines.version)))
@@ -629,6 +641,7 @@ def _undo_flags(value: str) -> set[str]:
     return set(flags)
 
 
+@cache
 def _packaged_by_digest() -> dict[str, Map]:
     """Every packaged map (engine/maps/*.map) by its digest."""
     return {m.digest: m for m in (packaged_map(name) for name in packaged_map_names())}
