@@ -586,12 +586,13 @@ class HardPlayer:
     """A lookahead player that decides from its own view only (R2.5): it never sees a hidden card.
 
     It turns the state into its seat's view (engine.views) at once and works on that alone: it samples
-    ``worlds`` game states consistent with the view (engine.determinize: the unseen cards dealt at random
-    into the other hands and the supply), takes the greedy player's ``candidates`` best options, and plays
-    each one out in every world: the rest of its own turn and the other players' next turns by the greedy
-    player, ``rounds`` times round the table. The option with the best mean chance to win over the worlds
-    is chosen (``chance``: won, lost or shared when a play-out ends the game; otherwise a logistic curve of
-    the greedy estimate of its lead over the best rival).
+    ``worlds`` game states consistent with the view (engine.determinize: each rival's known cards, P12, in
+    that rival's hand, the other unseen cards dealt at random into the hands and the supply), takes the
+    greedy player's ``candidates`` best options, and plays each one out in every world: the rest of its
+    own turn and the other players' next turns by the greedy player, ``rounds`` times round the table.
+    The option with the best mean chance to win over the worlds is chosen (``chance``: won, lost or shared
+    when a play-out ends the game; otherwise a logistic curve of the greedy estimate of its lead over the
+    best rival).
 
     Budget: the engine has no clock, so the work is bounded by ``candidates * worlds`` play-outs per
     decision (the same decision on every machine). A caller that needs a hard time limit also passes

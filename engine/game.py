@@ -70,7 +70,20 @@ from engine.state import (
     randbelow,
     shuffled,
 )
-from engine.symbols import NO_CARDS, SYMBOLS, Symbol, add, as_list, contains, missing, one, sub, total
+from engine.symbols import (
+    NO_CARDS,
+    SYMBOLS,
+    Cards,
+    Symbol,
+    add,
+    as_list,
+    contains,
+    missing,
+    one,
+    sub,
+    total,
+    without,
+)
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
@@ -468,16 +481,22 @@ def _fold(state: GameState, event: Event) -> GameState:
         else:
             assert event.slot is not None
             st = _set_slot(st, event.slot, None)
-        return _with_player(st, event.player, hand=add(st.players[event.player].hand, one(event.symbol)))
+        pl = st.players[event.player]
+        card = one(event.symbol)
+        if event.source is CardSource.SUPPLY:
+            return _with_player(st, event.player, hand=add(pl.hand, card))
+        return _with_player(st, event.player, hand=add(pl.hand, card), known=add(pl.known, card))  # P12
     if isinstance(event, FaceUpTurned):
         assert st.supply[0] is event.symbol
         return _set_slot(changed(st, supply=st.supply[1:]), event.slot, event.symbol)
     if isinstance(event, CardsDiscarded):
-        st = _with_player(st, event.player, hand=sub(st.players[event.player].hand, event.cards))
+        st = _paid(st, event.player, event.cards)
         return changed(st, discard=add(st.discard, event.cards))
     if isinstance(event, CardsGiven):
-        st = _with_player(st, event.giver, hand=sub(st.players[event.giver].hand, event.cards))
-        return _with_player(st, event.receiver, hand=add(st.players[event.receiver].hand, event.cards))
+        st = _paid(st, event.giver, event.cards)
+        to = st.players[event.receiver]
+        hand, known = add(to.hand, event.cards), add(to.known, event.cards)  # P12: given in view of all
+        return _with_player(st, event.receiver, hand=hand, known=known)
     if isinstance(event, TurnStarted):
         return changed(
             st, current=event.player, turn=event.turn, phase=Phase.MOVE, actions_taken=(), ending=None
@@ -548,6 +567,14 @@ def _set_slot(st: GameState, slot: int, symbol: Symbol | None) -> GameState:
     face_up = list(st.face_up)
     face_up[slot] = symbol
     return changed(st, face_up=tuple(face_up))
+
+
+def _paid(st: GameState, seat: int, cards: Cards) -> GameState:
+    """Cards leave a hand in view of all. P12: each one paid of a symbol the table knew the player held
+    lowers that known count by one (it may have been the known card or another: at least one fewer is
+    certainly left), never below zero."""
+    pl = st.players[seat]
+    return _with_player(st, seat, hand=sub(pl.hand, cards), known=without(pl.known, cards))
 
 
 def _with_player(st: GameState, seat: int, **changes: object) -> GameState:

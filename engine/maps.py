@@ -367,5 +367,11 @@ def packaged_map(name: str = "empire") -> Map:
     return parse_map(text, f"{name}.map")
 
 
+def packaged_map_names() -> tuple[str, ...]:
+    """The maps shipped inside the package: every ``engine/maps/*.map``, by name."""
+    folder = resources.files("engine").joinpath("maps")
+    return tuple(sorted(p.name[: -len(".map")] for p in folder.iterdir() if p.name.endswith(".map")))
+
+
 def default_map() -> Map:
     return packaged_map("empire")

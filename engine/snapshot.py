@@ -11,7 +11,8 @@ than ``engine.serialize`` (benchmarks/bench_engine.py measures both). A new Game
 here, and tests/engine/test_snapshot.py fails until it is.
 
 Layout (``"lean": 1``): points and spaces are flat lists of ints (``[i1, x1, i2, x2, ...]``), sides four
-ints each, cards five counts, card piles and face-up slots letters (``"-"`` for an empty slot).
+ints each, cards five counts, card piles and face-up slots letters (``"-"`` for an empty slot). A player
+is ``[hand, guards, score, resigned]``, with P12's known cards as a fifth item when there are some.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from engine.state import (
     Province,
     UndoTrail,
 )
-from engine.symbols import LETTER_SYMBOLS, Cards, Symbol
+from engine.symbols import LETTER_SYMBOLS, NO_CARDS, Cards, Symbol
 
 LEAN_VERSION = 1
 
@@ -79,7 +80,8 @@ def dump_state(state: GameState) -> dict[str, Any]:
 
 def dump_public(state: GameState) -> dict[str, Any]:
     """The lean snapshot of ``state`` with every secret taken out (R2.5), as ``dump_state`` writes a state
-    whose hands are as many cards of one symbol as they hold (only a hand's size is public), whose supply is
+    whose hands are as many cards of one symbol as they hold (only a hand's size, and P12's known cards kept
+    beside it, are public), whose supply is
     as many cards of one symbol (its order is secret), whose random generator and seed are zero and which
     has no P10 trail (it holds the turn's earlier states whole). Made from the state's kept snapshot
     instead of a second one."""
@@ -102,9 +104,7 @@ def _dump(state: GameState) -> dict[str, Any]:
         "lean": LEAN_VERSION,
         "map": [state.map.name, state.map.digest],
         "options": [state.options.coast_walls],
-        "players": [
-            [list(p.hand), _flat(sorted(p.guards)), p.score, p.resigned] for p in state.players
-        ],
+        "players": [_player_entry(p) for p in state.players],
         "alexander": list(state.alexander),
         "walls": _wall_list(state.walls),
         "red_walls": _sides(sorted(state.red_walls)),
@@ -143,6 +143,24 @@ def _province_entry(p: Province) -> list[Any]:
 @lru_cache(maxsize=1024)
 def _wall_list(walls: frozenset[Side]) -> list[int]:
     return _sides(sorted(walls))
+
+
+def _player_entry(p: PlayerState) -> list[Any]:
+    """A player: hand, guards, score, resigned, and P12's known cards only when there are some (snapshots
+    written before P12 have four items)."""
+    entry: list[Any] = [list(p.hand), _flat(sorted(p.guards)), p.score, p.resigned]
+    if p.known != NO_CARDS:
+        entry.append(list(p.known))
+    return entry
+
+
+def _load_player(entry: list[Any]) -> PlayerState:
+    hand, guards, score, resigned, *known = entry
+    if len(known) > 1:
+        raise SnapshotError(f"a player entry has {len(entry)} items, not 4 or 5")
+    return PlayerState(
+        _cards(hand), frozenset(_pairs(guards)), score, resigned, _cards(known[0]) if known else NO_CARDS
+    )
 
 
 def _dump_undo(trail: UndoTrail) -> list[Any]:
@@ -195,10 +213,7 @@ def _state(doc: dict[str, Any], game_map: Map) -> GameState:
     return GameState(
         map=game_map,
         options=Options(coast_walls=bool(doc["options"][0])),
-        players=tuple(
-            PlayerState(_cards(hand), frozenset(_pairs(guards)), score, resigned)
-            for hand, guards, score, resigned in doc["players"]
-        ),
+        players=tuple(_load_player(entry) for entry in doc["players"]),
         alexander=_point(doc["alexander"]),
         walls=frozenset(_side_list(doc["walls"])),
         red_walls=frozenset(_side_list(doc["red_walls"])),

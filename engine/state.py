@@ -1,4 +1,13 @@
-"""The immutable game state, its parts, and the seeded random source the state carries (R2)."""
+"""The immutable game state, its parts, and the seeded random source the state carries (R2).
+
+P12, known cards: a player who watched the game knows some cards of each rival's hand. ``PlayerState.known``
+is that public record, a multiset per player: a card taken face up (R3.1 a and c, R5.1) or given to the
+player in view of all (R6.4) adds one of its symbol; each card the player pays (discarded or given away)
+takes one of its symbol off, never below zero. A card paid of a symbol the player both took face up and
+drew face down may be either, so the watcher is sure only that one fewer is left: the count is what the
+hand certainly holds, ``max(0, known - paid)`` card by card, and never more than the hand (an invariant).
+Cards drawn from the supply never count; the record stays with a player who resigns (P1).
+"""
 
 from __future__ import annotations
 
@@ -54,6 +63,9 @@ class PlayerState:
     guards: frozenset[Space] = frozenset()
     score: int = 0
     resigned: bool = False
+    # P12 (see above): the cards of ``hand`` the whole table knows of; public. Left out of JSON documents
+    # while empty, so documents written before it existed stay as they were.
+    known: Cards = field(default=NO_CARDS, metadata={"omit_default": True})
 
     @property
     def guards_in_supply(self) -> int:

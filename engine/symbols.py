@@ -58,6 +58,11 @@ def sub(a: Cards, b: Cards) -> Cards:
     return _cards([x - y for x, y in zip(a, b, strict=True)])
 
 
+def without(a: Cards, b: Cards) -> Cards:
+    """``a`` less ``b``, no count below zero."""
+    return _cards([max(0, x - y) for x, y in zip(a, b, strict=True)])
+
+
 def contains(a: Cards, b: Cards) -> bool:
     return all(x >= y for x, y in zip(a, b, strict=True))
 

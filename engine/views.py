@@ -1,7 +1,8 @@
 """What each viewer may see (R2.5): a view per player, a public view for spectators, redacted events.
 
 A view holds the whole board, the face-up cards, the discard pile, the walls left and the scores, every
-hand as a count, and only the viewer's own hand by symbol. The supply's order, the random state and the
+hand as a count with the cards the table knows it holds (P12: taken face up or given in view of all, and
+not paid since), and only the viewer's own hand by symbol. The supply's order, the random state and the
 seed never leave the engine. The renderer and the bot's public messages are drawn from views only.
 """
 
@@ -25,7 +26,7 @@ from engine.state import (
     Options,
     Phase,
 )
-from engine.symbols import Cards, Symbol, total
+from engine.symbols import NO_CARDS, Cards, Symbol, total
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class PlayerPublic:
     guards: frozenset[Space]
     guards_in_supply: int
     resigned: bool
+    known: Cards = NO_CARDS  # P12: cards the table saw this player take (or be given) and not pay since
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ def view(state: GameState, viewer: int | None = None) -> GameView:
             guards=p.guards,
             guards_in_supply=p.guards_in_supply,
             resigned=p.resigned,
+            known=p.known,
         )
         for i, p in enumerate(state.players)
     )

@@ -70,6 +70,27 @@ def test_notation_refuses_malformed_text(text: str) -> None:
         parse_action(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2: M 1", "expected 'M CARD PATH'"),
+        ("²: E", "expected 'SEAT: ACTION'"),
+        ("2: C x", "expected 'C 1', 'C 2' or 'C s'"),
+        ("2: L unicorn", "expected 'L SYMBOL'"),
+        ("2: X 7 3,12 give Q", "expected 'X PROVINCE SPACES give CARDS'"),
+        ("2: B 3;12", "expected 'B SPACE'"),
+        ("2: O", "expected 'O PROVINCE SPACES'"),
+    ],
+)
+def test_notation_refuses_a_malformed_action_with_its_form_not_python_words(text: str, expected: str) -> None:
+    with pytest.raises(NotationError) as caught:
+        parse_action(text)
+    message = str(caught.value)
+    assert expected in message
+    for internal in ("unpack", "invalid literal", "is not a valid", "index out of range", "'Q'"):
+        assert internal not in message.replace(text, ""), message
+
+
 def test_notation_round_trips_every_action_of_random_games() -> None:
     kinds = set()
     for seed in range(6):

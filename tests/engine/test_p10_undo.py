@@ -9,6 +9,7 @@ import pytest
 
 from engine import ai, rules, serialize
 from engine.actions import CardSource, EndTurn, Levy, Move, MoveWay, TakeBack, TakeCard, TakeOver, Undo
+from engine.determinize import ALL_CARDS
 from engine.errors import IllegalAction
 from engine.events import StepTakenBack
 from engine.game import apply, new_game, replay
@@ -16,6 +17,7 @@ from engine.maps import default_map
 from engine.notation import format_action, parse_action
 from engine.snapshot import dump_state, load_state, maps_by_digest
 from engine.state import GameState, Phase
+from engine.symbols import add, cards_of, sub
 from tests.engine.helpers import CUT, STRIP, A, H, L, T, hand, make_map, position, takeover_position
 
 MAP = make_map(
@@ -188,6 +190,12 @@ def test_p10_the_position_notation_carries_the_undo_trail() -> None:
     from engine.notation import format_position, parse_position
 
     st0 = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={0: ((0, 1),)}, hands={0: hand(T)})
+    # The set hand's temple comes from the supply, and the cards dealt before lie in the discard pile: the
+    # notation reads only positions that keep every invariant, R2.1's 55 cards too.
+    supply = list(st0.supply)
+    supply.remove(T)
+    shown = cards_of(supply + [s for s in st0.face_up if s is not None])
+    st0 = replace(st0, supply=tuple(supply), discard=sub(ALL_CARDS, add(shown, hand(T))))
     st1, _ = apply(st0, TakeCard(0, CardSource.FACE_UP, 0))
     st2, _ = apply(st1, TakeBack(0, (0, 1)))
     assert len(st2.undo.points) == 2

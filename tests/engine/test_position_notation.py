@@ -1,6 +1,7 @@
 """The position notation (engine.notation): every state reached in 200 simulated games -> text -> the
 identical state (equal dataclasses): 200 games on the golden meadow map (short games, so that CI stays
-quick), 20 on the default map, and a test map written into the position."""
+quick), 20 on the default map, 6 on the small packaged map with undos, and a test map written into the
+position. Malformed positions: tests/engine/test_position_validation.py."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ from pathlib import Path
 import pytest
 
 from engine import ai
+from engine.actions import Undo
 from engine.game import apply, new_game
-from engine.maps import Map, default_map, load_map
-from engine.notation import NotationError, format_position, parse_position
+from engine.maps import Map, default_map, load_map, packaged_map
+from engine.notation import POSITION_HEADER, NotationError, format_position, parse_position
 from engine.state import GameState, Phase
+from engine.symbols import total
 from tests.engine.test_views_serialize import MAP, _snapshot_game
 
 MEADOW = load_map(str(Path(__file__).parent / "golden" / "meadow.map"))
+AEGEAN = packaged_map("aegean")
 
 
 def _states(seed: int, players: int, game_map: Map | None = None) -> list[GameState]:
@@ -49,6 +53,25 @@ def test_position_round_trips_every_state_of_20_games_on_the_default_map() -> No
             assert parse_position(format_position(st)) == st, seed  # the packaged map, found by digest
 
 
+def test_position_round_trips_every_state_of_games_on_the_small_map_with_undos_and_known_cards() -> None:
+    """The small packaged map is found by its digest too (engine/maps/*.map), and states mid-turn with P10's
+    undo points and P12's known cards come back identical."""
+    undo_points = known = 0
+    for seed in range(6):
+        st, _ = new_game(AEGEAN, 2 + seed % 3, seed)
+        rng = random.Random(seed)
+        while st.phase is not Phase.OVER:
+            if st.undo.points and rng.random() < 0.3:
+                action = Undo(st.current)
+            else:
+                action = (ai.random_player if rng.random() < 0.7 else ai.greedy_player)(st, rng)
+            st, _ = apply(st, action)
+            assert parse_position(format_position(st)) == st, seed
+            undo_points += len(st.undo.points)
+            known += sum(total(p.known) for p in st.players)
+    assert undo_points > 50 and known > 50
+
+
 def test_position_carries_a_map_that_is_not_packaged() -> None:
     st = _snapshot_game()[1]
     assert st.map == MAP
@@ -66,4 +89,4 @@ def test_position_refuses_provinces_that_do_not_match_the_walls() -> None:
     with pytest.raises(NotationError):
         parse_position(broken)
     with pytest.raises(NotationError):
-        parse_position(text.replace("alexandros position 1", "chess"))
+        parse_position(text.replace(POSITION_HEADER, "chess"))
