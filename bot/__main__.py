@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 USAGE = """usage: python -m bot [--sync]
        python -m bot console --players alice,bob[,carol[,dave]] [--db PATH] [--out DIR] [--seed N]
-                             [--map FILE] [--locale LANG]
+                             [--map FILE] [--locale LANG] [--web [PORT]]
        python -m bot restore BACKUP_FILE
        python -m bot ratings --recompute [--db PATH_OR_URL] [--guild ID]
        python -m bot backup [FOLDER]
@@ -127,6 +127,9 @@ async def _run(config: Config, sync: bool) -> int:
         backup_interval_hours=config.backup_interval_hours,
         backup_keep=config.backup_keep,
         rules_url=config.rules_url,
+        web_port=None if sync else config.web_port,
+        web_host=config.web_host,
+        public_url=config.public_url,
     )
     tasks: list[asyncio.Task[None]] = []
     install_shutdown(bot.close)

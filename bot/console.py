@@ -41,6 +41,7 @@ from . import i18n
 from .client import make_bot
 from .i18n import pgettext
 from .runlock import open_checks
+from .web import links as web_links
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 _PICTURE = re.compile(r"^(\d{4,})-")
@@ -139,6 +140,7 @@ class Console:
         stream: IO[str] | None = None,
         map_path: str | None = None,
         locale: str = "en-US",
+        web_port: int | None = None,
     ) -> None:
         self.names = list(players)
         self.out = out
@@ -147,7 +149,10 @@ class Console:
         seed_source = (lambda: seed) if seed is not None else None
         game_map = load_map(map_path) if map_path else default_map()
         self.d = OfflineDiscord(
-            lambda: make_bot(db, seed_source=seed_source, map_provider=lambda: game_map),
+            lambda: make_bot(
+                db, seed_source=seed_source, map_provider=lambda: game_map, web_port=web_port,
+                public_url=f"http://127.0.0.1:{web_port}" if web_port is not None else "",
+            ),
             strict=False,
             loggers=("bot",),
             watched_tasks=("alx-",),
@@ -188,6 +193,7 @@ class Console:
                 for req in self.d.requests_since(mark):
                     if req.message_id is not None and req.kind == "channel_message":
                         self.show_message(self.d.message(req.message_id))
+                await self.show_web()
                 return
         creator = self.users[self.names[0]]
         r = await self.d.slash(creator, "alexandros new")
@@ -202,6 +208,15 @@ class Console:
             self.show_result(await self.d.click(self.users[n], lobby.id, join), self.users[n])
         start = join.replace(":join:", ":start:")
         self.show_result(await self.d.click(creator, lobby.id, start), creator)
+        await self.show_web()
+
+    async def show_web(self) -> None:
+        """With --web: the address of the game's page (the web face serves it on this machine only)."""
+        bot: Any = self.d.bot
+        record = await bot.store.game_by_channel(self.d.channel_id)
+        if bot.web is not None and record is not None:
+            secret = await web_links.secret_of(bot.store, record.id, self.now())
+            self.print(f"Watch the game in a browser: {bot.web.url_of(record.id, secret)}")
 
     async def close(self) -> None:
         await self.d.close()
@@ -365,7 +380,7 @@ async def _session(args: argparse.Namespace, players: list[str], lines: IO[str],
     try:
         console = Console(
             players, args.db, Path(args.out), args.seed, out, getattr(args, "map", None),
-            getattr(args, "locale", "en-US"),
+            getattr(args, "locale", "en-US"), getattr(args, "web", None),
         )  # fmt: skip
     except (OSError, MapError) as err:
         print(f"Cannot use that map: {err}", file=sys.stderr)
@@ -444,5 +459,9 @@ def main(argv: Sequence[str]) -> int:
     parser.add_argument("--seed", type=int, default=None, help="deal the cards from this seed")
     parser.add_argument("--map", default=None, help="a .map file (MAP-FORMAT.md) instead of the default map")
     parser.add_argument("--locale", default="en-US", help="the players' and the server's language: en-US, de")
+    parser.add_argument(
+        "--web", type=int, nargs="?", const=8080, default=None, metavar="PORT",
+        help="serve the game's page on http://127.0.0.1:PORT (default 8080)",
+    )  # fmt: skip
     args = parser.parse_args(list(argv))
     return asyncio.run(run(args))

@@ -42,7 +42,7 @@ from engine.views import GameView
 from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from . import duties as dt
-from . import i18n, limits, texts
+from . import i18n, limits, metrics, texts
 from .components import lobby_view, view_of_buttons
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
@@ -165,6 +165,11 @@ class Deliveries:
         self.failed = 0
 
     # --- scheduling ------------------------------------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        """Duties claimed by this worker and not yet finished (bot.metrics)."""
+        return len(self._sending)
 
     def wake(self) -> None:
         """A commit wrote duties: deliver them now (in a task of its own, named for the test harness)."""
@@ -303,8 +308,10 @@ class Deliveries:
                     duty.id, duty.kind, duty.game_id, duty.channel_id, duty.attempts, verdict.after, verdict,
                 )  # fmt: skip
                 await self.store.retry_duty(duty.id, self.owner, now + verdict.after, str(verdict))
+                metrics.DUTIES.labels("retried", duty.kind).inc()
                 return
             self.failed += 1
+            metrics.DUTIES.labels("failed", duty.kind).inc()
             # A warning, not an error: Discord said no for good (a deleted channel, a missing permission),
             # or kept failing past every retry; the game goes on, and its timers still fall due.
             log.warning(
@@ -316,6 +323,7 @@ class Deliveries:
                 await self.timers.given_up(duty, now)
             return
         self.delivered += 1
+        metrics.DUTIES.labels("sent", duty.kind).inc()
         await self.store.finish_duty(duty.id, self.owner, self.clock(), outcome)
 
     def _tried_again(self, duty: Duty, retry: Retry, now: float) -> bool:
