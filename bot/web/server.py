@@ -58,7 +58,7 @@ HEADERS = {
 STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
 NOT_FOUND = (
     "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-    "<title>Not found</title><link rel=stylesheet href=/static/app.css>"
+    "<title>Not found</title><link rel=icon href='data:,'><link rel=stylesheet href=/static/app.css>"
     "<main class=missing><h1>Not found</h1><p>There is nothing at this address.</p></main></html>"
 )
 PING = 15.0  # seconds between two comments on a quiet live stream (proxies cut silent ones)
@@ -278,7 +278,7 @@ class WebFace:
         body = (
             f"<!doctype html><html lang={lang}><head><meta charset=utf-8>"
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
-            f"<title>{title}</title><link rel=stylesheet href=/static/app.css>"
+            f"<title>{title}</title><link rel=icon href='data:,'><link rel=stylesheet href=/static/app.css>"
             "<script src=/static/app.js defer></script></head>"
             f"<body data-game='/g/{token}/game.json' data-live='/g/{token}/live'>"
             f"<h1 id=title>{title}</h1><main id=app></main></body></html>"

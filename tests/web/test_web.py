@@ -29,7 +29,9 @@ def test_the_web_is_off_until_a_host_sets_port_and_address():
     with pytest.raises(ConfigError, match="go together"):
         load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_WEB_PORT": "8080"})
     with pytest.raises(ConfigError, match="whole number"):
-        load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_WEB_PORT": "80a", "ALEXANDROS_PUBLIC_URL": "https://a"})
+        load_config(
+            {"DISCORD_TOKEN": TOKEN, "ALEXANDROS_WEB_PORT": "80a", "ALEXANDROS_PUBLIC_URL": "https://a"}
+        )
 
 
 async def _game(d, actions: int = 6) -> Game:

@@ -114,7 +114,9 @@
     els.svg = svg;
     svg.addEventListener("pointerover", explain);
     svg.addEventListener("click", explain);
-    svg.addEventListener("pointerleave", () => { els.tip.hidden = true; });
+    svg.addEventListener("pointerleave", () => {
+      if (window.matchMedia("(min-width: 600px)").matches) els.tip.hidden = true;
+    });
   }
 
   function wallLine(s, colour, width, parent, extra) {
@@ -246,7 +248,7 @@
     if (!n) return;
     const top = Math.max(10, ...frames.map((f) => Math.max(...f.score)));
     const W = 300, Hh = 120;
-    const svg = el("svg:svg", { viewBox: "-8 -4 " + (W + 16) + " " + (Hh + 14), class: "plot", role: "img", "aria-label": w("plot") }, box);
+    const svg = el("svg:svg", { viewBox: "-22 -6 " + (W + 30) + " " + (Hh + 12), class: "plot", role: "img", "aria-label": w("plot") }, box);
     el("svg:line", { x1: 0, y1: Hh, x2: W, y2: Hh, stroke: "#888", "stroke-width": 0.5 }, svg);
     const X = (k) => (n === 1 ? 0 : (k / (n - 1)) * W);
     const Y = (s) => Hh - (s / top) * Hh;
@@ -255,7 +257,8 @@
       el("svg:polyline", { points: pts, fill: "none", stroke: data.palette.players[seat], "stroke-width": 1.6, class: "score-line" }, svg);
     });
     el("svg:line", { x1: X(at), y1: 0, x2: X(at), y2: Hh, stroke: data.palette.highlight, "stroke-width": 0.8 }, svg);
-    el("svg:text", { x: -2, y: 4, "text-anchor": "end", "font-size": 7 }, svg, String(top));
+    el("svg:text", { x: -3, y: 5, "text-anchor": "end", "font-size": 9 }, svg, String(top));
+    el("svg:text", { x: -3, y: Hh, "text-anchor": "end", "font-size": 9 }, svg, "0");
   }
 
   // --- steps --------------------------------------------------------------------------------------------
@@ -280,8 +283,6 @@
     els.status = el("p", { class: "status", id: "status" }, app);
     const grid = el("div", { class: "grid" }, app);
     els.boardBox = el("div", { class: "board-box" }, grid);
-    els.tip = el("div", { class: "tip", id: "tip", role: "status" }, els.boardBox);
-    els.tip.hidden = true;
     const side = el("div", { class: "side" }, grid);
     els.players = el("table", { class: "players" }, side);
     els.facts = el("div", { class: "facts" }, side);
@@ -297,8 +298,11 @@
     el("h2", {}, side, w("plot"));
     els.plot = el("div", { class: "plot-box" }, side);
     el("h2", {}, side, w("log"));
-    els.log = el("ol", { class: "log", id: "log", reversed: "" }, side);
+    els.log = el("ul", { class: "log", id: "log" }, side);
     buildBoard();
+    // After the board: on a phone the explanation sits under it (app.css), never over what was tapped.
+    els.tip = el("div", { class: "tip", id: "tip", role: "status" }, els.boardBox);
+    els.tip.hidden = true;
     els.slider.addEventListener("input", () => show(Number(els.slider.value), true));
     els.prev.addEventListener("click", () => show(at - 1, true));
     els.next.addEventListener("click", () => show(at + 1, true));
