@@ -45,6 +45,7 @@ from .tables import Tables
 from .timers import Timers
 from .translator import CatalogTranslator
 from .web import WebFace
+from .web import links as web_links
 
 # The collector's youngest generation, in allocations: see AlexandrosBot._warm_then_freeze.
 YOUNG_COLLECTION = 20_000
@@ -157,6 +158,13 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.public_url = public_url
         self.web_limits = dict(web_limits or {})
         self.web: WebFace | None = None
+
+    async def watch_url(self, game_id: int, guild_id: int | None) -> str | None:
+        """The link of a game's page, or None when there is none to give (no web face, or watching turned
+        off on the server)."""
+        if self.web is None or self.store is None or await web_links.watching_off(self.store, guild_id):
+            return None
+        return self.web.url_of(game_id, await web_links.secret_of(self.store, game_id, self.clock()))
 
     def _changed(self) -> None:
         """A commit wrote duties: deliver them, and let the live pages look."""

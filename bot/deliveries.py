@@ -43,7 +43,7 @@ from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from . import duties as dt
 from . import i18n, limits, metrics, texts
-from .components import lobby_view, view_of_buttons
+from .components import lobby_view, view_of_buttons, watch_url, with_watch
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
 from .tables import MapBook, locale_of
@@ -376,11 +376,11 @@ class Deliveries:
             return png(data, "end.png", texts.alt_end(language))
         return png(data, "board.png", texts.alt_board(language))
 
-    def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
-        b = p.get("buttons")
+    async def _view(self, duty: Duty) -> discord.ui.View | None:
+        b = duty.payload.get("buttons")
         if not b:
             return None
-        return view_of_buttons(b)
+        return with_watch(view_of_buttons(b), await watch_url(self.client, duty.game_id, duty.guild_id))
 
     async def _post(self, duty: Duty, now: float, nonce: str | None = None) -> str:
         p = duty.payload
@@ -395,7 +395,7 @@ class Deliveries:
         file = await self._picture(duty)
         if file is not None:
             kwargs["file"] = file
-        view = self._view(p)
+        view = await self._view(duty)
         if view is not None:
             kwargs["view"] = view
         ping = [discord.Object(int(u)) for u in p.get("ping", [])]
@@ -439,7 +439,7 @@ class Deliveries:
             await message.edit(
                 content=limits.content(p["text"]) if "text" in p else discord.utils.MISSING,
                 attachments=[file] if file is not None else discord.utils.MISSING,
-                view=self._view(p),
+                view=await self._view(duty),
             )
         except (discord.NotFound, discord.Forbidden) as error:
             if live:

@@ -18,6 +18,7 @@ from .ratings import Ratings
 from .replays import Replays
 from .seats import Seats
 from .turns import TurnActions
+from .watching import Watching
 
 
 class Handlers:
@@ -39,6 +40,7 @@ class Handlers:
         self.replays = Replays(ctx.client, ctx.tables, ctx.pictures)
         self.history = History(ctx, self.ratings, self.replays)
         self.privacy = Privacy(ctx)
+        self.watching = Watching(ctx)
         self.seats = Seats(ctx)
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
