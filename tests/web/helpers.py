@@ -21,6 +21,7 @@ from tests.harness import OfflineDiscord
 
 
 def web_factory(db: str, game_map: Map = WALLS_MAP, seed: int = 3, **web: Any) -> Any:
+    """A bot with its web face on a free port of 127.0.0.1 (``web``: more of make_bot's options)."""
     clock = Clock()
     pictures = Pictures(width=480)
 

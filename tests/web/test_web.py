@@ -227,3 +227,19 @@ async def test_history_grows_by_the_new_events_only():
     assert diff(docs[0], docs[0]) == {"v": docs[0]["v"], "mv": docs[0]["mv"]}
     assert whole.steps[-1].version == len(rows)
     await asyncio.sleep(0)
+
+
+async def test_a_game_has_so_many_live_pages(tmp_path):
+    async with web_bot(str(tmp_path / "g.db"), web_limits={"per_game": 2}) as d:
+        g = await _game(d, 2)
+        path = await link(d, g.game_id)
+        c = Client(d)
+        try:
+            async with live(c, path, 0) as one, live(c, path, 0) as two:
+                await one.next()
+                await two.next()
+                async with c.session.get(f"{c.base}{path}/live?steps=0") as r:
+                    assert r.status == 503
+                assert d.bot.web.hub.count == 2
+        finally:
+            await c.close()
