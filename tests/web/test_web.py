@@ -243,3 +243,23 @@ async def test_a_game_has_so_many_live_pages(tmp_path):
                 assert d.bot.web.hub.count == 2
         finally:
             await c.close()
+
+
+async def test_the_docker_health_check_asks_healthz_when_the_web_face_is_on(tmp_path, monkeypatch, capsys):
+    from bot import health
+
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        port = d.bot.web.port
+        ok, sentence = await asyncio.to_thread(health.check_web, port)
+        assert ok and "store is reachable" in sentence
+        monkeypatch.setenv("DISCORD_TOKEN", "")
+        monkeypatch.setenv("ALEXANDROS_WEB_PORT", str(port))
+        monkeypatch.setenv("ALEXANDROS_PUBLIC_URL", "https://watch.example")
+        monkeypatch.setenv("ALEXANDROS_DATA_DIR", str(tmp_path / "nothing"))  # no heartbeat: not asked
+        monkeypatch.chdir(tmp_path)
+        assert await asyncio.to_thread(health.main) == 0
+        d.bot.web._tick = time.monotonic() - 60
+        assert await asyncio.to_thread(health.main) == 1
+        assert "event loop stalled" in capsys.readouterr().out
+    ok, sentence = await asyncio.to_thread(health.check_web, port)  # the bot is gone
+    assert not ok and "does not answer" in sentence
