@@ -30,6 +30,7 @@ from engine.events import (
 )
 from engine.game import evolve
 from engine.geometry import Point, Side, Space
+from engine.maps import Map
 from engine.state import GameState
 from engine.views import GameView, redact, view
 
@@ -41,10 +42,11 @@ _TRAILING = (ProvinceSplit, GameEnded)
 
 @dataclass(frozen=True)
 class Step:
-    """One public state of the game and the public events that led to it from the step before."""
+    """One public state of the game (as the page reads it, ``public_doc``) and the public events that led
+    to it from the step before. The view itself is not kept: a long game has hundreds of steps."""
 
     version: int  # the store's version (events folded) at this state
-    public: GameView
+    doc: dict[str, Any]
     events: tuple[Event, ...]  # redacted for the public
 
 
@@ -54,6 +56,7 @@ class History:
 
     steps: list[Step] = field(default_factory=list)
     version: int = 0
+    map: Map | None = None
     _state: GameState | None = None
     _open: list[Event] = field(default_factory=list)  # events since the last step
     _ended: bool = False  # the open events hold a step's end: the next event that is not trailing cuts
@@ -78,12 +81,23 @@ class History:
             self._ended = self._ended or isinstance(event, _STEP_ENDS)
         if self._open and self._state is not None:
             # The tail so far is shown as a step, so the page always reaches the state as it stands now.
-            self.steps.append(Step(self.version, view(self._state, None), tuple(self._open)))
+            self.steps.append(self._step())
         return first
 
-    def _cut(self) -> None:
+    def _step(self) -> Step:
         assert self._state is not None
-        self.steps.append(Step(self.version, view(self._state, None), tuple(self._open)))
+        self.map = self._state.map
+        events = tuple(self._open)
+        doc = public_doc(view(self._state, None), events, self.version)
+        if self.steps:  # what did not change is the same object as the step before's: little memory a step
+            before = self.steps[-1].doc
+            for key in _SHARED:
+                if doc[key] == before[key]:
+                    doc[key] = before[key]
+        return Step(self.version, doc, events)
+
+    def _cut(self) -> None:
+        self.steps.append(self._step())
         self._open = []
         self._ended = False
 
@@ -103,11 +117,15 @@ def _spaces(spaces: Sequence[Space] | frozenset[Space]) -> list[list[int]]:
     return sorted([s[0], s[1]] for s in spaces)
 
 
-def step_doc(step: Step) -> dict[str, Any]:
-    """A step's public state as plain JSON (full, not a difference): what the page draws and lists."""
-    v = step.public
+_SHARED = ("pm", "pv", "w", "r", "guards", "score", "hand", "gsup", "resigned", "face", "ax")
+
+
+def public_doc(v: GameView, events: Sequence[Event], version: int) -> dict[str, Any]:
+    """A public view, and the move among ``events`` that led to it, as plain JSON (whole, not a
+    difference): what the page draws and lists."""
+    assert v.viewer is None and v.hand is None, "the web shows the public view only"
     black = v.walls - v.red_walls
-    moved = next((e for e in step.events if isinstance(e, AlexanderMoved)), None)
+    moved = next((e for e in events if isinstance(e, AlexanderMoved)), None)
     space_index = {s: i for i, s in enumerate(v.map.spaces)}
     pmap = [0] * len(v.map.spaces)
     provinces = []
@@ -118,7 +136,7 @@ def step_doc(step: Step) -> dict[str, Any]:
             [p.id, p.value, -1 if p.owner is None else p.owner, _occupation(v, p), _removal(v, p)]
         )
     doc: dict[str, Any] = {
-        "v": step.version,
+        "v": version,
         "turn": v.turn,
         "cur": v.current,
         "phase": v.phase.value,

@@ -23,7 +23,7 @@ from .. import i18n
 from ..tables import names_of
 from ..words import Speaker
 from . import words
-from .history import History, diff, step_doc
+from .history import History, diff
 
 
 def _hex(rgb: tuple[int, int, int]) -> str:
@@ -89,9 +89,8 @@ class Pages:
                 first = h.extend(rows)
             del game.docs[first:], game.diffs[first:]
             for step in h.steps[first:]:
-                doc = step_doc(step)
-                game.diffs.append(diff(game.docs[-1] if game.docs else None, doc))
-                game.docs.append(doc)
+                game.diffs.append(diff(game.docs[-1] if game.docs else None, step.doc))
+                game.docs.append(step.doc)
             for lines in game.logs.values():
                 del lines[first:]
             game.bodies.clear()
@@ -100,7 +99,7 @@ class Pages:
     def _logs(self, game: _Game, record: GameRecord, lang: str) -> list[list[str]]:
         lines = game.logs.setdefault(lang, [])
         if len(lines) < len(game.history.steps):
-            speaker = Speaker(names_of(record), game.history.steps[0].public.map)
+            speaker = Speaker(names_of(record), game.history.map)
             with i18n.speaking(lang):
                 for step in game.history.steps[len(lines) :]:
                     lines.append(speaker.event_lines(list(step.events)))
@@ -121,7 +120,7 @@ class Pages:
         body = game.bodies.get(key)
         if body is not None:
             return body
-        m = game.history.steps[0].public.map if game.history.steps else None
+        m = game.history.map
         letters = {p[3] for d in game.docs for p in d["pv"]} | {p[4] for d in game.docs for p in d["pv"]}
         data = {
             **self._head(record, lang),

@@ -12,7 +12,7 @@ import pytest
 
 from bot.config import ConfigError, load_config
 from bot.web import links
-from bot.web.history import History, diff, step_doc
+from bot.web.history import History, diff, public_doc
 from engine.views import view
 from tests.bot.driver import NAMES, Game, play_whole_game
 from tests.web.helpers import Client, act, link, live, web_bot
@@ -146,7 +146,7 @@ async def test_the_history_holds_every_public_state_and_its_last_step_is_the_gam
             frames.append(f)
             prev = f
         state = await g.state()
-        now = step_doc(type("S", (), {"public": view(state, None), "version": 0, "events": ()})())
+        now = public_doc(view(state, None), (), 0)
         last = frames[-1]
         for key in ("score", "hand", "guards", "face", "bl", "rl", "ax", "pm", "pv", "turn", "cur"):
             assert last[key] == now[key], key
@@ -222,8 +222,8 @@ async def test_history_grows_by_the_new_events_only():
     grown = History()
     for cut in range(0, len(rows), 7):
         grown.extend(rows[cut : cut + 7])
-    assert [step_doc(s) for s in grown.steps] == [step_doc(s) for s in whole.steps]
-    docs = [step_doc(s) for s in whole.steps]
+    assert [s.doc for s in grown.steps] == [s.doc for s in whole.steps]
+    docs = [s.doc for s in whole.steps]
     assert diff(docs[0], docs[0]) == {"v": docs[0]["v"], "mv": docs[0]["mv"]}
     assert whole.steps[-1].version == len(rows)
     await asyncio.sleep(0)
