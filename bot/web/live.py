@@ -136,20 +136,25 @@ class Hub:
             await asyncio.sleep(COALESCE)
 
     async def look(self) -> int:
-        """Tell the watchers of every game that changed; returns how many games changed."""
-        changed = 0
-        for game_id in list(self._watchers):
-            record = await self.store.game_by_id(game_id)
-            if record is None or await watching_off(self.store, record.guild_id):
+        """Tell the watchers of every game that changed; returns how many games changed. The records (and
+        each server's switch) are read all at once, and the changed games told at once: one by one, each
+        read waited for a turn of a busy loop (50 games acting: 4 s to go round 100 watched games)."""
+        ids = list(self._watchers)
+        records = await asyncio.gather(*(self.store.game_by_id(g) for g in ids))
+        guilds = sorted({r.guild_id for r in records if r is not None and r.guild_id is not None})
+        switches = await asyncio.gather(*(watching_off(self.store, g) for g in guilds))
+        off = dict(zip(guilds, switches, strict=True))
+        changed = []
+        for game_id, record in zip(ids, records, strict=True):
+            if record is None or off.get(record.guild_id, False):
                 self.end(game_id)
                 continue
             seen = (record.version, record.updated_at, record.status)
-            if self._seen.get(game_id) == seen:
-                continue
-            self._seen[game_id] = seen
-            changed += 1
-            await self.publish(record)
-        return changed
+            if self._seen.get(game_id) != seen:
+                self._seen[game_id] = seen
+                changed.append(record)
+        await asyncio.gather(*(self.publish(r) for r in changed))
+        return len(changed)
 
     async def publish(self, record: GameRecord) -> None:
         watchers = self._watchers.get(record.id)
