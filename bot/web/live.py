@@ -143,7 +143,7 @@ class Hub:
         records = await asyncio.gather(*(self.store.game_by_id(g) for g in ids))
         guilds = sorted({r.guild_id for r in records if r is not None and r.guild_id is not None})
         switches = await asyncio.gather(*(watching_off(self.store, g) for g in guilds))
-        off = dict(zip(guilds, switches, strict=True))
+        off: dict[int | None, bool] = dict(zip(guilds, switches, strict=True))
         changed = []
         for game_id, record in zip(ids, records, strict=True):
             if record is None or off.get(record.guild_id, False):
