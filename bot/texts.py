@@ -1324,3 +1324,30 @@ def vacation_set(until: float | None) -> str:
         "Your vacation runs until {when}. Your turn's deadline waits until then, and no reminder is sent. "
         "End it early with `/alexandros vacation days:0`."
     ).format(when=when(until))
+
+
+# --- watching on the web (bot.watching, /alexandros-admin web) ---------------------------------------------
+
+
+def web_state(on: bool) -> str:
+    if on:
+        return _("Watching games on the web is on for this server.")
+    return _("Watching games on the web is off for this server: every watch link leads nowhere now.")
+
+
+def web_new_link(url: str) -> str:
+    return _("The game's watch link was changed: the old one leads nowhere now. The new one: {url}").format(
+        url=url
+    )
+
+
+def web_none() -> str:
+    return _("This bot has no web face: its host has not set ALEXANDROS_WEB_PORT.")
+
+
+def web_manage_server() -> str:
+    return _("Only a member with Manage Server can change watching on the web.")
+
+
+def web_no_game() -> str:
+    return _("This channel has no game whose link could be changed.")

@@ -7,28 +7,12 @@ import logging
 
 import discord
 
+from . import texts
 from .answers import defer_private, say
 from .context import Context
-from .i18n import _
 from .web import links
 
 log = logging.getLogger(__name__)
-
-
-def _state(on: bool) -> str:
-    if on:
-        return _("Watching games on the web is on for this server.")
-    return _("Watching games on the web is off for this server: every watch link leads nowhere now.")
-
-
-def _new_link(url: str) -> str:
-    return _("The game's watch link was changed: the old one leads nowhere now. The new one: {url}").format(
-        url=url
-    )
-
-
-def _no_web() -> str:
-    return _("This bot has no web face: its host has not set ALEXANDROS_WEB_PORT.")
 
 
 class Watching:
@@ -41,10 +25,10 @@ class Watching:
         async def body() -> None:
             web = getattr(self.ctx.client, "web", None)
             if interaction.guild_id is None or not interaction.permissions.manage_guild:
-                await say(interaction, _("Only a member with Manage Server can change watching on the web."))
+                await say(interaction, texts.web_manage_server())
                 return
             if web is None:
-                await say(interaction, _no_web())
+                await say(interaction, texts.web_none())
                 return
             await defer_private(interaction)
             store, now, guild = self.ctx.store, self.ctx.clock(), interaction.guild_id
@@ -54,15 +38,15 @@ class Watching:
                 log.info("web guild=%s watching=%s", guild, watching)
                 if not watching:
                     web.hub.end()  # the open pages of this server's games close at the next look
-            lines.append(_state(not await links.watching_off(store, guild)))
+            lines.append(texts.web_state(not await links.watching_off(store, guild)))
             if new_link:
                 record = await store.latest_game_in_channel(interaction.channel_id or 0)
                 if record is None or record.guild_id != guild:
-                    lines.append(_("This channel has no game whose link could be changed."))
+                    lines.append(texts.web_no_game())
                 else:
                     secret = await links.change(store, record.id, now)
                     web.hub.end(record.id)
-                    lines.append(_new_link(web.url_of(record.id, secret)))
+                    lines.append(texts.web_new_link(web.url_of(record.id, secret)))
             await say(interaction, "\n".join(lines))
 
         await self.ctx.guard(interaction, body)
