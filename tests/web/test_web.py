@@ -263,3 +263,33 @@ async def test_the_docker_health_check_asks_healthz_when_the_web_face_is_on(tmp_
         assert "event loop stalled" in capsys.readouterr().out
     ok, sentence = await asyncio.to_thread(health.check_web, port)  # the bot is gone
     assert not ok and "does not answer" in sentence
+
+
+async def test_the_console_serves_the_page_on_this_machine_with_web(tmp_path):
+    import argparse
+    import io
+    import socket
+    import urllib.request
+
+    from bot.console import run
+
+    with socket.socket() as s:  # a free port
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    fetched: list[int] = []
+
+    class Lines(io.StringIO):
+        def readline(self, *args):  # the page is asked for while the console runs
+            if not fetched:
+                address = re.search(r"http://127\.0\.0\.1:\d+/g/[0-9]+-[0-9a-f]+", out.getvalue()).group(0)
+                with urllib.request.urlopen(address, timeout=10) as answer:
+                    fetched.append(answer.status)
+            return super().readline(*args)
+
+    out = io.StringIO()
+    args = argparse.Namespace(
+        players="alice,bob", db=str(tmp_path / "c.db"), out=str(tmp_path / "p"), seed=3, web=port
+    )
+    assert await run(args, Lines("quit\n"), out) == 0
+    assert f"Watch the game in a browser: http://127.0.0.1:{port}/g/1-" in out.getvalue()
+    assert fetched == [200]
