@@ -54,8 +54,11 @@ class _Game:
     docs: list[dict[str, Any]] = field(default_factory=list)
     diffs: list[dict[str, Any]] = field(default_factory=list)
     logs: dict[str, list[list[str]]] = field(default_factory=dict)
+    names: tuple[str, ...] = ()  # the names the logs were worded with
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    bodies: dict[tuple[str, int], bytes] = field(default_factory=dict)  # (lang, version): game.json gzipped
+    # (lang, version, names): game.json gzipped. The names too: a player who is forgotten (storage.privacy)
+    # changes no version, and from then on only their pseudonym may be shown.
+    bodies: dict[tuple[str, int, tuple[str, ...]], bytes] = field(default_factory=dict)
 
 
 class Pages:
@@ -97,9 +100,13 @@ class Pages:
             return game, first
 
     def _logs(self, game: _Game, record: GameRecord, lang: str) -> list[list[str]]:
+        names = names_of(record)
+        if names != game.names:  # a player was forgotten since: every line is worded again
+            game.logs.clear()
+            game.names = names
         lines = game.logs.setdefault(lang, [])
         if len(lines) < len(game.history.steps):
-            speaker = Speaker(names_of(record), game.history.map)
+            speaker = Speaker(names, game.history.map)
             with i18n.speaking(lang):
                 for step in game.history.steps[len(lines) :]:
                     lines.append(speaker.event_lines(list(step.events)))
@@ -116,7 +123,7 @@ class Pages:
     async def page(self, record: GameRecord, lang: str) -> bytes:
         """The whole page's data, gzipped: the map, the words, every step (as differences) and its log."""
         game, _ = await self._up_to_date(record)
-        key = (lang, record.version)
+        key = (lang, record.version, names_of(record))
         body = game.bodies.get(key)
         if body is not None:
             return body

@@ -4,6 +4,7 @@ security headers, the history as the page reads it, and live news after a move m
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 import time
@@ -293,3 +294,31 @@ async def test_the_console_serves_the_page_on_this_machine_with_web(tmp_path):
     assert await run(args, Lines("quit\n"), out) == 0
     assert f"Watch the game in a browser: http://127.0.0.1:{port}/g/1-" in out.getvalue()
     assert fetched == [200]
+
+
+PSEUDONYM = {"en": "former player 1", "de": "ehemaliger Spieler 1"}
+
+
+async def test_a_forgotten_player_appears_as_their_pseudonym_on_the_page(tmp_path):
+    from tests.bot.test_privacy import finish_by_agreement
+
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await _game(d, 4)
+        path = await link(d, g.game_id)
+        c = Client(d)
+        try:
+            before = await c.json(path + "/game.json")  # read once: the page's caches hold the name now
+            assert "alice" in before["names"] and any("alice" in x for lines in before["logs"] for x in lines)
+            await finish_by_agreement(g)
+            alice = g.users[0]
+            r = await d.slash(alice, "alexandros me forget")
+            await d.click(alice, r.response_message.id, f"alx:forget:{alice.id}")
+            for lang in ("en", "de"):
+                _, _, body = await c.get(path + "/game.json", **{"Accept-Language": lang})
+                assert b"alice" not in body, lang
+                data = json.loads(body)
+                assert data["names"][0] == PSEUDONYM[lang], data["names"]
+            _, _, page = await c.get(path)
+            assert b"alice" not in page
+        finally:
+            await c.close()
