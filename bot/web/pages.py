@@ -78,26 +78,26 @@ class Pages:
         self._games.move_to_end(game_id)
         return game
 
-    async def _up_to_date(self, record: GameRecord) -> tuple[_Game, int]:
-        """The game's history up to ``record``'s version; the index of the first step that changed."""
-        game = self._game(record.id)
-        async with game.lock:
-            h = game.history
-            if h.version >= record.version:
-                return game, len(h.steps)
-            rows = await self.store.events(record.id, since_version=h.version)
-            if len(rows) > THREAD_OVER:
-                first = await asyncio.to_thread(h.extend, rows)
-            else:
-                first = h.extend(rows)
-            del game.docs[first:], game.diffs[first:]
-            for step in h.steps[first:]:
-                game.diffs.append(diff(game.docs[-1] if game.docs else None, step.doc))
-                game.docs.append(step.doc)
-            for lines in game.logs.values():
-                del lines[first:]
-            game.bodies.clear()
-            return game, first
+    async def _up_to_date(self, game: _Game, record: GameRecord) -> int:
+        """The game's history up to ``record``'s version; the index of the first step that changed. The
+        caller holds the game's lock, and reads what this made under it (a long extension runs in a thread,
+        while other tasks of the loop may ask for the same game)."""
+        h = game.history
+        if h.version >= record.version:
+            return len(h.steps)
+        rows = await self.store.events(record.id, since_version=h.version)
+        if len(rows) > THREAD_OVER:
+            first = await asyncio.to_thread(h.extend, rows)
+        else:
+            first = h.extend(rows)
+        del game.docs[first:], game.diffs[first:]
+        for step in h.steps[first:]:
+            game.diffs.append(diff(game.docs[-1] if game.docs else None, step.doc))
+            game.docs.append(step.doc)
+        for lines in game.logs.values():
+            del lines[first:]
+        game.bodies.clear()
+        return first
 
     def _logs(self, game: _Game, record: GameRecord, lang: str) -> list[list[str]]:
         names = names_of(record)
@@ -122,7 +122,12 @@ class Pages:
 
     async def page(self, record: GameRecord, lang: str) -> bytes:
         """The whole page's data, gzipped: the map, the words, every step (as differences) and its log."""
-        game, _ = await self._up_to_date(record)
+        game = self._game(record.id)
+        async with game.lock:
+            await self._up_to_date(game, record)
+            return self._page(game, record, lang)
+
+    def _page(self, game: _Game, record: GameRecord, lang: str) -> bytes:
         key = (lang, record.version, names_of(record))
         body = game.bodies.get(key)
         if body is not None:
@@ -149,7 +154,12 @@ class Pages:
     async def since(self, record: GameRecord, lang: str, known: int) -> dict[str, Any]:
         """What a live page needs after a change: the steps from the first that changed on (as differences
         from the step before it), their logs and the record's news. ``known``: steps the page has."""
-        game, first = await self._up_to_date(record)
+        game = self._game(record.id)
+        async with game.lock:
+            first = await self._up_to_date(game, record)
+            return self._since(game, record, lang, known, first)
+
+    def _since(self, game: _Game, record: GameRecord, lang: str, known: int, first: int) -> dict[str, Any]:
         # The page's last step may have been the open tail, which grows: it is always sent again.
         first = min(first, max(known - 1, 0))
         prev = game.docs[first - 1] if first > 0 else None

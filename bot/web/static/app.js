@@ -326,6 +326,7 @@
     source.addEventListener("error", () => { els.live.textContent = w("offline"); els.live.className = "live off"; });
     source.addEventListener("news", (ev) => {
       const news = JSON.parse(ev.data);
+      if (news.from > data.steps.length) { location.reload(); return; } // a gap: load the whole page again
       data.names = news.names;
       data.status = news.status;
       data.since = news.since;
