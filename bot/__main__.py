@@ -130,6 +130,7 @@ async def _run(config: Config, sync: bool) -> int:
         web_port=None if sync else config.web_port,
         web_host=config.web_host,
         public_url=config.public_url,
+        web_limits={"per_address": config.web_per_address},
     )
     tasks: list[asyncio.Task[None]] = []
     install_shutdown(bot.close)

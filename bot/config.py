@@ -54,6 +54,8 @@ ALEXANDROS_WEB_PORT               the port of the web face (bot/web: a page per 
                                   unset: no web server. Needs ALEXANDROS_PUBLIC_URL
 ALEXANDROS_PUBLIC_URL             the https:// address players reach that port at (the Watch links)
 ALEXANDROS_WEB_HOST               the address the web server listens on (default 0.0.0.0)
+ALEXANDROS_WEB_PER_ADDRESS        connections one address may hold at once (default 32; behind a proxy every
+                                  page comes from the proxy's address: raise it, and let the proxy limit)
 """
 
 from __future__ import annotations
@@ -135,6 +137,7 @@ class Config:
     web_port: int | None = None
     public_url: str = ""
     web_host: str = "0.0.0.0"
+    web_per_address: int = 32
 
     def __repr__(self) -> str:
         # Written by hand, not by the dataclass, so that the token can never be printed: a repr
@@ -149,7 +152,8 @@ class Config:
             f"render_workers={self.render_workers!r}, cache_games={self.cache_games!r}, "
             f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
             f"shard_ids={self.shard_ids!r}, send_rate={self.send_rate!r}, web_port={self.web_port!r}, "
-            f"public_url={self.public_url!r}, web_host={self.web_host!r})"
+            f"public_url={self.public_url!r}, web_host={self.web_host!r}, "
+            f"web_per_address={self.web_per_address!r})"
         )
 
     __str__ = __repr__
@@ -308,6 +312,9 @@ def load_config(
         web_port=web_port,
         public_url=public_url,
         web_host=get("ALEXANDROS_WEB_HOST") or "0.0.0.0",
+        web_per_address=_whole(
+            get("ALEXANDROS_WEB_PER_ADDRESS"), "ALEXANDROS_WEB_PER_ADDRESS", 32, 1, 1_000_000
+        ),
     )
 
 

@@ -26,7 +26,9 @@ def test_the_web_is_off_until_a_host_sets_port_and_address():
     config = load_config(
         {"DISCORD_TOKEN": TOKEN, "ALEXANDROS_WEB_PORT": "8080", "ALEXANDROS_PUBLIC_URL": "https://a.example/"}
     )
-    assert (config.web_port, config.public_url) == (8080, "https://a.example")
+    assert (config.web_port, config.public_url, config.web_per_address) == (8080, "https://a.example", 32)
+    more = {"DISCORD_TOKEN": TOKEN, "ALEXANDROS_WEB_PER_ADDRESS": "5000"}
+    assert load_config(more).web_per_address == 5000
     with pytest.raises(ConfigError, match="go together"):
         load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_WEB_PORT": "8080"})
     with pytest.raises(ConfigError, match="whole number"):
