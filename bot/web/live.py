@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 POLL = 5.0  # seconds: the longest a change waits when no notification came
 COALESCE = 0.05  # seconds between two looks: a burst of commits makes one look
 QUEUE = 16  # messages a watcher may fall behind before it is dropped
+BATCH = 25  # pages told in one turn of the loop
 
 
 @dataclass(eq=False)
@@ -166,7 +167,11 @@ class Hub:
             news = await self.pages.since(record, lang, known)
             messages[lang] = event("news", dumps(news))
         self._known[record.id] = self.pages.steps(record.id)
-        for w in list(self._watchers.get(record.id, ())):
+        for n, w in enumerate(list(self._watchers.get(record.id, ()))):
             if not w.send(messages[w.lang]):
                 self.leave(w)
                 w.drop()
+            if n % BATCH == BATCH - 1:
+                # Each send wakes that page's task: a batch at a time, so that a game watched by hundreds
+                # does not hold the loop for all their writes in one turn.
+                await asyncio.sleep(0)
