@@ -38,8 +38,11 @@ VOLUME ["/data"]
 # Python turns SIGINT into KeyboardInterrupt, which discord.py handles by closing cleanly (SQLite
 # checkpoints its WAL); SIGTERM would be ignored by python as PID 1 until docker stop kills it.
 STOPSIGNAL SIGINT
-# The bot writes /data/heartbeat every minute; the check fails once it is 3 minutes old or the
-# database cannot be read. start-period: the first login and migrations may take a while.
+# With the web face on (ALEXANDROS_WEB_PORT), the check asks the bot's own /healthz (its event loop
+# answers, its store is reachable); without it, the bot's /data/heartbeat (written every minute) must be
+# under 3 minutes old and the database readable. start-period: the first login and migrations take a while.
 HEALTHCHECK --interval=60s --timeout=10s --start-period=120s --retries=3 \
     CMD ["python", "-m", "bot.health"]
+# The web face's port, when a host turns it on (docs/HOSTING.md).
+EXPOSE 8080
 CMD ["python", "-m", "bot"]

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "console": (
         "console --players alice[,bob,...] [--computers hard[,normal]] [--db PATH] [--out DIR] [--seed N] "
-        "[--map FILE] [--locale LANG]",
+        "[--map FILE] [--locale LANG] [--verbose] [--web [PORT]]",
         "play in this terminal, without Discord or a token (python -m bot console --help)",
     ),
     "backup": ("backup [FOLDER]", "write one verified backup of the database now (the bot may run)"),
@@ -178,6 +178,10 @@ async def _run(config: Config, sync: bool) -> int:
         backup_interval_hours=config.backup_interval_hours,
         backup_keep=config.backup_keep,
         rules_url=config.rules_url,
+        web_port=None if sync else config.web_port,
+        web_host=config.web_host,
+        public_url=config.public_url,
+        web_limits={"per_address": config.web_per_address},
     )
     tasks: list[asyncio.Task[None]] = []
     install_shutdown(bot.close)

@@ -11,12 +11,13 @@ import asyncio
 import contextlib
 import io
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import discord
 
-from . import i18n, limits, texts
+from . import i18n, limits, metrics, texts
 from .tables import Refused
 from .words import Speaker
 
@@ -144,10 +145,12 @@ async def guarded(
     refusal becomes an ephemeral sentence, any other error a short apology. Public texts the handler makes
     speak the game's language instead (bot.texts.public)."""
     i18n.set_language(interaction.locale)  # this interaction's task only: each runs in a task of its own
+    started = time.perf_counter()
     try:
         async with in_flight.running():
             await body()
     except Refused as refused:
+        metrics.REFUSALS.labels(metrics.refusal_kind(refused.code)).inc()
         if interaction.extras.get("mode") == "public":
             # After a public defer, Discord makes the first followup replace the public "thinking" message,
             # whatever its ephemeral flag: a refusal must come before such a defer. One that comes after
@@ -170,3 +173,5 @@ async def guarded(
         )
         with contextlib.suppress(discord.HTTPException):
             await say(interaction, texts.oops())
+    finally:
+        metrics.INTERACTION_SECONDS.labels(interaction.type.name).observe(time.perf_counter() - started)

@@ -25,7 +25,7 @@ from engine.maps import default_map
 from engine.views import view
 from storage import GameStore, ShardSlice, open_database
 
-from . import i18n
+from . import i18n, metrics
 from .answers import InFlight
 from .backups import BackupScheduler
 from .cog import SYNC_LOCK, AdminCog, AlexandrosCog
@@ -45,6 +45,8 @@ from .tables import Tables
 from .thinking import Thinkers
 from .timers import Timers
 from .translator import CatalogTranslator
+from .web import WebFace
+from .web import links as web_links
 
 # The collector's youngest generation, in allocations: see AlexandrosBot._warm_then_freeze.
 YOUNG_COLLECTION = 20_000
@@ -91,6 +93,10 @@ class AlexandrosBot(commands.AutoShardedBot):
         delivery_lease: float = LEASE,
         delivery_poll: float = 60.0,
         send_rate: float | None = 45.0,
+        web_port: int | None = None,
+        web_host: str = "127.0.0.1",
+        public_url: str = "",
+        web_limits: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         if shard_ids is not None:
@@ -150,6 +156,26 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.drain_timeout = drain_timeout
         # Set after the first reminder round: what came due while the bot was down has been handled.
         self.caught_up = asyncio.Event()
+        # The web face (bot.web): a page per game, /healthz and /metrics; off without a port.
+        self.web_port = web_port
+        self.web_host = web_host
+        self.public_url = public_url
+        self.web_limits = dict(web_limits or {})
+        self.web: WebFace | None = None
+
+    async def watch_url(self, game_id: int, guild_id: int | None) -> str | None:
+        """The link of a game's page, or None when there is none to give (no web face, or watching turned
+        off on the server)."""
+        if self.web is None or self.store is None or await web_links.watching_off(self.store, guild_id):
+            return None
+        return self.web.url_of(game_id, await web_links.secret_of(self.store, game_id, self.clock()))
+
+    def _changed(self) -> None:
+        """A commit wrote duties: deliver them, and let the live pages look."""
+        assert self.deliveries is not None
+        self.deliveries.wake()
+        if self.web is not None:
+            self.web.poke()
 
     async def setup_hook(self) -> None:
         spec = self._store_spec
@@ -167,9 +193,8 @@ class AlexandrosBot(commands.AutoShardedBot):
             rate=self.send_rate,
             keep_done_days=self.keep_sent_days,
         )
-        self.pipeline = Pipeline(
-            Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
-        )
+        tables = Tables(store, self.cache_size)
+        self.pipeline = Pipeline(tables, self.clock, self.reminder_hours, self._changed)
         self.deliveries.timers = Timers(self, self.pipeline, self.thinkers)
         # Turn pings and reminders by DM (bot.notices) and the pinned status message (bot.dashboard).
         self.notices = Notices(self, store, self.clock, self.pipeline.prefs)
@@ -192,6 +217,17 @@ class AlexandrosBot(commands.AutoShardedBot):
             self.backups.start()
         if self.reminders:
             self._reminder_task = asyncio.create_task(self._deliver_forever(), name="bot-deliveries")
+        pictures = self.pictures
+        metrics.QUEUE.labels("render").set_function(lambda: pictures.waiting)
+        deliveries = self.deliveries
+        metrics.DUTIES_PENDING.set_function(lambda: deliveries.in_flight)
+        if self.web_port is not None:
+            self.web = WebFace(
+                store, host=self.web_host, port=self.web_port, public_url=self.public_url, clock=self.clock,
+                **self.web_limits,
+            )  # fmt: skip
+            await self.web.start()
+            await store.listen_for_changes(self.web.poke)  # other processes' commits (PostgreSQL)
         # Parse the map and draw one board now, in a thread: the first game would otherwise pay for the
         # map's distance tables and the renderer's cached map layer while players wait.
         self._warm = asyncio.create_task(self._warm_then_freeze(), name="bot-warm-up")
@@ -279,6 +315,9 @@ class AlexandrosBot(commands.AutoShardedBot):
                     left,
                     self.drain_timeout,
                 )
+        if self.web is not None:
+            await self.web.close()
+            self.web = None
         if self.deliveries is not None:
             await self.deliveries.close()
         if self._reminder_task is not None:

@@ -500,6 +500,17 @@ class AdminCog(commands.Cog):
             return
         await self.h.privacy.purge(interaction, days)
 
+    @admin.command(name="web", description="Watching this server's games on the web: on, off, a new link")
+    @app_commands.describe(
+        watching="Let anyone with a game's link watch it on the web (on) or nobody (off)",
+        new_link="Give this channel's game a new watch link (the old one stops working)",
+    )
+    async def web(
+        self, interaction: discord.Interaction, watching: bool | None = None, new_link: bool = False
+    ) -> None:
+        assert self.h is not None
+        await self.h.watching.admin(interaction, watching, new_link)
+
     @admin.command(
         name="sync", description="Sync the slash commands (this server, or everywhere: owner only)"
     )

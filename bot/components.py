@@ -75,6 +75,29 @@ def turn_view(
     return v
 
 
+async def watch_url(client: Any, game_id: int | None, guild_id: int | None) -> str | None:
+    """The link of a game's web page, when the bot has a web face and the server lets it be watched
+    (bot.client.AlexandrosBot.watch_url)."""
+    find = getattr(client, "watch_url", None)
+    if find is None or game_id is None:
+        return None
+    url: str | None = await find(game_id, guild_id)
+    return url
+
+
+def with_watch(
+    view: discord.ui.View | None, url: str | None, locale: str | None = None
+) -> discord.ui.View | None:
+    """``view`` with a Watch link button to the game's web page (bot.web) when there is one; a view of that
+    button alone when ``view`` is None."""
+    if url is None:
+        return view
+    with i18n.speaking(locale or i18n.current()):
+        v = view or discord.ui.View(timeout=None)
+        v.add_item(discord.ui.Button(style=discord.ButtonStyle.link, label=_("Watch"), url=url, emoji="👁"))
+    return v
+
+
 def view_of_buttons(facts: Mapping[str, Any], locale: str | None = None) -> discord.ui.View:
     """``turn_view`` from a turn post's button facts (bot.duties.buttons)."""
     return turn_view(

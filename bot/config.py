@@ -125,6 +125,20 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "this process's shards, like 0-3 or 4,5 (with ALEXANDROS_SHARD_COUNT)",
     ),
     (
+        "ALEXANDROS_WEB_PORT",
+        "web_port",
+        "the port of the web face (a page per game, /healthz, /metrics); unset: no web server. Needs "
+        "ALEXANDROS_PUBLIC_URL",
+    ),
+    ("ALEXANDROS_PUBLIC_URL", "public_url", "the https:// address players reach that port at (Watch links)"),
+    ("ALEXANDROS_WEB_HOST", "web_host", "the address the web server listens on"),
+    (
+        "ALEXANDROS_WEB_PER_ADDRESS",
+        "web_per_address",
+        "connections one address may hold at once (behind a proxy every page comes from the proxy's address: "
+        "raise it, and let the proxy limit)",
+    ),
+    (
         "ALEXANDROS_SEND_RATE",
         "send_rate",
         "messages a second this process sends at most (Discord allows a bot 50 in all: in a cluster, divide "
@@ -162,6 +176,10 @@ class Config:
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
     send_rate: float = 45.0
+    web_port: int | None = None
+    public_url: str = ""
+    web_host: str = "0.0.0.0"
+    web_per_address: int = 32
 
     def __repr__(self) -> str:
         # Written by hand, not by the dataclass, so that the token can never be printed: a repr
@@ -176,7 +194,9 @@ class Config:
             f"render_workers={self.render_workers!r}, computer_workers={self.computer_workers!r}, "
             f"cache_games={self.cache_games!r}, "
             f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
-            f"shard_ids={self.shard_ids!r}, send_rate={self.send_rate!r})"
+            f"shard_ids={self.shard_ids!r}, send_rate={self.send_rate!r}, web_port={self.web_port!r}, "
+            f"public_url={self.public_url!r}, web_host={self.web_host!r}, "
+            f"web_per_address={self.web_per_address!r})"
         )
 
     __str__ = __repr__
@@ -294,6 +314,7 @@ def load_config(
         test_guild = int(guild_text)
 
     shards = _shards(get("ALEXANDROS_SHARD_COUNT"), get("ALEXANDROS_SHARD_IDS"))
+    web_port, public_url = _web(get("ALEXANDROS_WEB_PORT"), get("ALEXANDROS_PUBLIC_URL"))
     return Config(
         token=token,
         data_dir=data_dir,
@@ -332,7 +353,26 @@ def load_config(
         send_rate=float(_whole(get("ALEXANDROS_SEND_RATE"), "ALEXANDROS_SEND_RATE", 45, 1, 1000)),
         shard_count=shards[0] if shards else None,
         shard_ids=shards[1] if shards else None,
+        web_port=web_port,
+        public_url=public_url,
+        web_host=get("ALEXANDROS_WEB_HOST") or "0.0.0.0",
+        web_per_address=_whole(
+            get("ALEXANDROS_WEB_PER_ADDRESS"), "ALEXANDROS_WEB_PER_ADDRESS", 32, 1, 1_000_000
+        ),
     )
+
+
+def _web(port_text: str | None, url_text: str | None) -> tuple[int | None, str]:
+    """The web face: off until a host sets both its port and the address players reach it at."""
+    if port_text is None and url_text is None:
+        return None, ""
+    if port_text is None or url_text is None:
+        raise ConfigError(
+            "ALEXANDROS_WEB_PORT and ALEXANDROS_PUBLIC_URL go together: for example WEB_PORT=8080 and "
+            "PUBLIC_URL=https://alexandros.example.org (the address players open, which reaches that port)."
+        )
+    port = _whole(port_text, "ALEXANDROS_WEB_PORT", 8080, 1, 65535)
+    return port, _url(url_text, "ALEXANDROS_PUBLIC_URL").rstrip("/")
 
 
 def _database_url(value: str | None) -> str:

@@ -48,6 +48,7 @@ from .console_commands import parse_options as parse_options  # the line syntax,
 from .dashboard import STATUS_DELAY
 from .i18n import _, pgettext
 from .runlock import open_checks
+from .web import links as web_links
 
 HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 # The Discord locales of the bot's languages (bot.i18n.LANGUAGES): en-US, en-GB, de.
@@ -143,6 +144,7 @@ class Console:
         locale: str = "en-US",
         computers: Sequence[str] = (),
         verbose: bool = False,
+        web_port: int | None = None,
     ) -> None:
         self.names = list(players)
         self.computers = list(computers)  # the levels of the computer seats, after the players' (issue 27)
@@ -155,7 +157,10 @@ class Console:
         seed_source = (lambda: seed) if seed is not None else None
         game_map = load_map(map_path) if map_path else default_map()
         self.d = OfflineDiscord(
-            lambda: make_bot(db, seed_source=seed_source, map_provider=lambda: game_map),
+            lambda: make_bot(
+                db, seed_source=seed_source, map_provider=lambda: game_map, web_port=web_port,
+                public_url=f"http://127.0.0.1:{web_port}" if web_port is not None else "",
+            ),
             strict=False,
             loggers=("bot",),
             watched_tasks=("alx-",),
@@ -195,6 +200,7 @@ class Console:
                 for req in self.d.requests_since(mark):
                     if req.message_id is not None and req.kind == "channel_message":
                         self.show_message(self.d.message(req.message_id))
+                await self.show_web()
                 return
         await self._open_table()
 
@@ -235,6 +241,15 @@ class Console:
         start = join.replace(":join:", ":start:")
         self.show_result(await self.d.click(creator, lobby.id, start), creator, skip={lobby.id})
         await self.show_pinned()
+        await self.show_web()
+
+    async def show_web(self) -> None:
+        """With --web: the address of the game's page (the web face serves it on this machine only)."""
+        bot: Any = self.d.bot
+        record = await bot.store.game_by_channel(self.d.channel_id)
+        if bot.web is not None and record is not None:
+            secret = await web_links.secret_of(bot.store, record.id, self.now())
+            self.print(f"Watch the game in a browser: {bot.web.url_of(record.id, secret)}")
 
     async def close(self) -> None:
         await self.d.close()
@@ -545,7 +560,7 @@ async def _session(
     try:
         console = Console(
             seats[0], args.db, Path(args.out), args.seed, out, getattr(args, "map", None), args.locale,
-            computers=seats[1], verbose=getattr(args, "verbose", False),
+            computers=seats[1], verbose=getattr(args, "verbose", False), web_port=getattr(args, "web", None),
         )  # fmt: skip
     except (OSError, MapError) as err:
         print(f"Cannot use that map: {err}", file=sys.stderr)
@@ -635,6 +650,10 @@ def parser() -> argparse.ArgumentParser:
         help=f"the players' and the server's language: {', '.join(SUPPORTED_LOCALES)}",
     )
     parser.add_argument("--verbose", action="store_true", help="show message ids and the buttons' custom ids")
+    parser.add_argument(
+        "--web", type=int, nargs="?", const=8080, default=None, metavar="PORT",
+        help="serve the game's page on http://127.0.0.1:PORT (default 8080)",
+    )  # fmt: skip
     return parser
 
 

@@ -32,6 +32,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 from . import duties as dt
 from . import i18n, limits, texts
 from .answers import say
+from .components import watch_url, with_watch
 from .context import Context
 from .pipeline import META_TURN_POST
 from .tables import Refused, Table, Tables, names_of
@@ -167,8 +168,10 @@ class Dashboard:
     ) -> str:
         """A new status message (pinned if it can be), in place of ``old`` (unpinned) if there was one."""
         assert duty.game_id is not None
+        watch = with_watch(None, await watch_url(self.client, duty.game_id, duty.guild_id))
+        extra: dict[str, Any] = {"view": watch} if watch is not None else {}
         msg = await channel.send(
-            text, allowed_mentions=discord.AllowedMentions.none(), nonce=f"alx-{duty.id}"
+            text, allowed_mentions=discord.AllowedMentions.none(), nonce=f"alx-{duty.id}", **extra
         )
         unpin = int(old["message"]) if old is not None and old.get("pinned") else None
         changes: dict[str, Any] = {META_STATUS: {"message": msg.id, "pinned": False}}

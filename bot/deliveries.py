@@ -52,8 +52,8 @@ from engine.views import GameView
 from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from . import duties as dt
-from . import i18n, limits, texts
-from .components import lobby_view, view_of_buttons
+from . import i18n, limits, metrics, texts
+from .components import lobby_view, view_of_buttons, watch_url, with_watch
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
 from .tables import MapBook, locale_of
@@ -188,6 +188,11 @@ class Deliveries:
         self.failed = 0
 
     # --- scheduling ------------------------------------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        """Duties claimed by this worker and not yet finished (bot.metrics)."""
+        return len(self._sending)
 
     def wake(self) -> None:
         """A commit wrote duties: deliver them now (in a task of its own, named for the test harness)."""
@@ -402,8 +407,10 @@ class Deliveries:
                     duty.id, duty.kind, duty.game_id, duty.channel_id, duty.attempts, verdict.after, verdict,
                 )  # fmt: skip
                 await self.store.retry_duty(duty.id, self.owner, now + verdict.after, str(verdict))
+                metrics.DUTIES.labels("retried", duty.kind).inc()
                 return
             self.failed += 1
+            metrics.DUTIES.labels("failed", duty.kind).inc()
             # A warning, not an error: Discord said no for good (a deleted channel, a missing permission),
             # or kept failing past every retry; the game goes on, and its timers still fall due.
             log.warning(
@@ -415,6 +422,7 @@ class Deliveries:
                 await self.timers.given_up(duty, now)
             return
         self.delivered += 1
+        metrics.DUTIES.labels("sent", duty.kind).inc()
         await self.store.finish_duty(duty.id, self.owner, self.clock(), outcome)
 
     def _tried_again(self, duty: Duty, retry: Retry, now: float) -> bool:
@@ -467,11 +475,11 @@ class Deliveries:
             return png(data, "end.png", texts.alt_end(language))
         return png(data, "board.png", texts.alt_board(language))
 
-    def _view(self, p: dict[str, Any]) -> discord.ui.View | None:
-        b = p.get("buttons")
+    async def _view(self, duty: Duty) -> discord.ui.View | None:
+        b = duty.payload.get("buttons")
         if not b:
             return None
-        return view_of_buttons(b)
+        return with_watch(view_of_buttons(b), await watch_url(self.client, duty.game_id, duty.guild_id))
 
     async def _post(self, duty: Duty, now: float, nonce: str | None = None) -> str:
         p = duty.payload
@@ -486,7 +494,7 @@ class Deliveries:
         file = await self._picture(duty)
         if file is not None:
             kwargs["file"] = file
-        view = self._view(p)
+        view = await self._view(duty)
         if view is not None:
             kwargs["view"] = view
         ping = [discord.Object(int(u)) for u in p.get("ping", [])]
@@ -530,7 +538,7 @@ class Deliveries:
             await message.edit(
                 content=limits.content(p["text"]) if "text" in p else discord.utils.MISSING,
                 attachments=[file] if file is not None else discord.utils.MISSING,
-                view=self._view(p),
+                view=await self._view(duty),
             )
         except (discord.NotFound, discord.Forbidden) as error:
             if live:

@@ -13,8 +13,15 @@ clear_heartbeat(data_dir) -> None           the bot calls this on a clean shutdo
                                             `restore` does not have to wait for it to go stale
 read_heartbeat(data_dir) -> float | None
 check_health(data_dir, now, max_age=180, db_path=None) -> (ok, sentence)
-main(argv=None) -> int                      `python -m bot.health` (the Dockerfile's HEALTHCHECK):
-                                            prints the sentence, exits 0 when healthy, else 1
+check_web(port, timeout=5) -> (ok, sentence) asks the running bot's own /healthz (bot.web): its event loop
+                                            answers and its store is reachable
+main(argv=None) -> int                      `python -m bot.health` (the Dockerfile's HEALTHCHECK and
+                                            compose's): /healthz when the web face is on
+                                            (ALEXANDROS_WEB_PORT), else the heartbeat; prints the
+                                            sentence, exits 0 when healthy, else 1
+
+With the web face on, the bot answers the check itself (``/healthz``: its event loop answers and its store,
+SQLite or PostgreSQL, is reachable), which a stuck loop cannot fake either.
 
 Nothing here imports discord.py, and the check functions take paths, not a Config, so they stay
 fast (the check runs every minute) and usable from any command.
@@ -120,6 +127,22 @@ def check_health(
     return True, f"Healthy: last heartbeat {max(age, 0.0):.0f} s ago, database readable."
 
 
+def check_web(port: int, timeout: float = 5.0) -> tuple[bool, str]:
+    """(healthy?, sentence) from the bot's ``/healthz`` on this machine (200: healthy; 503 says why)."""
+    import urllib.error
+    import urllib.request
+
+    url = f"http://127.0.0.1:{port}/healthz"
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as answer:  # noqa: S310 - a fixed local address
+            return True, answer.read(500).decode("utf-8", "replace").strip()
+    except urllib.error.HTTPError as error:
+        return False, f"Unhealthy: {error.read(500).decode('utf-8', 'replace').strip()}"
+    except (OSError, ValueError) as error:
+        why = type(error).__name__
+        return False, f"Unhealthy: {url} does not answer ({why}): the bot is stopped or stuck."
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Check the bot configured by the environment (and .env); print one line; 0 = healthy."""
     from .config import ConfigError, load_config  # the config module does not import discord.py
@@ -130,6 +153,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Unhealthy: {exc}")
         return 1
+    if config.web_port is not None:
+        ok, sentence = check_web(config.web_port)
+        print(sentence)
+        return 0 if ok else 1
     # A PostgreSQL store is watched by its own server's health check (compose.yaml): the heartbeat here.
     db = None if config.database_url else config.db_path
     ok, sentence = check_health(config.data_dir, time.time(), db_path=db, check_database=db is not None)

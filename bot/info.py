@@ -65,10 +65,11 @@ class Info:
                 else ctx.pictures.board(public, table.names, language=table.locale)
             )
             b = dt.buttons(table) if live else None
+            watch = await ui.watch_url(ctx.client, table.id, table.record.guild_id)
             await interaction.edit_original_response(
                 content=texts.status_text(table),
                 attachments=[png(picture)],
-                view=ui.view_of_buttons(b, table.locale) if b else None,
+                view=ui.with_watch(ui.view_of_buttons(b, table.locale) if b else None, watch, table.locale),
             )
             if live and (await ctx.store.get_game_meta(table.id)).get(META_TURN_POST) is None:
                 # The turn message was never posted (Discord was down): this one takes its place.

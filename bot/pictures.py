@@ -123,6 +123,7 @@ class Pictures:
         self.recent: collections.deque[tuple[str, int | None]] = collections.deque(maxlen=64)
         self.failures = 0
         self.pool: RenderPool | None = None
+        self.waiting = 0  # pictures asked for and not yet drawn (bot.metrics' render queue)
 
     @property
     def calls(self) -> list[tuple[str, int | None]]:
@@ -150,9 +151,13 @@ class Pictures:
         return hash((tuple(names), map_text))
 
     async def _call(self, key: int | None, fn: Callable[..., bytes], *args: Any, weight: int = 1) -> bytes:
-        if self.pool is not None:
-            return await self.pool.run(key, fn, *args, weight=weight)
-        return await asyncio.to_thread(fn, *args)
+        self.waiting += 1
+        try:
+            if self.pool is not None:
+                return await self.pool.run(key, fn, *args, weight=weight)
+            return await asyncio.to_thread(fn, *args)
+        finally:
+            self.waiting -= 1
 
     async def _run(self, request: RenderRequest) -> bytes:
         import rendering

@@ -39,7 +39,7 @@ from engine.state import GameState
 from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, VersionConflict
 
 from . import duties as dt
-from . import ratings, replays
+from . import metrics, ratings, replays
 from .computers import is_computer
 from .schedule import DeadlinePolicy, ReminderPrefs, next_reminder, parse_policy
 from .seat_rules import hint_counts, hints_allowed, is_paused, turn_due
@@ -297,6 +297,7 @@ class Pipeline:
                 via,
                 format_action(action),
             )
+        metrics.ACTIONS.inc(max(len(actions), 1))
         self.wake()
         return dataclasses.replace(outcome, table=Table(saved, new_state, names_of(saved)))
 

@@ -21,6 +21,7 @@ from .replays import Replays
 from .seats import Seats
 from .turns import TurnActions
 from .tutorial import Tutorial
+from .watching import Watching
 
 
 class Handlers:
@@ -42,6 +43,7 @@ class Handlers:
         self.replays = Replays(ctx.client, ctx.tables, ctx.pictures)
         self.history = History(ctx, self.ratings, self.replays)
         self.privacy = Privacy(ctx)
+        self.watching = Watching(ctx)
         self.seats = Seats(ctx)
         self.practice = Practice(ctx, self.lobby)
         self.hints = Hints(ctx)

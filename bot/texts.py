@@ -1526,3 +1526,30 @@ def _hint_move(a: Advice) -> str:
 def hints_used_line(counts: Sequence[tuple[str, int]]) -> str:
     """The end post's line of hints used (issue 29): "Hints used: alice 3, bob 0"."""
     return _("Hints used: {players}.").format(players=", ".join(f"{name} {n}" for name, n in counts))
+
+
+# --- watching on the web (bot.watching, /alexandros-admin web) ---------------------------------------------
+
+
+def web_state(on: bool) -> str:
+    if on:
+        return _("Watching games on the web is on for this server.")
+    return _("Watching games on the web is off for this server: every watch link leads nowhere now.")
+
+
+def web_new_link(url: str) -> str:
+    return _("The game's watch link was changed: the old one leads nowhere now. The new one: {url}").format(
+        url=url
+    )
+
+
+def web_none() -> str:
+    return _("This bot has no web face: its host has not set ALEXANDROS_WEB_PORT.")
+
+
+def web_manage_server() -> str:
+    return _("Only a member with Manage Server can change watching on the web.")
+
+
+def web_no_game() -> str:
+    return _("This channel has no game whose link could be changed.")

@@ -27,7 +27,7 @@ from engine.game import apply
 from engine.state import GameState
 from storage import Duty, NewDuty, VersionConflict
 
-from . import computers, i18n, notices, texts
+from . import computers, i18n, metrics, notices, texts
 from . import duties as dt
 from .pipeline import META_ABSENT, Pipeline, policy_of, user_ids
 from .schedule import DeadlinePolicy, next_reminder, quiet_until
@@ -222,7 +222,11 @@ class Timers:
             if computers.is_computer(uid):  # a computer seat: its turn is due as soon as it starts
                 assert uid is not None
                 level = computers.seat_level(table.record.options, uid)
-                played = await self.thinkers.turn(state, level, rng)
+                metrics.QUEUE.labels("computer").inc()
+                try:
+                    played = await self.thinkers.turn(state, level, rng)
+                finally:
+                    metrics.QUEUE.labels("computer").dec()
                 if played is None:
                     return await self._skip(
                         table, state, None, texts.skipped_text(uid, hours, table.locale), now

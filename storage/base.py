@@ -430,6 +430,13 @@ class GameStore(Protocol):
         PostgreSQL does (LISTEN/NOTIFY); a SQLite file has one bot process, whose own commits wake it."""
         ...
 
+    async def listen_for_changes(self, wake: Callable[[], None]) -> bool:
+        """Have ``wake()`` called whenever any process (this one too) commits a duty, whatever its guild
+        (every change to a game writes one): the web face's live pages look then. Returns whether this
+        backend hears other processes (PostgreSQL does; a SQLite file has one bot process, which pokes its
+        own pages)."""
+        ...
+
     async def purge_done_duties(self, done_before: float) -> int: ...
 
     def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:

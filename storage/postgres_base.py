@@ -124,6 +124,7 @@ class PostgresBase:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._holding: set[Any] = set()  # connections holding an exclusive() lock
         self._listener: asyncio.Task[None] | None = None  # listen_for_duties (postgres_outbox)
+        self._change_listener: asyncio.Task[None] | None = None  # listen_for_changes (postgres_outbox)
         self._closed = False
 
     # ------------------------------------------------------------------ plumbing

@@ -63,10 +63,23 @@ class PostgresOutbox(PostgresBase):
         )
         return True
 
-    async def _listen(self, shards: ShardSlice | None, wake: Callable[[], None]) -> None:
+    async def listen_for_changes(self, wake: Callable[[], None]) -> bool:
+        """Call ``wake()`` whenever any process commits a duty (every change to a game writes one), and each
+        time listening (re)starts: the web face's live pages (bot.web.live). On a connection of its own, as
+        ``listen_for_duties``; a second call replaces the first. True: this backend hears other processes."""
+        if self._closed:
+            raise StoreError("store is closed")
+        if self._change_listener is not None:
+            self._change_listener.cancel()
+        self._change_listener = asyncio.get_running_loop().create_task(
+            self._listen(None, wake, own=True), name="store-listen-changes"
+        )
+        return True
+
+    async def _listen(self, shards: ShardSlice | None, wake: Callable[[], None], own: bool = False) -> None:
         def heard(_conn: object, _pid: int, _channel: str, payload: object) -> None:
             guild, _, writer = str(payload).partition(" ")
-            if writer == self.writer and self.writer:
+            if writer == self.writer and self.writer and not own:
                 return  # this process wakes its own worker when it commits
             try:
                 guild_id = int(guild) if guild else None
@@ -104,10 +117,11 @@ class PostgresOutbox(PostgresBase):
         try:
             await super().close()
         finally:
-            listener, self._listener = self._listener, None
-            if listener is not None:
-                listener.cancel()
-                await asyncio.gather(listener, return_exceptions=True)
+            for listener in (self._listener, self._change_listener):
+                if listener is not None:
+                    listener.cancel()
+                    await asyncio.gather(listener, return_exceptions=True)
+            self._listener = self._change_listener = None
 
     async def add_duties(
         self,

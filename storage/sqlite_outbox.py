@@ -241,6 +241,11 @@ class SqliteOutbox(SqliteBase):
         del shards, wake
         return False
 
+    async def listen_for_changes(self, wake: Callable[[], None]) -> bool:
+        """Nothing to hear: one bot process writes a SQLite file, and its own commits poke its web face."""
+        del wake
+        return False
+
     @contextlib.asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
         """An exclusive lock on the file ``<database>.<name>.lock``, taken without waiting: the processes
