@@ -114,7 +114,7 @@ class AlexandrosBot(commands.AutoShardedBot):
                 guild=True, dm_channel=False, private_channel=False
             ),
             allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
-            # A slice of the shards, for a cluster of processes (README "Scaling out"); without one,
+            # A slice of the shards, for a cluster of processes (docs/SCALING.md); without one,
             # discord.py asks Discord how many shards the bot needs and runs them all here.
             shard_count=shard_count,
             **kwargs,

@@ -203,7 +203,7 @@ class Config:
 
     @property
     def backups_enabled(self) -> bool:
-        # PostgreSQL is backed up with pg_dump (README "Scaling out"), not by the bot.
+        # PostgreSQL is backed up with pg_dump (docs/SCALING.md), not by the bot.
         return self.backup_interval_hours > 0 and not self.database_url
 
     @property

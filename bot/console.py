@@ -166,7 +166,7 @@ class Console:
             watched_tasks=("alx-",),
         )
         self.users: dict[str, FakeUser] = {}
-        self.locale = locale  # the players' clients and the server speak it (the bot's languages: README)
+        self.locale = locale  # the players' clients and the server speak it (docs/PLAYING.md)
         self.now: Callable[[], float] = time.time  # the bot's clock (bot.client's default)
         self.numbered: list[tuple[StoredMessage, dict[str, Any]]] = []
         self.book = CommandBook([], locale)  # the bot's commands, once it runs

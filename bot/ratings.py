@@ -13,7 +13,8 @@ Who is rated, and how:
 - A practice game, or a game played with the ``hints`` option, is not rated (issue 29).
 - A player forgotten since (forget-me puts a pseudonym in their seat) is kept in a recomputation as an
   anonymous player at the starting rating, so the others' results stay as they were; no rating is kept
-  for them. A recomputation knows only the games still stored: purged games no longer count (README).
+  for them. A recomputation knows only the games still stored: purged games no longer count
+  (docs/PLAYING.md, "Ratings").
 
 Exactly once: the commit that ends a game also writes a ``rate`` duty (the outbox, bot.duties). The
 delivery worker hands it to ``Ratings.handle``, which calls the store's ``rate_game``: it reads the players'

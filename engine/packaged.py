@@ -1,7 +1,7 @@
 """The maps shipped inside the package, each with a one-line description, for a choice at game creation.
 
 Load one with ``engine.maps.packaged_map(name)``. Every map here is generated and documented by
-tools/design_map.py, and its figures come from ``python -m engine simulate`` (README, "Default map").
+tools/design_map.py, and its figures come from ``python -m engine simulate`` (docs/PLAYING.md, "Default map").
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ class PostgresPrivacy(PostgresBase):
     ) -> ForgetReport:
         """See storage.sqlite_privacy.SqlitePrivacy.forget_user. The old rows are updated or deleted in
         one transaction; PostgreSQL keeps their old versions as dead tuples until VACUUM reuses the space,
-        and in its WAL until the segments are recycled (README, "What the bot stores")."""
+        and in its WAL until the segments are recycled (docs/PLAYING.md, "What the bot stores")."""
         if pseudonym >= 0:
             raise ValueError("a pseudonym is negative, so that it is never a Discord id")
         del now

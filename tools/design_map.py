@@ -15,7 +15,7 @@ Design
   walls run out. On a first empire of 236 spaces in 12 rows, four greedy players walled 55-58% of the
   western spaces but 15-17% of the eastern ones, reached the Indus in about a third of the games, and
   left a never-occupied province of 59% of the land. In a band only a few spaces high the walk can
-  only go on eastwards once the west is walled up, so the march reaches the Indus (README, "Default
+  only go on eastwards once the west is walled up, so the march reaches the Indus (docs/PLAYING.md, "Default
   map", has the figures of ``python -m engine simulate``, which reports this coverage).
 * Symbol spaces are chosen with a fixed seed. The symbol density varies by terrain: the river valleys
   (Nile, Mesopotamia, Indus) are fertile, with few symbol spaces and so many open (taxable) spaces, and

@@ -297,7 +297,7 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
 
 
 async def test_p2_a_table_of_absent_people_and_a_computer_waits_for_each_deadline(tmp_path):
-    """README: when every player still in the game is absent, turns wait for the normal deadline, so an
+    """PLAYING.md: when every player still in the game is absent, turns wait for the normal deadline, so an
     abandoned table does not play itself to the end. A computer seat is no player watching: alone with an
     absent person, it used to play the whole game out within minutes of the first missed deadline."""
     clock = Clock()

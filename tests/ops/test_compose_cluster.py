@@ -1,4 +1,4 @@
-"""compose.cluster.yaml, the two-process cluster example (README "Scaling out"): every bot service reads
+"""compose.cluster.yaml, the two-process cluster example (docs/SCALING.md): every bot service reads
 as a valid configuration (bot.config), they share one shard count and one database, their shard ids
 cover every shard exactly once, and only the one-shot ``sync`` service syncs commands."""
 
