@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from bot.pictures import words_for
 from engine import GameState, apply, new_game, rules, view
 from engine.ai import greedy_player
 from engine.maps import Map, SideKind, packaged_map
@@ -48,6 +49,7 @@ from rendering.labels import (
 )
 from rendering.layout import SQRT3_2, Layout, layout
 from rendering.theme import DEFAULT_THEME
+from rendering.words import ENGLISH, Words
 
 WIDTH = 1000
 POSITIONS = 200
@@ -228,12 +230,12 @@ def record(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], bytes]], D
     return run
 
 
-def pictures(s: GameState) -> dict[str, Callable[[], bytes]]:
+def pictures(s: GameState, words: Words = ENGLISH) -> dict[str, Callable[[], bytes]]:
     """The pictures of one position: its board (or end), and its previews when a move is due."""
     v = view(s)
     if s.over:
-        return {"end": lambda: render_end(v, None, WIDTH)}
-    out: dict[str, Callable[[], bytes]] = {"board": lambda: render_board(v, None, WIDTH)}
+        return {"end": lambda: render_end(v, None, WIDTH, words=words)}
+    out: dict[str, Callable[[], bytes]] = {"board": lambda: render_board(v, None, WIDTH, words=words)}
     if s.phase is not Phase.MOVE or not rules.can_move(s):
         return out
     mine = view(s, s.current)
@@ -243,10 +245,12 @@ def pictures(s: GameState) -> dict[str, Callable[[], bytes]]:
     paths = rules.path_options(s, corner.point)
     prov = max(s.provinces, key=lambda p: (len(rules.province_symbol_spaces(s, p)), p.id))
     plan = rules.plan_occupation(s, s.current, prov)
-    out["move"] = lambda: render_move_preview(mine, targets, symbol, None, WIDTH)
-    out["paths"] = lambda: render_path_preview(mine, corner, paths, None, WIDTH)
-    out["confirm"] = lambda: render_path_preview(mine, corner, paths[:1], None, WIDTH, confirm=True)
-    out["province"] = lambda: render_province_preview(mine, prov.id, plan, None, WIDTH)
+    out["move"] = lambda: render_move_preview(mine, targets, symbol, None, WIDTH, words=words)
+    out["paths"] = lambda: render_path_preview(mine, corner, paths, None, WIDTH, words=words)
+    out["confirm"] = lambda: render_path_preview(
+        mine, corner, paths[:1], None, WIDTH, confirm=True, words=words
+    )
+    out["province"] = lambda: render_province_preview(mine, prov.id, plan, None, WIDTH, words=words)
     return out
 
 
@@ -299,19 +303,20 @@ def test_region_names_and_badges_cover_nothing_and_names_stay_put(
     found: list[str] = []
     moved: list[str] = []
     names = 0
-    for s in positions():
-        seen: dict[str, list[tuple[str, Box]]] = {}
-        for kind, draw in pictures(s).items():
-            drawn = record(draw)
-            found += faults(view(s), kind, drawn)
-            seen[kind] = sorted((r.text, r.box) for r in drawn.regions)
-            names += len(drawn.regions)
-        first = next(iter(seen.values()))
-        moved += [f"turn {s.turn}: {kind}" for kind, regions in seen.items() if regions != first]
+    german = words_for("de")
+    # Every position in English, every fourth in German too: German names are longer.
+    for i, s in enumerate(positions()):
+        for words in (ENGLISH, german) if i % 4 == 0 else (ENGLISH,):
+            seen: dict[str, list[tuple[str, Box]]] = {}
+            for kind, draw in pictures(s, words).items():
+                drawn = record(draw)
+                found += faults(view(s), kind, drawn)
+                seen[kind] = sorted((r.text, r.box) for r in drawn.regions)
+                names += len(drawn.regions)
+            first = next(iter(seen.values()))
+            moved += [f"turn {s.turn}: {kind}" for kind, regions in seen.items() if regions != first]
     kinds = Counter(f.split(":")[0] for f in found)
-    print(
-        f"overlaps: {len(found)} {dict(kinds)}; pictures whose names moved: {len(moved)}; names: {names}"
-    )
+    print(f"overlaps: {len(found)} {dict(kinds)}; pictures whose names moved: {len(moved)}; names: {names}")
     assert names > 1000  # with no name drawn, nothing would be checked
     assert not found, f"{len(found)} overlaps, such as {found[:8]}"
     assert not moved, f"{len(moved)} pictures move region names, such as {moved[:8]}"
