@@ -40,7 +40,7 @@ from engine import view  # noqa: E402
 from engine.state import Phase  # noqa: E402
 from engine.views import GameView  # noqa: E402
 from rendering import RenderRequest, render_board, render_request, warm_worker  # noqa: E402
-from rendering.labels import PLACED  # noqa: E402
+from rendering.labels import NAMES, PLACED  # noqa: E402
 from rendering.layout import BOARD_WIDTH  # noqa: E402
 from rendering.pictures import BOARDS, board_picture, encode, encode_pillow, encode_rgb  # noqa: E402
 from rendering.png import BANDS  # noqa: E402
@@ -50,6 +50,7 @@ from rendering.samples import play, sample_map  # noqa: E402
 def forget() -> None:
     """Empty the renderer's caches of recent pictures: what a worker that never drew this board does."""
     PLACED.clear()
+    NAMES.clear()
     BANDS.clear()
     BOARDS.clear()
 
@@ -89,6 +90,7 @@ def main() -> int:
 
     def drawn() -> Image.Image:  # as before rendering.labels kept recent boards' labels: placed afresh
         PLACED.clear()
+        NAMES.clear()
         return board_picture(v, names, w)
 
     draw_ms, _ = cpu_ms(lambda: (drawn(), b"")[1], args.runs)
@@ -129,6 +131,7 @@ def main() -> int:
 
     def before(t: GameView) -> bytes:
         PLACED.clear()
+        NAMES.clear()
         return encode_pillow(board_picture(t, names, w))
 
     # The mean, not the median: a board kept costs a fraction of one drawn, and the CPU a game takes is

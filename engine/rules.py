@@ -7,7 +7,7 @@ The bot's autocomplete, the renderer's previews and the computer players all ask
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Hashable, Iterator, Mapping
+from collections.abc import Callable, Container, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from typing import TypeVar, cast
@@ -39,10 +39,15 @@ def empty_spaces(state: GameState) -> frozenset[Space]:
 
 
 def _empty_spaces(state: GameState) -> frozenset[Space]:
-    m = state.map
-    near_alexander = set(m.point_spaces.get(state.alexander, ()))
-    guarded = state.guard_owner
-    walls = state.walls
+    return empty_symbol_spaces(state.map, state.walls, state.guard_owner, state.alexander)
+
+
+def empty_symbol_spaces(
+    m: Map, walls: Container[Side], guarded: Container[Space], alexander: Point
+) -> frozenset[Space]:
+    """R3.3 from the public facts alone (a picture has a view, not a state): the symbol spaces with no
+    wall on a side, no guard, and Alexander on none of their corners."""
+    near_alexander = set(m.point_spaces.get(alexander, ()))
     return frozenset(
         s
         for s in m.symbol_spaces

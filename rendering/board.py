@@ -20,9 +20,19 @@ from engine.maps import SEA, Map, SideKind
 from engine.views import GameView
 from rendering.fonts import font
 from rendering.icons import alexander_icon, guard_icon, mark_points, symbol_icon
-from rendering.labels import BADGE, REGION, Box, Label, alexander_size, board_labels, guard_size
+from rendering.labels import (
+    BADGE,
+    REGION,
+    Box,
+    Label,
+    alexander_size,
+    board_labels,
+    guard_size,
+    wall_width,
+)
 from rendering.layout import XY, Layout, layout
 from rendering.theme import PLAYER_MARKS, RGB, Theme, mix
+from rendering.words import ENGLISH, Words
 
 # --- The static map layer -------------------------------------------------------------------------
 
@@ -70,22 +80,26 @@ def map_layer(m: Map, width: int, theme: Theme, tint: int | None = None) -> Imag
 
 @lru_cache(maxsize=64)
 def region_sprite(text: str, size: int, theme: Theme) -> Image.Image:
-    """A region's name on a transparent canvas with a pale halo, drawn once and pasted on every board
-    (a halo is a stroke, too slow to draw on every picture)."""
+    """A region's name (one line or two) on a transparent canvas with a pale halo, drawn once and pasted on
+    every board (a halo is a stroke, too slow to draw on every picture)."""
     f = font(size, condensed=True)
     stroke = max(2, size // 10)
-    w = round(f.getlength(text)) + 2 * stroke + 2
-    h = round(size * 1.3) + 2 * stroke
+    lines = text.split("\n")
+    line = size * 1.05
+    w = round(max(f.getlength(x) for x in lines)) + 2 * stroke + 2
+    h = round(size * 0.25 + line * len(lines)) + 2 * stroke
     im = Image.new("RGBA", (w, h), (0, 0, 0, 0))
-    ImageDraw.Draw(im).text(
-        (w / 2, h / 2),
-        text,
-        font=f,
-        fill=theme.palette.region,
-        anchor="mm",
-        stroke_width=stroke,
-        stroke_fill=mix(theme.palette.land, theme.palette.white, 0.55),
-    )
+    d = ImageDraw.Draw(im)
+    for i, x in enumerate(lines):
+        d.text(
+            (w / 2, h / 2 + (i - (len(lines) - 1) / 2) * line),
+            x,
+            font=f,
+            fill=theme.palette.region,
+            anchor="mm",
+            stroke_width=stroke,
+            stroke_fill=mix(theme.palette.land, theme.palette.white, 0.55),
+        )
     return im
 
 
@@ -190,10 +204,6 @@ def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> N
 
 def _path_sides(path: Sequence[Point]) -> list[tuple[Point, Point]]:
     return list(zip(path, path[1:], strict=False))
-
-
-def wall_width(lay: Layout, theme: Theme) -> int:
-    return max(lay.size(theme.sizes.wall_min), lay.of_side(theme.sizes.wall_s))
 
 
 def draw_walls(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
@@ -316,6 +326,11 @@ def draw_badge(d: ImageDraw.ImageDraw, lab: Label, v: GameView, theme: Theme) ->
     radius = (y1 - y0) * 0.3
     outline = max(1, lab.size // 14)
     cy = (y0 + y1) / 2
+    if lab.faint:
+        # A province worth nothing (R4.5): its id alone, pale, so that it reads as quiet.
+        d.rounded_rectangle(lab.box, radius=radius, fill=pal.panel, outline=pal.muted, width=outline)
+        d.text(((x0 + x1) / 2, cy), lab.text, font=f, fill=pal.muted, anchor="mm")
+        return
     if not lab.value:
         d.rounded_rectangle(lab.box, radius=radius, fill=pal.ink)
         d.text(((x0 + x1) / 2, cy), lab.text, font=f, fill=pal.white, anchor="mm")
@@ -330,8 +345,7 @@ def draw_badge(d: ImageDraw.ImageDraw, lab: Label, v: GameView, theme: Theme) ->
 
 
 def draw_regions(im: Image.Image, labels: Sequence[Label], theme: Theme) -> None:
-    """The region names, beneath the walls: a name sits on the lattice's lines, where walls go, and its
-    pale halo painted over the walls under it (up to 93 % of a wall, the last move's too)."""
+    """The region names, beneath the walls (``rendering.labels`` keeps them clear of walls anyway)."""
     for lab in labels:
         if lab.kind == REGION:
             sprite = region_sprite(lab.text, lab.size, theme)
@@ -354,12 +368,14 @@ def board_image(
     last_move: bool = True,
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
     avoid: Sequence[Box] = (),
+    words: Words = ENGLISH,
 ) -> tuple[Image.Image, Layout]:
     """The board of a view with every piece, on an image whose panel area is still empty.
 
     Previews leave out the last move (their own marks must stand out), draw their outlines through
     ``under_walls``, beneath the walls, so that walls stay on top of every highlight, and pass the boxes
-    of their markers as ``avoid``, so that no label goes under a marker."""
+    of their markers as ``avoid``, so that no badge goes under a marker. Region names are in ``words``'
+    language and are placed from the position alone (``rendering.labels.region_labels``)."""
     lay = layout(v.map, width, theme)
     im = map_layer(v.map, width, theme).copy()
     tint_provinces(im, v, lay, theme)
@@ -368,7 +384,7 @@ def board_image(
         draw_last_move(d, v, lay, theme)
     if under_walls is not None:
         under_walls(d, lay)
-    labels = board_labels(v, lay, theme, avoid)
+    labels = board_labels(v, lay, theme, avoid, words)
     draw_regions(im, labels, theme)
     draw_walls(d, v, lay, theme)
     if last_move:

@@ -1,10 +1,14 @@
-"""Where the board's labels go, so that none covers another: guards, Alexander, province badges, region names.
+"""Where the board's labels go, so that none covers another: region names, guards, Alexander, province badges.
 
-Guards and Alexander stand where the rules put them (R6.1, R3.4). Every province then gets one badge, its id
-and (when it is occupied or can be occupied, R4.4–R4.5) its value, on the free spot that best fits:
-inside the province if any spot there is clear, else on a nearby space with a leader line to the province.
-Region names come last and are left out where no spot near their anchor is clear. Nothing placed here
-overlaps anything else placed here; covering symbol icons and walls is allowed but avoided.
+Region names come first, and are placed from the position's public facts alone, so that every picture of one
+position (the board and its previews) shows them in the same place: each name sits on free land of its
+region, clear of everything any picture of that position may draw there (symbols and the guards a preview
+plans on them, walls, coasts, Alexander, the previews' target outlines, letters and paths); split over two
+lines, or left out, where it fits nowhere. Guards and Alexander stand where the rules put them (R6.1, R3.4).
+Every province then gets one badge, its id and (when it is occupied or can be occupied, R4.4–R4.5) its value,
+on the free spot that best fits: inside the province if any spot there is clear, else on a nearby space with
+a leader line to the province. A badge never lies on a wall or outside the map's frame; a province worth
+nothing gets a faint badge with its id alone. Nothing placed here overlaps anything else placed here.
 
 ``board_labels`` returns the boxes, so tests can check them without reading pixels; the board draws from
 the same list. Every text is at least the phone-readable size (``Layout.text``).
@@ -18,13 +22,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.geometry import Space
-from engine.maps import Map
+from engine.geometry import Point, Side, Space, corners, side
+from engine.maps import Map, SideKind
+from engine.rules import empty_symbol_spaces
 from engine.views import GameView, ProvinceView
 from rendering.fonts import font
 from rendering.layout import BOARD_WIDTH, SQRT3_2, XY, Layout, layout
 from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, Theme
+from rendering.words import ENGLISH, Words
 
 Box = tuple[float, float, float, float]
 BADGE = "badge"
@@ -32,10 +38,7 @@ REGION = "region"
 GUARD = "guard"
 ALEXANDER = "alexander"
 MARKER = "marker"
-# What a badge over a wall costs its spot, per third of a wall it covers: walls are the game (R3.5, R4),
-# so a badge moves off them, beside its province with a leader line if it must. Measured over a 4-player
-# game (every 8th board): walls more than 30 % hidden by badges and leaders 238 of 569 before, 162 now.
-WALL_COST = 12
+Segment = tuple[XY, XY, float]  # a drawn line: its ends and half its width
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,8 @@ class Label:
     """One thing on the board that must stay clear of the others.
 
     ``size`` is the font's pixel size (0 for a piece without text); ``anchor`` is the space centre a badge
-    placed outside its province points at (None when the badge sits inside it)."""
+    placed outside its province points at (None when the badge sits inside it); ``faint`` marks the badge of
+    a province worth nothing. A region name's ``text`` may hold two lines."""
 
     kind: str
     box: Box
@@ -53,6 +57,7 @@ class Label:
     seat: int | None = None
     value: str = ""
     anchor: XY | None = None
+    faint: bool = False
 
 
 def overlap(a: Box, b: Box) -> bool:
@@ -93,6 +98,54 @@ class _Index:
 
     def count(self, b: Box) -> int:
         return len(set(self._overlapping(b)))
+
+
+def seg_box_distance(a: XY, b: XY, box: Box) -> float:
+    """The distance between the segment ``ab`` and the box (0 when they meet)."""
+    x0, y0, x1, y1 = box
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t0, t1 = 0.0, 1.0
+    meets = True
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            meets = meets and q >= 0
+        elif p < 0:
+            t0 = max(t0, q / p)
+        else:
+            t1 = min(t1, q / p)
+    if meets and t0 <= t1:
+        return 0.0
+    length2 = dx * dx + dy * dy
+
+    def to_segment(px: float, py: float) -> float:
+        t = 0.0 if length2 == 0 else max(0.0, min(1.0, ((px - a[0]) * dx + (py - a[1]) * dy) / length2))
+        return math.hypot(px - a[0] - t * dx, py - a[1] - t * dy)
+
+    def to_box(px: float, py: float) -> float:
+        return math.hypot(max(x0 - px, 0.0, px - x1), max(y0 - py, 0.0, py - y1))
+
+    return min(to_box(*a), to_box(*b), *(to_segment(x, y) for x in (x0, x1) for y in (y0, y1)))
+
+
+class _Lines:
+    """Drawn lines with their widths, in grid buckets: which of them a box touches."""
+
+    def __init__(self, cell: float) -> None:
+        self.boxes = _Index(cell)
+        self.lines: dict[Box, list[Segment]] = defaultdict(list)
+
+    def add(self, a: XY, b: XY, half: float) -> None:
+        box = (min(a[0], b[0]) - half, min(a[1], b[1]) - half, max(a[0], b[0]) + half, max(a[1], b[1]) + half)
+        if box not in self.lines:
+            self.boxes.add(box)
+        self.lines[box].append((a, b, half))
+
+    def hits(self, b: Box) -> bool:
+        return any(
+            seg_box_distance(a, c, b) < half
+            for near in self.boxes._overlapping(b)
+            for a, c, half in self.lines[near]
+        )
 
 
 def square(at: XY, size: float) -> Box:
@@ -180,10 +233,11 @@ class _Placer:
         self.lay = lay
         self.theme = theme
         self.labels: list[Label] = []
+        self.names: list[Box] = []  # the region names' boxes: no leader line crosses them
         cell = lay.side * 2
         self.hard = _Index(cell)
         self.icons = _Index(cell)
-        self.walls = _Index(cell)
+        self.walls = _Lines(cell)
         left, top, right, bottom = lay.map_box
         self.frame = (float(left), float(top), float(right), float(bottom))
         for b in avoid:
@@ -194,11 +248,11 @@ class _Placer:
         for s in v.map.symbol_spaces:
             if s not in guarded:
                 self.icons.add(square(centres[s], icon * 0.8))
-        w = lay.of_side(theme.sizes.wall_s)
+        # As wide as the board draws them (red ones wider), and a pixel more: a badge never touches one.
+        w = wall_half_width(lay, theme)
         for sd in v.walls:
-            (ax, ay), (bx, by) = lay.px(sd[0]), lay.px(sd[1])
-            for t in (0.2, 0.5, 0.8):  # along the whole side: a badge over a wall's end hides it too
-                self.walls.add(square((ax + (bx - ax) * t, ay + (by - ay) * t), w))
+            extra = lay.size(4) / 2 if sd in v.red_walls else 0.0
+            self.walls.add(lay.px(sd[0]), lay.px(sd[1]), w + extra + 1)
 
     def put(self, label: Label) -> None:
         self.labels.append(label)
@@ -209,7 +263,15 @@ class _Placer:
         return b[0] >= f[0] and b[1] >= f[1] and b[2] <= f[2] and b[3] <= f[3]
 
     def free(self, b: Box) -> bool:
-        return self.inside_frame(b) and not self.hard.hits(b)
+        return self.inside_frame(b) and not self.hard.hits(b) and not self.walls.hits(b)
+
+    def leader_clear(self, box: Box, anchor: XY | None) -> bool:
+        """Whether a leader line from ``box`` to ``anchor`` would keep off every region name."""
+        if anchor is None or not self.names:
+            return True
+        start = (min(max(anchor[0], box[0]), box[2]), min(max(anchor[1], box[1]), box[3]))
+        half = max(2, self.lay.size(3)) * 1.6 + self.lay.size(4)
+        return not any(seg_box_distance(start, anchor, n) < half for n in self.names)
 
     def clamp(self, b: Box) -> Box:
         """``b`` moved the least way that puts it inside the map's frame (if it fits at all)."""
@@ -219,7 +281,7 @@ class _Placer:
         return (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)
 
     def soft(self, b: Box) -> int:
-        return 2 * self.icons.count(b) + WALL_COST * self.walls.count(b)
+        return 2 * self.icons.count(b)
 
 
 def _badge_candidates(
@@ -265,16 +327,24 @@ def _anywhere(pl: _Placer, p: ProvinceView, w: float, h: float) -> tuple[Box, XY
         spots.sort(key=lambda q: ((q[0] - cx) ** 2 + (q[1] - cy) ** 2, q))
         for x, y in spots:
             box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-            if pl.free(box):
-                return box, min(centres, key=lambda c: math.dist(c, (x, y)))
+            anchor = min(centres, key=lambda c: math.dist(c, (x, y)))
+            if pl.free(box) and pl.leader_clear(box, anchor):
+                return box, anchor
     return None
+
+
+def worthless(p: ProvinceView) -> bool:
+    """A province someone holds or may occupy that is worth nothing (R4.5: it has no open space)."""
+    return shows_value(p) and p.value == 0
 
 
 def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle, inside_only: bool) -> bool:
     """Put the province's badge on its best clear spot; with ``inside_only``, only inside the province.
-    Returns whether it was placed."""
+    Returns whether it was placed. A province worth nothing gets a faint badge of its id alone: it scores
+    nothing, but a player may still name it (to occupy it for a levy, R7.2)."""
     text = f"P{p.id}"
-    value = str(p.value) if shows_value(p) else ""
+    faint = worthless(p)
+    value = str(p.value) if shows_value(p) and not faint else ""
     w = badge_width(text, value, st)
     h = st.height
     best: tuple[float, Box, XY | None] | None = None
@@ -284,10 +354,8 @@ def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle, inside_only: bool
         if inside_only and anchor is not None:
             break
         box = pl.clamp((x - w / 2, y - h / 2, x + w / 2, y + h / 2))
-        if not pl.free(box):
+        if not pl.free(box) or not pl.leader_clear(box, anchor):
             continue
-        if inside_only and pl.walls.count(box):
-            continue  # the first pass takes only spots clear of walls; the second weighs them (WALL_COST)
         cost = penalty + pl.soft(box)
         if best is None or cost < best[0]:
             best = (cost, box, anchor)
@@ -297,49 +365,254 @@ def _place_badge(pl: _Placer, p: ProvinceView, st: BadgeStyle, inside_only: bool
             best = (0.0, found[0], found[1])
     if best is None:
         return False  # better no badge than a badge over another label
-    pl.put(Label(BADGE, best[1], text, st.size, province=p.id, value=value, anchor=best[2]))
+    pl.put(Label(BADGE, best[1], text, st.size, province=p.id, value=value, anchor=best[2], faint=faint))
     return True
 
 
-@lru_cache(maxsize=1)
-def _region_offsets() -> tuple[tuple[int, int], ...]:
-    steps = [(dx, dy) for dy in (0, -1, 1, -2, 2) for dx in (0, -1, 1, -2, 2, -3, 3)]
-    return tuple(sorted(steps, key=lambda d: (abs(d[0]) + 1.5 * abs(d[1]), d)))
+# --- Region names ------------------------------------------------------------------------------------
 
 
 def region_size(lay: Layout, theme: Theme) -> int:
     return lay.text(theme.sizes.region_font)
 
 
-def _place_regions(pl: _Placer) -> None:
-    lay = pl.lay
-    size = region_size(lay, pl.theme)
-    f = font(size, condensed=True)
-    half_row = lay.side * 0.866 / 2
-    for name, at in pl.v.map.labels:
-        text = name.upper()
-        w = f.getlength(text) + size * 0.3
-        h = size * 1.05
-        x0, y0 = lay.px(at)
-        boxes = [
-            (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-            for dx, dy in _region_offsets()
-            for x, y in [(x0 + dx * lay.side / 2, y0 + dy * half_row)]
+def region_name(name: str, words: Words) -> str:
+    """A region's name in the picture's language; a name the catalogs do not know stays as the map has it."""
+    names = {
+        # TRANSLATORS: a region of the map, drawn in capitals on the board.
+        "Macedonia": words.ptr("region", "Macedonia"),
+        "Thrace": words.ptr("region", "Thrace"),
+        "Asia Minor": words.ptr("region", "Asia Minor"),
+        "Armenia": words.ptr("region", "Armenia"),
+        "Syria": words.ptr("region", "Syria"),
+        "Egypt": words.ptr("region", "Egypt"),
+        "Mesopotamia": words.ptr("region", "Mesopotamia"),
+        "Babylonia": words.ptr("region", "Babylonia"),
+        "Media": words.ptr("region", "Media"),
+        "Parthia": words.ptr("region", "Parthia"),
+        "Persia": words.ptr("region", "Persia"),
+        "Bactria": words.ptr("region", "Bactria"),
+        "Arachosia": words.ptr("region", "Arachosia"),
+        "Gedrosia": words.ptr("region", "Gedrosia"),
+        "Gandhara": words.ptr("region", "Gandhara"),
+        "Indus": words.ptr("region", "Indus"),
+        "Troad": words.ptr("region", "Troad"),
+        "Bithynia": words.ptr("region", "Bithynia"),
+        "Lydia": words.ptr("region", "Lydia"),
+        "Phrygia": words.ptr("region", "Phrygia"),
+        "Caria": words.ptr("region", "Caria"),
+        "Cilicia": words.ptr("region", "Cilicia"),
+    }
+    return names.get(name, name)
+
+
+def space_at(m: Map, lay: Layout, at: XY) -> Space | None:
+    """The land space under a pixel, if any."""
+    fr = (at[1] - lay.oy) / (lay.side * SQRT3_2)
+    r = math.floor(fr)
+    t = fr - r
+    u = (at[0] - lay.ox) / (lay.side / 2)
+    for c in (math.floor(u) - 1, math.floor(u)):
+        lo, hi = (c + 1 - t, c + 1 + t) if (r + c) % 2 == 0 else (c + t, c + 2 - t)
+        if lo <= u <= hi and (r, c) in m.spaces:
+            return (r, c)
+    return None
+
+
+@lru_cache(maxsize=16)
+def _region_spots(m: Map, lay: Layout) -> tuple[tuple[XY, ...], ...]:
+    """For each of the map's labels, the spots its name may be centred on, nearest the label's point first:
+    an eighth of a side apart across its region, the land spaces nearer its point than any other label's."""
+    anchors = [lay.px(at) for _, at in m.labels]
+    if not anchors:
+        return ()
+    centres = _centres(m, lay)
+    owner = {
+        s: min(range(len(anchors)), key=lambda i: (math.dist(anchors[i], c), i)) for s, c in centres.items()
+    }
+    dx, dy = lay.side / 8, lay.side * SQRT3_2 / 8
+    out: list[tuple[XY, ...]] = []
+    for i, a in enumerate(anchors):
+        mine = [s for s, k in owner.items() if k == i]
+        pts = [p for s in mine for p in lay.tri(s)]
+        if not pts:
+            out.append(())
+            continue
+        x0, y0 = min(x for x, _ in pts), min(y for _, y in pts)
+        nx = int((max(x for x, _ in pts) - x0) / dx) + 1
+        ny = int((max(y for _, y in pts) - y0) / dy) + 1
+        spots = [
+            q
+            for i_ in range(nx + 1)
+            for j in range(ny + 1)
+            for q in [(x0 + i_ * dx, y0 + j * dy)]
+            if owner.get(space_at(m, lay, q) or (-1, -1)) == i
         ]
-        # A spot that hides no symbol space first (a name over one hid what a player may move to), then
-        # the clear spot that hides the fewest, the nearest of those: one pass, nearest spots first.
-        best: Box | None = None
-        fewest = 0
-        for b in boxes:
-            if not pl.free(b):
-                continue
-            hidden = pl.icons.count(b)
-            if best is None or hidden < fewest:
-                best, fewest = b, hidden
-                if not hidden:
-                    break
-        if best is not None:
-            pl.put(Label(REGION, best, text, size))
+        out.append(tuple(sorted(spots, key=lambda q: (math.dist(q, a), q))))
+    return tuple(out)
+
+
+def _shortest_sides(m: Map, start: Point, end: Point) -> set[Side]:
+    """Every side of every shortest path from ``start`` to ``end`` (R3.4)."""
+    to_end = m.distance[end]
+    out: set[Side] = set()
+    frontier = {start}
+    while frontier:
+        nxt: set[Point] = set()
+        for p in frontier:
+            for q in m.adjacent[p]:
+                if to_end[q] == to_end[p] - 1:
+                    out.add(side(p, q))
+                    nxt.add(q)
+        frontier = nxt
+    return out
+
+
+def reach(v: GameView) -> tuple[frozenset[Side], frozenset[Space]]:
+    """Where a preview of this position may draw, whatever the hand of the player to move (a secret): the
+    closest empty spaces of every symbol (R3.2, R3.3: the move preview outlines them and letters their
+    corners) and every side of every shortest path to their corners (R3.4: the path preview draws them)."""
+    m = v.map
+    guarded = {s for pl in v.players for s in pl.guards}
+    empty = empty_symbol_spaces(m, v.walls, guarded, v.alexander)
+    dist = m.distance[v.alexander]
+    closest: dict[object, tuple[int, list[Space]]] = {}
+    for s in sorted(empty):
+        d = min(dist[p] for p in corners(s))
+        best = closest.get(m.symbol[s])
+        if best is None or d < best[0]:
+            closest[m.symbol[s]] = (d, [s])
+        elif d == best[0]:
+            best[1].append(s)
+    targets = frozenset(s for _, spaces in closest.values() for s in spaces)
+    sides: set[Side] = set()
+    for p in {p for s in targets for p in corners(s)}:
+        sides |= _shortest_sides(m, v.alexander, p)
+    return frozenset(sides), targets
+
+
+def _outline(lay: Layout, theme: Theme) -> float:
+    """Half the width a province preview outlines a province with (and the board the last move), a pixel
+    more: as far from a wall, coast or edge as anything is drawn along it."""
+    return (wall_width(lay, theme) + 2 * lay.of_side(theme.sizes.halo_s)) / 2 + 1
+
+
+@lru_cache(maxsize=256)
+def _free_of_the_map(m: Map, lay: Layout, theme: Theme, region: int, w: float, h: float) -> tuple[Box, ...]:
+    """The boxes ``w`` by ``h`` on the spots of a region (``_region_spots``) that stay inside the map's frame
+    and clear of what never moves: the symbols (with the guard a province preview may plan on one, which is
+    larger than a symbol or a guard) and the coasts and edges (as wide as a province preview outlines them).
+    What is left, a few boxes a name, is all a position has to check."""
+    cell = lay.side * 2
+    boxes, lines = _Index(cell), _Lines(cell)
+    sz = theme.sizes
+    ghost = lay.of_side(sz.guard_s) * 1.15 + (max(3, lay.size(4)) + lay.size(4)) / 2
+    for s in m.symbol_spaces:
+        boxes.add(square(lay.centre(s), 2 * ghost + 2))
+    outline = _outline(lay, theme)
+    for sd, kind in m.side_kind.items():
+        if kind in (SideKind.COAST, SideKind.EDGE):
+            lines.add(lay.px(sd[0]), lay.px(sd[1]), outline)
+    left, top, right, bottom = lay.map_box
+    return tuple(
+        b
+        for x, y in _region_spots(m, lay)[region]
+        for b in [(x - w / 2, y - h / 2, x + w / 2, y + h / 2)]
+        if left <= b[0] and top <= b[1] and b[2] <= right and b[3] <= bottom
+        and not boxes.hits(b)
+        and not lines.hits(b)
+    )
+
+
+def _name_obstacles(v: GameView, lay: Layout, theme: Theme) -> tuple[_Index, _Lines]:
+    """What a position adds to ``_free_of_the_map``'s obstacles, everything any picture of it may draw where
+    a name could go: the boxes of Alexander, the last move's start and the previews' markers, and the lines of
+    the walls (as wide as a province preview outlines them), the last move, the move preview's outlines and
+    the path preview's paths (as far as they spread, numbers included)."""
+    cell = lay.side * 2
+    boxes, lines = _Index(cell), _Lines(cell)
+    sz = theme.sizes
+    boxes.add(square(lay.px(v.alexander), alexander_size(lay, theme) + 2))
+    band = wall_width(lay, theme) + 2 * lay.of_side(sz.halo_s)
+    outline = _outline(lay, theme)
+    for sd in v.walls:
+        lines.add(lay.px(sd[0]), lay.px(sd[1]), outline)
+    lm = v.last_move
+    if lm is not None and lm.path:
+        boxes.add(square(lay.px(lm.path[0]), 1.8 * band + max(2, band // 3) + 2))
+        for p, q in zip(lm.path, lm.path[1:], strict=False):
+            lines.add(lay.px(p), lay.px(q), outline)
+    sides, targets = reach(v)
+    size = lay.text(sz.point_font)
+    radii = (marker_radius("AA", size), marker_radius("★", size))
+    letter = (max(r[0] for r in radii), max(r[1] for r in radii))
+    line_w = max(4, lay.of_side(0.08))
+    path = lay.of_side(0.3) / 2 + max(line_w / 2 + lay.size(4), *marker_radius("88", size)) + 1
+    for sd in sides:
+        lines.add(lay.px(sd[0]), lay.px(sd[1]), path)
+    target_line = max(3, lay.of_side(0.09)) / 2 + 1
+    for t in targets:
+        pts = lay.tri(t)
+        for a, b in zip(pts, pts[1:] + pts[:1], strict=True):
+            lines.add(a, b, target_line)
+        for x, y in pts:
+            boxes.add((x - letter[0] - 1, y - letter[1] - 1, x + letter[0] + 1, y + letter[1] + 1))
+    return boxes, lines
+
+
+def _name_layouts(text: str, size: int) -> list[tuple[str, float, float]]:
+    """A name's text with its box's width and height: on one line, then split over two where it has words."""
+    f = font(size, condensed=True)
+    out = [(text, f.getlength(text) + size * 0.3, size * 1.05)]
+    words = text.split()
+    if len(words) > 1:
+        k = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))))
+        lines = [" ".join(words[:k]), " ".join(words[k:])]
+        out.append(("\n".join(lines), max(f.getlength(x) for x in lines) + size * 0.3, size * 2.1))
+    return out
+
+
+# Region names lately placed, by the position's public facts: placing them is a few milliseconds.
+NAMES: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(64)
+
+
+def region_labels(
+    v: GameView, lay: Layout, theme: Theme = DEFAULT_THEME, words: Words = ENGLISH
+) -> tuple[Label, ...]:
+    """The region names of a position, each on the spot of its region nearest its point that is clear of
+    everything any picture of the position may draw there (``_name_obstacles``) and of the other names;
+    left out where no spot is. They depend on the position alone, never on a preview's overlay."""
+    key = (v.map, lay, theme, words, v.alexander, v.walls, v.last_move, tuple(p.guards for p in v.players))
+    found = NAMES.get(key)
+    if found is None:
+        found = _place_names(v, lay, theme, words)
+        NAMES.put(key, found)
+    return found
+
+
+def _place_names(v: GameView, lay: Layout, theme: Theme, words: Words) -> tuple[Label, ...]:
+    size = region_size(lay, theme)
+    # Each name's ways of being written, with the boxes the map leaves them (one line first, then two).
+    names = [
+        [(text, _free_of_the_map(v.map, lay, theme, i, w, h)) for text, w, h in _name_layouts(shown, size)]
+        for i, (name, _) in enumerate(v.map.labels)
+        for shown in [region_name(name, words).upper()]
+    ]
+    if not any(free for ways in names for _, free in ways):
+        return ()  # the map has no room for any name: the position need not be looked at
+    boxes, lines = _name_obstacles(v, lay, theme)
+    out: list[Label] = []
+    for ways in names:
+        for text, free in ways:
+            found = next((b for b in free if not boxes.hits(b) and not lines.hits(b)), None)
+            if found is not None:
+                out.append(Label(REGION, found, text, size))
+                boxes.add(found)
+                break
+    return tuple(out)
+
+
+# --- All labels --------------------------------------------------------------------------------------
 
 
 # Boards placed lately, by everything their placement depends on: placing every badge is a quarter of
@@ -355,20 +628,30 @@ def pieces(v: GameView) -> tuple[object, ...]:
 
 
 def board_labels(
-    v: GameView, lay: Layout, theme: Theme = DEFAULT_THEME, avoid: Sequence[Box] = ()
+    v: GameView,
+    lay: Layout,
+    theme: Theme = DEFAULT_THEME,
+    avoid: Sequence[Box] = (),
+    words: Words = ENGLISH,
 ) -> tuple[Label, ...]:
     """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers).
     The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
-    key = (v.map, lay, theme, tuple(avoid), *pieces(v))
+    names = region_labels(v, lay, theme, words)
+    key = (v.map, lay, theme, tuple(avoid), names, *pieces(v))
     found = PLACED.get(key)
     if found is None:
-        found = _place_all(v, lay, theme, avoid)
+        found = _place_all(v, lay, theme, avoid, words)
         PLACED.put(key, found)
     return found
 
 
-def _place_all(v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box]) -> tuple[Label, ...]:
+def _place_all(
+    v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box], words: Words = ENGLISH
+) -> tuple[Label, ...]:
     pl = _Placer(v, lay, theme, avoid)
+    for lab in region_labels(v, lay, theme, words):
+        pl.put(lab)
+        pl.names.append(lab.box)
     a = alexander_size(lay, theme)
     pl.put(Label(ALEXANDER, square(lay.px(v.alexander), a)))
     g = guard_size(lay, theme)
@@ -376,20 +659,30 @@ def _place_all(v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box]) -> 
         for s in sorted(player.guards):
             pl.put(Label(GUARD, square(lay.centre(s), g), seat=player.seat))
     st = badge_style(lay, theme)
-    # Provinces whose value matters first; among them, the most cramped first.
-    order = sorted(v.provinces, key=lambda p: (not shows_value(p), len(p.spaces), p.id))
+    # Provinces whose value matters first; among them, the most cramped first; those worth nothing last.
+    order = sorted(v.provinces, key=lambda p: (worthless(p), not shows_value(p), len(p.spaces), p.id))
     # Every badge that fits inside its province goes there first, so that no badge placed outside takes
     # the room another province needed; then the others, nearby with a leader line.
     left = [p for p in order if not _place_badge(pl, p, st, inside_only=True)]
     for p in left:
         _place_badge(pl, p, st, inside_only=False)
-    _place_regions(pl)
     return tuple(pl.labels)
 
 
-def label_boxes(v: GameView, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME) -> tuple[Label, ...]:
+def label_boxes(
+    v: GameView, width: int = BOARD_WIDTH, theme: Theme = DEFAULT_THEME, words: Words = ENGLISH
+) -> tuple[Label, ...]:
     """The labels of ``v``'s board picture ``width`` pixels wide (for tests)."""
-    return board_labels(v, layout(v.map, width, theme), theme)
+    return board_labels(v, layout(v.map, width, theme), theme, words=words)
+
+
+def wall_width(lay: Layout, theme: Theme) -> int:
+    """How wide a wall is drawn."""
+    return max(lay.size(theme.sizes.wall_min), lay.of_side(theme.sizes.wall_s))
+
+
+def wall_half_width(lay: Layout, theme: Theme) -> float:
+    return wall_width(lay, theme) / 2
 
 
 def marker_box(at: XY, text: str, lay: Layout, theme: Theme) -> Box:

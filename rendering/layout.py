@@ -35,12 +35,14 @@ def min_text_px(width: int) -> int:
 
 @dataclass(frozen=True)
 class Layout:
-    """The board fills the top of the picture; the panel is a band under it (``panel_top`` to ``height``).
+    """The board fills the top of the picture; the panel is a band under it (``panel_top`` to ``height``),
+    whose last line (from ``legend_top``) holds the board picture's legend.
     The rulers run along the top (x) and the left (lines)."""
 
     width: int
     height: int
     panel_top: int  # the panel band starts here
+    legend_top: int  # the legend line under the band starts here
     scale: float  # picture width / 1600: multiplies every size of the theme
     side: float  # a triangle's side in pixels
     ox: float  # pixel position of lattice x = 0
@@ -99,6 +101,7 @@ def layout(m: Map, width: int, theme: Theme) -> Layout:
     ruler = round(sz.ruler * scale)
     pad = round(sz.pad * scale)
     panel = round(sz.panel_height * scale)
+    legend = round(sz.legend_height * scale)
     avail_w = width - ruler - 3 * pad
     avail_h = round(sz.height * scale) - panel - ruler - 4 * pad
     cols = max(x_max - x_min, 1) / 2
@@ -117,8 +120,9 @@ def layout(m: Map, width: int, theme: Theme) -> Layout:
     )
     return Layout(
         width=width,
-        height=panel_top + panel,
+        height=panel_top + panel + legend,
         panel_top=panel_top,
+        legend_top=panel_top + panel,
         scale=scale,
         side=side,
         ox=ox,

@@ -367,6 +367,7 @@ def board_panel(
 ) -> None:
     """The board's band: the players; the turn, the walls and the cards; the face-up cards."""
     b = Band(im, lay, theme, words)
+    b.bottom = lay.legend_top
     players, turn, cards = b.split(0.38, 0.35, 0.27)
     players_column(players, v, names)
     # Turn 0 is the deal, before the first turn: a replay's first frame (it read "Turn 0").
@@ -378,6 +379,48 @@ def board_panel(
         words.tr("Supply {supply} · discard {discard}").format(supply=v.supply_size, discard=sum(v.discard))
     )
     face_up_cards(b, cards.x0, cards.x1, v)
+    legend(b)
+
+
+def legend(b: Band) -> None:
+    """One line under the band saying what the players' rows and the badges show: a dot for each guard left
+    in supply, a card for the cards in hand, a faint badge for a province worth nothing (R4.5)."""
+    d, pal, words = b.d, b.pal, b.words
+    f = font(b.size, condensed=True)
+    y = b.lay.legend_top + b.k(2)
+    mid = y + b.size * 0.6
+    gap = b.k(10)
+    x = float(b.left)
+
+    def say(text: str, last: bool = False) -> float:
+        d.text((x, y), text, font=f, fill=pal.muted)
+        end = x + f.getlength(text) + gap
+        if not last:  # a middle dot between the entries, drawn: it is no word to translate
+            dot = b.size * 0.08
+            end += gap
+            d.ellipse((end - dot, mid - dot, end + dot, mid + dot), fill=pal.muted)
+            end += 2 * gap
+        return end
+
+    r = b.size * 0.22
+    draw_mark(d, 0, x + r, mid, r, b.theme, fill=pal.ink, outline=pal.ink, width=1)
+    x += 2 * r + gap
+    # TRANSLATORS: the board's legend: the dots in a player's row are the guards not yet on the map.
+    x = say(words.tr("guards left"))
+    cw, ch = b.size * 0.42, b.size * 0.62
+    card = (x, mid - ch / 2, x + cw, mid + ch / 2)
+    d.rounded_rectangle(card, radius=b.k(3), fill=pal.white, outline=pal.ink)
+    x += cw + gap
+    # TRANSLATORS: the board's legend: the small card in a player's row and the number beside it.
+    x = say(words.tr("cards in hand"))
+    fb = font(b.size, bold=True, condensed=True)
+    w = fb.getlength("P") + b.size * 0.5
+    box = (x, mid - b.size * 0.5, x + w, mid + b.size * 0.5)
+    line = max(1, b.size // 14)
+    d.rounded_rectangle(box, radius=b.size * 0.3, fill=pal.panel, outline=pal.muted, width=line)
+    d.text((x + w / 2, mid), "P", font=fb, fill=pal.muted, anchor="mm")
+    x += w + gap
+    say(words.tr("worth {value}").format(value=0), last=True)
 
 
 def end_panel(

@@ -24,7 +24,7 @@ from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
 from rendering.fonts import drawable, ellipsize, font
-from rendering.labels import Box, marker_box, marker_radius, overlap, pieces, square
+from rendering.labels import Box, marker_box, marker_radius, overlap, pieces, square, wall_width
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import (
     Band,
@@ -102,7 +102,7 @@ def board_picture(
     *,
     words: Words = ENGLISH,
 ) -> Image.Image:
-    im, lay = b.board_image(v, width, theme)
+    im, lay = b.board_image(v, width, theme, words=words)
     board_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
     return im
 
@@ -127,12 +127,12 @@ def render_board(
     lay = layout(v.map, width, theme)
     split = _panel_split(lay)
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
-    key = (v.map, width, theme, v.last_move, v.red_walls, *pieces(v))
+    key = (v.map, width, theme, words, v.last_move, v.red_walls, *pieces(v))
     kept = BOARDS.get(key)
     below, near = (0, split, width, lay.height), (0, max(0, cut - ROWS), width, split)
     shown = player_names(v, names, theme, words)
     if kept is None:
-        im, _ = b.board_image(v, width, theme)
+        im, _ = b.board_image(v, width, theme, words=words)
         clear = im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme)
         above = im.crop(near).tobytes()
         board_panel(im, v, lay, shown, theme, words)
@@ -205,7 +205,7 @@ def render_end(
     words: Words = ENGLISH,
 ) -> bytes:
     """The final board with the final scores and the winner(s)."""
-    im, lay = b.board_image(v, width, theme)
+    im, lay = b.board_image(v, width, theme, words=words)
     end_panel(im, v, lay, player_names(v, names, theme, words), theme, words)
     return encode(im, theme)
 
@@ -316,10 +316,11 @@ def _preview_image(
     theme: Theme,
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
     avoid: Sequence[Box] = (),
+    words: Words = ENGLISH,
 ) -> tuple[Image.Image, Layout]:
     """The board for a preview: no last-move highlight, so that the preview's own marks stand out, and no
-    label under the preview's markers (``avoid``)."""
-    return b.board_image(v, width, theme, last_move=False, under_walls=under_walls, avoid=avoid)
+    badge under the preview's markers (``avoid``)."""
+    return b.board_image(v, width, theme, last_move=False, under_walls=under_walls, avoid=avoid, words=words)
 
 
 def _mover(v: GameView) -> int:
@@ -358,7 +359,7 @@ def render_move_preview(
         _outline_spaces(d, spaces, lay, pal.highlight, max(3, lay.of_side(0.09)))
 
     avoid = [marker_box(lay.px(at), letter, lay, theme) for letter, at in letters]
-    im, lay = _preview_image(v, width, theme, outline, avoid)
+    im, lay = _preview_image(v, width, theme, outline, avoid, words)
     d = ImageDraw.Draw(im)
     for letter, at in letters:
         _marker(d, lay.px(at), letter, lay, theme, pal.white, pal.highlight)
@@ -503,7 +504,7 @@ def render_path_preview(
             )
             taken.append(marker_box(at, text, lay, theme))
             labels.append((at, i))
-    im, lay = _preview_image(v, width, theme, avoid=taken)
+    im, lay = _preview_image(v, width, theme, avoid=taken, words=words)
     d = ImageDraw.Draw(im)
     # White casings first, under every path: dashes read against any land, and crossings stay clear.
     for pts in lines:
@@ -663,7 +664,7 @@ def render_province_preview(
     ]
 
     def outline(d: ImageDraw.ImageDraw, lay: Layout) -> None:
-        w = b.wall_width(lay, theme) + 2 * lay.of_side(theme.sizes.halo_s)
+        w = wall_width(lay, theme) + 2 * lay.of_side(theme.sizes.halo_s)
         for _, sd in boundary:
             b.thick_line(d, lay.px(sd[0]), lay.px(sd[1]), pal.highlight, w)
 
@@ -671,7 +672,7 @@ def render_province_preview(
     mover = _mover(v)
     ghost = lay.of_side(theme.sizes.guard_s) * 2.6
     avoid = [square(lay.centre(s), ghost) for s in (plan.guards if plan is not None else ())]
-    im, lay = _preview_image(v, width, theme, outline, avoid)
+    im, lay = _preview_image(v, width, theme, outline, avoid, words)
     d = ImageDraw.Draw(im)
     if plan is not None:
         for s in plan.guards:

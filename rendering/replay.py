@@ -49,7 +49,7 @@ def public_frames(events: Iterable[Event]) -> list[GameView]:
 def _frame(
     v: GameView, names: Sequence[str], width: int, theme: Theme, last: bool, words: Words = ENGLISH
 ) -> Image.Image:
-    im, lay = b.board_image(v, width, theme)
+    im, lay = b.board_image(v, width, theme, words=words)
     panel = end_panel if last and v.over else board_panel
     panel(im, v, lay, player_names(v, names, theme, words), theme, words)
     # The theme's fixed palette: the same colours in every frame, so GIF frames differ only where the

@@ -31,6 +31,7 @@ from engine.geometry import Point
 from engine.rules import PathOption
 from engine.state import Phase
 from rendering.layout import BOARD_WIDTH
+from rendering.words import ENGLISH, Words
 
 DEMO_MAP = """\
 name: Demo coast
@@ -150,12 +151,13 @@ GALLERY = (
     "08-take-over-preview",
     "09-hand",
     "10-end",
+    "11-late-game",
 )
 
 
-def write_gallery(out: Path, width: int = BOARD_WIDTH) -> list[Path]:
+def write_gallery(out: Path, width: int = BOARD_WIDTH, words: Words = ENGLISH) -> list[Path]:
     """Write the gallery to ``out``: one PNG of every kind of picture (``GALLERY`` names them), from one
-    seeded game on the sample map; returns the files."""
+    seeded game on the sample map, in the language of ``words``; returns the files."""
     from rendering import (
         render_board,
         render_end,
@@ -177,22 +179,22 @@ def write_gallery(out: Path, width: int = BOARD_WIDTH) -> list[Path]:
         written.append(path)
 
     start = game.states[0]
-    save("01-start", render_board(view(start), names, width))
+    save("01-start", render_board(view(start), names, width, words=words))
     mid = game.first_with(
         lambda s: s.turn >= 16 and s.phase is Phase.ACTIONS and sum(bool(p.guards) for p in s.players) >= 3
     )
-    save("02-mid-game", render_board(view(mid), names, width))
+    save("02-mid-game", render_board(view(mid), names, width, words=words))
     # A move preview for the next player to move after the mid-game picture.
     mover = game.first_with(lambda s: s.version > mid.version and s.phase is Phase.MOVE and rules.can_move(s))
     choices = rules.move_choices(mover)
     symbol = max({c.symbol for c in choices}, key=lambda s: (len(rules.targets(mover, s)), s.value))
     targets = rules.targets(mover, symbol)
     v = view(mover, mover.current)
-    save("03-move-preview", render_move_preview(v, targets, symbol, names, width))
+    save("03-move-preview", render_move_preview(v, targets, symbol, names, width, words=words))
     corner = max((c for t in targets for c in t.corners), key=lambda c: (c.paths, c.point))
     paths = rules.path_options(mover, corner.point)
-    save("04-path-preview", render_path_preview(v, corner, paths, names, width))
-    save("05-confirm", render_path_preview(v, corner, paths[:1], names, width, confirm=True))
+    save("04-path-preview", render_path_preview(v, corner, paths, names, width, words=words))
+    save("05-confirm", render_path_preview(v, corner, paths[:1], names, width, confirm=True, words=words))
     # The last move of a game that ended by walls: more new walls than black walls left (R3.6, R10.1).
     last = next(
         (s for s in reversed(game.states) if s.phase is Phase.MOVE and not s.over and rules.can_move(s)),
@@ -204,7 +206,7 @@ def write_gallery(out: Path, width: int = BOARD_WIDTH) -> list[Path]:
         point, path = ending
         save(
             "06-confirm-game-end",
-            render_path_preview(lv, point, [path], names, width, confirm=True, ends_game=True),
+            render_path_preview(lv, point, [path], names, width, confirm=True, ends_game=True, words=words),
         )
     acting = game.first_with(
         lambda s: (
@@ -226,9 +228,15 @@ def write_gallery(out: Path, width: int = BOARD_WIDTH) -> list[Path]:
         if small:
             prov = max(small, key=lambda p: (rules.province_value(acting, p), p.id))
             plan = rules.plan_occupation(acting, me, prov)
-            save(name, render_province_preview(view(acting, me), prov.id, plan, names, width))
-    save("09-hand", render_hand(view(mid, mid.current), names[mid.current]))
-    save("10-end", render_end(view(game.states[-1]), names, width))
+            save(name, render_province_preview(view(acting, me), prov.id, plan, names, width, words=words))
+    save("09-hand", render_hand(view(mid, mid.current), names[mid.current], words=words))
+    save("10-end", render_end(view(game.states[-1]), names, width, words=words))
+    # A late board: the most provinces of the game, at the start of a turn (issue 28: read at a glance).
+    late = max(
+        (s for s in game.states if s.phase is Phase.MOVE and not s.over),
+        key=lambda s: (len(s.provinces), -s.version),
+    )
+    save("11-late-game", render_board(view(late), names, width, words=words))
     return written
 
 

@@ -127,6 +127,7 @@ class Sizes:
     height: int = 1230
     min_height: int = 700
     panel_height: int = 250  # the band under the board
+    legend_height: int = 58  # the board picture's legend line, under the band
     ruler: int = 50  # the margin that holds the point-label rulers (top and left)
     pad: int = 10
     ruler_font: int = 44

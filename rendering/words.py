@@ -56,6 +56,8 @@ MESSAGES: tuple[Message, ...] = (
     (None, "Turn {turn}"),
     (None, "The deal"),
     (None, "Supply {supply} · discard {discard}"),
+    (None, "guards left"),
+    (None, "cards in hand"),
     (None, "The walls ran out."),
     (None, "Alexander had nowhere to go."),
     (None, "{points} points were reached."),
@@ -64,6 +66,34 @@ MESSAGES: tuple[Message, ...] = (
     (None, ("after {n} turn", "after {n} turns")),
     (None, "Winner: {names}"),
     (None, "Shared win: {names}"),
+    # rendering/labels.py: the region names of the packaged maps
+    *(
+        ("region", name)
+        for name in (
+            "Macedonia",
+            "Thrace",
+            "Asia Minor",
+            "Armenia",
+            "Syria",
+            "Egypt",
+            "Mesopotamia",
+            "Babylonia",
+            "Media",
+            "Parthia",
+            "Persia",
+            "Bactria",
+            "Arachosia",
+            "Gedrosia",
+            "Gandhara",
+            "Indus",
+            "Troad",
+            "Bithynia",
+            "Lydia",
+            "Phrygia",
+            "Caria",
+            "Cilicia",
+        )
+    ),
     # rendering/pictures.py: the hand
     (None, ("{n} card", "{n} cards")),
     (None, "{name}'s hand"),

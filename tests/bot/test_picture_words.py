@@ -77,16 +77,20 @@ def requests(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
 
 def test_german_words_come_from_the_catalog_complete() -> None:
     de = catalogs._read(i18n.catalog_path("de"), "de")
+    same = set()  # names that German writes as English does (regions: Gandhara, Indus)
     for context, message in MESSAGES:
         singular = message if isinstance(message, str) else message[0]
         entry = de.get(singular, context=context)
         assert entry is not None and catalogs._translated(entry), f"no German for {message!r}"
+        if entry.string == singular:
+            same.add((context, singular))
         forms = (entry.string,) if isinstance(entry.string, str) else tuple(entry.string)
         for form in forms:
             assert catalogs.placeholders(form) == catalogs.placeholders(singular), (message, form)
     words = words_for("de")
     assert plural_rule("de") == (2, "(n != 1)") and words.plural_rule == "(n != 1)"
-    assert len(words.texts) + len(words.plurals) == len(MESSAGES), "a picture's word is English in German"
+    assert same == {("region", "Gandhara"), ("region", "Indus")}
+    assert len(words.texts) + len(words.plurals) == len(MESSAGES) - len(same), "a word is English in German"
     assert words.tr("Turn {turn}").format(turn=3) == "Zug 3"
     assert [words.ntr("{n} wall", "{n} walls", n).format(n=n) for n in (1, 2)] == ["1 Mauer", "2 Mauern"]
     assert words.ptr("symbol", "temple") == "Tempel"

@@ -103,7 +103,10 @@ def test_every_province_shows_its_badge_and_every_value_that_matters() -> None:
         assert set(badges) == {p.id for p in v.provinces}, f"turn {v.turn}: a province has no badge"
         for p in v.provinces:
             assert badges[p.id].text == f"P{p.id}"
-            assert badges[p.id].value == (str(p.value) if shows_value(p) else "")
+            # Issue 28: a province worth nothing shows a faint badge of its id alone.
+            worthless = shows_value(p) and p.value == 0
+            assert badges[p.id].faint == worthless
+            assert badges[p.id].value == (str(p.value) if shows_value(p) and not worthless else "")
         guards = sum(len(pl.guards) for pl in v.players)
         assert sum(lab.kind == GUARD for lab in labels) == guards
 
@@ -148,8 +151,10 @@ def test_labels_keep_clear_of_a_previews_markers() -> None:
         points = rng.sample(sorted(v.map.points), 8)
         markers = [marker_box(lay.px(p), "A", lay, DEFAULT_THEME) for p in points]
         labels = board_labels(v, lay, DEFAULT_THEME, avoid=markers)
+        # Region names are placed from the position alone, clear of where a preview's markers can be (the
+        # corners of the move's targets), not of these made-up ones: test_glance checks them.
         for lab in labels:
-            if lab.kind in (BADGE, REGION):
+            if lab.kind == BADGE:
                 assert not any(overlap(lab.box, m) for m in markers), lab
 
 
@@ -195,7 +200,8 @@ def test_r4_walls_show_through_region_names(monkeypatch: pytest.MonkeyPatch) -> 
     from rendering import board as B
     from rendering.theme import DEFAULT_THEME
 
-    late = [v for v, _ in boards() if len(v.walls) > 20][-3:]
+    # Late boards that still have room for a name (issue 28: a name goes only where it covers nothing).
+    late = [v for v, labels in boards() if len(v.walls) > 20 and any(x.kind == REGION for x in labels)][-3:]
     assert late
     draw_regions = B.draw_regions
     for v in late:
@@ -206,42 +212,3 @@ def test_r4_walls_show_through_region_names(monkeypatch: pytest.MonkeyPatch) -> 
         assert named.tobytes() != unnamed.tobytes()  # there are names to draw
         for sd in v.walls:
             assert _wall_pixels(named, lay, sd) == _wall_pixels(unnamed, lay, sd)
-
-
-def test_a_region_name_hides_as_few_symbol_spaces_as_its_clear_spots_allow() -> None:
-    """A region name goes on a clear spot near its place. Where every clear spot hides a symbol space, it
-    took the nearest one whatever it hid; it now takes the one that hides the fewest (a name over a symbol
-    space hides what a player may move Alexander to). Symbol spaces under region names, 79 boards of
-    4-player greedy games on the default map and the 236-space one, 1280 px: 17.3 a board before, 10.9
-    after."""
-    from rendering import labels as lb
-
-    checked = 0
-    for v, _ in boards()[::25]:
-        lay = layout(v.map, WIDTH, DEFAULT_THEME)
-        placed = lb._place_all(v, lay, DEFAULT_THEME, ())
-        regions = [lab for lab in placed if lab.kind == REGION]
-        # Replay the placement: everything but the region names, then each name in turn.
-        pl = lb._Placer(v, lay, DEFAULT_THEME, ())
-        for lab in placed:
-            if lab.kind != REGION:
-                pl.put(lab)
-        size = lb.region_size(lay, DEFAULT_THEME)
-        by_text = {lab.text: lab for lab in regions}
-        for name, at in v.map.labels:
-            lab = by_text.get(name.upper())
-            if lab is None:
-                continue
-            w, h = lab.box[2] - lab.box[0], lab.box[3] - lab.box[1]
-            x0, y0 = lay.px(at)
-            spots = [
-                (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
-                for dx, dy in lb._region_offsets()
-                for x, y in [(x0 + dx * lay.side / 2, y0 + dy * lay.side * 0.866 / 2)]
-            ]
-            clear = [b for b in spots if pl.free(b)]
-            assert clear and lab.size == size
-            assert pl.icons.count(lab.box) == min(pl.icons.count(b) for b in clear), name
-            checked += 1
-            pl.put(lab)
-    assert checked > 50
