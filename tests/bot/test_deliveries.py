@@ -530,7 +530,11 @@ async def test_a_full_disk_does_not_leave_the_delivery_worker_dead(tmp_path):
             assert loop.time() < until, f"the worker never delivered again after {len(failed)} failures"
             await asyncio.sleep(0.05)
         assert len(failed) == 3 and "moved Alexander" in d.message(post.id).content
-        assert [x for x in await undelivered(d, g.game_id) if x.kind in (dt.POST, dt.EDIT)] == []
+        # The edit is on Discord; the worker writes that it is done just after (a busy machine may show
+        # the message before that write): it must come, from the worker alone, within the same time.
+        while [x for x in await undelivered(d, g.game_id) if x.kind in (dt.POST, dt.EDIT)]:
+            assert loop.time() < until, "the delivered edit was never marked done"
+            await asyncio.sleep(0.05)
         logged = [str(e) for e in d.take_errors()]
         assert logged and all("database or disk is full" in e for e in logged), logged
         assert (
