@@ -50,7 +50,6 @@ from .i18n import _, pgettext
 from .runlock import open_checks
 from .web import links as web_links
 
-HELP = __doc__.split("Lines::", 1)[1] if __doc__ else ""
 # The Discord locales of the bot's languages (bot.i18n.LANGUAGES): en-US, en-GB, de.
 SUPPORTED_LOCALES = tuple(
     loc.value for loc in discord.Locale if loc.value.split("-")[0].lower() == i18n.language_of(loc.value)
@@ -249,7 +248,10 @@ class Console:
         record = await bot.store.game_by_channel(self.d.channel_id)
         if bot.web is not None and record is not None:
             secret = await web_links.secret_of(bot.store, record.id, self.now())
-            self.print(f"Watch the game in a browser: {bot.web.url_of(record.id, secret)}")
+            with i18n.speaking(self.locale):
+                # TRANSLATORS: the console with --web: the address of the game's page
+                said = _("Watch the game in a browser: {url}")
+            self.print(said.format(url=bot.web.url_of(record.id, secret)))
 
     async def close(self) -> None:
         await self.d.close()
@@ -424,10 +426,20 @@ class Console:
         if not text or text.startswith("#"):
             return
         if text == "help":
-            self.print("Commands (after a player's name, e.g. 'alice: /alexandros status'):")
-            for row in self.book.help_lines():
-                self.print(row)
-            self.print(f"Console lines:{HELP.rstrip()}")
+            first = self.names[0]
+            with i18n.speaking(self.locale):
+                # TRANSLATORS: the console's help: the commands' list follows
+                said = _("Commands (after a player's name, e.g. '{first}: /alexandros status'):")
+                self.print(said.format(first=first))
+                for row in self.book.help_lines():
+                    self.print(row)
+                # TRANSLATORS: the console's help: what a line may be; `…` parts are typed as they are
+                lines = _(
+                    "Lines: `{first}: /alexandros …` a slash command with its options (name:value; `name:?` "
+                    "shows what autocomplete offers); `{first}: press 2` or `press` and a button's label; "
+                    "`{first}: select 3 C7` or `select 3 #2` a select menu's option; `board`, `help`, `quit`."
+                )
+            self.print(lines.format(first=first))
             return
         if text == "board":
             for msg in self.d.channel_messages()[-2:]:
@@ -437,9 +449,10 @@ class Console:
         name, sep, rest = text.partition(":")
         user = self.users.get(name.strip())
         if not sep or user is None:
-            self.print(
-                f"Start a line with a player's name ({', '.join(self.names)}), e.g. 'alice: press Move'."
-            )
+            with i18n.speaking(self.locale):
+                # TRANSLATORS: the console: a line must start with a player's name
+                said = _("Start a line with a player's name ({names}), e.g. '{first}: press 1'.")
+            self.print(said.format(names=", ".join(self.names), first=self.names[0]))
             return
         await self._act(user, rest.strip())
 
@@ -448,12 +461,12 @@ class Console:
         if rest.startswith("/"):
             await self._slash(user, self.book.read(rest[1:]))
             return
-        verb, _, arg = rest.partition(" ")
+        verb, _sep, arg = rest.partition(" ")
         if verb == "press":
             msg, c = self._component(arg.strip(), user)
             self.show_result(await d.click(user, msg.id, c["custom_id"]), user)
         elif verb == "select":
-            ref, _, values = arg.strip().partition(" ")
+            ref, _sep, values = arg.strip().partition(" ")
             msg, c = self._component(ref, user)
             offered = [str(o["value"]) for o in c.get("options") or []]
             chosen = []
@@ -464,7 +477,9 @@ class Console:
                     chosen.append(v)
             self.show_result(await d.select(user, msg.id, c["custom_id"], chosen), user)
         else:
-            self.print("Type a /command, 'press N', 'select N value' or 'help'.")
+            with i18n.speaking(self.locale):
+                # TRANSLATORS: the console: what a line may be (the typed words stay English)
+                self.print(_("Type a /command, 'press N', 'select N value' or 'help'."))
 
     async def _slash(self, user: FakeUser, typed: Typed) -> None:
         """A slash command, its options by their default names (a dict: an option may be named like a
@@ -488,16 +503,19 @@ class Console:
             try:
                 return int(text) if kind == 4 else float(text)
             except ValueError:
-                raise CommandError(f"{name}: expects a number, like {name}:3") from None
+                with i18n.speaking(self.locale):
+                    # TRANSLATORS: the console: an option that takes a number
+                    said = _("{name}: expects a number, like {name}:3")
+                raise CommandError(said.format(name=name)) from None
         if kind == 5:
             return text.lower() in ("true", "yes", "1")
         if kind in (6, 9):  # a member (or a mentionable): the console's players by name
             user = self.users.get(text.lstrip("@"))
             if user is None:
-                players = ", ".join(self.names)
-                raise CommandError(
-                    f"{name}: name a player of this console ({players}), like {name}:{self.names[0]}"
-                )
+                with i18n.speaking(self.locale):
+                    # TRANSLATORS: the console: an option that names a member takes a console player's name
+                    said = _("{name}: name a player of this console ({players}), like {name}:{first}")
+                raise CommandError(said.format(name=name, players=", ".join(self.names), first=self.names[0]))
             return user
         return text
 

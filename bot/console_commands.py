@@ -16,6 +16,9 @@ from typing import Any
 
 from discord import app_commands
 
+from . import i18n
+from .i18n import N_, _
+
 _SUBCOMMAND, _GROUP = 1, 2
 # An option's name at a word's start, before a colon: lower case, any language ("wächter:"), no digit first.
 _OPTION = re.compile(r"(?<!\S)([^\W\d_][-\w]*):")
@@ -127,18 +130,21 @@ class CommandBook:
         cut = _first_option(text)
         words, rest = text[:cut].split(), text[cut:]
         if not words:
-            raise CommandError("Name a command after the slash, e.g. /alexandros status; 'help' lists them.")
+            # TRANSLATORS: the console: a slash with no command after it
+            said = N_("Name a command after the slash, e.g. /alexandros status; 'help' lists them.")
+            raise CommandError(self._say(said))
         nodes: list[dict[str, Any]] = self.roots
         node: dict[str, Any] | None = None
         path: list[str] = []
         shown: list[str] = []
         for word in words:
             if node is not None and not nodes:
-                known = ", ".join(f"{self.shown(o)}:" for o in node.get("options") or []) or "none"
-                raise CommandError(
-                    f"/{' '.join(shown)} takes no word {word!r}: give its options as name:value "
-                    f"(its options: {known})."
+                known = ", ".join(f"{self.shown(o)}:" for o in node.get("options") or []) or "-"
+                # TRANSLATORS: the console: a word after a command that takes options only
+                said = N_(
+                    "/{command} takes no word “{word}”: give its options as name:value ({known})."
                 )
+                raise CommandError(self._say(said, command=" ".join(shown), word=word, known=known))
             found = self._find(word, nodes)
             if found is None:
                 raise CommandError(self._unknown(shown, word, nodes))
@@ -148,7 +154,9 @@ class CommandBook:
         assert node is not None
         if nodes:
             names = ", ".join(self.shown(n) for n in nodes)
-            raise CommandError(f"/{' '.join(shown)} is a group: name one of its commands ({names}).")
+            # TRANSLATORS: the console: a command group typed without one of its commands
+            said = N_("/{command} is a group: name one of its commands ({names}).")
+            raise CommandError(self._say(said, command=" ".join(shown), names=names))
         definitions = [o for o in node.get("options") or [] if o.get("type") not in (_SUBCOMMAND, _GROUP)]
         options: dict[str, str] = {}
         for name, value in parse_options(rest).items():
@@ -162,13 +170,28 @@ class CommandBook:
         where = f"/{' '.join([*shown, word])}"
         near = [f"/{' '.join([*shown, self.shown(n)])}" for n in self._nearest(word, nodes)]
         if near:
-            return (
-                f"There is no command {where}: did you mean {' or '.join(near)}? 'help' lists every command."
-            )
-        return f"There is no command {where}: 'help' lists every command."
+            # TRANSLATORS: the console: a mistyped command, with the nearest names
+            said = N_("There is no command {where}: did you mean {near}? 'help' lists every command.")
+            return self._say(said, where=where, near=self._or(near))
+        # TRANSLATORS: the console: a mistyped command
+        return self._say(N_("There is no command {where}: 'help' lists every command."), where=where)
 
     def _unknown_option(self, shown: list[str], name: str, definitions: list[dict[str, Any]]) -> str:
-        known = ", ".join(f"{self.shown(o)}:" for o in definitions) or "none"
+        known = ", ".join(f"{self.shown(o)}:" for o in definitions) or "-"
         near = [f"{self.shown(o)}:" for o in self._nearest(name, definitions)]
-        guess = f" Did you mean {' or '.join(near)}?" if near else ""
-        return f"/{' '.join(shown)} has no option {name}: (its options: {known}).{guess}"
+        # TRANSLATORS: the console: a mistyped option of a command
+        said = N_("/{command} has no option {name}: (its options: {known}).")
+        said = self._say(said, command=" ".join(shown), name=name, known=known)
+        # TRANSLATORS: the console: the nearest option names to a mistyped one
+        return said + (" " + self._say(N_("Did you mean {near}?"), near=self._or(near)) if near else "")
+
+    def _or(self, names: list[str]) -> str:
+        # TRANSLATORS: the console joins the names it suggests: "/alexandros or /alexandros-admin"
+        if len(names) == 1:
+            return names[0]
+        return self._say(N_("{first} or {second}"), first=", ".join(names[:-1]), second=names[-1])
+
+    def _say(self, message: str, **fields: str) -> str:
+        """A console sentence in this locale's language (the catalog's message ``message``)."""
+        with i18n.speaking(self.locale):
+            return _(message).format(**fields)

@@ -93,3 +93,36 @@ async def test_issue_28_the_consoles_own_lines_speak_its_language(tmp_path: Any,
     assert "!!!" not in text and "(only you)" not in text
     shown = [line for line in text.splitlines() if not line.startswith("> ")]
     assert [line for line in shown if english_words(line)] == []
+
+
+async def test_issue_28_the_consoles_parsing_answers_speak_its_language(
+    tmp_path: Any, no_network: Any
+) -> None:
+    """The console's answers to a mistyped line (a line without a player, a typo in a command, a group
+    typed alone, an option that is no number or no player) were English in a German console."""
+    from tests.bot.test_german_complete import english_words
+
+    out = io.StringIO()
+    args = argparse.Namespace(
+        players="ann,ben", db=str(tmp_path / "c.db"), out=str(tmp_path / "pics"), seed=2, locale="de"
+    )
+    typed = "\n".join(
+        [
+            "hallo",
+            "ann: hüpfen",
+            "ann: /alexandros zeihen",
+            "ann: /alexandros ich",
+            "ann: /alexandros urlaub tage:x",
+            "ann: /alexandros wertungen statistik mitglied:zoe",
+            "help",
+            "quit",
+        ]
+    )
+    assert await run(args, io.StringIO(typed + "\n"), out) == 0
+    text = out.getvalue()
+    assert "Beginne eine Zeile mit dem Namen eines Spielers (ann, ben)" in text
+    assert "Es gibt keinen Befehl /alexandros zeihen: meintest du /alexandros ziehen" in text
+    assert "/alexandros ich ist eine Gruppe" in text and "erwartet eine Zahl" in text
+    assert "nenne einen Spieler dieser Konsole (ann, ben)" in text
+    answers = [line for line in text.splitlines() if not line.startswith(("> ", "    ", "---"))]
+    assert [line for line in answers if english_words(line)] == []
