@@ -34,6 +34,7 @@ from .context import Context
 from .dashboard import STATUS, Dashboard
 from .deliveries import LEASE, Deliveries
 from .fallback import answer_unknown
+from .lanes import Lanes
 from .lobby import MapProvider, SeedSource
 from .notices import DM, Notices
 from .pictures import Pictures, words_for
@@ -89,6 +90,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         delivery_lease: float = LEASE,
         delivery_poll: float = 60.0,
         send_rate: float | None = 45.0,
+        lanes: bool = True,
         **kwargs: Any,
     ) -> None:
         if shard_ids is not None:
@@ -138,6 +140,9 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.deliveries: Deliveries | None = None
         self.handlers: Handlers | None = None
         self.in_flight = InFlight()
+        # Interactions' tokens, for public posts not counted by Discord's global limit (issue 32, bot.lanes);
+        # without them (``lanes=False``) every post and edit goes through the channel routes.
+        self.lanes = Lanes() if lanes else None
         self._warm: asyncio.Task[None] | None = None
         self.backup_dir = backup_dir
         self.backup_interval_hours = backup_interval_hours
@@ -162,6 +167,7 @@ class AlexandrosBot(commands.AutoShardedBot):
             lease=self.delivery_lease,
             rate=self.send_rate,
             keep_done_days=self.keep_sent_days,
+            lanes=self.lanes,
         )
         self.pipeline = Pipeline(
             Tables(store, self.cache_size), self.clock, self.reminder_hours, self.deliveries.wake
@@ -172,7 +178,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.dashboard = Dashboard(self, store, self.clock, self.pipeline.tables)
         self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
         self.deliveries.handlers.update({DM: self.notices.deliver, STATUS: self.dashboard.deliver})
-        ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url)
+        ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url, self.lanes)
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         self.deliveries.handlers[RATE] = self.handlers.ratings.handle
         self.deliveries.handlers[REPLAY] = self.handlers.replays.post

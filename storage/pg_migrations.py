@@ -181,11 +181,10 @@ _V4: Final[tuple[str, ...]] = (
     """,
 )
 
-# A lean outbox (issue 32): a done duty keeps its id, kind, times and outcome, not its payload nor lease
+# A lean outbox (issue 32): a done duty keeps its id, kind, times and outcome, not its payload
 # (rows.DONE_LEAN, which finish_duty writes from now on). VACUUM (autovacuum) reuses the space freed.
 _V5: Final[tuple[str, ...]] = (
-    "UPDATE duties SET payload = '{}', lease_until = NULL, lease_owner = NULL"
-    " WHERE done_at IS NOT NULL AND (payload <> '{}' OR lease_owner IS NOT NULL)",
+    "UPDATE duties SET payload = '{}', lease_until = NULL WHERE done_at IS NOT NULL AND payload <> '{}'",
 )
 
 MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)

@@ -37,9 +37,10 @@ DUTY_COLUMNS: Final[str] = (
 )
 # What a duty keeps once done (issue 32), as SQL assignments: its id (the nonce of its message, never
 # reused), kind, key, game, channel, times, attempts and outcome stay for the records; its payload (the
-# text, the picture's public state: 2 KB a post or edit, 38 duties a game) and its lease go. Nothing reads
-# a done duty's payload: the worker reads only undone duties, and exports carry only pending ones.
-DONE_LEAN: Final[str] = "payload = '{}', lease_until = NULL, lease_owner = NULL"
+# text, the picture's public state: 2 KB a post or edit) goes, and so does its lease's end; ``lease_owner``
+# stays, as the record of which process delivered it. Nothing reads a done duty's payload: the worker
+# reads only undone duties, and exports carry only pending ones.
+DONE_LEAN: Final[str] = "payload = '{}', lease_until = NULL"
 # The statuses of a game not yet over (in the lobby or in play), as SQL.
 ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
 
