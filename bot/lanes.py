@@ -10,9 +10,9 @@ such a message later with the token of the interaction that made it, while the t
 A lane is lent by every handler (``Context.guard``) and settled when the handler returns: usable only if
 the interaction's own answer is final and no follow-up can take its place (after a "thinking" defer the
 first follow-up replaces the loading message, with the defer's ephemerality; after a public defer it
-would be edited later). The worker waits a moment (``WAIT``) for a lane of the duty's game to settle, and
-uses it only in the channel the interaction came from. Everything a lane sends is a duty's payload, which
-holds public facts only (bot.duties), and it is always sent as a public message.
+would be edited later). The worker waits a moment (``WAIT``) for the handlers still running in the duty's
+channel to settle their lanes, and uses a lane only in the channel its interaction came from. Everything
+a lane sends is a duty's payload, which holds public facts only (bot.duties), always as a public message.
 
 Nothing depends on a lane: a follow-up or webhook edit that fails (an expired token, a fault) is sent
 through the channel instead, from the outbox as before. Lanes live in this process's memory only: after a
@@ -86,8 +86,9 @@ class Lanes:
         """A live lane of this game in this channel, waiting a moment for handlers still running."""
         if game_id is None or channel_id is None:
             return None
-        if self._pending:
-            waiting = [lane.settled.wait() for lane in list(self._pending)]
+        # Only the handlers still running in this channel are waited for (one of them made this duty).
+        waiting = [lane.settled.wait() for lane in list(self._pending) if lane.channel_id == channel_id]
+        if waiting:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*waiting), WAIT)
         lane = self._games.get(game_id)
