@@ -125,7 +125,7 @@ def measure(path: Path) -> tuple[int, dict[str, int]]:
         conn.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -133,7 +133,7 @@ def main() -> int:
     parser.add_argument("--players", default="2-4", help="players a game, or a range (2-4)")
     parser.add_argument("--db", help="the database file (default: a new one in a temporary folder)")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     low, _, high = args.players.partition("-")
     players = (int(low), int(high or low))
     with tempfile.TemporaryDirectory() as tmp:
