@@ -19,6 +19,7 @@ import argparse
 import asyncio
 import os
 import random
+import socket
 import sqlite3
 import sys
 import tempfile
@@ -63,10 +64,15 @@ async def play(path: Path, games: int, players: tuple[int, int], seed: int) -> t
     game_map = default_map()
     actions, started = 0, time.perf_counter()
 
+    # As the worker writes them: its owner name, and each outcome with the message's snowflake.
+    owner = f"{socket.gethostname()}:{os.getpid()}:{id(pipeline):x}"
+    message = 1_575_748_545_464_500_224
+
     async def deliver() -> None:
-        while claimed := await store.claim_duties(clock.now, "bench", 30.0, 100):
+        while claimed := await store.claim_duties(clock.now, owner, 30.0, 100):
             for duty in claimed:
-                await store.finish_duty(duty.id, "bench", clock.now, "sent 1")
+                outcome = f"{'sent' if duty.kind == 'post' else 'edited'} {message + duty.id}"
+                await store.finish_duty(duty.id, owner, clock.now, outcome)
 
     try:
         for n in range(games):

@@ -192,11 +192,13 @@ _V6: Final[tuple[str, ...]] = (
     """,
 )
 
-# A lean outbox (issue 32): a done duty keeps its id, kind, times and outcome, not its payload
+# A lean outbox (issue 32): a done duty keeps its id, game, kind, times and outcome, not its payload,
+# lease nor where it went
 # (rows.DONE_LEAN, which finish_duty writes from now on). The space freed is reused by new rows; VACUUM
 # (offline, HOSTING) gives it back to the file system.
 _V7: Final[tuple[str, ...]] = (
-    "UPDATE duties SET payload = '{}', lease_until = NULL WHERE done_at IS NOT NULL AND payload <> '{}'",
+    "UPDATE duties SET payload = '{}', lease_until = NULL, lease_owner = NULL, key = NULL, not_before = NULL,"
+    " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 
 MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)

@@ -36,11 +36,15 @@ DUTY_COLUMNS: Final[str] = (
     " not_before, lease_owner, lease_until, done_at, outcome, last_error"
 )
 # What a duty keeps once done (issue 32), as SQL assignments: its id (the nonce of its message, never
-# reused), kind, key, game, channel, times, attempts and outcome stay for the records; its payload (the
-# text, the picture's public state: 2 KB a post or edit) goes, and so does its lease's end; ``lease_owner``
-# stays, as the record of which process delivered it. Nothing reads a done duty's payload: the worker
-# reads only undone duties, and exports carry only pending ones.
-DONE_LEAN: Final[str] = "payload = '{}', lease_until = NULL"
+# reused), game, kind, times (created, due, done), attempts, outcome (with the message's id) and last error
+# stay, as the delivery log; its payload (the text, the picture's public state: 2 KB a post or edit), its
+# lease, key and where it went (guild, channel, user: the game has them) go. Nothing reads them once done:
+# the worker claims only undone duties, exports and moves carry only pending ones, and forgetting a
+# player deletes a game's done duties.
+DONE_LEAN: Final[str] = (
+    "payload = '{}', lease_until = NULL, lease_owner = NULL, key = NULL, not_before = NULL,"
+    " guild_id = NULL, channel_id = NULL, user_id = NULL"
+)
 # The statuses of a game not yet over (in the lobby or in play), as SQL.
 ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
 
