@@ -13,7 +13,8 @@ process's shards), sends each, and marks it done. What can go wrong, and what ha
   per-route buckets and waits out a global 429 by itself; this catches what it gives up on.)
 - Discord's global limit (50 requests a second per bot): the worker paces its own sends below it
   (``rate``, 45 a second by default, in a token bucket), so that a backlog of reminders drains at full
-  speed without a storm of 429s; interaction answers are not counted by Discord and are not paced.
+  speed without a storm of 429s; interaction answers are not counted by Discord and are not paced, nor
+  are the posts and turn post edits that go out on an interaction's lane (bot.lanes).
 - 403 or 404 (channel deleted, permission missing): given up at once, logged with its game. The game
   goes on: its reminders and deadlines are duties of their own and still fall due, and a reminder given
   up still plans the next one (bot.timers ``given_up``).
@@ -191,6 +192,7 @@ class Deliveries:
         self.closing = False
         self.delivered = 0
         self.failed = 0
+        self.paced = 0  # deliveries that waited for the pacer (those counted against the global limit)
 
     # --- scheduling ------------------------------------------------------------------------------------
 
@@ -389,7 +391,9 @@ class Deliveries:
                 self._idle.set()
 
     async def _deliver_once(self, duty: Duty, now: float) -> None:
-        if self.pacer is not None and duty.kind != dt.DEADLINE:  # a deadline sends nothing itself
+        # A deadline sends nothing itself; a post or edit a lane will carry is not counted by Discord.
+        if self.pacer is not None and duty.kind != dt.DEADLINE and not self._on_a_lane(duty):
+            self.paced += 1
             await self.pacer.wait()
         try:
             # In this task (asyncio.timeout), not a task of its own (wait_for): one task fewer a duty.
@@ -523,6 +527,14 @@ class Deliveries:
                 leased=dt.held(duty),
             )
         return f"sent {msg.id}"
+
+    def _on_a_lane(self, duty: Duty) -> bool:
+        """Whether a post or turn post edit will most likely go out on a lane (bot.lanes), not counted by
+        Discord's global limit, so not paced: its game has a live lane in its channel. A guess (it may
+        still fall back to the channel, unpaced: Discord's 429 is then retried as any other)."""
+        if self.lanes is None or duty.kind not in (dt.POST, dt.EDIT):
+            return False
+        return self.lanes.serves(duty.game_id, duty.channel_id)
 
     async def _follow_up(
         self, duty: Duty, lane: Lane, text: str, mentions: discord.AllowedMentions, kwargs: dict[str, Any]

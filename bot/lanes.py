@@ -96,6 +96,13 @@ class Lanes:
             return None
         return lane
 
+    def serves(self, game_id: int | None, channel_id: int | None) -> bool:
+        """Whether this game has a live lane in this channel now (without waiting)."""
+        lane = self._games.get(game_id) if game_id is not None else None
+        if lane is None or not lane.usable:
+            return False
+        return lane.channel_id == channel_id and self.clock() < lane.until
+
     def made(self, message_id: int, lane: Lane) -> None:
         self._made[message_id] = lane
         while len(self._made) > KEEP:
