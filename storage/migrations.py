@@ -193,11 +193,11 @@ _V6: Final[tuple[str, ...]] = (
 )
 
 # A lean outbox (issue 32): a done duty keeps its id, game, kind, times and outcome, not its payload,
-# lease nor where it went
+# lease's end nor where it went
 # (rows.DONE_LEAN, which finish_duty writes from now on). The space freed is reused by new rows; VACUUM
 # (offline, HOSTING) gives it back to the file system.
 _V7: Final[tuple[str, ...]] = (
-    "UPDATE duties SET payload = '{}', lease_until = NULL, lease_owner = NULL, key = NULL, not_before = NULL,"
+    "UPDATE duties SET payload = '{}', lease_until = NULL, key = NULL, not_before = NULL,"
     " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 

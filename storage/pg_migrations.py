@@ -182,10 +182,10 @@ _V4: Final[tuple[str, ...]] = (
 )
 
 # A lean outbox (issue 32): a done duty keeps its id, game, kind, times and outcome, not its payload,
-# lease nor where it went
+# lease's end nor where it went
 # (rows.DONE_LEAN, which finish_duty writes from now on). VACUUM (autovacuum) reuses the space freed.
 _V5: Final[tuple[str, ...]] = (
-    "UPDATE duties SET payload = '{}', lease_until = NULL, lease_owner = NULL, key = NULL, not_before = NULL,"
+    "UPDATE duties SET payload = '{}', lease_until = NULL, key = NULL, not_before = NULL,"
     " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 

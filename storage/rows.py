@@ -36,13 +36,14 @@ DUTY_COLUMNS: Final[str] = (
     " not_before, lease_owner, lease_until, done_at, outcome, last_error"
 )
 # What a duty keeps once done (issue 32), as SQL assignments: its id (the nonce of its message, never
-# reused), game, kind, times (created, due, done), attempts, outcome (with the message's id) and last error
-# stay, as the delivery log; its payload (the text, the picture's public state: 2 KB a post or edit), its
-# lease, key and where it went (guild, channel, user: the game has them) go. Nothing reads them once done:
+# reused), game, kind, times (created, due, done), attempts, outcome (with the message's id), last error and
+# the worker that delivered it (``lease_owner``) stay, as the delivery log; its payload (the text, the
+# picture's public state: 2 KB a post or edit), its lease's end, key and where it went (guild, channel,
+# user: the game has them) go. Nothing reads them once done:
 # the worker claims only undone duties, exports and moves carry only pending ones, and forgetting a
 # player deletes a game's done duties.
 DONE_LEAN: Final[str] = (
-    "payload = '{}', lease_until = NULL, lease_owner = NULL, key = NULL, not_before = NULL,"
+    "payload = '{}', lease_until = NULL, key = NULL, not_before = NULL,"
     " guild_id = NULL, channel_id = NULL, user_id = NULL"
 )
 # The statuses of a game not yet over (in the lobby or in play), as SQL.

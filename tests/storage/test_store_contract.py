@@ -1194,8 +1194,8 @@ async def test_a_delivered_duty_keeps_its_id_kind_times_and_outcome_not_its_payl
     backend: Backend,
 ) -> None:
     """Issue 32: a done duty's payload (a post's text and picture state, 2 KB) is dropped when it is
-    finished, with its lease and routing; its id (the nonce), kind, times and outcome stay. A pending one
-    keeps its payload whole."""
+    finished, with its routing; its id (the nonce), kind, times, outcome and who delivered it stay. A
+    pending one keeps its payload whole."""
     store = await backend.open()
     big = {"text": "x" * 2000, "public": "{}" * 500}
     sent, waiting = await store.add_duties(
@@ -1206,7 +1206,7 @@ async def test_a_delivered_duty_keeps_its_id_kind_times_and_outcome_not_its_payl
     assert await store.finish_duty(sent.id, W1, T0 + 2, "sent 1234") is True
     rows = await _duty_rows(backend)
     kind, payload, owner, done_at, outcome = rows[sent.id]
-    assert (kind, json.loads(payload), owner, done_at, outcome) == ("post", {}, None, T0 + 2, "sent 1234")
+    assert (kind, json.loads(payload), owner, done_at, outcome) == ("post", {}, W1, T0 + 2, "sent 1234")
     assert json.loads(rows[waiting.id][1]) == big
     assert [d.payload for d in await store.pending_duties(None)] == [big]
     await backend.close_all()

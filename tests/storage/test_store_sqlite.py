@@ -574,5 +574,5 @@ async def test_the_lean_outbox_migration_drops_the_payloads_of_done_duties_only(
         await store.close()
     with contextlib.closing(sqlite3.connect(path)) as db:
         rows = db.execute("SELECT payload, lease_owner, done_at, outcome FROM duties ORDER BY id").fetchall()
-    assert rows[0] == ("{}", None, T0 + 5, "sent 9")
+    assert rows[0] == ("{}", "w1", T0 + 5, "sent 9")
     assert rows[1][0] == '{"text":"' + "x" * 3000 + '"}'
