@@ -63,6 +63,7 @@ async def say(
         await interaction.edit_original_response(
             content=text, attachments=[file] if file is not None else [], **kwargs
         )
+        interaction.extras["answered"] = True  # a follow-up is a message of its own now (bot.lanes)
     else:
         if file is not None:
             kwargs["file"] = file

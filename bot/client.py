@@ -34,6 +34,7 @@ from .context import Context
 from .dashboard import STATUS, Dashboard
 from .deliveries import LEASE, Deliveries
 from .fallback import answer_unknown
+from .lanes import Lanes
 from .lobby import MapProvider, SeedSource
 from .notices import DM, Notices
 from .pictures import Pictures, words_for
@@ -97,6 +98,7 @@ class AlexandrosBot(commands.AutoShardedBot):
         web_host: str = "127.0.0.1",
         public_url: str = "",
         web_limits: dict[str, Any] | None = None,
+        lanes: bool = True,
         **kwargs: Any,
     ) -> None:
         if shard_ids is not None:
@@ -147,6 +149,9 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.deliveries: Deliveries | None = None
         self.handlers: Handlers | None = None
         self.in_flight = InFlight()
+        # Interactions' tokens, for public posts not counted by Discord's global limit (issue 32, bot.lanes);
+        # without them (``lanes=False``) every post and edit goes through the channel routes.
+        self.lanes = Lanes() if lanes else None
         self._warm: asyncio.Task[None] | None = None
         self.backup_dir = backup_dir
         self.backup_interval_hours = backup_interval_hours
@@ -192,6 +197,7 @@ class AlexandrosBot(commands.AutoShardedBot):
             lease=self.delivery_lease,
             rate=self.send_rate,
             keep_done_days=self.keep_sent_days,
+            lanes=self.lanes,
         )
         tables = Tables(store, self.cache_size)
         self.pipeline = Pipeline(tables, self.clock, self.reminder_hours, self._changed)
@@ -201,7 +207,9 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.dashboard = Dashboard(self, store, self.clock, self.pipeline.tables)
         self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
         self.deliveries.handlers.update({DM: self.notices.deliver, STATUS: self.dashboard.deliver})
-        ctx = Context(self, self.pipeline, self.pictures, self.in_flight, self.rules_url, self.thinkers)
+        ctx = Context(
+            self, self.pipeline, self.pictures, self.in_flight, self.rules_url, self.thinkers, self.lanes
+        )
         self.handlers = Handlers(ctx, self.map_provider, self.seed_source)
         self.deliveries.handlers[RATE] = self.handlers.ratings.handle
         self.deliveries.handlers[REPLAY] = self.handlers.replays.post

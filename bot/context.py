@@ -17,6 +17,7 @@ from storage import GameStore
 
 from . import texts
 from .answers import InFlight, defer_private, defer_update, guarded, interaction_kind, show
+from .lanes import Lanes
 from .pictures import Pictures
 from .pipeline import Ask, Pipeline
 from .tables import Outcome, Table, Tables
@@ -31,6 +32,7 @@ class Context:
     in_flight: InFlight
     rules_url: str = ""
     thinkers: Thinkers = field(default_factory=Thinkers)  # where computers think (hints)
+    lanes: Lanes | None = None
 
     @property
     def tables(self) -> Tables:
@@ -47,7 +49,16 @@ class Context:
         return self.client.get_partial_messageable(channel_id)
 
     async def guard(self, interaction: discord.Interaction, body: Callable[[], Awaitable[None]]) -> None:
-        await guarded(interaction, self.in_flight, body)
+        """Run a handler (bot.answers.guarded), lending its interaction's token to the delivery worker for
+        the public posts its change causes, once its own answer is final (bot.lanes)."""
+        if self.lanes is None:
+            await guarded(interaction, self.in_flight, body)
+            return
+        lane = self.lanes.lend(interaction)
+        try:
+            await guarded(interaction, self.in_flight, body)
+        finally:
+            self.lanes.settle(lane, interaction)
 
     def ask(
         self,

@@ -85,6 +85,10 @@ class Dashboard:
         # commit needs no read to keep it; another process's duty may be replaced with a later time, which
         # only delays one edit).
         self._due: collections.OrderedDict[int, float] = collections.OrderedDict()
+        # The text each status message was last given by this process: an edit to the same text is skipped
+        # (a change that alters nothing public, e.g. a nudge). Only the process serving a game's shard edits
+        # its status message; after a restart the first edit is always sent.
+        self._shown: collections.OrderedDict[int, str] = collections.OrderedDict()
 
     async def after_change(self, table: Table, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """``Pipeline.duty_hooks``: every change of a started game updates its status message.
@@ -119,6 +123,10 @@ class Dashboard:
             if p.get("final"):
                 return "dropped: the game has no status message"
             return await self._post(duty, channel, text, None, meta)
+        if self._shown.get(int(post["message"])) == text and (
+            post.get("pinned") or meta.get(META_PIN_REFUSED)
+        ):
+            return f"unchanged {post['message']}"  # an edit that changes nothing is not sent (issue 32)
         try:
             await channel.get_partial_message(int(post["message"])).edit(content=text)
         except discord.NotFound:  # deleted by someone: a new one takes its place
@@ -133,7 +141,15 @@ class Dashboard:
             await self._pin(duty, channel, int(post["message"]))
         if meta.get(META_UNPIN):
             await self._unpin(duty, channel, int(meta[META_UNPIN]))
+        self._remember(int(post["message"]), text)
         return f"edited {post['message']}"
+
+    def _remember(self, message_id: int, text: str) -> None:
+        """What a status message shows now, as this process last sent it (bounded)."""
+        self._shown[message_id] = text
+        self._shown.move_to_end(message_id)
+        while len(self._shown) > 5000:
+            self._shown.popitem(last=False)
 
     async def _worded(self, duty: Duty) -> dict[str, Any] | None:
         """The duty's payload with its text: a closed game's was written with it (``closed_duty``), as was
@@ -183,6 +199,7 @@ class Dashboard:
             await self._pin(duty, channel, msg.id)
         if unpin is not None:
             await self._unpin(duty, channel, unpin)
+        self._remember(msg.id, text)
         return f"posted {msg.id}" + (" (the old one hit the edit cap)" if old is not None else "")
 
     async def _unpin(self, duty: Duty, channel: discord.PartialMessageable, message_id: int) -> None:

@@ -13,7 +13,8 @@ process's shards), sends each, and marks it done. What can go wrong, and what ha
   per-route buckets and waits out a global 429 by itself; this catches what it gives up on.)
 - Discord's global limit (50 requests a second per bot): the worker paces its own sends below it
   (``rate``, 45 a second by default, in a token bucket), so that a backlog of reminders drains at full
-  speed without a storm of 429s; interaction answers are not counted by Discord and are not paced.
+  speed without a storm of 429s; interaction answers are not counted by Discord and are not paced, nor
+  are the posts and turn post edits that go out on an interaction's lane (bot.lanes).
 - 403 or 404 (channel deleted, permission missing): given up at once, logged with its game. The game
   goes on: its reminders and deadlines are duties of their own and still fall due, and a reminder given
   up still plans the next one (bot.timers ``given_up``).
@@ -54,6 +55,7 @@ from storage import Duty, GameStore, LeaseLost, ShardSlice
 from . import duties as dt
 from . import i18n, limits, metrics, texts
 from .components import lobby_view, view_of_buttons, watch_url, with_watch
+from .lanes import Lane, Lanes
 from .pictures import Pictures
 from .pipeline import META_TURN_POST
 from .tables import MapBook, locale_of
@@ -68,6 +70,8 @@ RENEW_EVERY = 4.0  # seconds between renewals of what is being delivered: one ma
 SEND_TIMEOUT = 30.0  # seconds a send may take before it is cut off and tried again
 STORE_BACKOFF = 0.5  # seconds before a round the store failed is tried again, doubling ...
 STORE_BACKOFF_CAP = 15.0  # ... up to this
+META_FOLLOW_UP = "follow_up"  # the id of the duty last sent as a follow-up (no nonce): see _made_before
+FOLLOW_UP_LOOK = 20  # the channel's newest messages searched for a follow-up sent before a crash
 
 
 class Retry(Exception):
@@ -156,6 +160,7 @@ class Deliveries:
         give_up_after: float = 86400.0,
         keep_done_days: float = 30.0,
         owner: str | None = None,
+        lanes: Lanes | None = None,
     ) -> None:
         self.client = client
         self.store = store
@@ -173,6 +178,7 @@ class Deliveries:
         self.keep_done_days = keep_done_days
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{id(self):x}"
         self.timers: TimerHandler | None = None
+        self.lanes = lanes  # interactions' tokens: public posts and edits not counted by Discord (issue 32)
         # Duty kinds handled elsewhere (bot.notices: ``dm``; bot.dashboard: ``status``), by kind.
         self.handlers: dict[str, Callable[[Duty, float], Awaitable[str]]] = {}
         self._wake = asyncio.Event()
@@ -186,6 +192,7 @@ class Deliveries:
         self.closing = False
         self.delivered = 0
         self.failed = 0
+        self.paced = 0  # deliveries that waited for the pacer (those counted against the global limit)
 
     # --- scheduling ------------------------------------------------------------------------------------
 
@@ -389,7 +396,9 @@ class Deliveries:
                 self._idle.set()
 
     async def _deliver_once(self, duty: Duty, now: float) -> None:
-        if self.pacer is not None and duty.kind != dt.DEADLINE:  # a deadline sends nothing itself
+        # A deadline sends nothing itself; a post or edit a lane will carry is not counted by Discord.
+        if self.pacer is not None and duty.kind != dt.DEADLINE and not self._on_a_lane(duty):
+            self.paced += 1
             await self.pacer.wait()
         try:
             # In this task (asyncio.timeout), not a task of its own (wait_for): one task fewer a duty.
@@ -490,6 +499,12 @@ class Deliveries:
             record = await self.store.game_by_id(duty.game_id)
             if record is None or record.status != "playing":
                 return "dropped: the game is closed"
+        text = limits.content(p["text"])
+        fresh = nonce is None  # not a turn post made again in place of a lost one
+        if fresh and duty.attempts > 1:
+            made = await self._made_before(duty, text)
+            if made is not None:
+                return made
         kwargs: dict[str, Any] = {}
         file = await self._picture(duty)
         if file is not None:
@@ -498,12 +513,16 @@ class Deliveries:
         if view is not None:
             kwargs["view"] = view
         ping = [discord.Object(int(u)) for u in p.get("ping", [])]
-        msg = await self.client.get_partial_messageable(duty.channel_id).send(
-            limits.content(p["text"]),
-            allowed_mentions=discord.AllowedMentions(users=ping) if ping else discord.AllowedMentions.none(),
-            nonce=nonce or f"alx-{duty.id}",
-            **kwargs,
-        )
+        mentions = discord.AllowedMentions(users=ping) if ping else discord.AllowedMentions.none()
+        channel = self.client.get_partial_messageable(duty.channel_id)
+        lane = await self.lanes.for_duty(duty.game_id, duty.channel_id) if self.lanes and fresh else None
+        msg = await self._follow_up(duty, lane, text, mentions, kwargs) if lane is not None else None
+        if msg is None:
+            if file is not None:
+                file.reset()
+            msg = await channel.send(
+                text, allowed_mentions=mentions, nonce=nonce or f"alx-{duty.id}", **kwargs
+            )
         since = p.get("turn_post")
         if since is not None and duty.game_id is not None:
             # Only while this worker still holds the duty: one that stalled past its lease must not record
@@ -516,6 +535,64 @@ class Deliveries:
                 leased=dt.held(duty),
             )
         return f"sent {msg.id}"
+
+    def _on_a_lane(self, duty: Duty) -> bool:
+        """Whether a post or turn post edit will most likely go out on a lane (bot.lanes), not counted by
+        Discord's global limit, so not paced: its game has a live lane in its channel. A guess (it may
+        still fall back to the channel, unpaced: Discord's 429 is then retried as any other)."""
+        if self.lanes is None or duty.kind not in (dt.POST, dt.EDIT):
+            return False
+        return self.lanes.serves(duty.game_id, duty.channel_id)
+
+    async def _follow_up(
+        self, duty: Duty, lane: Lane, text: str, mentions: discord.AllowedMentions, kwargs: dict[str, Any]
+    ) -> discord.Message | None:
+        """The post as a public follow-up of the interaction that caused it (not counted by Discord's
+        global limit: bot.lanes), or None when Discord refused it (the channel is used then).
+
+        A follow-up carries no nonce: the game notes which duty it is about to send this way, so that a
+        worker sending it again after a crash first looks for it among the channel's newest messages
+        (``_made_before``) instead of posting it twice."""
+        assert duty.game_id is not None and self.lanes is not None
+        await self.store.set_game_meta(
+            duty.game_id, {META_FOLLOW_UP: duty.id}, self.clock(), leased=dt.held(duty)
+        )
+        try:
+            msg = await lane.webhook.send(
+                text, allowed_mentions=mentions, ephemeral=False, wait=True, **kwargs
+            )
+        except (discord.HTTPException, ValueError) as error:
+            log.info("follow-up refused for duty %s (%s): posting in the channel", duty.id, error)
+            self.lanes.forget(lane)
+            return None
+        self.lanes.made(msg.id, lane)
+        return msg
+
+    async def _made_before(self, duty: Duty, text: str) -> str | None:
+        """A post tried before as a follow-up (``META_FOLLOW_UP``: a crash, a lost lease, a lost answer)
+        that already stands: its turn post recorded, or found among the channel's newest messages; it is
+        recorded as it would have been, and not sent again. A channel post's nonce covers the rest."""
+        if duty.game_id is None:
+            return None
+        meta = await self.store.get_game_meta(duty.game_id)
+        if meta.get(META_FOLLOW_UP) != duty.id or self.client.user is None:
+            return None  # never tried as a follow-up: a channel post's nonce covers its retry
+        since, post = duty.payload.get("turn_post"), meta.get(META_TURN_POST)
+        if since is not None and isinstance(post, dict) and int(post.get("since", -1)) == int(since):
+            return f"sent {post['message']} (found after a retry)"
+        assert duty.channel_id is not None
+        me = self.client.user.id
+        async for msg in self.client.get_partial_messageable(duty.channel_id).history(limit=FOLLOW_UP_LOOK):
+            if msg.author.id == me and msg.content == text:
+                if since is not None:
+                    await self.store.set_game_meta(
+                        duty.game_id,
+                        {META_TURN_POST: {"message": msg.id, "since": int(since)}},
+                        self.clock(),
+                        leased=dt.held(duty),
+                    )
+                return f"sent {msg.id} (a follow-up found after a retry)"
+        return None
 
     async def _edit_turn(self, duty: Duty, now: float) -> str:
         p = duty.payload
@@ -534,12 +611,24 @@ class Deliveries:
             int(post["message"])
         )
         file = await self._picture(duty)
+        content = limits.content(p["text"]) if "text" in p else discord.utils.MISSING
+        attachments = [file] if file is not None else discord.utils.MISSING
+        view = await self._view(duty)
+        lane = self.lanes.maker(message.id) if self.lanes is not None else None
+        if lane is not None:  # made by a follow-up whose token lives: its edit is not counted (bot.lanes)
+            try:
+                await lane.webhook.edit_message(
+                    message.id, content=content, attachments=attachments, view=view
+                )
+                return f"edited {post['message']}"
+            except discord.HTTPException as error:
+                log.info("webhook edit refused for duty %s (%s): editing in the channel", duty.id, error)
+                assert self.lanes is not None
+                self.lanes.forget(lane)
+                if file is not None:
+                    file.reset()
         try:
-            await message.edit(
-                content=limits.content(p["text"]) if "text" in p else discord.utils.MISSING,
-                attachments=[file] if file is not None else discord.utils.MISSING,
-                view=await self._view(duty),
-            )
+            await message.edit(content=content, attachments=attachments, view=view)
         except (discord.NotFound, discord.Forbidden) as error:
             if live:
                 return await self._repost(duty, now)

@@ -134,6 +134,7 @@ class OverDays:
 
         async def body() -> None:
             record, _ = await ctx.pipeline.authorise(ctx.ask(interaction, turn=False))
+            interaction.extras["game"] = record.id  # its note may be a follow-up of this (bot.lanes)
             uid = interaction.user.id
             async with ctx.tables.locks.hold(record.id):
                 table = await ctx.tables.load(await ctx.tables.record_of(record.id))

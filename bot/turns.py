@@ -132,6 +132,7 @@ class TurnActions:
             async with ctx.tables.locks.hold(record.id):
                 table, state, seat = await ctx.pipeline.look(ask)
                 interaction.extras["speaker"] = table.speaker
+                interaction.extras["game"] = table.id  # its note may be a follow-up of this (bot.lanes)
                 agreed, voted = await self._votes(table)
                 waiting = [s for s in active_players(state) if s not in voted | {seat}]
                 names = ", ".join(table.speaker.seat(s) for s in waiting)

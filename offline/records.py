@@ -89,6 +89,12 @@ class Request:
     pinged_user_ids: set[int] = field(default_factory=set)
     fault: str | None = None  # the fault injected into this request (OfflineDiscord.fail), if any
     deduplicated: bool = False  # a message create whose enforced nonce matched an earlier message
+    public_followup: bool = False  # a follow-up that made a new public message (not the deferred answer)
+
+    @property
+    def public_post(self) -> bool:
+        """A new message in the channel: ``channel.send()``, or a public follow-up (bot.lanes)."""
+        return self.kind == "channel_message" or self.public_followup
 
     @property
     def callback_type(self) -> int | None:
@@ -370,8 +376,10 @@ class InteractionResult:
 
     @property
     def sent(self) -> list[Request]:
-        """Messages posted with channel.send() (POST /channels/{id}/messages) during the interaction."""
-        return [r for r in self.requests if r.kind == "channel_message"]
+        """New public messages posted during the interaction: with channel.send() (POST
+        /channels/{id}/messages), or as a public follow-up of a new message (the bot sends the public posts
+        a change causes as follow-ups of the interaction that caused it: bot.lanes)."""
+        return [r for r in self.requests if r.public_post]
 
     @property
     def messages(self) -> list[Request]:

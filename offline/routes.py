@@ -146,6 +146,12 @@ class Routes(Recorder):
         if inter is None:
             self.unhandled.append(req)
             raise _http_error(404, 10015, "Unknown Webhook")
+        # Faults reach follow-ups and their edits too (an expired token, a 5xx): the bot sends those from
+        # its delivery worker, and must fall back to the channel (bot.lanes).
+        fault = self._fault_for(req) if kind in ("followup", "edit_followup") else None
+        if fault is not None:
+            self._finish(req)
+            raise fault.exception()
         try:
             response = self._webhook_handlers[kind](self, req, inter, args)
             req.response = _copy(response)
@@ -391,6 +397,7 @@ class Routes(Recorder):
                 inter=inter,
                 ephemeral_to=inter.user.id if eph else None,
             )
+            req.public_followup = not eph
         req.message_id, req.channel_id = msg.id, msg.channel_id
         req.pinged_user_ids = pinged_users(data, is_new_message=True)
         return msg.json

@@ -192,7 +192,16 @@ _V6: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# A lean outbox (issue 32): a done duty keeps its id, game, kind, times and outcome, not its payload,
+# lease's end nor where it went
+# (rows.DONE_LEAN, which finish_duty writes from now on). The space freed is reused by new rows; VACUUM
+# (offline, HOSTING) gives it back to the file system.
+_V7: Final[tuple[str, ...]] = (
+    "UPDATE duties SET payload = '{}', lease_until = NULL, key = NULL, not_before = NULL,"
+    " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 

@@ -181,7 +181,15 @@ _V4: Final[tuple[str, ...]] = (
     """,
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4)
+# A lean outbox (issue 32): a done duty keeps its id, game, kind, times and outcome, not its payload,
+# lease's end nor where it went
+# (rows.DONE_LEAN, which finish_duty writes from now on). VACUUM (autovacuum) reuses the space freed.
+_V5: Final[tuple[str, ...]] = (
+    "UPDATE duties SET payload = '{}', lease_until = NULL, key = NULL, not_before = NULL,"
+    " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """

@@ -31,6 +31,7 @@ from .postgres_base import (
     _write_meta,
 )
 from .rows import (
+    DONE_LEAN,
     DUTY_COLUMNS,
     duty_from_row,
     metadata_rows,
@@ -144,7 +145,7 @@ class PostgresOutbox(PostgresBase):
         async def body(conn: _Conn) -> list[Duty]:
             guild_id = None
             if game_id is not None:
-                game = (await self._fetch_game(conn, game_id, lock=True))
+                game = await self._fetch_game(conn, game_id, lock=True)
                 if at_version is not None and game.version != at_version:
                     raise VersionConflict(game_id, at_version, game.version)
                 guild_id = game.guild_id
@@ -215,7 +216,7 @@ class PostgresOutbox(PostgresBase):
 
         async def body(conn: _Conn) -> bool:
             status = await conn.execute(
-                "UPDATE duties SET done_at = $1, outcome = $2, lease_until = NULL"
+                f"UPDATE duties SET done_at = $1, outcome = $2, {DONE_LEAN}"
                 " WHERE id = $3 AND lease_owner = $4 AND done_at IS NULL",
                 now,
                 plain(outcome),

@@ -35,6 +35,17 @@ DUTY_COLUMNS: Final[str] = (
     "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
     " not_before, lease_owner, lease_until, done_at, outcome, last_error"
 )
+# What a duty keeps once done (issue 32), as SQL assignments: its id (the nonce of its message, never
+# reused), game, kind, times (created, due, done), attempts, outcome (with the message's id), last error and
+# the worker that delivered it (``lease_owner``) stay, as the delivery log; its payload (the text, the
+# picture's public state: 2 KB a post or edit), its lease's end, key and where it went (guild, channel,
+# user: the game has them) go. Nothing reads them once done:
+# the worker claims only undone duties, exports and moves carry only pending ones, and forgetting a
+# player deletes a game's done duties.
+DONE_LEAN: Final[str] = (
+    "payload = '{}', lease_until = NULL, key = NULL, not_before = NULL,"
+    " guild_id = NULL, channel_id = NULL, user_id = NULL"
+)
 # The statuses of a game not yet over (in the lobby or in play), as SQL.
 ACTIVE_SQL: Final[str] = "('lobby', 'playing')"
 

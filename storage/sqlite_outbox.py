@@ -22,6 +22,7 @@ from .base import (
     VersionConflict,
 )
 from .rows import (
+    DONE_LEAN,
     DUTY_COLUMNS,
     duty_from_row,
     metadata_rows,
@@ -68,7 +69,7 @@ class SqliteOutbox(SqliteBase):
         async def body(conn: Tx) -> list[Duty]:
             guild_id = None
             if game_id is not None:
-                game = (await self._fetch_game(conn, game_id))
+                game = await self._fetch_game(conn, game_id)
                 if at_version is not None and game.version != at_version:
                     raise VersionConflict(game_id, at_version, game.version)
                 guild_id = game.guild_id
@@ -157,7 +158,7 @@ class SqliteOutbox(SqliteBase):
                     held: list[bool] = []
                     for duty_id, owner, now, outcome, _ in batch:
                         cursor = await conn.execute(
-                            "UPDATE duties SET done_at = ?, outcome = ?, lease_until = NULL"
+                            f"UPDATE duties SET done_at = ?, outcome = ?, {DONE_LEAN}"
                             " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
                             (now, outcome, duty_id, owner),
                         )

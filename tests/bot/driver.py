@@ -66,14 +66,22 @@ def bot_factory(
     clock: Clock | None = None,
     pictures: Pictures | None = None,
     thinkers: Any = None,
+    lanes: bool = True,
 ) -> Callable[[], Any]:
+    """``lanes=False``: every post and edit through the channel routes, as for a change no interaction
+    caused (a timer, another process, a token expired): the outbox's own path (bot.lanes)."""
     clock = clock or Clock()
     pics = pictures or Pictures(width=640)
 
     def factory() -> Any:
         return make_bot(
-            db_path, map_provider=lambda: game_map, clock=clock, seed_source=lambda: seed, pictures=pics,
+            db_path,
+            map_provider=lambda: game_map,
+            clock=clock,
+            seed_source=lambda: seed,
+            pictures=pics,
             thinkers=thinkers,
+            lanes=lanes,
         )
 
     return factory
@@ -120,10 +128,17 @@ class Game:
             if not req.is_message:
                 continue
             text = req.content or ""
-            if not req.ephemeral and req.kind in ("channel_message", "edit_message"):
+            # A public post may be a follow-up of the interaction that caused it (issue 32, bot.lanes):
+            # whether it is public is the message's own flag (the first follow-up after a "thinking"
+            # defer would have taken the defer's ephemerality).
+            stored = self.d.messages.get(req.message_id) if req.message_id is not None else None
+            public = not req.ephemeral and not (stored is not None and stored.ephemeral)
+            if public and req.kind in ("channel_message", "edit_message", "followup", "edit_followup"):
                 assert not SECRET_DRAW.search(text), f"a public message names a drawn card: {text}"
                 assert "Your hand" not in text, text
-            if req.kind == "channel_message" and req.pinged_user_ids:
+            if req.kind == "followup" and "your turn" in text:
+                assert public, f"a turn post went out as an ephemeral follow-up: {text}"
+            if req.kind in ("channel_message", "followup") and public and req.pinged_user_ids:
                 ids = {u.id for u in self.users}
                 assert req.pinged_user_ids <= ids, req.pinged_user_ids
                 if "is over" in text:

@@ -32,6 +32,17 @@ def test_bench_memory_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "RSS" in capsys.readouterr().out
 
 
+def test_bench_size_runs_and_a_finished_game_leaves_no_payloads_behind(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 32: three whole games through the store; before the lean outbox a finished game left about
+    600 KB here (every delivered post and edit kept its picture's public state)."""
+    assert bench("bench_size").main(["--games", "3", "--players", "2"]) == 0
+    out = capsys.readouterr().out
+    per_game = float(out.split(" KB per finished game")[0].rsplit(" ", 1)[1])
+    assert 0 < per_game < 200, out
+
+
 def test_bench_notices_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert asyncio.run(bench("bench_notices").main(games=5, baseline=3)) == 0
     out = capsys.readouterr().out

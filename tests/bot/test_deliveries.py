@@ -1,7 +1,11 @@
 """The outbox under fire: faults injected at the HTTP seam (5xx, 429 with Retry-After, timeouts, dropped
 connections, answers lost after Discord did the work, 403/404), for each kind of duty, and a process that
 dies between its commit and its messages. Every duty must be delivered exactly once, and reminders and
-deadlines must still fire."""
+deadlines must still fire.
+
+Tests of the channel routes' own path (a change no interaction caused: a timer, another process, a token
+expired) run without interaction lanes (``lanes=False``); tests/bot/test_lanes.py covers the lanes and
+their fall-back to this path."""
 
 from __future__ import annotations
 
@@ -88,7 +92,7 @@ async def test_the_turn_post_is_delivered_once_through_a_fault(tmp_path, fault, 
 @pytest.mark.parametrize(("fault", "lost"), FAULTS)
 async def test_the_turn_post_is_edited_once_through_a_fault(tmp_path, fault, lost):
     clock = Clock()
-    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         g = await open_game(d)
         (post,) = turn_posts(d, 1)
         shown = post.content  # the stored message is live: keep what it said
@@ -161,7 +165,7 @@ async def test_a_worker_that_dies_after_sending_is_replaced_and_nothing_is_sent_
     nonce, and Discord hands back the message the first attempt made."""
     clock = Clock()
     db = str(tmp_path / "g.db")
-    async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock)) as d:
+    async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
         store = d.bot.store
@@ -193,7 +197,7 @@ from tests.bot.driver import open_lobby
 
 async def main(db):
     clock = Clock()
-    async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock)) as d:
+    async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
         d.bot.pipeline.wake = lambda: None  # commits write their duties; nobody delivers them
@@ -233,7 +237,7 @@ async def test_a_process_killed_between_commit_and_delivery_loses_nothing(tmp_pa
 
 async def test_a_turn_post_edit_waiting_behind_a_later_one_is_not_drawn_nor_sent(tmp_path):
     clock = Clock()
-    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         g = await open_game(d)
         (post,) = turn_posts(d, 1)
         d.bot.pipeline.wake = lambda: None  # a backlog: the commits write their edits, nobody sends them yet
@@ -258,7 +262,7 @@ async def test_a_turn_post_outlives_an_outage_of_discord_for_a_day(tmp_path, min
     give the turn post up after 18 minutes, and with it the board and the ping, for good; Discord's own
     failures are tried again for a day from when the duty fell due, and given up only after that."""
     clock = Clock()
-    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         fault = d.fail("channel_message", "503", times=10**6)
         g = await open_game(d)
         end = clock.now + minutes * 60
@@ -548,7 +552,7 @@ async def test_an_outcome_the_store_cannot_write_is_sent_again_with_its_nonce(tm
     """The send went out but "done" could not be written (a full disk): the worker goes on with the other
     duties, and the duty, still leased, goes out again when its lease has run out: the same message."""
     clock = Clock()
-    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
         store = d.bot.store

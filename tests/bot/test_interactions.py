@@ -313,7 +313,8 @@ async def test_p3_a_second_vote_agrees_and_p1_a_resignation_that_ends_the_game_i
         await d.slash(a, "alexandros agree")
         assert f"{a.name} proposes to end the game" in d.last_message().content
         await d.slash(b, "alexandros agree")
-        said = d.last_message().content
+        # The newest announcement (the status message, due 20 s after the start, may be posted meanwhile).
+        said = [m for m in d.channel_messages() if not m.content.startswith("📌")][-1].content
         assert said.startswith(f"{b.name} agrees to end the game too (waiting for"), said
     async with harness(bot_factory(str(tmp_path / "g2.db"), WALLS_MAP, 1)) as d:
         g = await started(d, 2)
@@ -541,7 +542,7 @@ async def test_a_turn_past_the_tables_deadline_is_skipped(tmp_path):
         await d.bot.deliveries.drain(clock.now)
         after = await g.state()
         assert after.turn == before.turn + 1 and (await g.table()).current_user != first
-        sent = [q for q in d.requests_since(mark) if q.kind == "channel_message"]
+        sent = [q for q in d.requests_since(mark) if q.public_post]
         assert any("deadline and was skipped" in (q.content or "") for q in sent)
         pinged = [q for q in sent if q.pinged_user_ids]
         assert len(pinged) == 1 and pinged[0].pinged_user_ids == {(await g.table()).current_user}

@@ -95,7 +95,7 @@ async def test_p10_the_channel_reads_whether_a_move_or_an_action_was_taken_back(
             mark = d.mark()
             await d.slash(player, "alexandros game undo")
             await d.bot.deliveries.drain()
-            said = [q.content for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
+            said = [q.content for q in d.requests_since(mark) if q.public_post and q.content]
             return [s for s in said if s.startswith(player.name) and "took back" in s]
 
         said = await undo()

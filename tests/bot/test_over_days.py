@@ -57,7 +57,7 @@ async def finish_turn(g: Game) -> None:
 
 
 def reminders_since(d, mark: int) -> list:
-    return [q for q in d.requests_since(mark) if q.kind == "channel_message" and "a reminder" in q.content]
+    return [q for q in d.requests_since(mark) if q.public_post and "a reminder" in q.content]
 
 
 async def remind(d, now: float) -> int:
@@ -249,7 +249,7 @@ async def test_autoplay_plays_an_overdue_turn_and_the_player_takes_their_seat_ba
         await remind(d, clock.now)
         after = await g.state()
         assert after.turn == before.turn + 1 and (await g.table()).current_user == other.id
-        sent = [q for q in d.requests_since(mark) if q.kind == "channel_message"]
+        sent = [q for q in d.requests_since(mark) if q.public_post]
         (log_line,) = [q for q in sent if "Played by the computer for" in q.content]
         assert f"<@{absent.id}>" in log_line.content and not log_line.pinged_user_ids
         assert "/alexandros back" in log_line.content
@@ -463,7 +463,7 @@ async def test_p2_a_resume_does_not_call_an_absent_player_to_the_turn_the_comput
         mark = d.mark()
         r = await d.slash(creator, "alexandros game resume")
         assert r.ephemeral
-        posts = [q for q in d.requests_since(mark) if q.kind == "channel_message" and q.content]
+        posts = [q for q in d.requests_since(mark) if q.public_post and q.content]
         (resumed,) = [q for q in posts if "resumed the game" in q.content]
         assert "your turn" not in resumed.content and waiting.id not in resumed.pinged_user_ids
         assert (await g.state()).turn == turn + 1, "the computer played the absent player's turn"

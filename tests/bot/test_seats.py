@@ -35,7 +35,7 @@ async def _move(g: Game) -> None:
 
 def _public_since(d, mark: int) -> list[str]:
     out = d.requests_since(mark)
-    return [q.content or "" for q in out if q.kind == "channel_message" and not q.ephemeral]
+    return [q.content or "" for q in out if q.public_post and not q.ephemeral]
 
 
 # --- undo (P10) -----------------------------------------------------------------------------------------

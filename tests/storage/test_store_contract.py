@@ -1230,3 +1230,51 @@ async def test_exclusive_is_released_when_its_holder_goes(backend: Backend) -> N
         await asyncio.sleep(0.05)
     assert theirs, "the holder's end releases it"
     await holding.__aexit__(None, None, None)  # the block's end after its store closed changes nothing
+
+
+async def _duty_rows(backend: Backend) -> dict[int, tuple[str, Any, Any, Any, Any]]:
+    """Every duty row as stored: id -> (kind, payload text, lease_owner, done_at, outcome)."""
+    if backend.name == "sqlite":
+        import sqlite3
+
+        conn = sqlite3.connect(backend.path)  # type: ignore[attr-defined]
+        try:
+            rows = conn.execute(
+                "SELECT id, kind, payload, lease_owner, done_at, outcome FROM duties"
+            ).fetchall()
+        finally:
+            conn.close()
+    else:
+        import asyncpg
+
+        pg = await asyncpg.connect(backend.url)  # type: ignore[attr-defined]
+        try:
+            rows = [
+                tuple(r)
+                for r in await pg.fetch("SELECT id, kind, payload, lease_owner, done_at, outcome FROM duties")
+            ]
+        finally:
+            await pg.close()
+    return {int(r[0]): (r[1], r[2], r[3], r[4], r[5]) for r in rows}
+
+
+async def test_a_delivered_duty_keeps_its_id_kind_times_and_outcome_not_its_payload(
+    backend: Backend,
+) -> None:
+    """Issue 32: a done duty's payload (a post's text and picture state, 2 KB) is dropped when it is
+    finished, with its routing; its id (the nonce), kind, times, outcome and who delivered it stay. A
+    pending one keeps its payload whole."""
+    store = await backend.open()
+    big = {"text": "x" * 2000, "public": "{}" * 500}
+    sent, waiting = await store.add_duties(
+        None, [NewDuty("post", T0, 5, payload=big), NewDuty("post", T0 + 500, 6, payload=big)], T0
+    )
+    [claimed] = await store.claim_duties(T0 + 1, W1, LEASE)
+    assert claimed.payload == big, "the worker reads the whole payload while the duty is pending"
+    assert await store.finish_duty(sent.id, W1, T0 + 2, "sent 1234") is True
+    rows = await _duty_rows(backend)
+    kind, payload, owner, done_at, outcome = rows[sent.id]
+    assert (kind, json.loads(payload), owner, done_at, outcome) == ("post", {}, W1, T0 + 2, "sent 1234")
+    assert json.loads(rows[waiting.id][1]) == big
+    assert [d.payload for d in await store.pending_duties(None)] == [big]
+    await backend.close_all()

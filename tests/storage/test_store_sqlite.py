@@ -548,3 +548,31 @@ async def test_a_failed_finish_transaction_fails_each_of_its_callers_and_the_sto
         assert await store.pending_duties(None) == []
     finally:
         await store.close()
+
+
+async def test_the_lean_outbox_migration_drops_the_payloads_of_done_duties_only(tmp_path: Path) -> None:
+    """Issue 32: an existing database's delivered duties lose their payloads on upgrade (the bulk of its
+    size); pending ones keep theirs."""
+    path = tmp_path / "old.db"
+    conn = await connect(path)
+    try:
+        assert await migrate(conn, target=6) == 6
+        for done_at, owner in ((T0 + 5, "w1"), (None, None)):
+            await conn.execute(
+                "INSERT INTO duties (kind, due_at, payload, created_at, lease_owner, done_at, outcome)"
+                " VALUES ('post', ?, ?, ?, ?, ?, ?)",
+                (T0, '{"text":"' + "x" * 3000 + '"}', T0, owner, done_at, "sent 9" if done_at else None),
+            )
+        await conn.commit()
+    finally:
+        await conn.close()
+    store = await open_store(path)
+    try:
+        [pending] = await store.pending_duties(None)
+        assert pending.payload == {"text": "x" * 3000}
+    finally:
+        await store.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        rows = db.execute("SELECT payload, lease_owner, done_at, outcome FROM duties ORDER BY id").fetchall()
+    assert rows[0] == ("{}", "w1", T0 + 5, "sent 9")
+    assert rows[1][0] == '{"text":"' + "x" * 3000 + '"}'
