@@ -160,7 +160,7 @@ async def test_a_computer_turn_is_one_clean_post_naming_the_player_once(tmp_path
             await d.bot.deliveries.drain()
             posts = [
                 q for q in d.requests_since(mark)
-                if q.kind == "channel_message" and not q.ephemeral and name in (q.content or "")
+                if q.public_post and not q.ephemeral and name in (q.content or "")
                 and not q.content.startswith("\N{PUSHPIN}")  # the status board, edited, never re-posted
             ]  # fmt: skip
             mark = len(d.requests)
