@@ -149,6 +149,7 @@ class Console:
         self.computers = list(computers)  # the levels of the computer seats, after the players' (issue 27)
         self.verbose = verbose  # message ids and components' custom ids, for debugging
         self.pinned_seen: dict[int, str] = {}  # each pinned message's text as last printed
+        self._seen = 0  # the offline Discord's requests already shown (show_result)
         self.db, self.map_path = db, map_path
         self.out = out
         self.stream = stream or sys.stdout
@@ -349,7 +350,16 @@ class Console:
 
     def show_result(self, r: Any, user: FakeUser, skip: set[int] | None = None) -> None:
         self.numbered = []
-        for mid in r.message_ids:
+        ids = list(r.message_ids)
+        # A public post or edit the interaction caused may go out with another interaction's token (a turn
+        # post is a follow-up of the press that started the turn, and edited with its token: bot.lanes),
+        # so it is recorded under that one: what the channel shows changed since the last answer counts too.
+        for q in self.d.requests_since(self._seen):
+            shown = self.d.messages.get(q.message_id) if q.message_id is not None else None
+            if shown is not None and not shown.ephemeral and shown.id not in ids:
+                ids.append(shown.id)
+        self._seen = len(self.d.requests)
+        for mid in ids:
             msg = self.d.messages.get(mid)
             # A pinned message is shown where Discord shows it, on its own when it changes (show_pinned).
             if msg is not None and not msg.deleted and not msg.pinned and mid not in (skip or ()):
@@ -406,6 +416,7 @@ class Console:
         text = text.strip()
         if text in ("quit", "exit"):
             return False
+        self._seen = len(self.d.requests)  # what this line causes is shown, nothing from before
         try:
             await self._line(text)
             await self.show_pinned()
