@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.dashboard import META_STATUS
+from bot.dashboard import META_STATUS, STATUS_DELAY
 from tests.bot.driver import WALLS_MAP as MAP
 from tests.bot.driver import Game, bot_factory, harness, play_whole_game
 from tests.web.helpers import Client, link, live, web_bot
@@ -29,6 +29,8 @@ async def test_the_turn_post_status_message_and_board_carry_the_watch_link(tmp_p
         path = await link(d, g.game_id)
         url = "https://watch.example" + path
         assert watch_urls(g.turn_message()) == [url]
+        # The status message is posted STATUS_DELAY seconds after a change (the tests' clock runs on reads).
+        await d.bot.deliveries.drain(d.bot.clock() + STATUS_DELAY)
         meta = await d.bot.store.get_game_meta(g.game_id)
         assert watch_urls(d.message(int(meta[META_STATUS]["message"]))) == [url]
         r = await d.slash(g.users[0], "alexandros board")
