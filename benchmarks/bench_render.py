@@ -15,6 +15,10 @@ Rows:
   panel kept while its pieces stay: rendering.pictures.BOARDS), with nothing seen before (the worst case),
   and the same board again;
 - "a game's boards in turn": what the bot meets, consecutive boards of one game, each drawn once.
+- "guided move's previews": the move, path and confirm previews of one position, each with nothing kept
+  (cold) and with the board under it kept (rendering.board.preview_board), and the three in turn as a guided
+  move draws them, before (every preview draws the whole board, its labels placed around its markers) and
+  now (the labels of the board without markers where no badge meets a marker, the board kept);
 - "pool request": ``render_request`` on a request that went through pickle, as a pool worker runs it.
 The first render (which builds the cached map layers) and a warm worker's first render are reported apart.
 """
@@ -22,6 +26,7 @@ The first render (which builds the cached map layers) and a warm worker's first 
 from __future__ import annotations
 
 import argparse
+import os
 import pickle
 import statistics
 import sys
@@ -36,15 +41,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from PIL import Image  # noqa: E402
 
-from engine import view  # noqa: E402
+from engine import rules, view  # noqa: E402
 from engine.state import Phase  # noqa: E402
 from engine.views import GameView  # noqa: E402
-from rendering import RenderRequest, render_board, render_request, warm_worker  # noqa: E402
-from rendering.labels import NAMES, PLACED  # noqa: E402
+from rendering import (  # noqa: E402
+    RenderRequest,
+    render_board,
+    render_move_preview,
+    render_path_preview,
+    render_request,
+    warm_worker,
+)
+from rendering import board as B  # noqa: E402
+from rendering.labels import NAMES, PLACED, _place_all  # noqa: E402
 from rendering.layout import BOARD_WIDTH  # noqa: E402
 from rendering.pictures import BOARDS, board_picture, encode, encode_pillow, encode_rgb  # noqa: E402
 from rendering.png import BANDS  # noqa: E402
 from rendering.samples import play, sample_map  # noqa: E402
+from rendering.words import ENGLISH  # noqa: E402
 
 
 def forget() -> None:
@@ -53,6 +67,64 @@ def forget() -> None:
     NAMES.clear()
     BANDS.clear()
     BOARDS.clear()
+    B.PREVIEW_BOARDS.clear()
+    B.TINTED.clear()
+
+
+def guided_move(names: tuple[str, ...], w: int, runs: int) -> None:
+    """A guided move's three previews of a mid-game position: cold, with the board kept, and in turn."""
+    game = play(sample_map(), players=4, seed=11)
+    moving = [s for s in game.states if s.phase is Phase.MOVE and not s.over and rules.can_move(s)]
+    s = moving[len(moving) * 2 // 3]
+    mine = view(s, s.current)
+    symbol = rules.move_choices(s)[0].symbol
+    targets = rules.targets(s, symbol)
+    corner = max((c for t in targets for c in t.corners), key=lambda c: (c.paths, c.point))
+    paths = rules.path_options(s, corner.point)
+    kinds: list[tuple[str, Callable[[], bytes]]] = [
+        ("move", lambda: render_move_preview(mine, targets, symbol, names, w)),
+        ("path", lambda: render_path_preview(mine, corner, paths, names, w)),
+        ("confirm", lambda: render_path_preview(mine, corner, paths[:1], names, w, confirm=True)),
+    ]
+
+    def cold(f: Callable[[], bytes]) -> bytes:
+        forget()
+        return f()
+
+    def kept(f: Callable[[], bytes]) -> bytes:  # the board under the preview kept, no band reused
+        BANDS.clear()
+        return f()
+
+    cells = []
+    for kind, f in kinds:
+        cold_ms, _ = cpu_ms(partial(cold, f), runs)
+        f()
+        kept_ms, _ = cpu_ms(partial(kept, f), runs)
+        cells.append(f"{kind} {cold_ms:.1f} -> {kept_ms:.1f}")
+    print(f"guided move's previews, ms CPU each, cold -> board kept: {', '.join(cells)}")
+
+    def in_turn() -> bytes:  # as a worker meets a new guided move: move, path, confirm, nothing seen before
+        forget()
+        for _, f in kinds:
+            f()
+        return b""
+
+    now_ms, _ = cpu_ms(in_turn, runs)
+    # Before: every preview drew the whole board, its labels placed around its own markers.
+    drawn_whole, labelled = B.preview_board, B.board_labels
+    B.preview_board = lambda v, width, theme, under=None, avoid=(), words=ENGLISH: B.board_image(
+        v, width, theme, False, under, avoid, words
+    )
+    B.board_labels = lambda v, lay, theme, avoid=(), words=ENGLISH: _place_all(v, lay, theme, avoid, words)
+    try:
+        before_ms, _ = cpu_ms(in_turn, runs)
+    finally:
+        B.preview_board, B.board_labels = drawn_whole, labelled
+    print(
+        f"a guided move's three previews in turn, ms CPU a preview: before {before_ms / 3:.1f}, now "
+        f"{now_ms / 3:.1f} ({now_ms / before_ms:.2f}x); load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores"
+    )
 
 
 def cpu_ms(f: Callable[[], bytes], runs: int) -> tuple[float, bytes]:
@@ -154,6 +226,7 @@ def main() -> int:
         f"the same boards, encoding alone: Pillow's writer {pillow_ms:.1f} ms, bands {band_ms:.1f} ms "
         f"({band_ms / pillow_ms:.2f}x)"
     )
+    guided_move(names, w, args.runs)
     req = RenderRequest.board(v, names, w)
     wire = pickle.dumps(req)
 

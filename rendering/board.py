@@ -28,9 +28,11 @@ from rendering.labels import (
     alexander_size,
     board_labels,
     guard_size,
+    pieces,
     wall_width,
 )
 from rendering.layout import XY, Layout, layout
+from rendering.recent import Recent
 from rendering.theme import PLAYER_MARKS, RGB, Theme, mix
 from rendering.words import ENGLISH, Words
 
@@ -379,12 +381,26 @@ def board_image(
     lay = layout(v.map, width, theme)
     im = map_layer(v.map, width, theme).copy()
     tint_provinces(im, v, lay, theme)
+    labels = board_labels(v, lay, theme, avoid, words)
+    _draw_pieces(im, v, lay, theme, labels, last_move, under_walls)
+    return im, lay
+
+
+def _draw_pieces(
+    im: Image.Image,
+    v: GameView,
+    lay: Layout,
+    theme: Theme,
+    labels: Sequence[Label],
+    last_move: bool,
+    under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None,
+) -> None:
+    """Everything above the tinted land, in the order ``board_image`` layers it."""
     d = ImageDraw.Draw(im)
     if last_move:
         draw_last_move(d, v, lay, theme)
     if under_walls is not None:
         under_walls(d, lay)
-    labels = board_labels(v, lay, theme, avoid, words)
     draw_regions(im, labels, theme)
     draw_walls(d, v, lay, theme)
     if last_move:
@@ -392,4 +408,47 @@ def board_image(
     draw_guards(im, v, lay, theme)
     draw_badges(im, v, labels, lay, theme)
     draw_alexander(im, v, lay, theme)
+
+
+# --- Previews' boards, kept -----------------------------------------------------------------------
+
+# A guided move draws three previews of one position (its points, its paths, the confirm step) and the
+# Actions menu one a province: each drew the whole board again. What lies under a preview's own marks is
+# kept here (a render worker's memory, 4 MB a picture at 1280 px, so few): the tinted land for previews
+# that outline beneath the walls, and the whole board for those that draw only above it. A kept picture
+# is keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
+# its own view's facts.
+TINTED: Recent[tuple[object, ...], Image.Image] = Recent(6)
+PREVIEW_BOARDS: Recent[tuple[object, ...], Image.Image] = Recent(6)
+
+
+def preview_board(
+    v: GameView,
+    width: int,
+    theme: Theme,
+    under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
+    avoid: Sequence[Box] = (),
+    words: Words = ENGLISH,
+) -> tuple[Image.Image, Layout]:
+    """``board_image`` without the last move, as a preview needs it, the very same pixels, from kept
+    pictures where it can: the whole board when the preview draws nothing beneath the walls (then its
+    labels, which ``avoid`` may move, are part of the key), else the tinted land."""
+    lay = layout(v.map, width, theme)
+    labels = board_labels(v, lay, theme, avoid, words)
+    facts = (v.viewer, v.map, width, theme, words)
+    if under_walls is None:
+        key = (*facts, labels, v.red_walls, *pieces(v))
+        kept = PREVIEW_BOARDS.get(key)
+        if kept is not None:
+            return kept.copy(), lay
+    tint_key = (*facts, v.provinces)
+    tinted = TINTED.get(tint_key)
+    if tinted is None:
+        tinted = map_layer(v.map, width, theme).copy()
+        tint_provinces(tinted, v, lay, theme)
+        TINTED.put(tint_key, tinted)
+    im = tinted.copy()
+    _draw_pieces(im, v, lay, theme, labels, False, under_walls)
+    if under_walls is None:
+        PREVIEW_BOARDS.put(key, im.copy())
     return im, lay

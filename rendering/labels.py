@@ -636,6 +636,13 @@ def board_labels(
 ) -> tuple[Label, ...]:
     """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers).
     The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
+    if avoid:
+        # The placer consults ``avoid`` only to refuse a badge's spot, and takes the first best clear one:
+        # when no badge of the board without ``avoid`` touches a box of it, placing around it chooses every
+        # spot the same (a preview's markers seldom meet a badge). So previews share the board's labels.
+        plain = board_labels(v, lay, theme, (), words)
+        if not any(lab.kind == BADGE and _touch(lab.box, a) for lab in plain for a in avoid):
+            return plain
     names = region_labels(v, lay, theme, words)
     key = (v.map, lay, theme, tuple(avoid), names, *pieces(v))
     found = PLACED.get(key)
@@ -643,6 +650,11 @@ def board_labels(
         found = _place_all(v, lay, theme, avoid, words)
         PLACED.put(key, found)
     return found
+
+
+def _touch(a: Box, b: Box) -> bool:
+    """Whether two boxes overlap, as the placer's index tests it (touching edges do not)."""
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _place_all(

@@ -319,8 +319,9 @@ def _preview_image(
     words: Words = ENGLISH,
 ) -> tuple[Image.Image, Layout]:
     """The board for a preview: no last-move highlight, so that the preview's own marks stand out, and no
-    badge under the preview's markers (``avoid``)."""
-    return b.board_image(v, width, theme, last_move=False, under_walls=under_walls, avoid=avoid, words=words)
+    badge under the preview's markers (``avoid``). Drawn on a copy of a kept board where one fits
+    (``rendering.board.preview_board``)."""
+    return b.preview_board(v, width, theme, under_walls, avoid, words)
 
 
 def _mover(v: GameView) -> int:

@@ -220,6 +220,7 @@ def record(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], bytes]], D
 
     def run(draw: Callable[[], bytes]) -> Drawn:
         P.BOARDS.clear()  # a kept board is not drawn again
+        B.PREVIEW_BOARDS.clear()
         current.append(Drawn())
         try:
             draw()
