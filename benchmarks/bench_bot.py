@@ -369,8 +369,10 @@ async def one_run(
             # The people's moves, chosen before the clock starts: a greedy computer player stands in for
             # each of them (people think on their own devices, not on the bot's 2 cores).
             plans: list[list[Any]] = []
+            deals = set()
             for i, g in enumerate(tables):
                 st, rng, plan = await g.state(), random.Random(seed * 100_003 + i), []
+                deals.add(repr((st.seed, st.supply, st.face_up)))
                 for _ in range(actions):
                     if st.over:
                         break
@@ -417,6 +419,7 @@ async def one_run(
                 "games": games,
                 "actions": done,
                 "distinct games": distinct,
+                "distinct deals": len(deals),
                 "interactions": len(whole),
                 "seconds": wall,
                 "actions/s": done / wall,
@@ -551,7 +554,9 @@ def main(
             f"{r.get('cpu workers', float('nan')):>10.1f}{load:>10}"
         )
     for name, r in rows:
-        print(f"  {name}: {r['distinct games']} distinct games of {r['games']}, {r['shown n']} actions seen "
+        deals = r.get("distinct deals", "?")
+        print(f"  {name}: {deals} distinct deals and {r['distinct games']} distinct games "
+              f"of {r['games']}, {r['shown n']} actions seen "
               f"shown, render workers {r['render workers']}, send pacer {r['send rate'] or 'none'}/s, "
               f"load average (1/5/15 min) {r['load']} before, {r['load after']} after")  # fmt: skip
     print("(ms; 1st: an interaction sent -> its first answer (what the presser sees); shown: an action's")

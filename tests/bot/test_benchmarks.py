@@ -25,7 +25,8 @@ def bench(name: str) -> ModuleType:
 def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_bot").main(games=2, stall_games=0, actions=1, baseline=False) == 0
     out = capsys.readouterr().out
-    assert "act/s" in out and "chan/act" in out and "2 distinct games of 2, 2 actions seen shown" in out
+    assert "act/s" in out and "chan/act" in out
+    assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown" in out
 
 
 def test_bench_memory_runs(capsys: pytest.CaptureFixture[str]) -> None:
