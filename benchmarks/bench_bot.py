@@ -1,26 +1,32 @@
-"""Many games acting at once through the offline Discord: latency, throughput and event-loop stalls, with
-the bot before its redesign measured side by side in the same run.
+"""Many games acting at once through the offline Discord: latency, throughput, channel requests and
+event-loop stalls, with the bot before its redesign measured side by side in the same run, in one harness.
 
-Each of G games has its own channel and three players; every game's players act at once, each action
-exactly as a person would make it (slash commands with their autocomplete, the turn post's buttons, the
-guided move, the province previews: tests/bot/driver.py's ``Game.play``). A greedy computer player chooses
-each game's actions before the clock starts (people think on their own devices, not on the bot's cores).
-Real renderer (the bot's pool of warm worker processes), real SQLite store, real clock, recorded HTTP; the
-fake's records of each game are reduced to the figures once its action is done.
+Each of G games has its own channel, three players and its own deal (a seed of its own: no two games
+alike); every game's players act at once, each action exactly as a person would make it (slash commands
+with their autocomplete, the turn post's buttons, the guided move, the province previews:
+tests/bot/driver.py's ``Game.play``), 24 actions a game by default. A greedy computer player chooses each
+game's actions before the clock starts (people think on their own devices, not on the bot's cores). Real
+renderer (as many warm worker processes as the config's default), real SQLite store, real clock, the
+send pacer at make_bot's default rate, recorded HTTP.
 
-Printed per run: first response p99 (interaction in -> its first answer), whole interaction p99 (in ->
-the handler done), engine actions per second, the event loop's longest stall (a probe task that sleeps
-1 ms in the stall runs, 10 ms in the throughput runs, and records how late it wakes; the stall runs also
-time every callback), and the CPU per action of the bot's process and of its render workers.
+One harness for both bots: the old bot (commit 8afd768, before issues 10 and 12) is checked out in a
+temporary ``git worktree`` and run in a process of its own whose sys.path holds the old tree's bot,
+engine, rendering and storage packages and this tree's tests/ (driver) and offline/ (fake Discord); the
+harness finds an interaction's handler tasks by its task mark (no walk over ``asyncio.all_tasks()``).
 
-The baseline: the bot as of commit 8afd768 (before issues 10 and 12), checked out in a temporary
-``git worktree`` and driven by its own tests/bot/driver.py in a process of its own, same games, same
-machine, same run.
+The clock runs until every game's last turn post is shown in its channel and the bot's deliveries are
+drained. Printed per run, with the machine's load average before and after: the first response (an
+interaction sent -> its first answer, what the presser sees) and "shown" (an action's applying
+interaction sent -> the channel shows the new turn post or its edit) p50/p99, the handler's p99, actions
+per second, channel requests per action (POST/PATCH/PUT/DELETE on /channels/..., interaction callbacks
+and webhooks left out), the event loop's longest stall (a probe task that sleeps 1 ms in the stall runs,
+10 ms in the throughput runs, and records how late it wakes), and the CPU per action of the bot's
+process and of its render workers. ``--repeat N`` rounds, both bots in each, which goes first alternating.
 
-    python benchmarks/bench_bot.py [--games 100] [--stall-games 50] [--actions 6] [--seed 7] [--repeat 1]
+    python benchmarks/bench_bot.py [--games 50] [--stall-games 0] [--actions 24] [--seed 7] [--repeat 1]
                                    [--map PATH] [--no-baseline]
 
-Targets (issue 12) on 2 cores: 100 games: first response p99 <= 500 ms, whole interaction p99 <= 2 s,
+Targets (issue 12) on 2 cores: first response p99 <= 500 ms, whole interaction p99 <= 2 s,
 >= 60 actions/s and >= 4x the old bot; 50 games: longest loop stall <= 50 ms.
 """
 
@@ -28,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import itertools
 import json
 import os
 import random
@@ -101,12 +109,12 @@ class Probe:
             asyncio.Handle._run = self._run_handle  # type: ignore[method-assign]
 
 
-async def settle_own(d: Any, before: int | set[asyncio.Task[Any]], until: Any = None) -> None:
+async def settle_own(d: Any, before: int, until: Any = None) -> None:
     """OfflineDiscord._settle for interactions that overlap: wait for the handler tasks this interaction's
     payload started (created synchronously, between ``before`` and now), not for other interactions'."""
     current = asyncio.current_task()
-    # ``before``: the harness's task mark, or (the old tree's harness) the set of tasks before the payload.
-    started = asyncio.all_tasks() - before if isinstance(before, set) else d._tasks.since(before)
+    # ``before``: the harness's task mark (the same harness drives both bots: no walk over every task).
+    started = d._tasks.since(before)
     mine = [t for t in started if t is not current and not t.done() and d._watched(t)]
     deadline = asyncio.get_running_loop().time() + d.settle_timeout
     while True:
@@ -146,6 +154,7 @@ class Ledger:
         self.first: list[float] = []
         self.whole: list[float] = []
         self.pending: dict[int, list[Any]] = {}
+        self.channel_requests = 0
         ledger = self
 
         class History(list):  # type: ignore[type-arg]
@@ -161,11 +170,14 @@ class Ledger:
                     self.first.append(r.latency * 1000)
                 self.whole.append(r.duration * 1000)
             r.requests, r.payload = [], {}
+        self.channel_requests += channel_requests(self.d.requests)
         self.d.requests.clear()
 
     def settle_all(self) -> None:
         for channel in list(self.pending):
             self.settle(channel)
+        self.channel_requests += channel_requests(self.d.requests)
+        self.d.requests.clear()
 
 
 class OnChannel:
@@ -178,18 +190,54 @@ class OnChannel:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._d, name)
 
+    sent = 0.0  # when the newest interaction a player waits on (not autocomplete) was sent
+
     async def slash(self, user: Any, command: str, options: Any = None, **kw: Any) -> Any:
+        self.sent = time.perf_counter()
         return await self._d.slash(user, command, options, channel_id=self._channel, **kw)
+
+    async def click(self, *args: Any, **kw: Any) -> Any:
+        self.sent = time.perf_counter()
+        return await self._d.click(*args, **kw)
+
+    async def select(self, *args: Any, **kw: Any) -> Any:
+        self.sent = time.perf_counter()
+        return await self._d.select(*args, **kw)
 
     async def autocomplete(self, user: Any, command: str, **kw: Any) -> Any:
         return await self._d.autocomplete(user, command, channel_id=self._channel, **kw)
 
 
+def channel_requests(requests: list[Any]) -> int:
+    """Requests that change a channel (POST/PATCH/PUT/DELETE on /channels/...), interaction callbacks and
+    their webhooks left out: what counts against Discord's limits per channel."""
+    return sum(
+        1
+        for r in requests
+        if r.seam == "http"
+        and r.method in ("POST", "PATCH", "PUT", "DELETE")
+        and r.path.startswith("/channels/")
+    )
+
+
+def render_workers() -> int:
+    """The production number of render worker processes (the config's default)."""
+    try:
+        from bot.config import Config
+
+        return int(Config.render_workers)
+    except (ImportError, AttributeError):
+        return 2
+
+
 async def one_run(
     games: int, actions: int, seed: int, map_path: str = "", callbacks: bool = True
 ) -> dict[str, Any]:
-    """G games at once in this process (whichever tree is first on sys.path), on the map at ``map_path``
-    (both trees read the same file, so both draw and search the same board) or the tree's default map."""
+    """G games at once in this process, on the map at ``map_path`` (both trees read the same file, so both
+    draw and search the same board) or the tree's default map. The driver and the fake Discord are always
+    the current tree's (tests/bot/driver.py, offline/); the bot, engine, rendering and storage packages are
+    whichever tree is first on sys.path (the old bot's run puts the old tree's there)."""
+    import bot.client
     import bot.pictures as pictures_module
     import engine
     from engine import ai
@@ -197,18 +245,28 @@ async def one_run(
     from tests.bot import driver
     from tests.harness import OfflineDiscord
 
+    load_before = os.getloadavg()
     try:
-        pics = pictures_module.Pictures(workers=2)  # type: ignore[call-arg]  # the redesigned bot's pool
+        # The redesigned bot's pool, as many workers as production runs (the config's default).
+        pics = pictures_module.Pictures(workers=render_workers())  # type: ignore[call-arg]
     except TypeError:
         pics = pictures_module.Pictures()  # the old bot: threads
+    seeds = itertools.count(seed * 100_003)  # every game its own deal
     with tempfile.TemporaryDirectory() as tmp:
         game_map = load_map(map_path) if map_path else default_map()
+        db = str(Path(tmp) / "b.db")
+
         # The real clock: the tests' clock moves a second on every read, so under this load a duty's
-        # 60-second lease ran out while its picture was still being drawn, and another delivery round
-        # claimed it and drew it again (a third of the pictures were drawn twice, only in the benchmark).
-        factory = driver.bot_factory(str(Path(tmp) / "b.db"), game_map, seed, time.time, pics)
-        # The interaction waits for the deliveries it starts (tasks alx-…), as in the tests: the whole
-        # interaction ends when its posts are made, as the old bot made them inside the handler.
+        # 60-second lease ran out while its picture was still being drawn. Production settings otherwise:
+        # make_bot's defaults (the send pacer at its default rate).
+        def factory() -> Any:
+            return bot.client.make_bot(
+                db, map_provider=lambda: game_map, clock=time.time, seed_source=lambda: next(seeds),
+                pictures=pics,
+            )  # fmt: skip
+
+        # The interaction waits for the deliveries it starts (tasks alx-…), as in the tests, while the
+        # tables are opened.
         d = OfflineDiscord(
             factory, guild_id=driver.GUILD, channel_id=driver.CHANNEL, loggers=("bot",),
             watched_tasks=("alx-",),
@@ -219,6 +277,7 @@ async def one_run(
                 await warmed()
             tables = []
             post_waits: list[float] = []
+            visible: list[float] = []  # an action's applying interaction sent -> the channel shows it
             arrivals: dict[int, asyncio.Event] = {}
             finish = d._finish
 
@@ -228,12 +287,37 @@ async def one_run(
                     arrivals[req.channel_id].set()
 
             d._finish = finished
+
+            async def shown(channel: int, wanted: str, limit: float = 120.0) -> bool:
+                """Wait until the channel shows a (non-ephemeral) post with a control of ``wanted``."""
+                arrived = arrivals.setdefault(channel, asyncio.Event())
+                deadline = time.perf_counter() + limit
+                while time.perf_counter() < deadline:
+                    recent = d.channel_messages(channel)[-5:]
+                    if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
+                        return True
+                    arrived.clear()  # set again when a request to this channel is answered
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(arrived.wait(), 1.0)
+                return False
+
             for i in range(games):
                 channel = d.add_channel(f"table-{i}")
                 users = [d.member(f"{n}{i}") for n in driver.NAMES[:3]]
                 view = OnChannel(d, channel)
 
                 class Here(driver.Game):  # type: ignore[misc, name-defined]
+                    async def table(self) -> Any:  # the old bot kept its tables in its service
+                        service = getattr(self.bot, "service", None)
+                        if service is not None and hasattr(service, "table_by_id"):
+                            return await service.table_by_id(self.game_id)
+                        return await self.bot.pipeline.tables.by_id(self.game_id)
+
+                    async def state(self) -> Any:
+                        table = await self.table()
+                        assert table.state is not None
+                        return table.state
+
                     def turn_message(self, _channel: int = channel) -> Any:
                         cid = f"alx:hand:{self.game_id}"
                         for msg in reversed(d.channel_messages(_channel)):
@@ -244,64 +328,58 @@ async def one_run(
                     def check_public(self) -> None:  # the tests check; here other games' requests interleave
                         self.checked = len(d.requests)
 
-                    async def play(self, action: Any, n: int, _channel: int = channel) -> None:
-                        # The turn post of this version must be out before its buttons are pressed; a post
-                        # that another interaction's delivery round carries may still be on its way.
+                    async def play(
+                        self, action: Any, n: int, _channel: int = channel, _view: OnChannel = view
+                    ) -> None:
+                        # The turn post of this version must be out before its buttons are pressed (it is
+                        # normally out already: the last action waited for it below).
                         version = (await self.state()).version
-                        wanted = f":{self.game_id}:{version}"
                         t0 = time.perf_counter()
-                        arrived = arrivals.setdefault(_channel, asyncio.Event())
-                        for _ in range(120):
-                            recent = d.channel_messages(_channel)[-3:]
-                            if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
-                                break
-                            arrived.clear()  # set again when a request to this channel is answered
-                            try:
-                                await asyncio.wait_for(arrived.wait(), 1.0)
-                            except TimeoutError:
-                                pass
+                        await shown(_channel, f":{self.game_id}:{version}")
                         post_waits.append((time.perf_counter() - t0) * 1000)
                         await super().play(action, n)
+                        # The channel shows the change: the next turn post (or its edit) is delivered.
+                        after = await self.state()
+                        if not after.over and await shown(_channel, f":{self.game_id}:{after.version}"):
+                            visible.append((time.perf_counter() - _view.sent) * 1000)
 
                 g = Here(view, users)
                 await g.open()
                 tables.append(g)
             # From here on an interaction ends when its handler is done: with games acting all the time the
-            # delivery round never ends, so nobody could wait for it. Posts are waited for before their
-            # buttons are pressed (Here.play), and that wait counts in the actions per second.
+            # delivery round never ends, so nobody could wait for it. Posts are waited for (Here.play), and
+            # that wait counts in the actions per second.
             d.watched_tasks = tuple(t for t in d.watched_tasks if t != "alx-")
             # And the harness waits for this interaction's own handler tasks only (those its payload
-            # started), not for every task started meanwhile: other games' interactions overlap it.
+            # started, by the harness's task mark: no walk over every task of the loop), not for every task
+            # started meanwhile: other games' interactions overlap it.
             d.settle_timeout = 120.0
             type(d)._settle = settle_own  # type: ignore[method-assign]
-            # The fake has no global rate limit, so the old bot (which posts from its handlers) meets none:
-            # the new worker's pacer (Discord's 50 requests/s, bench_notices) is off here too, to be fair.
             worker = getattr(d.bot, "deliveries", None)
-            if worker is not None and hasattr(worker, "pacer"):
-                worker.pacer = None
+            if os.environ.get("ALX_BENCH_NO_PACER") and worker is not None:
+                worker.pacer = None  # --no-pacer: what the bot's CPU allows, above Discord's 50 requests/s
             # The fake keeps a record of every request and interaction (payloads copied, for the tests'
             # checks): tens of thousands of objects after a few hundred actions, which the bot's process
-            # would never hold and which made each full garbage collection of this process cost 60-90 ms.
-            # Each game's records are reduced to the figures measured once its action is done.
+            # would never hold. Each game's records are reduced to the figures once its action is done,
+            # and the channel requests are counted before the fake's request list is let go.
             ledger = Ledger(d)
             done = 0
-            # The stall runs wake every 1 ms; the throughput runs every 10 ms, since 1,000 wake-ups a second
-            # cost the loop about 5 % of its time (py-spy: 7 % of its samples), in both bots' runs alike.
             probe = Probe(period=0.001 if callbacks else 0.010, callbacks=callbacks)
 
             # The people's moves, chosen before the clock starts: a greedy computer player stands in for
-            # each of them, and people think on their own devices, not on the bot's 2 cores (chosen during
-            # the run, in threads of this process, the players' thinking held the bot's GIL: late
-            # wake-ups of 60-130 ms with 15-35 ms of the loop's own CPU time).
+            # each of them (people think on their own devices, not on the bot's 2 cores).
             plans: list[list[Any]] = []
+            deals = set()
             for i, g in enumerate(tables):
-                st, rng, plan = await g.state(), random.Random(seed + i), []
+                st, rng, plan = await g.state(), random.Random(seed * 100_003 + i), []
+                deals.add(repr((st.seed, st.supply, st.face_up)))
                 for _ in range(actions):
                     if st.over:
                         break
                     plan.append(ai.greedy_player(st, rng))
                     st = engine.apply(st, plan[-1])[0]
                 plans.append(plan)
+            distinct = len({tuple(repr(a) for a in plan) for plan in plans})
 
             async def player(g: Any, plan: list[Any]) -> None:
                 nonlocal done
@@ -310,6 +388,9 @@ async def one_run(
                     ledger.settle(g.d._channel)
                     done += 1
 
+            if worker is not None:
+                await worker.drain()  # the lobbies' posts out before the clock starts
+            d.requests.clear()
             post_waits.clear()
             gc_cpu: list[float] = []  # each garbage collection's CPU time: is the longest stall one?
             gc_at = [0.0]
@@ -325,6 +406,9 @@ async def one_run(
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
             await asyncio.gather(*(player(g, plan) for g, plan in zip(tables, plans, strict=True)))
+            # The clock runs until every game's last post is out: whatever the bot still has to deliver.
+            if worker is not None:
+                await worker.drain()
             wall = time.perf_counter() - started
             cpu_main, cpu_workers = time.process_time() - cpu_main, worker_cpu(pics) - cpu_workers
             probe.stop()
@@ -334,6 +418,8 @@ async def one_run(
             return {
                 "games": games,
                 "actions": done,
+                "distinct games": distinct,
+                "distinct deals": len(deals),
                 "interactions": len(whole),
                 "seconds": wall,
                 "actions/s": done / wall,
@@ -341,6 +427,9 @@ async def one_run(
                 "first p99": pct(first, 0.99),
                 "whole p50": pct(whole, 0.5),
                 "whole p99": pct(whole, 0.99),
+                "shown p50": pct(visible, 0.5),
+                "shown p99": pct(visible, 0.99),
+                "shown n": len(visible),
                 "stall max": probe.worst * 1000,
                 "stall cpu": probe.worst_cpu * 1000,
                 "callback cpu": probe.worst_callback * 1000,
@@ -349,6 +438,13 @@ async def one_run(
                 "stalls > 50 ms": probe.over_50ms,
                 "cpu main": cpu_main * 1000 / max(done, 1),
                 "cpu workers": cpu_workers * 1000 / max(done, 1),
+                "channel requests/action": ledger.channel_requests / max(done, 1),
+                "render workers": len(getattr(pics, "pool", None).pids())
+                if getattr(pics, "pool", None)
+                else 0,
+                "send rate": getattr(getattr(worker, "pacer", None), "rate", None),
+                "load": [round(x, 2) for x in load_before],
+                "load after": [round(x, 2) for x in os.getloadavg()],
             }
 
 
@@ -387,10 +483,23 @@ def old_tree() -> Path:
     return where
 
 
+def mixed_tree(old: Path) -> Path:
+    """A tree whose bot, engine, rendering and storage packages are the old tree's and whose harness
+    (tests/bot/driver.py, tests/harness, offline/) is this tree's: both bots are driven by the same driver
+    and the same fake Discord."""
+    mixed = old / "_one_harness"
+    mixed.mkdir()
+    for package in ("bot", "engine", "rendering", "storage"):
+        (mixed / package).symlink_to(old / package)
+    for package in ("tests", "offline"):
+        (mixed / package).symlink_to(HERE / package)
+    return mixed
+
+
 def main(
-    games: int = 100,
-    stall_games: int = 50,
-    actions: int = 6,
+    games: int = 50,
+    stall_games: int = 0,
+    actions: int = 24,
     baseline: bool = True,
     seed: int = 7,
     map_path: str = str(OLD_MAP),
@@ -399,51 +508,67 @@ def main(
     rows: list[tuple[str, dict[str, Any]]] = []
     old = old_tree() if baseline else None
     try:
-        # ``repeat`` rounds, each bot in turn within a round: the machine's speed drifts by 10-20 % within an
-        # hour, and one run measures about three seconds, so the ratio is given per round and as the median.
+        mixed = mixed_tree(old) if old is not None else None
+        # ``repeat`` rounds, both bots in each round, which goes first alternating from round to round: the
+        # machine's speed drifts by 10-20 % within an hour (and other work comes and goes).
         for k in range(repeat):
             tag = f" #{k + 1}" if repeat > 1 else ""
-            rows.append((f"now, {games} games{tag}", in_process(HERE, games, actions, seed, map_path, False)))
-            if stall_games:
+            bots: list[tuple[str, Path]] = [("now", HERE)]
+            if mixed is not None:
+                bots.append((f"{OLD_COMMIT} (old)", mixed))
+            for who, root in bots if k % 2 == 0 else bots[::-1]:
                 rows.append(
-                    (f"now, {stall_games} games{tag}", in_process(HERE, stall_games, actions, seed, map_path))
+                    (f"{who}, {games} games{tag}", in_process(root, games, actions, seed, map_path, False))
                 )
-            if old is not None:
-                old_run = in_process(old, games, actions, seed, map_path, False)
-                rows.append((f"{OLD_COMMIT} (old), {games} games{tag}", old_run))
                 if stall_games:
-                    rows.append(
-                        (
-                            f"{OLD_COMMIT} (old), {stall_games} games{tag}",
-                            in_process(old, stall_games, actions, seed, map_path),
-                        )
-                    )
+                    run = in_process(root, stall_games, actions, seed, map_path)
+                    rows.append((f"{who}, {stall_games} games{tag}", run))
     finally:
         if old is not None:
             subprocess.run(["git", "-C", str(HERE), "worktree", "remove", "--force", str(old)], check=False)
     where = Path(map_path).name if map_path else "each tree's default map"
-    print(f"bench_bot: games acting at once, 3 players each, {actions} actions per game, map {where}, "
-          f"offline Discord, {os.cpu_count()} cores")  # fmt: skip
-    head = ("run", "actions", "act/s", "1st p50", "1st p99", "all p50", "all p99", "stall ms", ">50ms")
-    head += ("stall cpu", "cb cpu", "post p99", "gc cpu", "cpu bot", "cpu draw")
+    print(f"bench_bot: games acting at once, 3 players each, up to {actions} actions per game, map {where}, "
+          f"offline Discord (this tree's driver and fake for both bots), {os.cpu_count()} cores")  # fmt: skip
+    head: tuple[str, ...] = (
+        "run",
+        "actions",
+        "act/s",
+        "1st p50",
+        "1st p99",
+        "shown p50",
+        "shown p99",
+        "all p99",
+        "chan/act",
+    )
+    head += ("stall ms", "stall cpu", "cb cpu", "gc cpu", "cpu bot", "cpu draw", "load")
     width = max(26, *(len(name) + 1 for name, _ in rows))
     print(f"{head[0]:<{width}}" + "".join(f"{h:>10}" for h in head[1:]))
     for name, r in rows:
+        load = "/".join(f"{x:.1f}" for x in r["load"][:1] + r["load after"][:1])
         print(
             f"{name:<{width}}{r['actions']:>10}{r['actions/s']:>10.1f}{r['first p50']:>10.0f}"
-            f"{r['first p99']:>10.0f}"
-            f"{r['whole p50']:>10.0f}{r['whole p99']:>10.0f}{r['stall max']:>10.1f}{r['stalls > 50 ms']:>10}"
-            f"{r['stall cpu']:>10.1f}{r.get('callback cpu', float('nan')):>10.1f}{r['post wait p99']:>10.0f}"
+            f"{r['first p99']:>10.0f}{r['shown p50']:>10.0f}{r['shown p99']:>10.0f}{r['whole p99']:>10.0f}"
+            f"{r['channel requests/action']:>10.2f}{r['stall max']:>10.1f}"
+            f"{r['stall cpu']:>10.1f}{r.get('callback cpu', float('nan')):>10.1f}"
             f"{r.get('gc max', float('nan')):>10.1f}{r.get('cpu main', float('nan')):>10.1f}"
-            f"{r.get('cpu workers', float('nan')):>10.1f}"
+            f"{r.get('cpu workers', float('nan')):>10.1f}{load:>10}"
         )
-    print("(ms; 1st: interaction in -> its first answer; all: -> its handler done; post: how long the next")
-    print(" action waited for its turn post, which the redesigned bot sends from its outbox worker;")
+    for name, r in rows:
+        deals = r.get("distinct deals", "?")
+        print(f"  {name}: {deals} distinct deals and {r['distinct games']} distinct games "
+              f"of {r['games']}, {r['shown n']} actions seen "
+              f"shown, render workers {r['render workers']}, send pacer {r['send rate'] or 'none'}/s, "
+              f"load average (1/5/15 min) {r['load']} before, {r['load after']} after")  # fmt: skip
+    print("(ms; 1st: an interaction sent -> its first answer (what the presser sees); shown: an action's")
+    print(" applying interaction sent -> the channel shows the new turn post or its edit (delivered);")
+    print(" all: -> the interaction's handler done; chan/act: channel requests per action (POST/PATCH/PUT/")
+    print(" DELETE on /channels/..., interaction callbacks and webhooks left out); the clock of act/s runs")
+    print(" until every game's last post is shown and the bot's deliveries are drained;")
     print(" stall: the loop's longest late wake-up; stall cpu: the loop thread's CPU time in that gap (every")
     print(" callback that was ready then); cb cpu: the longest single callback (task step) in CPU time;")
     print(" gc cpu: the longest garbage collection in CPU time, in this process (bot, fake, driver);")
     print(" cpu bot / cpu draw: CPU per action of this process (bot, fake Discord, driver; the old bot draws")
-    print(" here too) and of the render worker processes)")
+    print(" here too) and of the render worker processes; load: the 1-minute load average before/after)")
     now_rows = [r for name, r in rows if name.startswith(f"now, {games} games")]
     stall_rows = [r for name, r in rows if stall_games and name.startswith(f"now, {stall_games} games")]
     checks = {
@@ -481,12 +606,17 @@ if __name__ == "__main__":
         print(json.dumps(out))
         raise SystemExit(0)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100)
-    parser.add_argument("--stall-games", type=int, default=50)
-    parser.add_argument("--actions", type=int, default=6)
-    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--games", type=int, default=50)
+    parser.add_argument("--stall-games", type=int, default=0)
+    parser.add_argument("--actions", type=int, default=24)
+    parser.add_argument("--seed", type=int, default=7, help="the first game's deal; every game has its own")
     parser.add_argument("--no-baseline", action="store_true")
-    parser.add_argument("--repeat", type=int, default=1, help="rounds, each bot in turn within a round")
+    parser.add_argument(
+        "--no-pacer",
+        action="store_true",
+        help="the new bot's send pacer off (not production: Discord allows a bot 50 requests/s)",
+    )
+    parser.add_argument("--repeat", type=int, default=1, help="rounds, both bots in each, alternating first")
     parser.add_argument(
         "--map",
         default=str(OLD_MAP),
@@ -494,4 +624,6 @@ if __name__ == "__main__":
         "'' for each tree's own default map",
     )
     a = parser.parse_args()
+    if a.no_pacer:
+        os.environ["ALX_BENCH_NO_PACER"] = "1"
     raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed, a.map, a.repeat))

@@ -24,7 +24,9 @@ def bench(name: str) -> ModuleType:
 
 def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_bot").main(games=2, stall_games=0, actions=1, baseline=False) == 0
-    assert "act/s" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "act/s" in out and "chan/act" in out
+    assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown" in out
 
 
 def test_bench_memory_runs(capsys: pytest.CaptureFixture[str]) -> None:
