@@ -70,6 +70,7 @@ class Probe:
         self.worst = 0.0
         self.worst_cpu = 0.0
         self.worst_callback = 0.0
+        self.worst_callback_name = ""
         self.over_50ms = 0
         self._task: asyncio.Task[None] | None = None
         self._run_handle: Any = None
@@ -98,7 +99,10 @@ class Probe:
         def timed(handle: asyncio.Handle) -> None:
             cpu = time.thread_time()
             original(handle)
-            probe.worst_callback = max(probe.worst_callback, time.thread_time() - cpu)
+            spent = time.thread_time() - cpu
+            if spent > probe.worst_callback:
+                probe.worst_callback = spent
+                probe.worst_callback_name = repr(handle)[:300]
 
         asyncio.Handle._run = timed  # type: ignore[method-assign]
 

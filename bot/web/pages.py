@@ -53,7 +53,7 @@ class _Game:
     history: History = field(default_factory=History)
     docs: list[dict[str, Any]] = field(default_factory=list)
     diffs: list[dict[str, Any]] = field(default_factory=list)
-    logs: dict[str, list[list[str]]] = field(default_factory=dict)
+    logs: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)  # tuples: see history's docs
     names: tuple[str, ...] = ()  # the names the logs were worded with
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # (lang, version, names): game.json gzipped. The names too: a player who is forgotten (storage.privacy)
@@ -99,7 +99,7 @@ class Pages:
         game.bodies.clear()
         return first
 
-    def _logs(self, game: _Game, record: GameRecord, lang: str) -> list[list[str]]:
+    def _logs(self, game: _Game, record: GameRecord, lang: str) -> list[tuple[str, ...]]:
         names = names_of(record)
         if names != game.names:  # a player was forgotten since: every line is worded again
             game.logs.clear()
@@ -109,7 +109,7 @@ class Pages:
             speaker = Speaker(names, game.history.map)
             with i18n.speaking(lang):
                 for step in game.history.steps[len(lines) :]:
-                    lines.append(speaker.event_lines(list(step.events)))
+                    lines.append(tuple(speaker.event_lines(list(step.events))))
         return lines
 
     def _head(self, record: GameRecord, lang: str) -> dict[str, Any]:
