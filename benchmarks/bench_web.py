@@ -226,6 +226,7 @@ async def one_run(games: int, watched: int, watchers: int, actions: int, seed: i
             await asyncio.sleep(2.0)  # the last news reaches the watchers
             probe.stop()
             gc.callbacks.remove(on_gc)
+            by_gen = list(zip(gc_gen, gc_cpu, strict=True))
             ledger.settle_all()
             result: dict[str, Any] = {
                 "games": games,
@@ -240,8 +241,7 @@ async def one_run(games: int, watched: int, watchers: int, actions: int, seed: i
                 # The longest collection of each generation (CPU ms): the young ones are frequent and short,
                 # an older one looks at every object that survived since the last of its kind.
                 "gc by generation": [
-                    round(1000 * max((c for g, c in zip(gc_gen, gc_cpu, strict=True) if g == k), default=0.0), 1)
-                    for k in range(3)
+                    round(1000 * max((c for g, c in by_gen if g == k), default=0), 1) for k in range(3)
                 ],
                 "load": os.getloadavg()[0],
             }
