@@ -284,9 +284,10 @@ def _latencies(
     }
 
 
-def main() -> int:
-    if len(sys.argv) >= 2 and sys.argv[1] == "--watchers-process":
-        asyncio.run(watchers_main(sys.argv[2], sys.argv[3]))
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--watchers-process":
+        asyncio.run(watchers_main(argv[1], argv[2]))
         return 0
     parser = argparse.ArgumentParser(prog="bench_web")
     parser.add_argument("--games", type=int, default=50)
@@ -297,7 +298,7 @@ def main() -> int:
     parser.add_argument(
         "--repeat", type=int, default=3, help="rounds, each with and without watchers, alternating first"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
     ratios, stalls, latencies, missed = [], [], [], 0
     for n in range(args.repeat):

@@ -29,6 +29,14 @@ def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown" in out
 
 
+def test_bench_web_runs_rounds_with_and_without_watchers(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = "--games 2 --watched 2 --watchers 4 --actions 1 --repeat 2".split()
+    assert bench("bench_web").main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.count("round 1, ") == 2 and out.count("round 2, ") == 2
+    assert "missed 0" in out and "interaction p99 with / without watchers" in out
+
+
 def test_bench_memory_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_memory").main(games=40, baseline=0, cache=10) == 0
     assert "RSS" in capsys.readouterr().out
