@@ -634,22 +634,58 @@ def board_labels(
     avoid: Sequence[Box] = (),
     words: Words = ENGLISH,
 ) -> tuple[Label, ...]:
-    """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers).
-    The same pieces on the same board are labelled the same, from a bounded cache of recent boards."""
-    if avoid:
-        # The placer consults ``avoid`` only to refuse a badge's spot, and takes the first best clear one:
-        # when no badge of the board without ``avoid`` touches a box of it, placing around it chooses every
-        # spot the same (a preview's markers seldom meet a badge). So previews share the board's labels.
-        plain = board_labels(v, lay, theme, (), words)
-        if not any(lab.kind == BADGE and _touch(lab.box, a) for lab in plain for a in avoid):
-            return plain
+    """Every label of the board, none overlapping another or anything in ``avoid`` (a preview's markers):
+    ``place_labels``, from a bounded cache of recent boards (the same pieces on the same board are
+    labelled the same)."""
     names = region_labels(v, lay, theme, words)
+    plain_key = (v.map, lay, theme, (), names, *pieces(v))
+    plain = PLACED.get(plain_key)
+    if plain is None:
+        plain = _place_all(v, lay, theme, (), words)
+        PLACED.put(plain_key, plain)
+    if not _covered(plain, avoid):
+        return plain
     key = (v.map, lay, theme, tuple(avoid), names, *pieces(v))
     found = PLACED.get(key)
     if found is None:
-        found = _place_all(v, lay, theme, avoid, words)
+        found = _move_badges(v, lay, theme, avoid, plain)
         PLACED.put(key, found)
     return found
+
+
+def place_labels(
+    v: GameView, lay: Layout, theme: Theme = DEFAULT_THEME, avoid: Sequence[Box] = (), words: Words = ENGLISH
+) -> tuple[Label, ...]:
+    """The board's labels placed afresh, without the cache: every label of the board; for a preview, the
+    board's labels with only the badges its markers (``avoid``) cover placed again, around everything else.
+    A preview so shows the badges where the board shows them, and costs one badge's placing rather than the
+    whole board's (about 6 ms of a preview's 11 on the default map: bench_render)."""
+    plain = _place_all(v, lay, theme, (), words)
+    return _move_badges(v, lay, theme, avoid, plain) if _covered(plain, avoid) else plain
+
+
+def _covered(plain: Sequence[Label], avoid: Sequence[Box]) -> set[int]:
+    """The provinces whose badge in ``plain`` a box of ``avoid`` covers."""
+    return {
+        lab.province
+        for lab in plain
+        if lab.kind == BADGE and lab.province is not None and any(_touch(lab.box, a) for a in avoid)
+    }
+
+
+def _move_badges(
+    v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box], plain: Sequence[Label]
+) -> tuple[Label, ...]:
+    moved = _covered(plain, avoid)
+    pl = _Placer(v, lay, theme, avoid)
+    for lab in plain:
+        if lab.kind == BADGE and lab.province in moved:
+            continue
+        pl.put(lab)
+        if lab.kind == REGION:
+            pl.names.append(lab.box)
+    _place_badges(pl, [p for p in v.provinces if p.id in moved], badge_style(lay, theme))
+    return tuple(pl.labels)
 
 
 def _touch(a: Box, b: Box) -> bool:
@@ -670,15 +706,18 @@ def _place_all(
     for player in v.players:
         for s in sorted(player.guards):
             pl.put(Label(GUARD, square(lay.centre(s), g), seat=player.seat))
-    st = badge_style(lay, theme)
+    _place_badges(pl, v.provinces, badge_style(lay, theme))
+    return tuple(pl.labels)
+
+
+def _place_badges(pl: _Placer, provinces: Iterable[ProvinceView], st: BadgeStyle) -> None:
     # Provinces whose value matters first; among them, the most cramped first; those worth nothing last.
-    order = sorted(v.provinces, key=lambda p: (worthless(p), not shows_value(p), len(p.spaces), p.id))
+    order = sorted(provinces, key=lambda p: (worthless(p), not shows_value(p), len(p.spaces), p.id))
     # Every badge that fits inside its province goes there first, so that no badge placed outside takes
     # the room another province needed; then the others, nearby with a leader line.
     left = [p for p in order if not _place_badge(pl, p, st, inside_only=True)]
     for p in left:
         _place_badge(pl, p, st, inside_only=False)
-    return tuple(pl.labels)
 
 
 def label_boxes(

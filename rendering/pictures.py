@@ -441,6 +441,21 @@ def _styled_polyline(
         phase = b.dashed_line(d, a, c, colour, width, on, off, phase)
 
 
+def _clearest(spots: Sequence[XY], text: str, taken: Sequence[Box], lay: Layout, theme: Theme) -> XY:
+    """The first clear spot for a marker of ``text``; failing one, the first that covers the fewest markers
+    already placed (the first spot drew it right over another number, which then could not be read)."""
+    best: tuple[int, XY] | None = None
+    for q in spots:
+        box = marker_box(q, text, lay, theme)
+        covered = sum(overlap(box, o) for o in taken)
+        if covered == 0:
+            return q
+        if best is None or covered < best[0]:
+            best = (covered, q)
+    assert best is not None, "a path has a side, so a spot"
+    return best[1]
+
+
 def render_path_preview(
     v: GameView,
     corner: Point | CornerOption,
@@ -497,12 +512,7 @@ def render_path_preview(
                 for t in ts
             ]
             text = str(i + 1)
-            # A clear spot; failing one, the spot that covers the fewest numbers already placed (the first
-            # spot drew it right over another number, which then could not be read).
-            at = min(
-                spots,
-                key=lambda q: sum(overlap(marker_box(q, text, lay, theme), o) for o in taken),
-            )
+            at = _clearest(spots, text, taken, lay, theme)
             taken.append(marker_box(at, text, lay, theme))
             labels.append((at, i))
     im, lay = _preview_image(v, width, theme, avoid=taken, words=words)

@@ -37,8 +37,8 @@ def uncached(
 def placed_afresh(
     v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box] = (), words: Words = ENGLISH
 ) -> tuple[Label, ...]:
-    """Labels as they were placed before previews shared the board's: around the markers, every time."""
-    return L._place_all(v, lay, theme, avoid, words)
+    """Labels placed afresh, without the cache of recent placings."""
+    return L.place_labels(v, lay, theme, avoid, words)
 
 
 def previews(
