@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import choices as ch
 from bot.client import make_bot
-from bot.pictures import Pictures
+from bot.games.pictures import Pictures
+from bot.texts import choices as ch
 from engine import ai, rules
 from engine.actions import Action, CardSource, EndTurn, Levy, Move, Occupy, TakeBack, TakeCard, TakeOver
 from engine.maps import Map, parse_map
@@ -69,7 +69,7 @@ def bot_factory(
     lanes: bool = True,
 ) -> Callable[[], Any]:
     """``lanes=False``: every post and edit through the channel routes, as for a change no interaction
-    caused (a timer, another process, a token expired): the outbox's own path (bot.lanes)."""
+    caused (a timer, another process, a token expired): the outbox's own path (bot.outbox.lanes)."""
     clock = clock or Clock()
     pics = pictures or Pictures(width=640)
 
@@ -128,7 +128,7 @@ class Game:
             if not req.is_message:
                 continue
             text = req.content or ""
-            # A public post may be a follow-up of the interaction that caused it (issue 32, bot.lanes):
+            # A public post may be a follow-up of the interaction that caused it (issue 32, bot.outbox.lanes):
             # whether it is public is the message's own flag (the first follow-up after a "thinking"
             # defer would have taken the defer's ephemerality).
             stored = self.d.messages.get(req.message_id) if req.message_id is not None else None

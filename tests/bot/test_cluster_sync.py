@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot import texts
 from bot.client import make_bot
-from bot.cog import SYNC_LOCK
+from bot.commands.cog import SYNC_LOCK
+from bot.texts import texts
 from storage import open_store
 from tests.bot.driver import WALLS_MAP, harness
 

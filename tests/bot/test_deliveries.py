@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import duties as dt
-from bot.deliveries import LEASE, RENEW_EVERY, Deliveries
-from bot.pipeline import META_TURN_POST, Ask
+from bot.outbox import duties as dt
+from bot.outbox.deliveries import LEASE, RENEW_EVERY, Deliveries
+from bot.outbox.pipeline import META_TURN_POST, Ask
 from engine import ai
 from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness, open_game, open_lobby
 
@@ -620,7 +620,7 @@ async def test_a_long_delivery_keeps_its_lease_and_is_sent_once(tmp_path):
 CRASH_CHILD = """
 import asyncio, sys, time
 from bot.client import make_bot
-from bot.pictures import Pictures
+from bot.games.pictures import Pictures
 from storage import NewDuty, open_store
 from tests.bot.driver import WALLS_MAP, harness
 
@@ -662,7 +662,7 @@ async def test_a_channel_goes_on_within_20_s_after_its_process_dies(tmp_path, he
     Its replacement sends them, and everything behind them, within 20 s of the crash (the lease, 60 s, made
     them wait up to a minute). ``held_for``: the crash comes before the first renewal, or after one."""
     from bot.client import make_bot
-    from bot.pictures import Pictures
+    from bot.games.pictures import Pictures
 
     db, channels, per_channel = str(tmp_path / "g.db"), 6, 3
     proc = subprocess.Popen(

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from bot import choices as ch
-from bot import i18n, texts, words
-from bot.pictures import words_for
-from bot.words import BOT_CODES, Speaker
+from bot.games.pictures import words_for
+from bot.texts import choices as ch
+from bot.texts import texts
+from bot.words import i18n, words
+from bot.words.words import BOT_CODES, Speaker
 from rendering.words import MESSAGES
 from storage import PlayerRating
 from tests.bot.console_games import packaged_maps, play

@@ -11,9 +11,10 @@ import functools
 
 import pytest
 
-from bot import i18n, texts
-from bot.tables import Table, names_of
-from bot.words import Speaker
+from bot.games.tables import Table, names_of
+from bot.texts import texts
+from bot.words import i18n
+from bot.words.words import Speaker
 from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -120,7 +121,7 @@ async def _german_game(d) -> Game:
 
 
 async def test_the_buttons_the_delivery_worker_puts_under_a_german_turn_post_are_german(tmp_path):
-    from bot.components import turn_view
+    from bot.commands.components import turn_view
 
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await _german_game(d)
@@ -235,7 +236,7 @@ async def _move_alexander(g: Game) -> None:
     """The player on turn moves Alexander (the greedy computer's move), so the actions phase begins."""
     import random
 
-    from bot import choices as ch
+    from bot.texts import choices as ch
     from engine import ai
     from engine.actions import Move
 
@@ -278,7 +279,7 @@ async def test_a_german_province_preview_names_the_guards_spaces_with_german_art
     glued in front of each German space name."""
     import random
 
-    from bot import choices as ch
+    from bot.texts import choices as ch
     from engine import ai
     from engine.state import Phase
 

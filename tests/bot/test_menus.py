@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot import choices as ch
-from bot import texts
-from bot.tables import Table, names_of
-from bot.words import Speaker
+from bot.games.tables import Table, names_of
+from bot.texts import choices as ch
+from bot.texts import texts
+from bot.words.words import Speaker
 from engine import ai, rules
 from engine.actions import Occupy, TakeOver
 from engine.game import new_game
@@ -128,7 +128,7 @@ def test_r6_1_a_big_provinces_guard_menu_puts_the_plans_spaces_first_and_says_wh
     text = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
     assert f"The menu holds 25 of the province's {len(spaces)} symbol spaces, the plan's first." in text
     assert "menu holds" not in texts.province_prompt(False, big.id, ["x"], "-", 3, 1, None, 25)
-    from bot import i18n
+    from bot.words import i18n
 
     with i18n.speaking("de"):
         german = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot import texts
-from bot.tables import Table
-from bot.texts import open_actions
+from bot.games.tables import Table
+from bot.texts import texts
+from bot.texts.texts import open_actions
 from engine import ai, views
 from engine.actions import Levy, Occupy, TakeBack, TakeCard, TakeOver
 from engine.state import ActionKind, GameState, Phase

@@ -8,10 +8,11 @@ import json
 
 import pytest
 
-from bot import i18n, texts, words
-from bot.pictures import Pictures
-from bot.tables import names_of
-from bot.words import Speaker
+from bot.games.pictures import Pictures
+from bot.games.tables import names_of
+from bot.texts import texts
+from bot.words import i18n, words
+from bot.words.words import Speaker
 from tests.bot.driver import WALLS_MAP, Clock, Game, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]

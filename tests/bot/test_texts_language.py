@@ -1,12 +1,14 @@
-"""bot.texts speaks from the catalogs (issue 16, item 7): German comes out when German is spoken, a public
+"""bot.texts.texts speaks from the catalogs (issue 16, item 7): German comes out when German is spoken, a
+public
 text speaks the game's language whoever asks for it, and a private answer the asking user's."""
 
 from __future__ import annotations
 
 import dataclasses
 
-from bot import i18n, texts
-from bot.tables import Table, locale_of
+from bot.games.tables import Table, locale_of
+from bot.texts import texts
+from bot.words import i18n
 from engine.game import new_game
 from storage import GameRecord
 from tests.bot.driver import WALLS_MAP

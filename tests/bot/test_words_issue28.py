@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot import choices as ch
-from bot import texts
-from bot.tables import Refused, Table
-from bot.words import Speaker
+from bot.games.tables import Refused, Table
+from bot.texts import choices as ch
+from bot.texts import texts
+from bot.words.words import Speaker
 from engine import rules
 from engine.state import EndReason, GameResult, GameState, Phase
 from engine.symbols import Symbol

@@ -1,4 +1,4 @@
-"""bot.schedule: reminder timing with quiet hours, time zones and DST; deadlines; nudges; timestamps."""
+"""bot.games.schedule: reminder timing with quiet hours, time zones and DST; deadlines; nudges; timestamps."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.schedule import (
+from bot.games.schedule import (
     HOUR,
     DeadlinePolicy,
     ReminderPrefs,
