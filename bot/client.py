@@ -27,7 +27,6 @@ from storage import GameStore, ShardSlice, open_database
 
 from .commands.answers import InFlight
 from .commands.cog import SYNC_LOCK, AdminCog, AlexandrosCog
-from .commands.components import GameButton, GameSelect
 from .commands.context import Context
 from .commands.dashboard import STATUS, Dashboard
 from .commands.fallback import answer_unknown
@@ -45,6 +44,7 @@ from .outbox.replays import REPLAY
 from .outbox.timers import Timers
 from .process import metrics
 from .process.backups import BackupScheduler
+from .texts.components import GameButton, GameSelect
 from .web import WebFace
 from .web import links as web_links
 from .words import i18n
@@ -268,7 +268,7 @@ class AlexandrosBot(commands.AutoShardedBot):
 
     @property
     def router(self) -> Handlers:
-        """Where components send their clicks (bot.commands.components)."""
+        """Where components send their clicks (bot.texts.components)."""
         assert self.handlers is not None
         return self.handlers
 

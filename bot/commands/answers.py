@@ -20,7 +20,7 @@ import discord
 
 from ..games.tables import Refused
 from ..process import limits, metrics
-from ..texts import texts
+from ..texts import private
 from ..words import i18n
 from ..words.words import Speaker
 
@@ -147,7 +147,7 @@ async def guarded(
 ) -> None:
     """Run a handler in the asking user's language (their Discord client's, ``interaction.locale``); a
     refusal becomes an ephemeral sentence, any other error a short apology. Public texts the handler makes
-    speak the game's language instead (bot.texts.texts.public)."""
+    speak the game's language instead (bot.texts.posts.public)."""
     i18n.set_language(interaction.locale)  # this interaction's task only: each runs in a task of its own
     started = time.perf_counter()
     try:
@@ -161,7 +161,7 @@ async def guarded(
             # is a bug of ours, and its words (which may name the asker's cards) never go public.
             log.error("refusal %s after a public defer: %s", refused.code, interaction_kind(interaction))
             with contextlib.suppress(discord.HTTPException):
-                await say(interaction, texts.oops())
+                await say(interaction, private.oops())
             return
         speaker: Speaker = refused.speaker or interaction.extras.get("speaker") or Speaker()
         await say(interaction, speaker.refusal(refused.code, refused.details))
@@ -176,6 +176,6 @@ async def guarded(
             interaction.id,
         )
         with contextlib.suppress(discord.HTTPException):
-            await say(interaction, texts.oops())
+            await say(interaction, private.oops())
     finally:
         metrics.INTERACTION_SECONDS.labels(interaction.type.name).observe(time.perf_counter() - started)

@@ -24,7 +24,7 @@ from ..games.schedule import time_zones
 from ..games.tables import Refused, Table, names_of
 from ..process import limits
 from ..texts import choices as ch
-from ..texts import texts
+from ..texts import private
 from ..words import i18n
 from ..words.words import Speaker
 
@@ -47,9 +47,7 @@ _SILENT = {"bot/no-game", "bot/game-over", "bot/not-a-player", "bot/not-started"
 
 
 def _out(items: list[ch.Choice], typed: str) -> Choices:
-    return [
-        app_commands.Choice(name=c.line, value=c.value[:100]) for c in ch.filtered(items, typed)
-    ]
+    return [app_commands.Choice(name=c.line, value=c.value[:100]) for c in ch.filtered(items, typed)]
 
 
 class AlexandrosCog(commands.Cog):
@@ -79,7 +77,7 @@ class AlexandrosCog(commands.Cog):
             record, seat = await self.h.ctx.pipeline.authorise(ask)
             if record.waiting_on != interaction.user.id:
                 current = record.seat_of(record.waiting_on) if record.waiting_on is not None else None
-                hint = texts.not_your_turn_hint(Speaker(names_of(record)).seat(current))
+                hint = private.not_your_turn_hint(Speaker(names_of(record)).seat(current))
                 return [app_commands.Choice(name=hint, value="-")]
             table = await self.h.ctx.tables.load(record)
             if table.version != record.version:
@@ -88,13 +86,17 @@ class AlexandrosCog(commands.Cog):
                 raise Refused("game/stale", expected=record.version, actual=table.version)
             state = table.playing()
             if need_phase is not None and state.phase is not need_phase:
-                hint = texts.move_first_hint() if need_phase is Phase.ACTIONS else texts.already_moved_hint()
+                hint = (
+                    private.move_first_hint() if need_phase is Phase.ACTIONS else private.already_moved_hint()
+                )
                 return [app_commands.Choice(name=hint, value="-")]
             items = make(table, state, seat)
             if not items:
                 return [
                     app_commands.Choice(
-                        name=texts.nothing_to_choose(interaction.command.name if interaction.command else ""),
+                        name=private.nothing_to_choose(
+                            interaction.command.name if interaction.command else ""
+                        ),
                         value="-",
                     )
                 ]
@@ -494,7 +496,7 @@ class AdminCog(commands.Cog):
             return False
         i18n.set_language(interaction.locale)
         log.info("admin command refused: user=%s guild=%s", interaction.user.id, interaction.guild_id)
-        await interaction.response.send_message(texts.admin_manage_server(), ephemeral=True)
+        await interaction.response.send_message(private.admin_manage_server(), ephemeral=True)
         return True
 
     @admin.command(name="purge", description="Delete this server's finished games older than some days")
@@ -525,17 +527,17 @@ class AdminCog(commands.Cog):
             return
         await interaction.response.defer(ephemeral=True, thinking=True)
         if everywhere and not await self.bot.is_owner(interaction.user):
-            await interaction.edit_original_response(content=texts.sync_owner_only())
+            await interaction.edit_original_response(content=private.sync_owner_only())
             return
         # One process of a cluster at a time (the store's lock, shared by every process on the database).
         store = getattr(self.bot, "store", None)
         lock = store.exclusive(SYNC_LOCK) if store is not None else contextlib.nullcontext(True)
         async with lock as mine:
             if not mine:
-                await interaction.edit_original_response(content=texts.sync_busy())
+                await interaction.edit_original_response(content=private.sync_busy())
                 return
             done = await self._sync(interaction, everywhere)
-        await interaction.edit_original_response(content=texts.synced(len(done), everywhere=everywhere))
+        await interaction.edit_original_response(content=private.synced(len(done), everywhere=everywhere))
 
     async def _sync(
         self, interaction: discord.Interaction, everywhere: bool

@@ -21,7 +21,7 @@ from ..games.tables import Outcome, Table, Tables
 from ..games.thinking import Thinkers
 from ..outbox.lanes import Lanes
 from ..outbox.pipeline import Ask, Pipeline
-from ..texts import texts
+from ..texts import private
 from .answers import InFlight, defer_private, defer_update, guarded, interaction_kind, show
 
 
@@ -101,5 +101,7 @@ class Context:
         interaction.extras["game"] = outcome.table.id
         seat = outcome.table.seat_of(interaction.user.id)
         mine = outcome.table.speaker.event_lines([redact(e, seat) for e in outcome.events])
-        await show(interaction, texts.action_summary(texts.done() if done is None else done, mine), view=None)
+        await show(
+            interaction, private.action_summary(private.done() if done is None else done, mine), view=None
+        )
         return outcome

@@ -4,7 +4,7 @@ status message, kept up to date in place.
 The status message is a ``status`` duty written with every commit (``Pipeline.duty_hooks``), keyed (one
 pending per game: a burst of actions replaces it, so it is edited once) and due ``STATUS_DELAY`` seconds
 after the first change it carries, so the actions taken within that time coalesce into one edit. The
-worker words it when it sends it, from public facts of the game as it stands then (bot.texts.texts
+worker words it when it sends it, from public facts of the game as it stands then (bot.texts
 ``status_text``: the public view), and adds the link to the turn post: a game in constant play makes one
 edit in 20 seconds, and words one text, not one a commit (issue 12: 0.1 ms of the event loop's time an
 action). Channel order puts it after the posts of the same commit.
@@ -33,10 +33,10 @@ from ..games.tables import Refused, Table, Tables, names_of
 from ..outbox import duties as dt
 from ..outbox.pipeline import META_TURN_POST
 from ..process import limits
-from ..texts import texts
+from ..texts import posts, private
+from ..texts.components import watch_url, with_watch
 from ..words import i18n
 from .answers import say
-from .components import watch_url, with_watch
 from .context import Context
 
 log = logging.getLogger("bot.commands.dashboard")
@@ -69,7 +69,7 @@ def _live(table: Table) -> bool:
 def closed_duty(record: GameRecord, now: float) -> NewDuty:
     """The status message of a game closed by ``/alexandros abandon`` (only if it has one already)."""
     closed = Table(dataclasses.replace(record, status="abandoned"), None, names_of(record))
-    payload = {"text": texts.lobby_text(closed), "live": False, "final": True, "locale": closed.locale}
+    payload = {"text": posts.lobby_text(closed), "live": False, "final": True, "locale": closed.locale}
     return NewDuty(STATUS, now, record.channel_id, payload=payload, key=STATUS)
 
 
@@ -164,8 +164,8 @@ class Dashboard:
             table = await self.tables.by_id(duty.game_id)
         except Refused:
             return None
-        # status_text speaks the game's language itself (bot.texts.texts.public), whoever's delivery this is.
-        return {"text": texts.status_text(table), "live": _live(table), "locale": table.locale}
+        # status_text speaks the game's language itself (bot.texts.posts.public), whoever's delivery this is.
+        return {"text": posts.status_text(table), "live": _live(table), "locale": table.locale}
 
     @staticmethod
     def _text(p: dict[str, Any], meta: dict[str, Any], guild_id: int | None, channel_id: int) -> str:
@@ -173,8 +173,8 @@ class Dashboard:
         turn = meta.get(META_TURN_POST)
         link = None
         if p.get("live") and isinstance(turn, dict):
-            link = texts.jump_link(guild_id, channel_id, int(turn["message"]))
-        return limits.content(texts.status_post_text(p["text"], link, _locale(p)))
+            link = posts.jump_link(guild_id, channel_id, int(turn["message"]))
+        return limits.content(posts.status_post_text(p["text"], link, _locale(p)))
 
     async def _post(
         self,
@@ -232,7 +232,7 @@ class Dashboard:
             )  # fmt: skip
             if error.status == 403:
                 await channel.send(
-                    texts.pin_permission_missing(_locale(duty.payload)),
+                    posts.pin_permission_missing(_locale(duty.payload)),
                     allowed_mentions=discord.AllowedMentions.none(),
                     nonce=f"alx-{duty.id}-p",
                 )
@@ -266,13 +266,13 @@ class MyGames:
                 meta = await store.get_game_meta(record.id)
                 turn, status = meta.get(META_TURN_POST), meta.get(META_STATUS)
                 entries.append(
-                    texts.MyGame(
+                    private.MyGame(
                         record,
                         names_of(record),
                         int(turn["message"]) if isinstance(turn, dict) else None,
                         int(status["message"]) if isinstance(status, dict) else None,
                     )
                 )
-            await say(interaction, texts.mygames_text(uid, entries, len(records)))
+            await say(interaction, private.mygames_text(uid, entries, len(records)))
 
         await self.ctx.guard(interaction, body)

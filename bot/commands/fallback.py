@@ -3,7 +3,7 @@
 discord.py drops, without a word, a modal submit whose modal it no longer knows (one shown before a restart
 or an upgrade) and a component whose custom_id matches none of the bot's items (a message from a much
 older version): the user then sees "This interaction failed". This listener answers those privately. Every
-component of the bot is a GameButton or GameSelect (bot.commands.components), so a custom_id outside their
+component of the bot is a GameButton or GameSelect (bot.texts.components), so a custom_id outside their
 templates is one nobody handles; a modal is known when discord.py's view store holds it.
 """
 
@@ -14,7 +14,7 @@ import re
 
 import discord
 
-from ..texts import texts
+from ..texts import private
 from ..words import i18n
 from .answers import say
 
@@ -34,11 +34,11 @@ async def answer_unknown(interaction: discord.Interaction) -> None:
     if interaction.type is discord.InteractionType.modal_submit:
         if _known_modal(interaction, custom_id):
             return
-        text = texts.form_retired()
+        text = private.form_retired()
     elif interaction.type is discord.InteractionType.component:
         if _OURS.fullmatch(custom_id):
             return
-        text = texts.button_retired()
+        text = private.button_retired()
     else:
         return
     if not interaction.response.is_done():

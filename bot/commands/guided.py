@@ -22,8 +22,8 @@ from engine.views import view
 from ..games.pictures import point_letters
 from ..games.tables import Refused, Table
 from ..texts import choices as ch
-from ..texts import texts
-from . import components as ui
+from ..texts import components as ui
+from ..texts import private
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
 from .hints import hinted
@@ -38,7 +38,7 @@ class GuidedMove:
 
         async def body() -> None:
             table, state, _ = await self.ctx.look(interaction, game_id, version)
-            await say(interaction, texts.move_step_1(), view=self._cards(table, state))
+            await say(interaction, private.move_step_1(), view=self._cards(table, state))
 
         await self.ctx.guard(interaction, body)
 
@@ -49,7 +49,7 @@ class GuidedMove:
         cards = ch.card_choices(state)
         if not cards:
             raise Refused("bot/no-moves")
-        menu = ui.select_view(ui.cid_select("mc", table.id, table.version), texts.pick_card(), cards)
+        menu = ui.select_view(ui.cid_select("mc", table.id, table.version), private.pick_card(), cards)
         return hinted(menu, table)
 
     async def card(self, interaction: discord.Interaction, game_id: int, version: int, card: str) -> None:
@@ -71,14 +71,14 @@ class GuidedMove:
         picture = await self.ctx.pictures.move_preview(view(state, seat), targets, mc.symbol, table.names)
         await show(
             interaction,
-            texts.move_step_2(
+            private.move_step_2(
                 ch.card_label(state, mc), ch.MAX_CHOICES, len(dests), ch.move_ends_game(state, mc)
             ),
-            file=png(picture, "move.png", texts.alt_move()),
+            file=png(picture, "move.png", private.alt_move()),
             view=hinted(
                 ui.select_view(
                     ui.cid_select("mt", table.id, table.version, ch.card_code(mc)),
-                    texts.pick_point(),
+                    private.pick_point(),
                     dests[: ch.MAX_CHOICES],
                 ),
                 table,
@@ -116,11 +116,11 @@ class GuidedMove:
         picture = await self.ctx.pictures.path_preview(view(state, seat), corner, paths, table.names)
         await show(
             interaction,
-            texts.move_step_3(len(paths), to.split("@")[0], min(len(paths), ch.MAX_CHOICES)),
-            file=png(picture, "paths.png", texts.alt_paths()),
+            private.move_step_3(len(paths), to.split("@")[0], min(len(paths), ch.MAX_CHOICES)),
+            file=png(picture, "paths.png", private.alt_paths()),
             view=ui.select_view(
                 ui.cid_select("mp", table.id, table.version, card, to),
-                texts.pick_path(),
+                private.pick_path(),
                 ch.path_choices(state, corner),
             ),
         )
@@ -159,10 +159,10 @@ class GuidedMove:
         )
         await show(
             interaction,
-            texts.move_confirm(
-                ch.card_label(state, mc), texts.route_text([point_label(p) for p in option.points]), preview
+            private.move_confirm(
+                ch.card_label(state, mc), private.route_text([point_label(p) for p in option.points]), preview
             ),
-            file=png(picture, "path.png", texts.alt_path()),
+            file=png(picture, "path.png", private.alt_path()),
             view=ui.confirm_view(ui.cid_button("mgo", table.id, table.version, card, to, path)),
         )
 
@@ -178,7 +178,7 @@ class GuidedMove:
                 interaction,
                 ask,
                 lambda st, s: ch.move_action(st, s, card, to, path),
-                texts.moved(),
+                private.moved(),
                 update=True,
             )
 
@@ -193,7 +193,7 @@ class GuidedMove:
         async def body() -> None:
             table, state, seat = await self.ctx.look(interaction, None, None)
             if card is None:
-                await say(interaction, texts.pick_move_card(), view=self._cards(table, state))
+                await say(interaction, private.pick_move_card(), view=self._cards(table, state))
                 return
             if state.phase is not Phase.MOVE:
                 raise Refused("turn/already-moved")
@@ -212,7 +212,7 @@ class GuidedMove:
             ask = ctx.ask(interaction, table.id, table.version)
             chosen = path if (path or offered) else "1"
             await ctx.act(
-                interaction, ask, lambda st, s: ch.move_action(st, s, card, to, chosen), texts.moved()
+                interaction, ask, lambda st, s: ch.move_action(st, s, card, to, chosen), private.moved()
             )
 
         await ctx.guard(interaction, body)

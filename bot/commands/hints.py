@@ -3,11 +3,10 @@ privately, with the hard player's choice for the decision in front of them, a se
 picture of that choice.
 
 The choice and its facts come from the engine, from the player's own view only (engine.advice: the hard
-player never sees a hidden card); the bot words them (bot.texts.texts.hint_text). A game allows hints when its
-options say so (``hints``: on for practice games, ``/alexandros new hints:True`` for others); such a game is
-not rated (bot.games.seat_rules.is_rated_table). Each hint is counted in the game's metadata (``hints``:
-{user id:
-count}) and the end post says how many each player used.
+player never sees a hidden card); the bot words them (bot.texts.private.hint_text). A game allows hints
+when its options say so (``hints``: on for practice games, ``/alexandros new hints:True`` for others);
+such a game is not rated (bot.games.seat_rules.is_rated_table). Each hint is counted in the game's
+metadata (``hints``: {user id: count}) and the end post says how many each player used.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ from engine.views import GameView, view
 from ..games.computers import THINKING_SECONDS
 from ..games.seat_rules import META_HINTS, hint_counts, hints_allowed
 from ..games.tables import Refused, Table
-from ..texts import texts
-from . import components as ui
+from ..texts import components as ui
+from ..texts import private
 from .answers import defer_private, png, say
 from .context import Context
 
@@ -54,7 +53,7 @@ class Hints:
             advice = await self.ctx.thinkers.run(_think, v, seed, self.seconds)
             used = await self._count(table, interaction.user.id)
             picture = await self._picture(table, v, advice)
-            text = texts.hint_text(advice, table.speaker, seat, used)
+            text = private.hint_text(advice, table.speaker, seat, used)
             await say(interaction, text, file=picture)
 
         await self.ctx.guard(interaction, body)
@@ -78,10 +77,10 @@ class Hints:
             data = await pictures.path_preview(
                 v, corner, [advice.path], table.names, confirm=True, ends_game=advice.ends_game
             )
-            return png(data, "hint.png", texts.alt_path())
+            return png(data, "hint.png", private.alt_path())
         if advice.plan is not None and advice.province is not None:
             data = await pictures.province_preview(v, advice.province, advice.plan, table.names)
-            return png(data, "hint.png", texts.alt_province())
+            return png(data, "hint.png", private.alt_province())
         return None
 
 

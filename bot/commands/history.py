@@ -12,7 +12,7 @@ from ..games.tables import Refused, locale_of
 from ..outbox.ratings import Ratings
 from ..outbox.replays import Replays, gif
 from ..process import limits
-from ..texts import texts
+from ..texts import posts, private
 from .answers import defer_private, say, server_language
 from .context import Context
 
@@ -39,7 +39,7 @@ class History:
             await self._public(interaction)
             entries = await ctx.store.ratings(interaction.guild_id or 0, LEADERBOARD_SIZE)
             await interaction.edit_original_response(
-                content=limits.content(texts.leaderboard_text(entries, server_language(interaction))),
+                content=limits.content(posts.leaderboard_text(entries, server_language(interaction))),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
 
@@ -56,12 +56,12 @@ class History:
             rating = await ctx.store.rating_of(guild, uid)
             place: int | None = None
             board = await ctx.store.ratings(guild) if rating is not None else []
-            for p, r in zip(texts.places(board), board, strict=True):
+            for p, r in zip(posts.places(board), board, strict=True):
                 if r.user_id == uid:
                     place = p
             await interaction.edit_original_response(
                 content=limits.content(
-                    texts.stats_text(uid, rating, place, len(board), server_language(interaction))
+                    posts.stats_text(uid, rating, place, len(board), server_language(interaction))
                 ),
                 allowed_mentions=discord.AllowedMentions.none(),
             )
@@ -89,7 +89,7 @@ class History:
             over = record.status in ("finished", "abandoned")
             language = locale_of(record)
             await interaction.edit_original_response(
-                content=texts.replay_text(record.id, over, language),
+                content=posts.replay_text(record.id, over, language),
                 attachments=[gif(data, language)],
             )
 
@@ -104,6 +104,6 @@ class History:
             guild = interaction.guild_id or 0
             games, players = await self.ratings.recompute(guild, ctx.clock())
             log.info("ratings recomputed guild=%s games=%s players=%s", guild, games, players)
-            await say(interaction, texts.recomputed_text(games, players))
+            await say(interaction, private.recomputed_text(games, players))
 
         await ctx.guard(interaction, body)

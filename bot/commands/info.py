@@ -12,9 +12,9 @@ from engine.views import redact, view
 from ..games.tables import Refused, Table
 from ..outbox import duties as dt
 from ..outbox.pipeline import META_AGREED, META_TURN_POST, user_ids
-from ..texts import texts
+from ..texts import components as ui
+from ..texts import posts, private
 from ..words.words import rules_summary
-from . import components as ui
 from .answers import defer_private, png, say
 from .context import Context
 
@@ -39,7 +39,7 @@ class Info:
             interaction.extras["speaker"] = table.speaker
             picture = await ctx.pictures.hand(view(state, seat), table.speaker.seat(seat))
             await say(
-                interaction, texts.hand_text(table, seat), file=png(picture, "hand.png", texts.alt_hand())
+                interaction, private.hand_text(table, seat), file=png(picture, "hand.png", private.alt_hand())
             )
 
         await ctx.guard(interaction, body)
@@ -53,7 +53,7 @@ class Info:
             if table.record.status == "lobby":
                 raise Refused("bot/not-started")
             if state is None:  # a table closed in the lobby has no board; its lobby text says so
-                await say(interaction, texts.status_text(table))
+                await say(interaction, posts.status_text(table))
                 return
             live = table.record.status == "playing" and not state.over
             await interaction.response.defer(thinking=True)
@@ -67,7 +67,7 @@ class Info:
             b = dt.buttons(table) if live else None
             watch = await ui.watch_url(ctx.client, table.id, table.record.guild_id)
             await interaction.edit_original_response(
-                content=texts.status_text(table),
+                content=posts.status_text(table),
                 attachments=[png(picture)],
                 view=ui.with_watch(ui.view_of_buttons(b, table.locale) if b else None, watch, table.locale),
             )
@@ -87,7 +87,7 @@ class Info:
             if table.record.status == "playing":
                 agreed = user_ids((await self.ctx.store.get_game_meta(table.id)).get(META_AGREED))
                 votes = {s for s in (table.seat_of(u) for u in agreed) if s is not None}
-            await say(interaction, texts.status_text(table, votes))
+            await say(interaction, posts.status_text(table, votes))
 
         await self.ctx.guard(interaction, body)
 
@@ -98,7 +98,7 @@ class Info:
             rows = await self.ctx.store.events(table.id, limit=max(40, count * 6))
             events = [serialize.load(b) for _, b in rows]
             lines = table.speaker.event_lines([redact(e, seat) for e in events])[-count:]
-            await say(interaction, texts.log_text(lines))
+            await say(interaction, private.log_text(lines))
 
         await self.ctx.guard(interaction, body)
 

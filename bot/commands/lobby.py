@@ -26,9 +26,9 @@ from ..games.schedule import DeadlinePolicy, parse_policy
 from ..games.tables import Outcome, Refused, Table, names_of
 from ..outbox import duties as dt
 from ..outbox.pipeline import IN_PLAY_META, META_TURN_POST
-from ..texts import texts
+from ..texts import components as ui
+from ..texts import posts, private
 from ..words.words import policy_choices
-from . import components as ui
 from .answers import defer_private, display_name, say, server_language
 from .context import Context
 from .dashboard import closed_duty as _status_closed
@@ -118,10 +118,10 @@ class Lobby:
                         "bot/bad-choice",
                         what="place",
                         value="thread",
-                        allowed=texts.thread_needs_text_channel(),
+                        allowed=private.thread_needs_text_channel(),
                     )
                 made = await parent.create_thread(
-                    name=texts.thread_name(display_name(user)), type=discord.ChannelType.public_thread
+                    name=private.thread_name(display_name(user)), type=discord.ChannelType.public_thread
                 )
                 channel_id = made.id
             store, now = self.ctx.store, self.ctx.clock()
@@ -139,12 +139,12 @@ class Lobby:
             )  # fmt: skip
             if thread:
                 msg = await self.ctx.channel(channel_id).send(
-                    texts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
+                    posts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
                 )
-                await say(interaction, texts.opened_in(channel_id))
+                await say(interaction, private.opened_in(channel_id))
             else:
                 await interaction.response.send_message(
-                    texts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
+                    posts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
                 )
                 msg = await interaction.original_response()
             async with self.ctx.tables.locks.hold(table.id):  # a Join may have come first: keep its name
@@ -193,7 +193,7 @@ class Lobby:
             except SeatError:
                 raise Refused("bot/table-full", max=MAX_PLAYERS) from None
             await self._changed(
-                interaction, Table(record, None, names_of(record)), from_button, texts.joined()
+                interaction, Table(record, None, names_of(record)), from_button, private.joined()
             )
 
         await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
@@ -213,7 +213,9 @@ class Lobby:
                     record = await store.leave_seat(rec.id, uid, now)
                 except SeatError:
                     raise Refused("bot/not-seated") from None
-            await self._changed(interaction, Table(record, None, names_of(record)), from_button, texts.left())
+            await self._changed(
+                interaction, Table(record, None, names_of(record)), from_button, private.left()
+            )
 
         await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
 
@@ -237,13 +239,13 @@ class Lobby:
                 await store.join_seat(rec.id, computer, now)
             except SeatError:
                 raise Refused("bot/table-full", max=MAX_PLAYERS) from None
-            names = {**rec.options.get("names", {}), str(computer): texts.computer_name(level, table.locale)}
+            names = {**rec.options.get("names", {}), str(computer): posts.computer_name(level, table.locale)}
             levels = {**rec.options.get("computers", {}), str(computer): level}
             record = await store.update_lobby(
                 rec.id, now, options={**rec.options, "names": names, "computers": levels}
             )
             await self._changed(
-                interaction, Table(record, None, names_of(record)), False, texts.computer_seated(level)
+                interaction, Table(record, None, names_of(record)), False, private.computer_seated(level)
             )
 
         await self.ctx.guard(interaction, self._locked(interaction, None, body))
@@ -253,7 +255,7 @@ class Lobby:
     ) -> None:
         lobby_view = ui.lobby_view(table.id, table.locale) if table.record.status == "lobby" else None
         if from_button:
-            await interaction.response.edit_message(content=texts.lobby_text(table), view=lobby_view)
+            await interaction.response.edit_message(content=posts.lobby_text(table), view=lobby_view)
             return
         await say(interaction, note)
         await self.ctx.store.add_duties(table.id, dt.lobby_edit(table, self.ctx.clock()), self.ctx.clock())
@@ -283,9 +285,9 @@ class Lobby:
             )  # fmt: skip
             interaction.extras["speaker"] = outcome.table.speaker
             if from_button:
-                await interaction.response.edit_message(content=texts.lobby_text(outcome.table), view=None)
+                await interaction.response.edit_message(content=posts.lobby_text(outcome.table), view=None)
             else:
-                await say(interaction, texts.started())
+                await say(interaction, private.started())
 
         await self.ctx.guard(interaction, self._locked(interaction, game_id, body))
 
@@ -322,7 +324,7 @@ class Lobby:
             record = await self._closable(interaction, None)
             await say(
                 interaction,
-                texts.abandon_prompt(record.id, record.status == "lobby"),
+                private.abandon_prompt(record.id, record.status == "lobby"),
                 view=ui.abandon_view(record.id),
             )
 
@@ -362,13 +364,13 @@ class Lobby:
                 closing.append(_status_closed(record, now))  # the pinned status message says so
             by = display_name(interaction.user)
             closing.append(
-                dt.say(record.channel_id, texts.abandoned_text(record.id, by, table.locale), now=now)
+                dt.say(record.channel_id, posts.abandoned_text(record.id, by, table.locale), now=now)
             )
             await store.abandon_game(record.id, now, duties=closing)
             await store.set_game_meta(record.id, dict.fromkeys(IN_PLAY_META), now)
             self.ctx.tables.cache.drop(record.id)
             self.ctx.pipeline.wake()
-            await interaction.response.edit_message(content=texts.abandoned_private(record.id), view=None)
+            await interaction.response.edit_message(content=private.abandoned_private(record.id), view=None)
 
         await self.ctx.guard(interaction, self._locked(interaction, game_id, body, self._closable))
 

@@ -15,7 +15,7 @@ from ..games.tables import Refused
 from ..outbox import duties as dt
 from ..outbox import notices
 from ..outbox.pipeline import META_ABSENT, META_NUDGED_AT, META_TURN_POST, user_ids
-from ..texts import texts
+from ..texts import posts, private
 from ..words import i18n
 from .answers import display_name, say
 from .context import Context
@@ -54,7 +54,7 @@ class OverDays:
                 else:
                     start, sep, end = q.partition("-")
                     if not sep:
-                        await say(interaction, texts.quiet_hours_format())
+                        await say(interaction, private.quiet_hours_format())
                         return
                     changes["quiet_start"], changes["quiet_end"] = start.strip(), end.strip()
             if dm is not None:
@@ -74,8 +74,10 @@ class OverDays:
                 await store.update_user_settings(uid, {**changes, **language}, ctx.clock())
                 ctx.pipeline.prefs.forget(uid)
             dm_on, dm_closed = bool(merged.get(notices.DM_ON)), bool(merged.get(notices.DM_CLOSED))
-            dm_line = texts.dm_settings_line(dm_on, dm_closed)
-            await say(interaction, texts.reminder_settings_text(prefs, saved=bool(changes)) + "\n" + dm_line)
+            dm_line = private.dm_settings_line(dm_on, dm_closed)
+            await say(
+                interaction, private.reminder_settings_text(prefs, saved=bool(changes)) + "\n" + dm_line
+            )
 
         await ctx.guard(interaction, body)
 
@@ -95,7 +97,7 @@ class OverDays:
                 if due is not None:
                     deadlines[record.id] = due
             entries.sort(key=lambda rm: rm[0].turn_started_at or 0.0)
-            await say(interaction, texts.waiting_text(entries, deadlines))
+            await say(interaction, private.waiting_text(entries, deadlines))
 
         await self.ctx.guard(interaction, body)
 
@@ -121,7 +123,7 @@ class OverDays:
             table = await ctx.tables.load(record)
             assert waiting is not None
             await interaction.response.send_message(
-                texts.nudge_text(table, waiting, display_name(interaction.user)),
+                posts.nudge_text(table, waiting, display_name(interaction.user)),
                 allowed_mentions=discord.AllowedMentions(users=[discord.Object(waiting)]),
             )
 
@@ -146,7 +148,7 @@ class OverDays:
                     raise Refused("bot/not-absent")
                 now = ctx.clock()
                 changes = {META_ABSENT: sorted(absent - {uid})}
-                duties = [dt.say(table.record.channel_id, texts.back_public_text(uid, table.locale), now=now)]
+                duties = [dt.say(table.record.channel_id, posts.back_public_text(uid, table.locale), now=now)]
                 due = None
                 if table.current_user == uid:
                     since, _ = await ctx.pipeline.current_turn(table)
@@ -157,6 +159,6 @@ class OverDays:
                 await ctx.store.add_duties(table.id, duties, now, meta=changes)
             ctx.pipeline.wake()
             log.info("back game=%s user=%s", table.id, uid)
-            await say(interaction, texts.back_text(table, due))
+            await say(interaction, private.back_text(table, due))
 
         await ctx.guard(interaction, body)

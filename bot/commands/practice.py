@@ -17,7 +17,7 @@ from engine.ai import LEVELS
 from storage import ChannelBusy
 
 from ..games.tables import Refused, Table, names_of
-from ..texts import texts
+from ..texts import posts, private
 from .answers import defer_private, display_name, say, server_language
 from .context import Context
 from .lobby import Lobby
@@ -43,7 +43,7 @@ class Practice:
             computers = [-(n + 1) for n in range(max(1, min(players, 4) - 1))]  # 2-4 seats (the cog's range)
             names = dict(options["names"])
             for n, c in enumerate(computers, start=1):
-                name = texts.computer_name(level, locale)
+                name = posts.computer_name(level, locale)
                 names[str(c)] = f"{name} {n}" if len(computers) > 1 else name
             options.update(
                 locale=locale,
@@ -69,7 +69,7 @@ class Practice:
                 "practice game started game=%s channel=%s user=%s players=%s level=%s",
                 record.id, channel_id, user.id, players, level,
             )  # fmt: skip
-            await say(interaction, texts.practice_opened(channel_id, note))
+            await say(interaction, private.practice_opened(channel_id, note))
 
         await self.ctx.guard(interaction, body)
 
@@ -78,12 +78,12 @@ class Practice:
         parent = interaction.channel
         here = interaction.channel_id or 0
         if not isinstance(parent, discord.TextChannel):
-            return here, texts.practice_no_thread()
+            return here, private.practice_no_thread()
         try:
             made = await parent.create_thread(
-                name=texts.practice_thread_name(display_name(interaction.user)),
+                name=private.practice_thread_name(display_name(interaction.user)),
                 type=discord.ChannelType.public_thread,
             )
         except discord.Forbidden:
-            return here, texts.practice_no_thread()
+            return here, private.practice_no_thread()
         return made.id, None

@@ -17,8 +17,8 @@ import discord
 
 from storage import StillSeated
 
-from ..texts import texts
-from . import components as ui
+from ..texts import components as ui
+from ..texts import private
 from .answers import defer_private, defer_update, say, show
 from .context import Context
 
@@ -60,10 +60,10 @@ class Privacy:
             await defer_private(interaction)
             channels = await self._unfinished(interaction.user.id)
             if channels:
-                await say(interaction, texts.forget_seated(channels))
+                await say(interaction, private.forget_seated(channels))
                 return
             view = ui.confirm_view(ui.cid_button(FORGET, interaction.user.id))
-            await say(interaction, texts.forget_ask(), view=view)
+            await say(interaction, private.forget_ask(), view=view)
 
         await self.ctx.guard(interaction, body)
 
@@ -72,7 +72,7 @@ class Privacy:
 
         async def body() -> None:
             if interaction.user.id != user_id:
-                await say(interaction, texts.forget_not_yours())
+                await say(interaction, private.forget_not_yours())
                 return
             await defer_update(interaction)
             try:
@@ -80,11 +80,11 @@ class Privacy:
                     user_id, pseudonym(), self.ctx.clock(), names=names_of_user(interaction.user)
                 )
             except StillSeated:
-                await show(interaction, texts.forget_seated(await self._unfinished(user_id)), view=None)
+                await show(interaction, private.forget_seated(await self._unfinished(user_id)), view=None)
                 return
             self.ctx.pipeline.prefs.forget(user_id)
             log.info("a user asked to be forgotten: %d game record(s) pseudonymised", report.games)
-            await show(interaction, texts.forgotten(report.games, report.settings, report.named), view=None)
+            await show(interaction, private.forgotten(report.games, report.settings, report.named), view=None)
 
         await self.ctx.guard(interaction, body)
 
@@ -93,12 +93,12 @@ class Privacy:
 
         async def body() -> None:
             if interaction.guild_id is None or not interaction.permissions.manage_guild:
-                await say(interaction, texts.purge_manage_server())
+                await say(interaction, private.purge_manage_server())
                 return
             await defer_private(interaction)
             before = self.ctx.clock() - days * DAY
             count = await self.ctx.store.purge_games(before, guild_id=interaction.guild_id)
             log.info("purge guild=%s days=%d games=%d", interaction.guild_id, days, count)
-            await say(interaction, texts.purged(count, days))
+            await say(interaction, private.purged(count, days))
 
         await self.ctx.guard(interaction, body)

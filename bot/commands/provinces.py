@@ -18,9 +18,9 @@ from engine.views import view
 
 from ..games.tables import Refused
 from ..texts import choices as ch
-from ..texts import texts
+from ..texts import components as ui
+from ..texts import private
 from ..words.words import cards_text
-from . import components as ui
 from .answers import defer_private, defer_update, png, say, show
 from .context import Context
 from .hints import hinted
@@ -40,9 +40,11 @@ class ProvinceActions:
             menu, left_out = ch.action_menu(state, seat, table.speaker)
             await say(
                 interaction,
-                texts.actions_prompt(table, left_out),
+                private.actions_prompt(table, left_out),
                 view=hinted(
-                    ui.select_view(ui.cid_select("act", table.id, table.version), texts.pick_action(), menu),
+                    ui.select_view(
+                        ui.cid_select("act", table.id, table.version), private.pick_action(), menu
+                    ),
                     table,
                 ),
             )
@@ -54,10 +56,10 @@ class ProvinceActions:
         kind, _, arg = value.partition(":")
         # The answers are worded inside body(), once ctx.guard speaks the clicker's language.
         simple: dict[str, tuple[Any, Callable[[], str]]] = {
-            "take": (ch.take_action, texts.took_card),
-            "levy": (ch.levy_action, texts.levied),
-            "back": (ch.takeback_action, texts.took_guard_back),
-            "end": (lambda st, s, _: ch.end_action(st, s), texts.turn_over),
+            "take": (ch.take_action, private.took_card),
+            "levy": (ch.levy_action, private.levied),
+            "back": (ch.takeback_action, private.took_guard_back),
+            "end": (lambda st, s, _: ch.end_action(st, s), private.turn_over),
         }
         if kind == "occ":
             await self.province(interaction, game_id, arg, version, update=True)
@@ -107,7 +109,7 @@ class ProvinceActions:
             guards_left = state.players[seat].guards_in_supply
             stacked = len(plan.guards) if plan else 1
             alone = ch.scoring_plan(state, seat, pid) if stacked > 1 else None
-            text = texts.province_prompt(
+            text = private.province_prompt(
                 owner is not None,
                 pid,
                 [table.speaker.space(g) for g in plan.guards] if plan else [],
@@ -119,7 +121,9 @@ class ProvinceActions:
             )
             suggested = ch.spaces_code(plan.guards) if plan else None
             gview = ui.province_view(table.id, table.version, pid, spaces, guards_left, suggested)
-            await show(interaction, text, file=png(picture, "province.png", texts.alt_province()), view=gview)
+            await show(
+                interaction, text, file=png(picture, "province.png", private.alt_province()), view=gview
+            )
 
         await self.ctx.guard(interaction, body)
 
@@ -144,7 +148,7 @@ class ProvinceActions:
             size = ch.compensation_size(state, seat, pid, spaces)
             if size == 0:
                 ask = ctx.ask(interaction, game_id, version)
-                done = texts.province_taken(pid)
+                done = private.province_taken(pid)
                 await ctx.act(
                     interaction, ask, lambda st, s: ch.occupy_action(st, s, pid, spaces), done, update=True
                 )
@@ -163,10 +167,10 @@ class ProvinceActions:
             owner = rules.province_owner(state, state.province_by_id[pid])
             await show(
                 interaction,
-                texts.compensation_prompt(pid, cards_text(paid), size, table.speaker.seat(owner)),
+                private.compensation_prompt(pid, cards_text(paid), size, table.speaker.seat(owner)),
                 view=ui.select_view(
                     ui.cid_select("tc", table.id, version, pid, ch.spaces_code(spaces)),
-                    texts.pick_cards(size),
+                    private.pick_cards(size),
                     ch.compensation_choices(paid),
                     size,
                     size,
@@ -193,7 +197,7 @@ class ProvinceActions:
                 interaction,
                 ask,
                 lambda st, s: ch.occupy_action(st, s, pid, spaces, ch.parse_compensation(values)),
-                texts.province_taken(pid),
+                private.province_taken(pid),
                 update=True,
             )
 

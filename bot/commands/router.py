@@ -1,5 +1,5 @@
 """Routes a component's click to its handler: the kind in the custom_id names the step, the arguments
-carry the game, the version it was made at, and the choices made so far (bot.commands.components)."""
+carry the game, the version it was made at, and the choices made so far (bot.texts.components)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import discord
 
 from ..outbox.ratings import Ratings
 from ..outbox.replays import Replays
+from ..texts import private
+from .answers import say
 from .context import Context
 from .dashboard import MyGames
 from .guided import GuidedMove
@@ -49,6 +51,31 @@ class Handlers:
         self.practice = Practice(ctx, self.lobby)
         self.hints = Hints(ctx)
         self.tutorial = Tutorial(ctx, self.practice)
+
+    async def clicked(self, interaction: discord.Interaction, kind: str, args: list[str]) -> None:
+        """A button pressed (bot.texts.components.GameButton): its handler, or why there is none."""
+        try:
+            handled = await self.button(interaction, kind, args)
+        except (IndexError, ValueError):
+            await say(interaction, private.button_stale())
+            return
+        if not handled:
+            await say(interaction, private.button_retired())
+
+    async def picked(
+        self, interaction: discord.Interaction, kind: str, args: list[str], values: list[str]
+    ) -> None:
+        """A select's choice (bot.texts.components.GameSelect): its handler, or why there is none."""
+        if not values or values == ["-"]:
+            await say(interaction, private.nothing_picked())
+            return
+        try:
+            handled = await self.select(interaction, kind, args, values)
+        except (IndexError, ValueError):
+            await say(interaction, private.menu_stale())
+            return
+        if not handled:
+            await say(interaction, private.menu_retired())
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""

@@ -33,10 +33,10 @@ from ..games.seat_rules import (
 from ..games.tables import OPT_FORMER, Refused, Table, names_of
 from ..outbox import duties as dt
 from ..outbox.pipeline import META_ABSENT, user_ids
-from ..texts import texts
+from ..texts import posts, private
+from ..texts.components import GameButton, cid_button
 from ..words import i18n
 from .answers import defer_private, display_name, say
-from .components import GameButton, cid_button
 from .context import Context
 
 META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]}: one open offer per seat
@@ -45,7 +45,7 @@ META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]
 def offer_view(game_id: int, seat: int, to_user: int, locale: str) -> discord.ui.View:
     """The Accept button under a public seat offer, in the game's language like the offer itself."""
     with i18n.speaking(locale):
-        label = texts.accept_seat()
+        label = private.accept_seat()
     v = discord.ui.View(timeout=None)
     v.add_item(GameButton(cid_button("seatok", game_id, seat, to_user), label, discord.ButtonStyle.success))
     return v
@@ -83,13 +83,13 @@ class Seats:
                 move = new_state.phase is Phase.MOVE  # back before the move: the move was taken back
                 note = dt.say(
                     table.record.channel_id,
-                    texts.took_back_public(table.speaker.seat(seat), table.locale, move),
+                    posts.took_back_public(table.speaker.seat(seat), table.locale, move),
                     now=ctx.clock(),
                 )
                 await ctx.pipeline.commit(
                     table, new_state, tuple(events), (action,), extra=[note], user_id=ask.user_id, via=ask.via
                 )
-            await say(interaction, texts.took_back(more=bool(new_state.undo.points)))
+            await say(interaction, private.took_back(more=bool(new_state.undo.points)))
 
         await ctx.guard(interaction, body)
 
@@ -127,7 +127,7 @@ class Seats:
             offers[str(seat)] = [holder.id, to.id, interaction.user.id]
             await ctx.store.set_game_meta(record.id, {META_OFFERS: offers}, ctx.clock())
             table = Table(record, None, names_of(record))
-            text = texts.seat_offered(
+            text = posts.seat_offered(
                 table.speaker.seat(seat), COLOURS[seat], to.id, display_name(interaction.user), table.locale
             )
             await interaction.response.send_message(
@@ -166,7 +166,7 @@ class Seats:
                     raise Refused("bot/offer-stale")
                 del offers[str(seat)]
                 await self._reseat(table, state, seat, holder, interaction.user, offers)
-            await say(interaction, texts.offer_accepted())
+            await say(interaction, private.offer_accepted())
 
         await ctx.guard(interaction, body)
 
@@ -200,7 +200,7 @@ class Seats:
         )
         after = Table(expected, state, names_of(expected))
         old_name = table.speaker.seat(seat)
-        taken = texts.seat_taken(new.id, old_name, COLOURS[seat], waiting is not None, table.locale)
+        taken = posts.seat_taken(new.id, old_name, COLOURS[seat], waiting is not None, table.locale)
         since, turn_events = await ctx.pipeline.current_turn(table)
         ping = [new.id] if waiting is not None else []
         duties: list[NewDuty] = [dt.say(rec.channel_id, taken, ping, now, turn=since if ping else None)]
@@ -269,7 +269,7 @@ class Seats:
                 )
                 name = table.speaker.seat(seat)
                 duties: list[NewDuty] = [
-                    dt.say(record.channel_id, texts.vacation_public(name, until, table.locale), now=now)
+                    dt.say(record.channel_id, posts.vacation_public(name, until, table.locale), now=now)
                 ]
                 since, turn_events = await ctx.pipeline.current_turn(table)
                 if since is not None:
@@ -281,7 +281,7 @@ class Seats:
                         if deadline is not None:
                             duties.append(deadline)  # keyed: it replaces the turn's deadline
                 await self._amend(record, now, after, options=options, duties=duties)
-            await say(interaction, texts.vacation_set(until))
+            await say(interaction, private.vacation_set(until))
 
         await ctx.guard(interaction, body)
 
@@ -328,9 +328,9 @@ class Seats:
                 at_once = due is not None and any(d.kind == dt.DEADLINE and d.due_at < due for d in timers)
                 human = uid if uid is not None and not is_computer(uid) and not at_once else None
                 text = (
-                    texts.resumed_public(by, human, table.locale)
+                    posts.resumed_public(by, human, table.locale)
                     if resume
-                    else texts.paused_public(by, table.locale)
+                    else posts.paused_public(by, table.locale)
                 )
                 ping = [human] if resume and human else []
                 duties: list[NewDuty] = [
@@ -349,7 +349,7 @@ class Seats:
                     cancel_keys=[] if resume else [dt.REMIND, dt.DEADLINE],
                 )
             deadline = bool(record.options.get("deadline_hours"))
-            await say(interaction, texts.resumed(deadline) if resume else texts.paused())
+            await say(interaction, private.resumed(deadline) if resume else private.paused())
 
         await ctx.guard(interaction, body)
 

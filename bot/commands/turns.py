@@ -20,8 +20,8 @@ from ..games.tables import Refused, Table
 from ..outbox import duties as dt
 from ..outbox.pipeline import META_AGREED, user_ids
 from ..texts import choices as ch
-from ..texts import texts
-from . import components as ui
+from ..texts import components as ui
+from ..texts import posts, private
 from .answers import defer_private, display_name, say
 from .context import Context
 
@@ -31,13 +31,15 @@ class TurnActions:
         self.ctx = ctx
 
     async def take(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), texts.took_card)
+        await self._simple(interaction, lambda st, s: ch.take_action(st, s, value), private.took_card)
 
     async def levy(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), texts.levied)
+        await self._simple(interaction, lambda st, s: ch.levy_action(st, s, value), private.levied)
 
     async def takeback(self, interaction: discord.Interaction, value: str) -> None:
-        await self._simple(interaction, lambda st, s: ch.takeback_action(st, s, value), texts.took_guard_back)
+        await self._simple(
+            interaction, lambda st, s: ch.takeback_action(st, s, value), private.took_guard_back
+        )
 
     async def end(
         self, interaction: discord.Interaction, game_id: int | None = None, version: int | None = None
@@ -47,7 +49,7 @@ class TurnActions:
 
         async def body() -> None:
             await ctx.act(
-                interaction, ctx.ask(interaction, game_id, version), ch.end_action, texts.turn_over()
+                interaction, ctx.ask(interaction, game_id, version), ch.end_action, private.turn_over()
             )
 
         await ctx.guard(interaction, body)
@@ -74,7 +76,7 @@ class TurnActions:
             record, _seat = await ctx.pipeline.authorise(ctx.ask(interaction, turn=False))
             if is_paused(record.options):
                 raise Refused("bot/paused")
-            await say(interaction, texts.resign_prompt(record.id), view=ui.resign_view(record.id))
+            await say(interaction, private.resign_prompt(record.id), view=ui.resign_view(record.id))
 
         await ctx.guard(interaction, body)
 
@@ -88,11 +90,11 @@ class TurnActions:
 
             def note(table: Table, seat: int) -> list[NewDuty]:
                 # In the resignation's own commit, before what it causes (the game's end, the next turn).
-                text = texts.resigned_public(table.speaker.seat(seat), table.locale)
+                text = posts.resigned_public(table.speaker.seat(seat), table.locale)
                 return [dt.say(table.record.channel_id, text, now=ctx.clock())]
 
             outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat), note)
-            await say(interaction, texts.resigned())
+            await say(interaction, private.resigned())
             after = outcome.table.state
             # A resignation that ended the game (one player left) has no vote left to count: asking the
             # finished table refused, and that refusal replaced the answer above.
@@ -142,7 +144,7 @@ class TurnActions:
                 if waiting:
                     note = dt.say(
                         table.record.channel_id,
-                        texts.agree_proposed(
+                        posts.agree_proposed(
                             display_name(interaction.user), names, table.locale, seconded=bool(voted)
                         ),
                         now=ctx.clock(),
@@ -154,11 +156,11 @@ class TurnActions:
                         meta={META_AGREED: sorted(agreed | {interaction.user.id})},
                     )
                     ctx.pipeline.wake()
-                    await say(interaction, texts.agree_noted(names))
+                    await say(interaction, private.agree_noted(names))
                     return
                 # The last vote is not stored: the game ends with it, and ending clears the votes.
                 await ctx.pipeline.commit(table, *_end_by_agreement(state, seat))
-            await say(interaction, texts.all_agreed())
+            await say(interaction, private.all_agreed())
 
         await ctx.guard(interaction, body)
 

@@ -12,9 +12,9 @@ import discord
 from engine import rules
 from engine.views import view
 
+from ..texts import components as ui
 from ..words import i18n, lessons
 from ..words.i18n import _
-from . import components as ui
 from .answers import defer_private, defer_update, png, show
 from .context import Context
 from .practice import Practice

@@ -7,7 +7,7 @@ import logging
 
 import discord
 
-from ..texts import texts
+from ..texts import private
 from ..web import links
 from .answers import defer_private, say
 from .context import Context
@@ -25,10 +25,10 @@ class Watching:
         async def body() -> None:
             web = getattr(self.ctx.client, "web", None)
             if interaction.guild_id is None or not interaction.permissions.manage_guild:
-                await say(interaction, texts.web_manage_server())
+                await say(interaction, private.web_manage_server())
                 return
             if web is None:
-                await say(interaction, texts.web_none())
+                await say(interaction, private.web_none())
                 return
             await defer_private(interaction)
             store, now, guild = self.ctx.store, self.ctx.clock(), interaction.guild_id
@@ -38,15 +38,15 @@ class Watching:
                 log.info("web guild=%s watching=%s", guild, watching)
                 if not watching:
                     web.hub.end()  # the open pages of this server's games close at the next look
-            lines.append(texts.web_state(not await links.watching_off(store, guild)))
+            lines.append(private.web_state(not await links.watching_off(store, guild)))
             if new_link:
                 record = await store.latest_game_in_channel(interaction.channel_id or 0)
                 if record is None or record.guild_id != guild:
-                    lines.append(texts.web_no_game())
+                    lines.append(private.web_no_game())
                 else:
                     secret = await links.change(store, record.id, now)
                     web.hub.end(record.id)
-                    lines.append(texts.web_new_link(web.url_of(record.id, secret)))
+                    lines.append(private.web_new_link(web.url_of(record.id, secret)))
             await say(interaction, "\n".join(lines))
 
         await self.ctx.guard(interaction, body)

@@ -25,8 +25,6 @@ deadline_passed(now, turn_started_at, deadline_hours) -> bool
 DeadlinePolicy (SKIP | AUTOPLAY), parse_policy(text) -> DeadlinePolicy
 nudge_allowed(last_nudge_at, now) -> bool, next_nudge_at(last_nudge_at) -> float | None
     Other players may nudge the waiting player once per 24 hours per game.
-format_timestamp(unix, style="R") -> "<t:UNIX:R>"
-    Discord renders these in each reader's own time zone and language: never write "in 3 hours".
 validate_time_zone(name) -> str, parse_clock("22:30") -> datetime.time
     Both raise ValueError with a sentence that shows a valid example.
 """
@@ -49,11 +47,9 @@ from ..words.i18n import _
 __all__ = [
     "HOUR",
     "NUDGE_COOLDOWN",
-    "TIMESTAMP_STYLES",
     "DeadlinePolicy",
     "ReminderPrefs",
     "deadline_passed",
-    "format_timestamp",
     "next_nudge_at",
     "next_reminder",
     "nudge_allowed",
@@ -67,7 +63,6 @@ __all__ = [
 
 HOUR = 3600.0
 NUDGE_COOLDOWN = 24 * HOUR
-TIMESTAMP_STYLES = frozenset("tTdDfFR")
 _CLOCK = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
 
 
@@ -258,12 +253,3 @@ def nudge_allowed(last_nudge_at: float | None, now: float) -> bool:
 def next_nudge_at(last_nudge_at: float | None) -> float | None:
     """When the next nudge becomes allowed (None: allowed now)."""
     return None if last_nudge_at is None else last_nudge_at + NUDGE_COOLDOWN
-
-
-def format_timestamp(unix: float, style: str = "R") -> str:
-    """A Discord timestamp, shown to each reader in their own time zone (R: "in 3 hours")."""
-    if style not in TIMESTAMP_STYLES:
-        raise ValueError(
-            f"{style!r} is not a Discord timestamp style: use one of {''.join(sorted(TIMESTAMP_STYLES))}."
-        )
-    return f"<t:{math.floor(unix)}:{style}>"

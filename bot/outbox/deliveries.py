@@ -53,11 +53,11 @@ from engine import serialize
 from engine.views import GameView
 from storage import Duty, GameStore, LeaseLost, ShardSlice
 
-from ..commands.components import lobby_view, view_of_buttons, watch_url, with_watch
 from ..games.pictures import Pictures
 from ..games.tables import MapBook, locale_of
 from ..process import limits, metrics
-from ..texts import texts
+from ..texts import posts
+from ..texts.components import lobby_view, view_of_buttons, watch_url, with_watch
 from ..words import i18n
 from . import duties as dt
 from .lanes import Lane, Lanes
@@ -485,8 +485,8 @@ class Deliveries:
             draw = self.pictures.end if end else self.pictures.board
             data = await draw(v, names, language=language)
         if end:
-            return png(data, "end.png", texts.alt_end(language))
-        return png(data, "board.png", texts.alt_board(language))
+            return png(data, "end.png", posts.alt_end(language))
+        return png(data, "board.png", posts.alt_board(language))
 
     async def _view(self, duty: Duty) -> discord.ui.View | None:
         b = duty.payload.get("buttons")

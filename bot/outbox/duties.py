@@ -37,7 +37,7 @@ from storage import Duty, NewDuty
 from ..games.computers import is_computer
 from ..games.seat_rules import is_paused
 from ..games.tables import Outcome, Table
-from ..texts import texts
+from ..texts import posts
 
 POST = "post"
 EDIT = "edit"
@@ -115,7 +115,7 @@ def lobby_edit(table: Table, now: float) -> list[NewDuty]:
         return []
     payload = {
         "message": int(message),
-        "text": texts.lobby_text(table),
+        "text": posts.lobby_text(table),
         "open": table.record.status == "lobby",
         "locale": table.locale,  # the buttons the worker puts back speak the game's language
     }
@@ -147,7 +147,7 @@ def after_change(
         fields: dict[str, Any] = {"since": since}
         if not closing:
             fields.update(_picture(state, table), buttons=buttons(table))
-        text = texts.turn_text(shown, texts.turn_header(shown), old_turn, closed=closing)
+        text = posts.turn_text(shown, posts.turn_header(shown), old_turn, closed=closing)
         out.append(NewDuty(EDIT, now, channel, payload={"text": text, **fields}))
     if state.over:
         out.append(
@@ -156,7 +156,7 @@ def after_change(
                 now,
                 channel,
                 payload={
-                    "text": texts.end_text(table, hints),
+                    "text": posts.end_text(table, hints),
                     "ping": [u for u in table.record.user_ids if not is_computer(u)],
                     **_picture(state, table),
                 },
@@ -164,7 +164,7 @@ def after_change(
         )
     elif new_turn is not None:
         uid = table.current_user
-        text = texts.turn_text(table, texts.turn_header(table), outcome.events[split:])
+        text = posts.turn_text(table, posts.turn_header(table), outcome.events[split:])
         payload = {
             "text": text,
             "ping": [uid] if uid is not None and not is_computer(uid) else [],
@@ -185,7 +185,7 @@ def turn_post(
     assert state is not None
     uid = table.current_user
     payload = {
-        "text": texts.turn_text(table, texts.turn_header(table), turn_events),
+        "text": posts.turn_text(table, posts.turn_header(table), turn_events),
         "ping": [uid] if uid is not None and not is_computer(uid) else [],
         "buttons": buttons(table),
         "turn_post": since,
@@ -214,6 +214,6 @@ def turn_edit(table: Table, since: int, turn_events: Sequence[Event], now: float
     """The live turn post worded afresh (a seat handed over, a vacation, a pause: bot.commands.seats)."""
     state = table.state
     assert state is not None
-    text = texts.turn_text(table, texts.turn_header(table), turn_events)
+    text = posts.turn_text(table, posts.turn_header(table), turn_events)
     payload = {"text": text, "since": since, "buttons": buttons(table), **_picture(state, table)}
     return NewDuty(EDIT, now, table.record.channel_id, payload=payload)

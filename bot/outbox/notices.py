@@ -31,7 +31,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 
 from ..games.tables import Table, locale_of
 from ..process import limits
-from ..texts import texts
+from ..texts import posts, private
 from ..words import i18n
 from . import duties as dt
 from .pipeline import META_TURN_POST, PrefsCache
@@ -98,8 +98,8 @@ async def route(prefs: PrefsCache, table: Table, duties: Sequence[NewDuty], now:
             NewDuty(duty.kind, duty.due_at, duty.channel_id, duty.user_id, {**p, "ping": []}, duty.key)
         )
         with i18n.speaking(dm_language(settings, table)):
-            text = texts.dm_turn_text(table)
-        fallback = texts.dm_fallback_turn_text(table, uid)
+            text = private.dm_turn_text(table)
+        fallback = posts.dm_fallback_turn_text(table, uid)
         out.append(dm_duty(table.record, uid, int(since), text, fallback, now))
     return out
 
@@ -162,7 +162,7 @@ class Notices:
             if isinstance(post, dict) and int(post.get("since", -1)) == int(p.get("since", -2)):
                 message = int(post["message"])
         guild = None if p.get("guild") is None else int(p["guild"])
-        return f"{p['text']}\n{texts.jump_link(guild, int(p['channel']), message)}"
+        return f"{p['text']}\n{posts.jump_link(guild, int(p['channel']), message)}"
 
     async def _fall_back(self, duty: Duty, uid: int, p: dict[str, Any]) -> str:
         """The user's DMs are closed: the channel ping instead, and (the first time) why."""
@@ -171,7 +171,7 @@ class Notices:
         text = (
             p["fallback"]
             if told
-            else f"{p['fallback']}\n{texts.dms_closed_note(str(p.get('locale') or i18n.SOURCE))}"
+            else f"{p['fallback']}\n{posts.dms_closed_note(str(p.get('locale') or i18n.SOURCE))}"
         )
         msg = await self.client.get_partial_messageable(int(p["channel"])).send(
             limits.content(text),

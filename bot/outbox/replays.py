@@ -19,7 +19,7 @@ from storage import Duty, GameRecord, GameStore, NewDuty
 from ..games.pictures import Pictures
 from ..games.tables import Refused, Tables, locale_of, replay_names
 from ..process import limits
-from ..texts import texts
+from ..texts import posts
 
 REPLAY = "replay"  # the duty kind
 FILENAME = "replay.gif"
@@ -32,7 +32,7 @@ def end_duties(record: GameRecord, now: float) -> list[NewDuty]:
 
 def gif(data: bytes, locale: str) -> discord.File:
     """The replay as an attachment, described in the game's language."""
-    return discord.File(io.BytesIO(data), filename=FILENAME, description=texts.alt_replay(locale))
+    return discord.File(io.BytesIO(data), filename=FILENAME, description=posts.alt_replay(locale))
 
 
 class Replays:
@@ -59,7 +59,7 @@ class Replays:
             return "dropped: no such game"
         data, language = await self.draw(record), locale_of(record)
         msg = await self.client.get_partial_messageable(duty.channel_id).send(
-            limits.content(texts.replay_text(record.id, True, language)),
+            limits.content(posts.replay_text(record.id, True, language)),
             file=gif(data, language),
             allowed_mentions=discord.AllowedMentions.none(),
             nonce=f"alx-{duty.id}",

@@ -34,7 +34,7 @@ from ..games.seat_rules import is_paused, turn_due, vacation_until
 from ..games.tables import Refused, Table
 from ..games.thinking import Thinkers
 from ..process import metrics
-from ..texts import texts
+from ..texts import posts, private
 from ..words import i18n
 from . import duties as dt
 from . import notices
@@ -110,7 +110,7 @@ class Timers:
                 return "dropped: the turn moved on"
             return "sent as a direct message duty"
         msg = await self.client.get_partial_messageable(table.record.channel_id).send(
-            texts.reminder_text(table, uid, started),
+            posts.reminder_text(table, uid, started),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(uid)]),
             nonce=f"alx-{duty.id}",
         )
@@ -189,8 +189,8 @@ class Timers:
         reminder,
         which replaces this one: handled again after a crash, it cannot be sent twice."""
         with i18n.speaking(notices.dm_language(await self.pipeline.prefs.settings(uid), table)):
-            text = texts.dm_reminder_text(table, started)
-        fallback = texts.reminder_text(table, uid, started)
+            text = private.dm_reminder_text(table, started)
+        fallback = posts.reminder_text(table, uid, started)
         due = next_reminder(started, self.pipeline.reminder_hours, await self.pipeline.prefs.get(uid), now)
         out = [notices.dm_duty(table.record, uid, since, text, fallback, now)]
         if due is not None:
@@ -235,7 +235,7 @@ class Timers:
                     metrics.QUEUE.labels("computer").dec()
                 if played is None:
                     return await self._skip(
-                        table, state, None, texts.skipped_text(uid, hours, table.locale), now
+                        table, state, None, posts.skipped_text(uid, hours, table.locale), now
                     )
                 new_state, events, actions = played
                 # No announcement of its own: the commit closes the computer's turn post with its steps
@@ -254,7 +254,7 @@ class Timers:
                     # Why the computer played (the steps are on the turn post, closed by this commit).
                     note = dt.say(
                         table.record.channel_id,
-                        texts.autoplay_text(table, uid, hours, absent=uid in absent),
+                        posts.autoplay_text(table, uid, hours, absent=uid in absent),
                         now=now,
                     )
                     await pipeline.commit(
@@ -264,7 +264,7 @@ class Timers:
                     return "played by the computer"
             else:
                 meta = None
-            return await self._skip(table, state, meta, texts.skipped_text(uid, hours, table.locale), now)
+            return await self._skip(table, state, meta, posts.skipped_text(uid, hours, table.locale), now)
 
     async def _skip(
         self, table: Table, state: GameState, meta: dict[str, Any] | None, text: str, now: float

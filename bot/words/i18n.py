@@ -1,7 +1,7 @@
 """The bot's languages: gettext message catalogs, and which language is speaking now. Discord-free.
 
 Every sentence a player reads is a message of the gettext domain ``alexandros``: English source texts in
-the code (bot.texts.texts, bot.words.words, bot.texts.choices), extracted with Babel into
+the code (bot.texts, bot.words.words, bot.texts.choices), extracted with Babel into
 ``bot/locales/alexandros.pot``, and
 one catalog per language in ``bot/locales/<language>/LC_MESSAGES/alexandros.po`` (``python
 tools/catalogs.py update`` keeps them in step; a test checks that every message is in every catalog with
@@ -11,7 +11,7 @@ so there is no compiled file to forget.
 The language in force is a context variable, so concurrent interactions each speak their own: a handler
 speaks the asking user's language (``interaction.locale``, bot.commands.context), and a text posted in public
 speaks
-the game's language (the server's preferred locale, kept in the game's options; ``bot.texts.texts.public``).
+the game's language (the server's preferred locale, kept in the game's options; ``bot.texts.posts.public``).
 Messages use ``str.format`` placeholders (``{name}``), never f-strings, so that a translation may reorder
 them; numbers that choose a noun's form go through ``ngettext``.
 """

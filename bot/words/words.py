@@ -13,6 +13,7 @@ card drawn from the supply.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +25,6 @@ from engine.state import EndReason
 from engine.symbols import SYMBOLS, Cards, Symbol
 from storage import former_number
 
-from ..games.schedule import format_timestamp
 from ..process import limits
 from .i18n import N_, Nn_, _, ngettext, pgettext
 
@@ -201,6 +201,19 @@ def point_text(p: Point | Sequence[int] | None) -> str:
 
 def space_corners(space: Space) -> str:
     return " ".join(point_label(p) for p in sorted(corners(space)))
+
+
+TIMESTAMP_STYLES = frozenset("tTdDfFR")
+
+
+def format_timestamp(unix: float, style: str = "R") -> str:
+    """A Discord timestamp, shown to each reader in their own time zone and language (R: "in 3 hours"):
+    never write "in 3 hours" by hand."""
+    if style not in TIMESTAMP_STYLES:
+        raise ValueError(
+            f"{style!r} is not a Discord timestamp style: use one of {''.join(sorted(TIMESTAMP_STYLES))}."
+        )
+    return f"<t:{math.floor(unix)}:{style}>"
 
 
 def shown_name(name: str) -> str:

@@ -605,7 +605,7 @@ async def test_a_component_or_form_no_handler_knows_is_answered_privately_and_a_
     autocomplete, which always have a handler, do not start the fallback at all (it cost a task each)."""
     import bot.client
     from bot.commands import fallback
-    from bot.texts import texts
+    from bot.texts import private
 
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await started(d)
@@ -628,11 +628,11 @@ async def test_a_component_or_form_no_handler_knows_is_answered_privately_and_a_
                 r = await d.click(g.users[0], msg.id, "alx-old:hand:1")
             finally:
                 comp["custom_id"] = cid
-            assert r.ephemeral and r.content == texts.button_retired()
+            assert r.ephemeral and r.content == private.button_retired()
             form = {"custom_id": "alxm:old:1", "components": [
                 {"type": 1, "components": [{"type": 4, "custom_id": "f", "value": "x"}]}]}  # fmt: skip
             r = await d.stale(g.users[0], 5, form, channel_id=CHANNEL)
-            assert r.ephemeral and r.content == texts.form_retired()
+            assert r.ephemeral and r.content == private.form_retired()
             assert calls == ["component", "modal_submit"]
         finally:
             bot.client.answer_unknown = real

@@ -9,8 +9,8 @@ from __future__ import annotations
 import discord
 import pytest
 
-from bot.commands import components
 from bot.texts import choices as ch
+from bot.texts import components
 from bot.words import i18n, words
 from bot.words.words import Speaker
 from engine import rules

@@ -345,13 +345,13 @@ async def test_a_refusal_after_a_public_defer_never_shows_its_words_to_everyone(
 
 def test_equal_ratings_share_a_place_on_the_leaderboard() -> None:
     """Two players with the same rating were ranked 1 and 2."""
-    from bot.texts import texts
+    from bot.texts import posts
     from storage import PlayerRating
 
     players = ((11, 27.6, 1), (12, 27.6, 1), (13, 22.4, 0))
     a, b, c = (PlayerRating(1, u, mu, 8.333, 1, w, 0.0) for u, mu, w in players)
-    assert texts.places([a, b, c]) == [1, 1, 3]
-    board = texts.leaderboard_text([a, b, c], "en")
+    assert posts.places([a, b, c]) == [1, 1, 3]
+    board = posts.leaderboard_text([a, b, c], "en")
     assert "\n1. <@11>" in board and "\n1. <@12>" in board and "\n3. <@13>" in board
 
 

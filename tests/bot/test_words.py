@@ -1,5 +1,5 @@
 """Every refusal code has a sentence that uses its details; event lines never name a hidden card; the
-wording lives in bot.texts.texts and bot.words.words only."""
+wording lives in bot.texts and bot.words.words only."""
 
 from __future__ import annotations
 
@@ -235,8 +235,10 @@ def _sentences(path: pathlib.Path, catalogued: bool = False) -> list[tuple[int, 
     return found
 
 
-# The words of the game live in texts.py and words.py; these modules speak to the host, not to players.
-_HOST_FACING = {"texts.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py", "console.py"}
+# The words of the game live in bot/texts/posts.py, private.py and bot/words/words.py; these modules speak
+# to the host, not to players.
+_HOST_FACING = {"posts.py", "private.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py"}
+_HOST_FACING |= {"console.py"}
 _HOST_FACING |= {"runlock.py"}  # the start-up check of the database: its sentence is for the host
 _HOST_FACING |= {"console_commands.py"}  # the console reading typed commands: for the one at the keyboard
 # These hold player-facing labels and sentences of their own (the menus' labels in choices.py, the
@@ -262,7 +264,8 @@ def test_the_rule_reads_every_room() -> None:
 def test_no_sentence_is_written_outside_texts_and_words(name):
     path = _BOT / name
     assert _sentences(path, catalogued=path.name in _CATALOGUED) == [], (
-        "move these sentences into bot/texts/texts.py or bot/words/words.py, or (in choices.py, schedule.py, "
+        "move these sentences into bot/texts/posts.py, private.py or bot/words/words.py, or (in choices.py, "
+        "schedule.py, "
         "components.py) make them messages of the catalog: _(...)"
     )
 

@@ -12,7 +12,6 @@ from bot.games.schedule import (
     DeadlinePolicy,
     ReminderPrefs,
     deadline_passed,
-    format_timestamp,
     next_nudge_at,
     next_reminder,
     nudge_allowed,
@@ -23,6 +22,7 @@ from bot.games.schedule import (
     turn_deadline,
     validate_time_zone,
 )
+from bot.words.words import format_timestamp
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NO_PREFS = ReminderPrefs()

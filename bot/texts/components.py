@@ -3,7 +3,9 @@ id, the state version where staleness matters, the choices made so far), so ever
 after a restart, and an old one is answered ("out of date") instead of failing.
 
 Buttons are ``alx:<kind>:<args>``; selects are ``alxs:<kind>:<args>`` (two templates, so that one click
-never reaches two handlers). Every custom_id stays within Discord's 100 characters.
+never reaches two handlers). Every custom_id stays within Discord's 100 characters. A click goes to the
+router (bot.commands.router), which answers it: public posts carry these (bot.outbox.deliveries) and so do
+private answers, so they live below both.
 """
 
 from __future__ import annotations
@@ -15,11 +17,9 @@ from typing import Any, Protocol
 import discord
 
 from ..process import limits
-from ..texts import texts
 from ..texts.choices import Choice
 from ..words import i18n
 from ..words.i18n import _
-from .answers import say
 
 MAX_ID = limits.MAX_CUSTOM_ID
 
@@ -187,13 +187,14 @@ def province_view(
 
 
 class Router(Protocol):
-    """Where a component's click goes (bot.commands.router): components know the kinds, not the handlers."""
+    """Where a component's click goes (bot.commands.router.Handlers): components know the kinds, not the
+    handlers, and the router answers a click it cannot take (out of date, retired)."""
 
-    async def button(self, interaction: discord.Interaction, kind: str, args: list[str]) -> bool: ...
+    async def clicked(self, interaction: discord.Interaction, kind: str, args: list[str]) -> None: ...
 
-    async def select(
+    async def picked(
         self, interaction: discord.Interaction, kind: str, args: list[str], values: list[str]
-    ) -> bool: ...
+    ) -> None: ...
 
 
 def _router(interaction: discord.Interaction) -> Router:
@@ -224,13 +225,7 @@ class GameButton(
         return cls(match.group(0), getattr(button, "label", None) or "…")
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        try:
-            handled = await _router(interaction).button(interaction, self.kind, self.args)
-        except (IndexError, ValueError):
-            await say(interaction, texts.button_stale())
-            return
-        if not handled:
-            await say(interaction, texts.button_retired())
+        await _router(interaction).clicked(interaction, self.kind, self.args)
 
 
 class GameSelect(
@@ -272,16 +267,7 @@ class GameSelect(
     async def callback(self, interaction: discord.Interaction) -> None:
         data: dict[str, Any] = dict(interaction.data or {})
         values = [str(v) for v in data.get("values", [])]
-        if not values or values == ["-"]:
-            await say(interaction, texts.nothing_picked())
-            return
-        try:
-            handled = await _router(interaction).select(interaction, self.kind, self.args, values)
-        except (IndexError, ValueError):
-            await say(interaction, texts.menu_stale())
-            return
-        if not handled:
-            await say(interaction, texts.menu_retired())
+        await _router(interaction).picked(interaction, self.kind, self.args, values)
 
 
 def _split(custom_id: str) -> tuple[str, list[str]]:
