@@ -3,8 +3,7 @@
 A store (SQLite, in a temporary folder) is filled with N games in play (lean snapshots of real mid-game
 states on the default map, written in bulk). Then every game is touched the way an interaction touches it:
 its lock held, its record and state loaded through bot.games.tables (``Tables.by_id``). RSS is read after
-1,000
-games and after N; every garbage collection's pause is timed through ``gc.callbacks``.
+1,000 games and after N; every garbage collection's pause is timed through ``gc.callbacks``.
 
 Baseline in the same run (a process of its own): the same touches with an unbounded state cache, as before
 issue 12 (``GameService._cache`` kept every game ever touched), over ``--baseline`` games.

@@ -2,8 +2,7 @@
 
 Plays N whole games through the store the way the bot does: each game is opened and started, then every
 action of the computer player is committed through bot.outbox.pipeline (its events, snapshot, metadata and
-every
-duty the bot writes: turn posts and edits with their pictures' public states, the status message, the
+every duty the bot writes: turn posts and edits with their pictures' public states, the status message, the
 reminder and deadline, the end post, the rating and the replay), and each duty that falls due is claimed
 and finished as the delivery worker does (without Discord). The clock moves 5 s between the actions of a
 turn and 10 minutes between turns (the status message's 20 s delay coalesces a turn's edits into one).

@@ -1,6 +1,5 @@
 """Counts what the pinned status message (bot.commands.dashboard) costs in Discord requests over a whole
-game, and
-what coalescing saves: the same greedy game through the offline Discord, three times in one run:
+game, and what coalescing saves: the same greedy game through the offline Discord, three times in one run:
 
 - baseline: without the status message (the dashboard's hook removed);
 - uncoalesced: a status duty due at once after every commit (``STATUS_DELAY = 0``);

@@ -6,14 +6,12 @@ games older than DAYS days on every server;
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.process.config and docs/HOSTING.md. A missing
-or
-bad setting prints one sentence and exits non-zero; the token is never printed or logged (logging goes
+or bad setting prints one sentence and exits non-zero; the token is never printed or logged (logging goes
 through bot.process.config's masking handler only: discord.py is never allowed to install its own).
 
 While running: a heartbeat every minute (bot.process.health), backups (bot.process.backups, started in
-setup_hook), and
-SIGTERM or SIGINT shut down cleanly: the actions in flight finish, the database closes, the exit status
-is 0.
+setup_hook), and SIGTERM or SIGINT shut down cleanly: the actions in flight finish, the database closes, the
+exit status is 0.
 """
 
 from __future__ import annotations

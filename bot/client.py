@@ -67,8 +67,7 @@ class AlexandrosBot(commands.AutoShardedBot):
     ``backup_interval_hours`` runs bot.process.backups.BackupScheduler while the bot runs. ``shard_count`` and
     ``shard_ids`` make it one process of a cluster; ``delivery_lease`` and ``delivery_poll`` (seconds) are
     how long a claimed duty stays this process's unless renewed (bot.outbox.deliveries) and the worker's
-    longest
-    sleep.
+    longest sleep.
     """
 
     def __init__(
@@ -152,8 +151,8 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.handlers: Handlers | None = None
         self.in_flight = InFlight()
         # Interactions' tokens, for public posts not counted by Discord's global limit (issue 32,
-        # bot.outbox.lanes);
-        # without them (``lanes=False``) every post and edit goes through the channel routes.
+        # bot.outbox.lanes); without them (``lanes=False``) every post and edit goes through the channel
+        # routes.
         self.lanes = Lanes() if lanes else None
         self._warm: asyncio.Task[None] | None = None
         self.backup_dir = backup_dir
@@ -260,9 +259,8 @@ class AlexandrosBot(commands.AutoShardedBot):
     def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
         super().dispatch(event, *args, **kwargs)
         # What no handler answers (bot.commands.fallback): only a component or a modal submit can go
-        # unanswered. As a
-        # listener of every interaction it cost a task for each slash command and autocomplete too (about
-        # three an action), which it only returned from.
+        # unanswered. As a listener of every interaction it cost a task for each slash command and
+        # autocomplete too (about three an action), which it only returned from.
         if event == "interaction" and args[0].type in _MAY_GO_UNANSWERED:
             self._schedule_event(answer_unknown, "on_interaction", *args)
 

@@ -338,8 +338,7 @@ class Console:
         """The channel's pinned messages (the game's status message), printed when they change, as
         Discord shows them: pinned at the top of the channel, edited in place. The bot edits the status
         message ``STATUS_DELAY`` seconds after a change (bot.commands.dashboard: a burst of actions makes one
-        edit);
-        the console does not wait that long, it delivers that edit at once."""
+        edit); the console does not wait that long, it delivers that edit at once."""
         bot: Any = self.d.bot
         await bot.deliveries.drain(now=self.now() + STATUS_DELAY)
         for msg in self.d.pinned():
@@ -354,8 +353,8 @@ class Console:
         ids = list(r.message_ids)
         # A public post or edit the interaction caused may go out with another interaction's token (a turn
         # post is a follow-up of the press that started the turn, and edited with its token:
-        # bot.outbox.lanes),
-        # so it is recorded under that one: what the channel shows changed since the last answer counts too.
+        # bot.outbox.lanes), so it is recorded under that one: what the channel shows changed since the last
+        # answer counts too.
         for q in self.d.requests_since(self._seen):
             shown = self.d.messages.get(q.message_id) if q.message_id is not None else None
             if shown is not None and not shown.ephemeral and shown.id not in ids:

@@ -1,8 +1,7 @@
 """The console's slash commands as a Discord client knows them (issue 27): taken from the bot's real command
 tree with its localisations (bot.words.translator), so a German console accepts the German names the bot
-itself
-prints (``/alexandros ziehen karte:n1``), ``help`` lists every command with its description, and an unknown
-name is answered with the nearest ones.
+itself prints (``/alexandros ziehen karte:n1``), ``help`` lists every command with its description, and an
+unknown name is answered with the nearest ones.
 
 A typed line is read into the command's default path and option names, as a Discord client sends them
 whatever names it shows.

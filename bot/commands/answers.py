@@ -1,8 +1,7 @@
 """Answering an interaction: private sentences, deferring, and turning refusals into words.
 
 Every handler runs inside ``guarded``: a ``Refused`` becomes an ephemeral sentence (bot.words.words), any
-other
-error a short apology and a log line with the game, channel and user. The answer helpers work whatever
+other error a short apology and a log line with the game, channel and user. The answer helpers work whatever
 state the interaction is in (fresh, deferred, or deferred as an update of an ephemeral flow message).
 """
 

@@ -1,7 +1,6 @@
 """The slash commands: one group ``/alexandros`` with a subcommand per turn action and per question, and
 ``/alexandros-admin sync``. Options are autocompleted from the engine's answers (bot.texts.choices);
-autocomplete
-cannot be deferred, so it reads the cached state and answers at once.
+autocomplete cannot be deferred, so it reads the cached state and answers at once.
 """
 
 from __future__ import annotations

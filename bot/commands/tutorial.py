@@ -1,8 +1,8 @@
 """The tutorial (issue 29): ``/alexandros learn tutorial`` is a private lesson of ten steps
-(bot.words.lessons), one
-ephemeral message whose buttons move it on. Every button names its step (``alx:tut:<step>:<answer>``,
-``alx:tutgo:<step>``), so an old lesson message still works; the learner's next step is also kept in their
-settings (``tutorial``), so the command resumes where they left off. The last step offers a practice game.
+(bot.words.lessons), one ephemeral message whose buttons move it on. Every button names its step
+(``alx:tut:<step>:<answer>``, ``alx:tutgo:<step>``), so an old lesson message still works; the learner's next
+step is also kept in their settings (``tutorial``), so the command resumes where they left off. The last step
+offers a practice game.
 """
 
 from __future__ import annotations

@@ -224,8 +224,7 @@ class Pictures:
     ) -> bytes:
         """The board or end picture of a public state's lean snapshot, or of its JSON text
         (bot.outbox.duties.public_state: nothing secret in it), its words in the game's ``language``. The
-        worker
-        loads the state and makes the public view (rendering.PublicPicture), off the event loop."""
+        worker loads the state and makes the public view (rendering.PublicPicture), off the event loop."""
         import rendering
 
         request = rendering.PublicPicture(

@@ -100,8 +100,7 @@ class Table:
 
 
 # {seat: [the user ids of the seat's earlier holders, first first]} (bot.commands.seats). Ids, not names:
-# their names
-# stay in "names", which forget-me renames (storage.privacy), as it scrubs the ids.
+# their names stay in "names", which forget-me renames (storage.privacy), as it scrubs the ids.
 OPT_FORMER = "former_holders"
 
 

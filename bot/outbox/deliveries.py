@@ -1,9 +1,8 @@
 """The delivery worker: sends the outbox's duties to Discord, in order per channel, until each is done.
 
 Duties are written by the commit that causes them (bot.outbox.pipeline, bot.outbox.duties). The worker claims
-due ones
-under a lease (storage ``claim_duties``: a channel's duties one at a time, oldest first, only for this
-process's shards), sends each, and marks it done. What can go wrong, and what happens then:
+due ones under a lease (storage ``claim_duties``: a channel's duties one at a time, oldest first, only for
+this process's shards), sends each, and marks it done. What can go wrong, and what happens then:
 
 - Discord 5xx, a timeout or a dropped connection: tried again with exponential back-off (1 s, 2 s, 4 s …
   at most 5 minutes) for as long as ``give_up_after`` (a day) from when the duty fell due, so that a turn
@@ -542,8 +541,7 @@ class Deliveries:
 
     def _on_a_lane(self, duty: Duty) -> bool:
         """Whether a post or turn post edit will most likely go out on a lane (bot.outbox.lanes), not counted
-        by
-        Discord's global limit, so not paced: its game has a live lane in its channel. A guess (it may
+        by Discord's global limit, so not paced: its game has a live lane in its channel. A guess (it may
         still fall back to the channel, unpaced: Discord's 429 is then retried as any other)."""
         if self.lanes is None or duty.kind not in (dt.POST, dt.EDIT):
             return False

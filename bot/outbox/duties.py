@@ -1,8 +1,7 @@
 """What the bot owes the channel after a change: the outbox duties, built as plain values (no I/O).
 
 The pipeline writes these in the same commit as the change (storage ``append``), and bot.outbox.deliveries
-sends
-them later, in order per channel, retrying until Discord takes them. Everything a duty shows is decided
+sends them later, in order per channel, retrying until Discord takes them. Everything a duty shows is decided
 here, at commit time, from public facts only: texts are worded from redacted events and the picture is
 drawn from the public view (stored in the duty), so the outbox never holds a hidden card.
 

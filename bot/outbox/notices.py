@@ -4,8 +4,7 @@ A player's settings (storage user settings) hold ``dm_notices`` (on/off) and ``d
 direct messages were found closed; they were told then). While DM notices are on and not found closed:
 
 - the commit that starts their turn (bot.outbox.pipeline) posts the turn in the channel *without* notifying
-them
-  and writes a ``dm`` duty instead (``route``): DM instead of the channel ping, not as well, so nobody is
+  them and writes a ``dm`` duty instead (``route``): DM instead of the channel ping, not as well, so nobody is
   notified twice for one turn; the turn post still names them;
 - a reminder that falls due (bot.outbox.timers) becomes a ``dm`` duty, written in the same transaction as the
   next reminder (``reminder_duty``).

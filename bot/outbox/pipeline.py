@@ -134,8 +134,8 @@ class Pipeline:
         self.prefs = PrefsCache(tables.store)
         self.wake = wake
         # Hooks on the duties of every change, in order (bot.outbox.notices: turn pings by DM;
-        # bot.commands.dashboard: the
-        # pinned status message). Each gets the table as it will be after the change (``hooked``).
+        # bot.commands.dashboard: the pinned status message). Each gets the table as it will be after the
+        # change (``hooked``).
         self.duty_hooks: list[Callable[[Table, list[NewDuty], float], Awaitable[list[NewDuty]]]] = []
 
     # --- steps 1 and 2: find and authorise, from the record alone -------------------------------------
@@ -306,9 +306,8 @@ class Pipeline:
     async def hooked(self, table: Table, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """``duties`` as the hooks make them (turn pings by DM, the status message), ``table`` as it will be
         after the change: for every commit, and for the changes with no engine event (bot.commands.seats: a
-        seat
-        handed over, a pause, a vacation), which left the status message stale and pinged in the channel a
-        player who asked for DMs."""
+        seat handed over, a pause, a vacation), which left the status message stale and pinged in the channel
+        a player who asked for DMs."""
         for hook in self.duty_hooks:
             duties = await hook(table, duties, now)
         return duties

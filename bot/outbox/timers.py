@@ -4,8 +4,7 @@ A timer is an outbox duty (bot.outbox.duties ``remind`` / ``deadline``) written 
 the turn, so it waits in the store while the bot is down and is handled once when it is back.
 
 - A **reminder** pings the waiting player once, and plans the next one (bot.games.schedule decides when). It
-is
-  dropped when the turn moved on or the player is absent (the computer plays for them); planned again from
+  is dropped when the turn moved on or the player is absent (the computer plays for them); planned again from
   the player's last action when they acted since; moved to the end of their quiet hours when it falls in
   them.
 - A **deadline** applies the table's policy to a turn still waiting (P2): skip it (``SkipTurn``), or let
@@ -186,8 +185,7 @@ class Timers:
 
     async def _remind_by_dm(self, table: Table, uid: int, since: int, started: float, now: float) -> None:
         """The reminder as a ``dm`` duty (bot.outbox.notices), written in one transaction with the next
-        reminder,
-        which replaces this one: handled again after a crash, it cannot be sent twice."""
+        reminder, which replaces this one: handled again after a crash, it cannot be sent twice."""
         with i18n.speaking(notices.dm_language(await self.pipeline.prefs.settings(uid), table)):
             text = private.dm_reminder_text(table, started)
         fallback = posts.reminder_text(table, uid, started)

@@ -2,11 +2,10 @@
 
 Every sentence a player reads is a message of the gettext domain ``alexandros``: English source texts in
 the code (bot.texts, bot.words.words, bot.texts.choices), extracted with Babel into
-``bot/locales/alexandros.pot``, and
-one catalog per language in ``bot/locales/<language>/LC_MESSAGES/alexandros.po`` (``python
-tools/catalogs.py update`` keeps them in step; a test checks that every message is in every catalog with
-the same placeholders). The catalogs ship as ``.po`` text and are compiled in memory with Babel on first use,
-so there is no compiled file to forget.
+``bot/locales/alexandros.pot``, and one catalog per language in
+``bot/locales/<language>/LC_MESSAGES/alexandros.po`` (``python tools/catalogs.py update`` keeps them in step;
+a test checks that every message is in every catalog with the same placeholders). The catalogs ship as ``.po``
+text and are compiled in memory with Babel on first use, so there is no compiled file to forget.
 
 The language in force is a context variable, so concurrent interactions each speak their own: a handler
 speaks the asking user's language (``interaction.locale``, bot.commands.context), and a text posted in public

@@ -4,8 +4,7 @@ At sync, discord.py asks the translator for every command, group, option and cho
 description, once per Discord locale; what it answers goes to Discord as that locale's localisation, and
 each user's client shows the names and descriptions of its own language. Names carry the catalog context
 ``command`` (bot.words.i18n.COMMAND): they are identifiers in Discord's syntax (lower case, no spaces), and
-the
-German texts name the German paths ("`/alexandros ziehen`"), as a German client shows them.
+the German texts name the German paths ("`/alexandros ziehen`"), as a German client shows them.
 """
 
 from __future__ import annotations

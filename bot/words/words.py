@@ -2,10 +2,9 @@
 
 The engine and the service speak in codes and values; this is the ONE place that turns them into words, each
 a message of the catalog (bot.words.i18n: ``_("...").format(...)``), so they come out in the language in
-force.
-A noun with a number goes through ``count`` (its two forms are ``Nn_`` pairs); a symbol's name, and a symbol
-with its article ("a horse", "an amphora"), are messages of their own, since the article and the case belong
-to the translation (``a()`` is English-only and never used on a translated text).
+force. A noun with a number goes through ``count`` (its two forms are ``Nn_`` pairs); a symbol's name, and a
+symbol with its article ("a horse", "an amphora"), are messages of their own, since the article and the case
+belong to the translation (``a()`` is English-only and never used on a translated text).
 ``Speaker`` carries what a sentence needs to name things (the players' display names and the map), and
 every event line is made from an event already redacted for its reader, so a public line can never name a
 card drawn from the supply.

@@ -600,8 +600,7 @@ async def test_a_component_or_form_no_handler_knows_is_answered_privately_and_a_
     tmp_path,
 ):
     """bot.commands.fallback (issue 11): a button whose custom_id no handler matches (an older version's) and
-    a form
-    the bot no longer knows get a private answer, not "This interaction failed". Slash commands and
+    a form the bot no longer knows get a private answer, not "This interaction failed". Slash commands and
     autocomplete, which always have a handler, do not start the fallback at all (it cost a task each)."""
     import bot.client
     from bot.commands import fallback

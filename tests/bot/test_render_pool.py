@@ -1,7 +1,6 @@
 """bot.process.render_pool: real worker processes. A game's pictures go to one worker unless it is much
-busier than
-another; a worker that dies is replaced and the pictures it held are drawn again, so the bot never falls
-back to placeholders for good."""
+busier than another; a worker that dies is replaced and the pictures it held are drawn again, so the bot never
+falls back to placeholders for good."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """bot.texts speaks from the catalogs (issue 16, item 7): German comes out when German is spoken, a
-public
-text speaks the game's language whoever asks for it, and a private answer the asking user's."""
+public text speaks the game's language whoever asks for it, and a private answer the asking user's."""
 
 from __future__ import annotations
 
