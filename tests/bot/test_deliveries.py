@@ -462,14 +462,15 @@ async def test_a_live_edit_with_a_later_edit_of_the_same_turn_post_waiting_is_no
             ],
             clock(),
         )
-        assert await worker._superseded(first)
-        assert not await worker._superseded(other) and not await worker._superseded(later)
-        assert await worker._edit_turn(first, clock()) == "superseded by a later edit"
+        assert await worker.posting.superseded(first)
+        assert not await worker.posting.superseded(other) and not await worker.posting.superseded(later)
+        assert await worker.posting.edit_turn(first, clock()) == "superseded by a later edit"
         closing = {k: v for k, v in live.items() if k != "buttons"}
         edits = [dt.NewDuty(dt.EDIT, clock(), CHANNEL, payload=p) for p in (closing, live)]
         closed, _ = await store.add_duties(g.game_id, edits, clock())
-        assert await worker._superseded(closed), "a later edit waits"
-        assert (await worker._edit_turn(closed, clock())).startswith("edited "), "and it is sent all the same"
+        assert await worker.posting.superseded(closed), "a later edit waits"
+        edited = await worker.posting.edit_turn(closed, clock())
+        assert edited.startswith("edited "), "and it is sent all the same"
 
 
 async def test_a_slow_send_holds_up_neither_the_sends_beside_it_nor_the_claims_behind_it(tmp_path):
