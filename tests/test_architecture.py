@@ -202,3 +202,15 @@ def test_the_rooms_rule_sees_a_wrong_arrow(tmp_path: Path) -> None:
         "bot.games.deliveries (games) imports bot.outbox.timers (outbox)",
         "bot.words.i18n imports bot.client, a module of bot's root",
     ]
+
+
+def test_the_map_of_the_house_draws_the_same_rooms() -> None:
+    """docs/ARCHITECTURE.md's table of rooms says what each may import, as ROOMS does (issue 31, item 4)."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    drawn: dict[str, set[str]] = {}
+    for row in text.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[0].endswith("/`"):
+            room = cells[0].strip("`/")
+            drawn[room] = set() if cells[2] == "nothing of bot" else {n.strip() for n in cells[2].split(",")}
+    assert drawn == ROOMS
