@@ -42,7 +42,7 @@ STOPSIGNAL SIGINT
 # answers, its store is reachable); without it, the bot's /data/heartbeat (written every minute) must be
 # under 3 minutes old and the database readable. start-period: the first login and migrations take a while.
 HEALTHCHECK --interval=60s --timeout=10s --start-period=120s --retries=3 \
-    CMD ["python", "-m", "bot.health"]
+    CMD ["python", "-m", "bot.process.health"]
 # The web face's port, when a host turns it on (docs/HOSTING.md).
 EXPOSE 8080
 CMD ["python", "-m", "bot"]

@@ -227,7 +227,7 @@ def channel_requests(requests: list[Any]) -> int:
 def render_workers() -> int:
     """The production number of render worker processes (the config's default)."""
     try:
-        from bot.config import Config
+        from bot.process.config import Config
 
         return int(Config.render_workers)
     except (ImportError, AttributeError):
@@ -242,7 +242,11 @@ async def one_run(
     the current tree's (tests/bot/driver.py, offline/); the bot, engine, rendering and storage packages are
     whichever tree is first on sys.path (the old bot's run puts the old tree's there)."""
     import bot.client
-    import bot.pictures as pictures_module
+
+    try:
+        import bot.games.pictures as pictures_module
+    except ImportError:  # the old bot's tree: its modules were not yet grouped in rooms (issue 31)
+        import bot.pictures as pictures_module  # type: ignore[import-not-found,no-redef]
     import engine
     from engine import ai
     from engine.maps import default_map, load_map

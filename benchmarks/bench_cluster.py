@@ -54,7 +54,7 @@ async def run_process(
     """Plays games until the window closes; returns the latency of each action done inside the window,
     the interactions in the window, and the CPU time of this process in it."""
     from bot.client import make_bot
-    from bot.pictures import Pictures
+    from bot.games.pictures import Pictures
     from engine.maps import default_map
     from tests.bot.driver import Game, play_whole_game
     from tests.harness import OfflineDiscord

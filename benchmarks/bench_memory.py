@@ -2,8 +2,8 @@
 
 A store (SQLite, in a temporary folder) is filled with N games in play (lean snapshots of real mid-game
 states on the default map, written in bulk). Then every game is touched the way an interaction touches it:
-its lock held, its record and state loaded through bot.tables (``Tables.by_id``). RSS is read after 1,000
-games and after N; every garbage collection's pause is timed through ``gc.callbacks``.
+its lock held, its record and state loaded through bot.games.tables (``Tables.by_id``). RSS is read after
+1,000 games and after N; every garbage collection's pause is timed through ``gc.callbacks``.
 
 Baseline in the same run (a process of its own): the same touches with an unbounded state cache, as before
 issue 12 (``GameService._cache`` kept every game ever touched), over ``--baseline`` games.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.tables import Tables  # noqa: E402
+from bot.games.tables import Tables  # noqa: E402
 from engine import ai  # noqa: E402
 from engine.game import apply, new_game  # noqa: E402
 from engine.maps import default_map  # noqa: E402
@@ -170,7 +170,7 @@ def main(games: int = 100_000, baseline: int = 10_000, cache: int = 2000) -> int
         rows = [(f"bounded cache ({cache} games)", games, one(path, games, cache))]
         if baseline:
             rows.append(("baseline: unbounded cache", baseline, one(path, baseline, 10**9)))
-    print("bench_memory: touching games through bot.tables (lock, record, lean snapshot), default map")
+    print("bench_memory: touching games through bot.games.tables (lock, record, lean snapshot), default map")
     print(f"{'cache':<30}{'games':>8}{'RSS@1k MB':>11}{'RSS@end MB':>12}{'ratio':>7}{'kept':>8}"
           f"{'locks':>7}{'GC max ms':>11}{'(CPU)':>7}{'touch/s':>9}")  # fmt: skip
     for name, n, r in rows:

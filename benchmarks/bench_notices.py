@@ -27,8 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.deliveries import Deliveries, Pacer  # noqa: E402
-from bot.tables import Table, names_of  # noqa: E402
+from bot.games.tables import Table, names_of  # noqa: E402
+from bot.outbox.deliveries import Deliveries, Pacer  # noqa: E402
 from engine.game import new_game  # noqa: E402
 from engine.maps import default_map  # noqa: E402
 from tests.bot.driver import Clock, bot_factory, harness  # noqa: E402

@@ -1,8 +1,8 @@
 """Bytes a finished game leaves in the database (issue 32: the store grew 6x faster than the old bot's).
 
 Plays N whole games through the store the way the bot does: each game is opened and started, then every
-action of the computer player is committed through bot.pipeline (its events, snapshot, metadata and every
-duty the bot writes: turn posts and edits with their pictures' public states, the status message, the
+action of the computer player is committed through bot.outbox.pipeline (its events, snapshot, metadata and
+every duty the bot writes: turn posts and edits with their pictures' public states, the status message, the
 reminder and deadline, the end post, the rating and the replay), and each duty that falls due is claimed
 and finished as the delivery worker does (without Discord). The clock moves 5 s between the actions of a
 turn and 10 minutes between turns (the status message's 20 s delay coalesces a turn's edits into one).
@@ -30,10 +30,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.dashboard import Dashboard  # noqa: E402
-from bot.notices import route  # noqa: E402
-from bot.pipeline import Pipeline  # noqa: E402
-from bot.tables import Table, Tables  # noqa: E402
+from bot.commands.dashboard import Dashboard  # noqa: E402
+from bot.games.tables import Table, Tables  # noqa: E402
+from bot.outbox.notices import route  # noqa: E402
+from bot.outbox.pipeline import Pipeline  # noqa: E402
 from engine import ai  # noqa: E402
 from engine.game import apply, new_game  # noqa: E402
 from engine.maps import default_map  # noqa: E402

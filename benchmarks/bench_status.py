@@ -1,5 +1,5 @@
-"""Counts what the pinned status message (bot.dashboard) costs in Discord requests over a whole game, and
-what coalescing saves: the same greedy game through the offline Discord, three times in one run:
+"""Counts what the pinned status message (bot.commands.dashboard) costs in Discord requests over a whole
+game, and what coalescing saves: the same greedy game through the offline Discord, three times in one run:
 
 - baseline: without the status message (the dashboard's hook removed);
 - uncoalesced: a status duty due at once after every commit (``STATUS_DELAY = 0``);
@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot import dashboard  # noqa: E402
-from bot.pictures import Pictures  # noqa: E402
+from bot.commands import dashboard  # noqa: E402
+from bot.games.pictures import Pictures  # noqa: E402
 from engine.maps import default_map  # noqa: E402
 from tests.bot.driver import Clock, bot_factory, harness, play_whole_game  # noqa: E402
 

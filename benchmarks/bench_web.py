@@ -87,7 +87,7 @@ async def one_run(games: int, watched: int, watchers: int, actions: int, seed: i
     import bench_bot as bb
 
     import engine
-    from bot.pictures import Pictures
+    from bot.games.pictures import Pictures
     from bot.web import links
     from engine import ai
     from engine.maps import default_map

@@ -5,13 +5,13 @@ locally without Discord; ``restore FILE`` puts a backup in place of the database
 games older than DAYS days on every server;
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
-Configuration comes from the environment (or ``.env``), see bot.config and docs/HOSTING.md. A missing or
-bad setting prints one sentence and exits non-zero; the token is never printed or logged (logging goes
-through bot.config's masking handler only: discord.py is never allowed to install its own).
+Configuration comes from the environment (or ``.env``), see bot.process.config and docs/HOSTING.md. A missing
+or bad setting prints one sentence and exits non-zero; the token is never printed or logged (logging goes
+through bot.process.config's masking handler only: discord.py is never allowed to install its own).
 
-While running: a heartbeat every minute (bot.health), backups (bot.backups, started in setup_hook), and
-SIGTERM or SIGINT shut down cleanly: the actions in flight finish, the database closes, the exit status
-is 0.
+While running: a heartbeat every minute (bot.process.health), backups (bot.process.backups, started in
+setup_hook), and SIGTERM or SIGINT shut down cleanly: the actions in flight finish, the database closes, the
+exit status is 0.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .runlock import open_checks
+from .process.runlock import open_checks
 
 if TYPE_CHECKING:
-    from .config import Config
+    from .process.config import Config
 
 # What each subcommand is (main dispatches on the same names: SUBCOMMANDS is the list ``--help`` prints).
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -60,8 +60,8 @@ USAGE = (
 
 def help_text() -> str:
     """``python -m bot --help``: what the bot does, how to run it, every subcommand and every setting with
-    its default (from bot.config, so the list is the one the bot reads)."""
-    from .config import variables_help
+    its default (from bot.process.config, so the list is the one the bot reads)."""
+    from .process.config import variables_help
 
     lines = [
         "python -m bot: Alexandros as a Discord bot. It plays whole games of the board game Alexandros",
@@ -95,7 +95,7 @@ log = logging.getLogger("bot")
 
 
 async def _heartbeat(data_dir: Path) -> None:
-    from .health import HEARTBEAT_EVERY, write_heartbeat
+    from .process.health import HEARTBEAT_EVERY, write_heartbeat
 
     # From the event loop itself: a stuck loop stops the beats, which is what the health check detects.
     while True:
@@ -131,7 +131,7 @@ def install_shutdown(close: Callable[[], Coroutine[Any, Any, None]]) -> list[sig
 async def run(sync: bool) -> int:
     import discord
 
-    from .config import load_or_exit, setup_logging
+    from .process.config import load_or_exit, setup_logging
 
     config = load_or_exit(os.environ, Path(".env"))
     # The bot never joins voice; the library's warnings about voice packages would only alarm owners.
@@ -157,9 +157,9 @@ async def _run(config: Config, sync: bool) -> int:
     from storage import BadDatabase, DatabaseUnreachable, PgSchemaTooNew, SchemaTooNew, check_postgres
 
     from .client import make_bot
-    from .config import invite_url
-    from .pictures import Pictures
-    from .thinking import Thinkers
+    from .games.pictures import Pictures
+    from .games.thinking import Thinkers
+    from .process.config import invite_url
 
     bot = make_bot(
         config.database,
@@ -241,7 +241,7 @@ async def _run(config: Config, sync: bool) -> int:
         for t in tasks:
             t.cancel()
         with contextlib.suppress(Exception):
-            from .health import clear_heartbeat
+            from .process.health import clear_heartbeat
 
             clear_heartbeat(config.data_dir)
     log.info("stopped cleanly")
@@ -250,9 +250,9 @@ async def _run(config: Config, sync: bool) -> int:
 
 def restore(argv: Sequence[str]) -> int:
     """``python -m bot restore FILE``: every outcome is one sentence (stdout on success, else stderr)."""
-    from .backups import RestoreError
-    from .backups import restore as do_restore
-    from .config import load_or_exit
+    from .process.backups import RestoreError
+    from .process.backups import restore as do_restore
+    from .process.config import load_or_exit
 
     if len(argv) != 1:
         print(USAGE, file=sys.stderr)
@@ -277,8 +277,8 @@ def backup(argv: Sequence[str]) -> int:
     """``python -m bot backup [DIR]``: one verified backup now, while the bot runs or not (one sentence)."""
     from storage import BadDatabase, check_database
 
-    from .backups import BackupError, FileSource, backup_once
-    from .config import load_or_exit
+    from .process.backups import BackupError, FileSource, backup_once
+    from .process.config import load_or_exit
 
     if len(argv) > 1:
         print(USAGE, file=sys.stderr)
@@ -316,7 +316,7 @@ def purge(argv: Sequence[str]) -> int:
     than DAYS days (one sentence). Safe while the bot runs: one transaction, like the bot's own writes."""
     from storage import BadDatabase, PgSchemaTooNew, SchemaTooNew, StoreError, open_existing_database
 
-    from .config import load_or_exit
+    from .process.config import load_or_exit
 
     if len(argv) != 1 or not argv[0].isdigit() or int(argv[0]) < 1:
         print("usage: python -m bot purge DAYS   (DAYS: a whole number of days, 1 or more)", file=sys.stderr)
@@ -344,7 +344,7 @@ def ratings(argv: Sequence[str]) -> int:
     """``ratings --recompute [--db PATH_OR_URL] [--guild ID]``: the ratings again, from the stored games.
 
     Safe while the bot runs: each server's ratings are replaced in one transaction, and a game that ends
-    meanwhile is rated once, by the bot or by the recomputation (bot.ratings.Ratings.recompute)."""
+    meanwhile is rated once, by the bot or by the recomputation (bot.outbox.ratings.Ratings.recompute)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m bot ratings")
@@ -358,7 +358,7 @@ def ratings(argv: Sequence[str]) -> int:
     if args.db:
         database = str(args.db)
     else:
-        from .config import load_or_exit
+        from .process.config import load_or_exit
 
         database = load_or_exit(os.environ, Path(".env"), require_token=False).database
     from storage import PgSchemaTooNew, SchemaTooNew, StoreError
@@ -373,8 +373,8 @@ def ratings(argv: Sequence[str]) -> int:
 async def _recompute(database: str, guild: int | None) -> int:
     from storage import open_existing_database
 
-    from .ratings import Ratings
-    from .tables import Tables
+    from .games.tables import Tables
+    from .outbox.ratings import Ratings
 
     store = await open_existing_database(database)
     try:
@@ -397,7 +397,7 @@ def _console(argv: Sequence[str]) -> int:
 
 
 def _health(argv: Sequence[str]) -> int:
-    from .health import main as health_main
+    from .process.health import main as health_main
 
     if argv:
         print(USAGE, file=sys.stderr)

@@ -25,29 +25,30 @@ from engine.maps import default_map
 from engine.views import view
 from storage import GameStore, ShardSlice, open_database
 
-from . import i18n, metrics
-from .answers import InFlight
-from .backups import BackupScheduler
-from .cog import SYNC_LOCK, AdminCog, AlexandrosCog
-from .components import GameButton, GameSelect
-from .context import Context
-from .dashboard import STATUS, Dashboard
-from .deliveries import LEASE, Deliveries
-from .fallback import answer_unknown
-from .lanes import Lanes
-from .lobby import MapProvider, SeedSource
-from .notices import DM, Notices
-from .pictures import Pictures, words_for
-from .pipeline import Clock, Pipeline
-from .ratings import RATE
-from .replays import REPLAY
-from .router import Handlers
-from .tables import Tables
-from .thinking import Thinkers
-from .timers import Timers
-from .translator import CatalogTranslator
+from .commands.answers import InFlight
+from .commands.cog import SYNC_LOCK, AdminCog, AlexandrosCog
+from .commands.context import Context
+from .commands.dashboard import STATUS, Dashboard
+from .commands.fallback import answer_unknown
+from .commands.lobby import MapProvider, SeedSource
+from .commands.router import Handlers
+from .games.pictures import Pictures, words_for
+from .games.tables import Tables
+from .games.thinking import Thinkers
+from .outbox.deliveries import LEASE, Deliveries
+from .outbox.lanes import Lanes
+from .outbox.notices import DM, Notices
+from .outbox.pipeline import Clock, Pipeline
+from .outbox.ratings import RATE
+from .outbox.replays import REPLAY
+from .outbox.timers import Timers
+from .process import metrics
+from .process.backups import BackupScheduler
+from .texts.components import GameButton, GameSelect
 from .web import WebFace
 from .web import links as web_links
+from .words import i18n
+from .words.translator import CatalogTranslator
 
 # The collector's youngest generation, in allocations: see AlexandrosBot._warm_then_freeze.
 YOUNG_COLLECTION = 20_000
@@ -63,10 +64,10 @@ class AlexandrosBot(commands.AutoShardedBot):
     shared by every process on the database (``sync_refused`` when another one held it); ``reminders``
     runs the delivery worker's clock loop (timers and retries; the first round as soon as the bot is
     ready), while the duties a commit writes are always delivered at once; ``backup_dir`` with a positive
-    ``backup_interval_hours`` runs bot.backups.BackupScheduler while the bot runs. ``shard_count`` and
+    ``backup_interval_hours`` runs bot.process.backups.BackupScheduler while the bot runs. ``shard_count`` and
     ``shard_ids`` make it one process of a cluster; ``delivery_lease`` and ``delivery_poll`` (seconds) are
-    how long a claimed duty stays this process's unless renewed (bot.deliveries) and the worker's longest
-    sleep.
+    how long a claimed duty stays this process's unless renewed (bot.outbox.deliveries) and the worker's
+    longest sleep.
     """
 
     def __init__(
@@ -149,8 +150,9 @@ class AlexandrosBot(commands.AutoShardedBot):
         self.deliveries: Deliveries | None = None
         self.handlers: Handlers | None = None
         self.in_flight = InFlight()
-        # Interactions' tokens, for public posts not counted by Discord's global limit (issue 32, bot.lanes);
-        # without them (``lanes=False``) every post and edit goes through the channel routes.
+        # Interactions' tokens, for public posts not counted by Discord's global limit (issue 32,
+        # bot.outbox.lanes); without them (``lanes=False``) every post and edit goes through the channel
+        # routes.
         self.lanes = Lanes() if lanes else None
         self._warm: asyncio.Task[None] | None = None
         self.backup_dir = backup_dir
@@ -202,7 +204,8 @@ class AlexandrosBot(commands.AutoShardedBot):
         tables = Tables(store, self.cache_size)
         self.pipeline = Pipeline(tables, self.clock, self.reminder_hours, self._changed)
         self.deliveries.timers = Timers(self, self.pipeline, self.thinkers)
-        # Turn pings and reminders by DM (bot.notices) and the pinned status message (bot.dashboard).
+        # Turn pings and reminders by DM (bot.outbox.notices) and the pinned status message
+        # (bot.commands.dashboard).
         self.notices = Notices(self, store, self.clock, self.pipeline.prefs)
         self.dashboard = Dashboard(self, store, self.clock, self.pipeline.tables)
         self.pipeline.duty_hooks += [self.notices.route, self.dashboard.after_change]
@@ -255,15 +258,15 @@ class AlexandrosBot(commands.AutoShardedBot):
 
     def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
         super().dispatch(event, *args, **kwargs)
-        # What no handler answers (bot.fallback): only a component or a modal submit can go unanswered. As a
-        # listener of every interaction it cost a task for each slash command and autocomplete too (about
-        # three an action), which it only returned from.
+        # What no handler answers (bot.commands.fallback): only a component or a modal submit can go
+        # unanswered. As a listener of every interaction it cost a task for each slash command and
+        # autocomplete too (about three an action), which it only returned from.
         if event == "interaction" and args[0].type in _MAY_GO_UNANSWERED:
             self._schedule_event(answer_unknown, "on_interaction", *args)
 
     @property
     def router(self) -> Handlers:
-        """Where components send their clicks (bot.components)."""
+        """Where components send their clicks (bot.texts.components)."""
         assert self.handlers is not None
         return self.handlers
 

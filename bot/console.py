@@ -40,17 +40,17 @@ from offline import HarnessError, OfflineDiscord, StoredMessage
 from offline.payloads import FakeUser
 from storage import BadDatabase, StoreError
 
-from . import i18n
 from .client import make_bot
-from .computers import is_computer, seat_level
+from .commands.dashboard import STATUS_DELAY
 from .console_commands import CommandBook, CommandError, Typed
 from .console_commands import parse_options as parse_options  # the line syntax, also read from here
-from .dashboard import STATUS_DELAY
-from .i18n import _, pgettext
-from .runlock import open_checks
+from .games.computers import is_computer, seat_level
+from .process.runlock import open_checks
 from .web import links as web_links
+from .words import i18n
+from .words.i18n import _, pgettext
 
-# The Discord locales of the bot's languages (bot.i18n.LANGUAGES): en-US, en-GB, de.
+# The Discord locales of the bot's languages (bot.words.i18n.LANGUAGES): en-US, en-GB, de.
 SUPPORTED_LOCALES = tuple(
     loc.value for loc in discord.Locale if loc.value.split("-")[0].lower() == i18n.language_of(loc.value)
 )
@@ -337,8 +337,8 @@ class Console:
     async def show_pinned(self) -> None:
         """The channel's pinned messages (the game's status message), printed when they change, as
         Discord shows them: pinned at the top of the channel, edited in place. The bot edits the status
-        message ``STATUS_DELAY`` seconds after a change (bot.dashboard: a burst of actions makes one edit);
-        the console does not wait that long, it delivers that edit at once."""
+        message ``STATUS_DELAY`` seconds after a change (bot.commands.dashboard: a burst of actions makes one
+        edit); the console does not wait that long, it delivers that edit at once."""
         bot: Any = self.d.bot
         await bot.deliveries.drain(now=self.now() + STATUS_DELAY)
         for msg in self.d.pinned():
@@ -352,8 +352,9 @@ class Console:
         self.numbered = []
         ids = list(r.message_ids)
         # A public post or edit the interaction caused may go out with another interaction's token (a turn
-        # post is a follow-up of the press that started the turn, and edited with its token: bot.lanes),
-        # so it is recorded under that one: what the channel shows changed since the last answer counts too.
+        # post is a follow-up of the press that started the turn, and edited with its token:
+        # bot.outbox.lanes), so it is recorded under that one: what the channel shows changed since the last
+        # answer counts too.
         for q in self.d.requests_since(self._seen):
             shown = self.d.messages.get(q.message_id) if q.message_id is not None else None
             if shown is not None and not shown.ephemeral and shown.id not in ids:
@@ -572,7 +573,7 @@ async def run(args: argparse.Namespace, lines: IO[str] | None = None, out: IO[st
         return 2
     args.locale = locale
     lines = lines or sys.stdin
-    # The database is locked against a restore and checked before anything opens it (bot.runlock).
+    # The database is locked against a restore and checked before anything opens it (bot.process.runlock).
     held = open_checks("", Path(args.db))
     if isinstance(held, str):
         print(held, file=sys.stderr)

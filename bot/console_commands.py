@@ -1,7 +1,7 @@
 """The console's slash commands as a Discord client knows them (issue 27): taken from the bot's real command
-tree with its localisations (bot.translator), so a German console accepts the German names the bot itself
-prints (``/alexandros ziehen karte:n1``), ``help`` lists every command with its description, and an unknown
-name is answered with the nearest ones.
+tree with its localisations (bot.words.translator), so a German console accepts the German names the bot
+itself prints (``/alexandros ziehen karte:n1``), ``help`` lists every command with its description, and an
+unknown name is answered with the nearest ones.
 
 A typed line is read into the command's default path and option names, as a Discord client sends them
 whatever names it shows.
@@ -16,8 +16,8 @@ from typing import Any
 
 from discord import app_commands
 
-from . import i18n
-from .i18n import N_, _
+from .words import i18n
+from .words.i18n import N_, _
 
 _SUBCOMMAND, _GROUP = 1, 2
 # An option's name at a word's start, before a colon: lower case, any language ("wächter:"), no digit first.

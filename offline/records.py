@@ -93,7 +93,7 @@ class Request:
 
     @property
     def public_post(self) -> bool:
-        """A new message in the channel: ``channel.send()``, or a public follow-up (bot.lanes)."""
+        """A new message in the channel: ``channel.send()``, or a public follow-up (bot.outbox.lanes)."""
         return self.kind == "channel_message" or self.public_followup
 
     @property
@@ -378,7 +378,7 @@ class InteractionResult:
     def sent(self) -> list[Request]:
         """New public messages posted during the interaction: with channel.send() (POST
         /channels/{id}/messages), or as a public follow-up of a new message (the bot sends the public posts
-        a change causes as follow-ups of the interaction that caused it: bot.lanes)."""
+        a change causes as follow-ups of the interaction that caused it: bot.outbox.lanes)."""
         return [r for r in self.requests if r.public_post]
 
     @property

@@ -147,7 +147,7 @@ class Routes(Recorder):
             self.unhandled.append(req)
             raise _http_error(404, 10015, "Unknown Webhook")
         # Faults reach follow-ups and their edits too (an expired token, a 5xx): the bot sends those from
-        # its delivery worker, and must fall back to the channel (bot.lanes).
+        # its delivery worker, and must fall back to the channel (bot.outbox.lanes).
         fault = self._fault_for(req) if kind in ("followup", "edit_followup") else None
         if fault is not None:
             self._finish(req)

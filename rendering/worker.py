@@ -1,6 +1,6 @@
 """Rendering in a process pool: one plain, picklable request value in, PNG bytes out.
 
-The bot's pool is bot.render_pool.RenderPool (not here): one single-process executor per warm worker
+The bot's pool is bot.process.render_pool.RenderPool (not here): one single-process executor per warm worker
 (``rendering.warm_worker`` at start), a game's pictures routed to one worker by key, and
 ``rendering.render_request`` run there::
 

@@ -100,3 +100,117 @@ def test_the_code_and_docs_point_at_the_rules_inside_the_repository() -> None:
     for package in ("engine", "bot", "rendering", "storage", "offline", "tools", "benchmarks"):
         files += list((root / package).rglob("*.py"))
     assert not [f for f in files if "shared/rules" in f.read_text(encoding="utf-8")]
+
+
+# --- the rooms of bot/ (issue 31) --------------------------------------------------------------------------
+# Each room may import only the rooms listed for it (and itself); the modules at bot/'s root (the entry
+# point, the client that wires every room, the console) may import any room, and no room imports them.
+# docs/ARCHITECTURE.md draws the same table.
+ROOMS: dict[str, set[str]] = {
+    "process": set(),
+    "words": {"process"},
+    "games": {"process", "words"},
+    "texts": {"process", "words", "games"},
+    "outbox": {"process", "words", "games", "texts"},
+    "web": {"process", "words", "games", "texts"},
+    "commands": {"process", "words", "games", "texts", "outbox", "web"},
+}
+ROOT_MODULES = {"bot", "bot.__main__", "bot.client", "bot.console", "bot.console_commands", "bot.health"}
+
+
+def _bot_graph(root: Path) -> dict[str, set[str]]:
+    """Each module of ``root``/bot and the modules of bot it imports (house_figures' reading of imports)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import house_figures
+    finally:
+        sys.path.pop(0)
+    files = {
+        ".".join(p.relative_to(root).with_suffix("").parts).removesuffix(".__init__"): p
+        for p in (root / "bot").rglob("*.py")
+    }
+    return {
+        n: {m for m in house_figures.imports_of(p, n, set(files)) if m in files and m != n}
+        for n, p in files.items()
+    }
+
+
+def _room(module: str) -> str | None:
+    """The room of a module of bot (None: a module of bot's root)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in ROOMS else None
+
+
+def _wrong_arrows(graph: dict[str, set[str]]) -> list[str]:
+    wrong = []
+    for module, imported in sorted(graph.items()):
+        here = _room(module)
+        if here is None:
+            continue
+        for other in sorted(imported):
+            there = _room(other)
+            if there is None:
+                wrong.append(f"{module} imports {other}, a module of bot's root")
+            elif there != here and there not in ROOMS[here]:
+                wrong.append(f"{module} ({here}) imports {other} ({there})")
+    return wrong
+
+
+def test_every_module_of_bot_lives_in_a_room() -> None:
+    """A new module goes in the room of its job (docs/ARCHITECTURE.md), not at bot's root."""
+    outside = sorted(m for m in _bot_graph(ROOT) if _room(m) is None and m not in ROOT_MODULES)
+    assert outside == [], f"move into a room of bot/: {outside}"
+
+
+def test_each_room_says_what_it_is_for() -> None:
+    for room in ROOMS:
+        init = ROOT / "bot" / room / "__init__.py"
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and len(doc) > 100, init
+        if room != "web":  # the web face's (issue 30) has a second paragraph naming its modules
+            assert "\n\n" not in doc.strip(), f"{init}: one paragraph"
+
+
+def test_the_rooms_import_one_way() -> None:
+    assert _wrong_arrows(_bot_graph(ROOT)) == []
+
+
+def test_the_rooms_table_has_no_cycle() -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import house_figures
+    finally:
+        sys.path.pop(0)
+    assert house_figures.cycles({room: set(below) for room, below in ROOMS.items()}) == []
+    assert all(room not in below for room, below in ROOMS.items())
+
+
+def test_the_rooms_rule_sees_a_wrong_arrow(tmp_path: Path) -> None:
+    """The rule can fail: a module of a lower room importing a higher one (deliveries moved into games),
+    a room importing the root's client, and an arrow the table allows."""
+    for room in ("games", "outbox", "words"):
+        (tmp_path / "bot" / room).mkdir(parents=True)
+        (tmp_path / "bot" / room / "__init__.py").write_text('"""A room."""\n', encoding="utf-8")
+    (tmp_path / "bot" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "client.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "outbox" / "timers.py").write_text("", encoding="utf-8")
+    (tmp_path / "bot" / "words" / "i18n.py").write_text("from .. import client\n", encoding="utf-8")
+    (tmp_path / "bot" / "games" / "deliveries.py").write_text(
+        "from ..outbox import timers\nfrom ..words import i18n\n", encoding="utf-8"
+    )
+    assert _wrong_arrows(_bot_graph(tmp_path)) == [
+        "bot.games.deliveries (games) imports bot.outbox.timers (outbox)",
+        "bot.words.i18n imports bot.client, a module of bot's root",
+    ]
+
+
+def test_the_map_of_the_house_draws_the_same_rooms() -> None:
+    """docs/ARCHITECTURE.md's table of rooms says what each may import, as ROOMS does (issue 31, item 4)."""
+    text = (ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    drawn: dict[str, set[str]] = {}
+    for row in text.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[0].endswith("/`"):
+            room = cells[0].strip("`/")
+            drawn[room] = set() if cells[2] == "nothing of bot" else {n.strip() for n in cells[2].split(",")}
+    assert drawn == ROOMS

@@ -30,7 +30,7 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot import i18n  # noqa: E402
+from bot.words import i18n  # noqa: E402
 
 STAMP = datetime(2026, 11, 23, tzinfo=UTC)  # a fixed date keeps the files' headers out of every diff
 TEMPLATE = i18n.LOCALES / f"{i18n.DOMAIN}.pot"
@@ -61,7 +61,7 @@ def command_strings() -> list[tuple[str, str, str | None]]:
     import discord
     from discord import app_commands
 
-    from bot.cog import AdminCog, AlexandrosCog
+    from bot.commands.cog import AdminCog, AlexandrosCog
 
     seen: list[tuple[str, str, str | None]] = []
 

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.pictures import words_for  # noqa: E402
+from bot.games.pictures import words_for  # noqa: E402
 from rendering.layout import BOARD_WIDTH  # noqa: E402
 from rendering.samples import write_gallery  # noqa: E402
 

@@ -1,4 +1,5 @@
-"""Draw every tutorial step's pictures (bot.lessons) into docs/pictures/tutorial/, as the bot sends them:
+"""Draw every tutorial step's pictures (bot.words.lessons) into docs/pictures/tutorial/, as the bot sends
+them:
 the question's picture and the picture that explains a wrong answer, in English.
 
     python tools/tutorial_pictures.py [folder]
@@ -13,9 +14,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot import lessons  # noqa: E402
-from bot.pictures import Pictures  # noqa: E402
-from bot.tutorial import Tutorial  # noqa: E402
+from bot.commands.tutorial import Tutorial  # noqa: E402
+from bot.games.pictures import Pictures  # noqa: E402
+from bot.words import lessons  # noqa: E402
 
 
 async def draw(folder: Path) -> list[Path]:

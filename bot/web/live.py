@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from storage import GameRecord, GameStore
 
-from .. import metrics
+from ..process import metrics
 from .links import watching_off
 from .pages import Pages, dumps
 

@@ -19,9 +19,9 @@ from typing import Any
 from rendering.theme import DEFAULT_THEME
 from storage import GameRecord, GameStore
 
-from .. import i18n
-from ..tables import names_of
-from ..words import Speaker
+from ..games.tables import names_of
+from ..words import i18n
+from ..words.words import Speaker
 from . import words
 from .history import History, diff
 

@@ -3,7 +3,7 @@
 Routes (GET and HEAD only; anything else is 405):
 
 ``/healthz``               200 when the event loop answers and the store is reachable, else 503; one line
-``/metrics``               Prometheus's text format (bot.metrics)
+``/metrics``               Prometheus's text format (bot.process.metrics)
 ``/static/<file>``         the page's script and style (package files, by exact name: no path is walked)
 ``/g/<id>-<secret>``       a game's page (bot.web.links): the same 404 page for every link that leads nowhere
 ``/g/<id>-<secret>/game.json``  the whole public history (bot.web.pages)
@@ -32,7 +32,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from storage import STATUSES, GameRecord, GameStore
 
-from .. import metrics
+from ..process import metrics
 from . import links
 from . import words as page_words
 from .live import Hub, event

@@ -8,10 +8,10 @@ from collections.abc import Iterable
 from engine.state import EndReason
 from engine.symbols import LETTER_SYMBOLS, SYMBOLS
 
-from .. import i18n
-from ..i18n import N_, _
-from ..texts import colour_name
-from ..words import END_REASONS, cards_text, shown_name, symbol_name
+from ..texts.posts import colour_name
+from ..words import i18n
+from ..words.i18n import N_, _
+from ..words.words import END_REASONS, cards_text, shown_name, symbol_name
 
 # The page's labels, by the key app.js reads them under.
 LABELS: dict[str, str] = {

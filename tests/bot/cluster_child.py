@@ -44,7 +44,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bot.client import make_bot  # noqa: E402
-from bot.pictures import Pictures  # noqa: E402
+from bot.games.pictures import Pictures  # noqa: E402
 from offline.offline import OfflineDiscord  # noqa: E402
 from offline.records import Request, StoredMessage  # noqa: E402
 from storage import GameStore, open_postgres_store  # noqa: E402

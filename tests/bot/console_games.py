@@ -16,10 +16,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from bot import choices as ch
-from bot import i18n
 from bot.console import Console
-from bot.words import Speaker
+from bot.texts import choices as ch
+from bot.words import i18n
+from bot.words.words import Speaker
 from engine import ai
 from engine.actions import CardSource, EndTurn, Levy, Move, Occupy, TakeBack, TakeCard, TakeOver
 from engine.maps import Map, parse_map
@@ -40,7 +40,8 @@ def packaged_maps() -> dict[str, str]:
 
 
 class Recorder:
-    """Every refusal sentence the bot words (bot.words.Speaker.refusal), to check each has a way forward."""
+    """Every refusal sentence the bot words (bot.words.words.Speaker.refusal), to
+    check each has a way forward."""
 
     def __init__(self) -> None:
         self.refusals: list[str] = []

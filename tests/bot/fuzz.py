@@ -5,7 +5,7 @@ showed, from random members in two channels of one server and one channel of ano
 
 After every interaction it checks:
 - the interaction was answered (an autocomplete with its choices), and no error was logged;
-- the generic apology (texts.oops()) never appears;
+- the generic apology (private.oops()) never appears;
 - an interaction that changed no game answered privately (a refusal is ephemeral), but for the nudge and
   the board, public by design;
 - nobody changed what they may not: a game changes only in the interaction's server, and only by a seated
@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import texts
+from bot.texts import private
 from offline import OfflineDiscord
 from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
 from offline.records import HarnessError, InteractionResult, StoredMessage
@@ -291,7 +291,8 @@ class Fuzzer:
         gone = set(b.user_ids) ^ set(a.user_ids)
         if label.startswith("alx:seatok:"):
             # Accepting a seat offered to you (by its holder, the creator or a moderator): one seat changes
-            # hands, to you; whether the offer was real is bot.seats' check (tests/bot/test_seats.py).
+            # hands, to you; whether the offer was real is bot.commands.seats' check
+            # (tests/bot/test_seats.py).
             if uid not in a.user_ids or len(set(b.user_ids) - set(a.user_ids)) > 1:
                 return "a seat accepted by someone else than its taker"
             return None
@@ -328,7 +329,7 @@ class Fuzzer:
                 return "a pause changed more than the game's options"
             if a.version != b.version:
                 # Resumed at an autoplay table, the turns of players marked absent are played at once by
-                # the computer (bot.pipeline.deadline_for), up to the first player who is not absent.
+                # the computer (bot.outbox.pipeline.deadline_for), up to the first player who is not absent.
                 absent = set((meta_before or {}).get("absent") or ())
                 autoplay = a.options.get("deadline_policy") == "autoplay"
                 if label != "alexandros game resume" or not autoplay or not absent:
@@ -394,7 +395,7 @@ class Fuzzer:
         for v in r.violations:
             c.problems.append(f"{where}: Discord limit broken: {v}")
         texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
-        if any(texts.oops() in t for t in texts_seen):
+        if any(private.oops() in t for t in texts_seen):
             c.problems.append(f"{where}: the generic error")
         if r.type == 8:
             c.answers["autocomplete"] += 1

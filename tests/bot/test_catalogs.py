@@ -15,9 +15,9 @@ import pytest
 from babel.messages.catalog import Catalog, Message
 from discord import app_commands
 
-from bot import i18n
-from bot.cog import AdminCog, AlexandrosCog
-from bot.translator import CatalogTranslator
+from bot.commands.cog import AdminCog, AlexandrosCog
+from bot.words import i18n
+from bot.words.translator import CatalogTranslator
 from tests.bot.driver import WALLS_MAP, bot_factory, harness
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))

@@ -36,7 +36,7 @@ import asyncpg
 import pytest
 
 from bot.client import make_bot
-from bot.pictures import Pictures
+from bot.games.pictures import Pictures
 from engine import ai
 from engine.actions import EndTurn
 from storage import NewDuty, ShardSlice, open_postgres_store

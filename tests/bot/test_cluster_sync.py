@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot import texts
 from bot.client import make_bot
-from bot.cog import SYNC_LOCK
+from bot.commands.cog import SYNC_LOCK
+from bot.texts import private
 from storage import open_store
 from tests.bot.driver import WALLS_MAP, harness
 
@@ -37,9 +37,9 @@ async def test_an_admin_sync_waits_for_no_one_and_is_refused_while_another_proce
             async with other.exclusive(SYNC_LOCK) as theirs:
                 assert theirs
                 r = await d.slash(d.owner, "alexandros-admin sync", everywhere=True)
-                assert r.ephemeral and r.content == texts.sync_busy()
+                assert r.ephemeral and r.content == private.sync_busy()
                 r = await d.slash(admin, "alexandros-admin sync")
-                assert r.ephemeral and r.content == texts.sync_busy()
+                assert r.ephemeral and r.content == private.sync_busy()
                 assert syncs(d) == [], "a sync route was called while another process synced"
             r = await d.slash(d.owner, "alexandros-admin sync", everywhere=True)
             assert r.ephemeral and "everywhere" in r.content

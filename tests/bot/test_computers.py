@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from bot import i18n
-from bot.computers import is_computer, play_turn
-from bot.pipeline import Ask
+from bot.games.computers import is_computer, play_turn
+from bot.outbox.pipeline import Ask
+from bot.words import i18n
 from engine import ai
 from engine.game import new_game
 from engine.maps import packaged_map
@@ -188,7 +188,7 @@ async def test_issue_29_computers_think_in_worker_processes_behind_the_bot() -> 
     a worker process of its own, at a lower OS priority, and the bot applies the actions it chose."""
     import os
 
-    from bot.thinking import NICE, Thinkers
+    from bot.games.thinking import NICE, Thinkers
 
     thinkers = Thinkers(workers=1)
     thinkers.start()
@@ -204,7 +204,7 @@ async def test_issue_29_computers_think_in_worker_processes_behind_the_bot() -> 
 
 
 async def test_issue_29_a_bot_with_computer_workers_plays_the_computers_turns_there(tmp_path) -> None:
-    from bot.thinking import Thinkers
+    from bot.games.thinking import Thinkers
 
     thinkers = Thinkers(workers=1)
     factory = bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2, thinkers=thinkers)

@@ -87,8 +87,8 @@ async def test_a_whole_game_can_be_played_in_the_console(tmp_path, no_network) -
     """Typed lines only (commands and selects), decided by the computer player, until the game ends."""
     import random
 
-    from bot import choices as ch
     from bot.console import Console
+    from bot.texts import choices as ch
     from engine import ai
     from engine.actions import CardSource, EndTurn, Levy, Move, Occupy, TakeBack, TakeCard, TakeOver
     from engine.symbols import as_list

@@ -15,9 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot import choices as ch
-from bot import config
 from bot.console import Console, parse_options, run
+from bot.process import config
+from bot.texts import choices as ch
 from engine import ai
 from engine.actions import Move
 from offline import OfflineDiscord

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bot import dashboard as db
+from bot.commands import dashboard as db
 from engine import ai
 from offline.payloads import ALL_PERMISSIONS
 from offline.world import PIN_MESSAGES
@@ -280,8 +280,8 @@ async def test_a_status_duty_written_with_its_text_is_sent_as_written_and_one_of
 
 
 async def test_the_status_message_follows_a_seat_handed_over_a_pause_and_a_resume(tmp_path):
-    """Changes with no engine event (bot.seats) update the status message too: it named the old holder
-    of the seat and never said that the game was paused."""
+    """Changes with no engine event (bot.commands.seats) update the status message too: it named the old
+    holder of the seat and never said that the game was paused."""
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         g = await open_game(d)

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from bot import duties as dt
-from bot.deliveries import LEASE, RENEW_EVERY, Deliveries
-from bot.pipeline import META_TURN_POST, Ask
+from bot.outbox import duties as dt
+from bot.outbox.deliveries import LEASE, RENEW_EVERY, Deliveries
+from bot.outbox.pipeline import META_TURN_POST, Ask
 from engine import ai
 from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness, open_game, open_lobby
 
@@ -462,14 +462,15 @@ async def test_a_live_edit_with_a_later_edit_of_the_same_turn_post_waiting_is_no
             ],
             clock(),
         )
-        assert await worker._superseded(first)
-        assert not await worker._superseded(other) and not await worker._superseded(later)
-        assert await worker._edit_turn(first, clock()) == "superseded by a later edit"
+        assert await worker.posting.superseded(first)
+        assert not await worker.posting.superseded(other) and not await worker.posting.superseded(later)
+        assert await worker.posting.edit_turn(first, clock()) == "superseded by a later edit"
         closing = {k: v for k, v in live.items() if k != "buttons"}
         edits = [dt.NewDuty(dt.EDIT, clock(), CHANNEL, payload=p) for p in (closing, live)]
         closed, _ = await store.add_duties(g.game_id, edits, clock())
-        assert await worker._superseded(closed), "a later edit waits"
-        assert (await worker._edit_turn(closed, clock())).startswith("edited "), "and it is sent all the same"
+        assert await worker.posting.superseded(closed), "a later edit waits"
+        edited = await worker.posting.edit_turn(closed, clock())
+        assert edited.startswith("edited "), "and it is sent all the same"
 
 
 async def test_a_slow_send_holds_up_neither_the_sends_beside_it_nor_the_claims_behind_it(tmp_path):
@@ -620,7 +621,7 @@ async def test_a_long_delivery_keeps_its_lease_and_is_sent_once(tmp_path):
 CRASH_CHILD = """
 import asyncio, sys, time
 from bot.client import make_bot
-from bot.pictures import Pictures
+from bot.games.pictures import Pictures
 from storage import NewDuty, open_store
 from tests.bot.driver import WALLS_MAP, harness
 
@@ -662,7 +663,7 @@ async def test_a_channel_goes_on_within_20_s_after_its_process_dies(tmp_path, he
     Its replacement sends them, and everything behind them, within 20 s of the crash (the lease, 60 s, made
     them wait up to a minute). ``held_for``: the crash comes before the first renewal, or after one."""
     from bot.client import make_bot
-    from bot.pictures import Pictures
+    from bot.games.pictures import Pictures
 
     db, channels, per_channel = str(tmp_path / "g.db"), 6, 3
     proc = subprocess.Popen(

@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 
-from bot import choices as ch
-from bot import i18n, texts, words
-from bot.pictures import words_for
-from bot.words import BOT_CODES, Speaker
+from bot.games.pictures import words_for
+from bot.texts import choices as ch
+from bot.texts import posts, private
+from bot.words import i18n, words
+from bot.words.words import BOT_CODES, Speaker
 from rendering.words import MESSAGES
 from storage import PlayerRating
 from tests.bot.console_games import packaged_maps, play
@@ -112,11 +113,11 @@ def test_every_refusal_menu_and_post_renders_german() -> None:
             for c in menu:
                 rendered[f"menu {c.value}"] = f"{c.name} — {c.detail}"
         for level in ("easy", "normal", "hard"):
-            rendered[f"computer {level}"] = texts.computer_name(level, "de")
-            rendered[f"seated {level}"] = texts.computer_seated(level)
+            rendered[f"computer {level}"] = posts.computer_name(level, "de")
+            rendered[f"seated {level}"] = private.computer_seated(level)
         rating = PlayerRating(1, 102, 22.4, 8.1, 1, 0)
-        rendered["stats"] = texts.stats_text(102, rating, 1, 1, "de")
-        rendered["board"] = texts.leaderboard_text([rating], "de")
+        rendered["stats"] = posts.stats_text(102, rating, 1, 1, "de")
+        rendered["board"] = posts.leaderboard_text([rating], "de")
     assert speaker.names
     problems = _flagged(rendered)
     assert problems == [], "\n".join(problems)
@@ -145,7 +146,7 @@ def test_the_turn_post_keeps_one_verb_form(language: str) -> None:
     st = position(STRIP, phase=Phase.ACTIONS, walls=CUT)
     table = _table(st)
     with i18n.speaking(language):
-        line = texts.can_do(table)
+        line = posts.can_do(table)
     assert line.endswith("oder den Zug beenden."), line
 
 

@@ -73,7 +73,7 @@ async def test_a_hint_is_private_legal_pictured_counted_and_in_the_end_post(tmp_
         ]
         assert not public, public
         # The move is played as hinted; then the Actions menu has a Hint button, which hints again.
-        from bot.pipeline import Ask
+        from bot.outbox.pipeline import Ask
 
         await d.bot.pipeline.act(Ask(alice.id, game_id=gid), lambda st, s: action)
         await d.bot.deliveries.drain()
@@ -143,7 +143,7 @@ async def test_a_hint_in_german(tmp_path):
 
 
 async def test_a_table_of_one_person_and_computers_has_hints_on_by_default(tmp_path):
-    """Such a game is never rated (bot.ratings: two people at least), so the start turns hints on."""
+    """Such a game is never rated (bot.outbox.ratings: two people at least), so the start turns hints on."""
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2)) as d:
         alice = d.member("alice")
         g = await open_with_computer(d, alice)

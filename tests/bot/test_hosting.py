@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import limits
+from bot.process import limits
 from tests.bot.driver import GUILD, WALLS_MAP, Game, abandon, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]

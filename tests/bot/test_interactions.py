@@ -128,8 +128,8 @@ async def test_refusals_are_ephemeral_sentences(tmp_path):
             for s in rules.empty_spaces(st)
             if st.map.symbol[s] is mc.symbol and rules.space_distance(st, s) > closest
         ]
-        from bot import choices as ch
-        from bot.words import count
+        from bot.texts import choices as ch
+        from bot.words.words import count
         from engine.geometry import corners, point_label
 
         if farther:
@@ -189,7 +189,7 @@ async def test_second_levy_and_stale_flow_are_refused(tmp_path):
             flow = r.response_message
             move = ai.greedy_player(st, random.Random(n))
             assert isinstance(move, Move)
-            from bot import choices as ch
+            from bot.texts import choices as ch
 
             card, to, path = ch.move_code(st, move)
             await g.d.slash(user, "alexandros move", card=card, to=to, path=path)
@@ -458,7 +458,7 @@ async def test_a_waiting_player_is_reminded_once_per_interval(tmp_path):
         async def reminders(now: float) -> list:
             mark = d.mark()
             await d.bot.deliveries.drain(now)
-            # The pinned status message (bot.dashboard) is a channel message too, but no reminder.
+            # The pinned status message (bot.commands.dashboard) is a channel message too, but no reminder.
             sent = [r for r in d.requests_since(mark) if r.kind == "channel_message"]
             return [r for r in sent if not (r.content or "").startswith("📌")]
 
@@ -506,7 +506,7 @@ async def test_commands_are_synced_only_when_asked(tmp_path):
 
 
 async def test_public_pictures_need_the_public_view():
-    from bot.pictures import Pictures, PublicViewRequired
+    from bot.games.pictures import Pictures, PublicViewRequired
     from engine.game import new_game
     from engine.views import view
 
@@ -599,11 +599,12 @@ async def test_the_bot_asks_discord_for_the_guilds_intent_only(tmp_path) -> None
 async def test_a_component_or_form_no_handler_knows_is_answered_privately_and_a_command_starts_no_fallback(
     tmp_path,
 ):
-    """bot.fallback (issue 11): a button whose custom_id no handler matches (an older version's) and a form
-    the bot no longer knows get a private answer, not "This interaction failed". Slash commands and
+    """bot.commands.fallback (issue 11): a button whose custom_id no handler matches (an older version's) and
+    a form the bot no longer knows get a private answer, not "This interaction failed". Slash commands and
     autocomplete, which always have a handler, do not start the fallback at all (it cost a task each)."""
     import bot.client
-    from bot import fallback, texts
+    from bot.commands import fallback
+    from bot.texts import private
 
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await started(d)
@@ -626,11 +627,11 @@ async def test_a_component_or_form_no_handler_knows_is_answered_privately_and_a_
                 r = await d.click(g.users[0], msg.id, "alx-old:hand:1")
             finally:
                 comp["custom_id"] = cid
-            assert r.ephemeral and r.content == texts.button_retired()
+            assert r.ephemeral and r.content == private.button_retired()
             form = {"custom_id": "alxm:old:1", "components": [
                 {"type": 1, "components": [{"type": 4, "custom_id": "f", "value": "x"}]}]}  # fmt: skip
             r = await d.stale(g.users[0], 5, form, channel_id=CHANNEL)
-            assert r.ephemeral and r.content == texts.form_retired()
+            assert r.ephemeral and r.content == private.form_retired()
             assert calls == ["component", "modal_submit"]
         finally:
             bot.client.answer_unknown = real

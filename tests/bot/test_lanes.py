@@ -1,4 +1,4 @@
-"""Issue 32: public posts sent as follow-ups of the interaction that caused them (bot.lanes), and their
+"""Issue 32: public posts sent as follow-ups of the interaction that caused them (bot.outbox.lanes), and their
 fall-backs. A follow-up is a public message; one Discord refuses (an expired token) is posted through the
 channel from the outbox, once; a worker that dies after a follow-up does not post it twice; a token
 older than its life is not used."""
@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from bot import lanes as lanes_module
+from bot.outbox import lanes as lanes_module
 from engine import ai
 from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, bot_factory, harness, open_game, open_lobby, resign
 

@@ -11,9 +11,10 @@ import functools
 
 import pytest
 
-from bot import i18n, texts
-from bot.tables import Table, names_of
-from bot.words import Speaker
+from bot.games.tables import Table, names_of
+from bot.texts import posts, private
+from bot.words import i18n
+from bot.words.words import Speaker
 from tests.bot.driver import WALLS_MAP, Game, bot_factory, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -49,9 +50,9 @@ async def test_a_german_server_gets_german_public_posts_and_each_user_private_an
         table = await _table(d, gid)
         assert table.locale == "de"
         english = _in_english(table)
-        assert msg.content == texts.lobby_text(table) != texts.lobby_text(english)
+        assert msg.content == posts.lobby_text(table) != posts.lobby_text(english)
         with i18n.speaking("en"):  # the public text ignores who is speaking: the game's language decides
-            assert texts.lobby_text(table) == msg.content
+            assert posts.lobby_text(table) == msg.content
 
         # The same refusal, each in its reader's language, and nothing of it in public.
         mine = await d.click(users[0], msg.id, f"alx:join:{gid}")
@@ -82,7 +83,7 @@ async def test_an_english_server_keeps_english_public_posts_for_a_german_creator
         table = await _table(d, gid)
         assert table.locale == "en"
         with i18n.speaking("en"):
-            assert r.response_message.content == texts.lobby_text(table)
+            assert r.response_message.content == posts.lobby_text(table)
 
 
 async def test_the_turn_post_and_the_ping_of_a_german_game_are_german(tmp_path):
@@ -96,10 +97,10 @@ async def test_the_turn_post_and_the_ping_of_a_german_game_are_german(tmp_path):
         table = await d.bot.handlers.ctx.tables.load(await d.bot.store.game_by_id(gid))
         assert table.locale == "de"
         with i18n.speaking("en"):
-            header = texts.turn_header(table)
+            header = posts.turn_header(table)
         assert post.startswith(header.split("\n")[0].split(" <@")[0])
         english = _in_english(table)
-        assert texts.turn_header(english).split("\n")[0] != header.split("\n")[0]
+        assert posts.turn_header(english).split("\n")[0] != header.split("\n")[0]
 
 
 def _labels(msg) -> list[str]:
@@ -120,7 +121,7 @@ async def _german_game(d) -> Game:
 
 
 async def test_the_buttons_the_delivery_worker_puts_under_a_german_turn_post_are_german(tmp_path):
-    from bot.components import turn_view
+    from bot.texts.components import turn_view
 
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await _german_game(d)
@@ -143,7 +144,7 @@ async def test_a_seat_offer_in_a_german_game_has_a_german_accept_button_whoever_
         helper = d.member("Helga")
         r = await d.slash(holder, "alexandros game handover", to=helper)
         (label,) = _labels(r.response_message)
-        assert label == _in("de", texts.accept_seat) != _in("en", texts.accept_seat)
+        assert label == _in("de", private.accept_seat) != _in("en", private.accept_seat)
 
 
 async def _dm_game(d, locales: dict[str, str]) -> Game:
@@ -171,7 +172,7 @@ async def test_a_dm_speaks_the_language_its_reader_used_for_their_settings_not_t
             table = await g.table()
             me = next(u for u in g.users if u.id == table.current_user)
             dm = d.channel_messages(d.dm_channel(me))[-1]
-            dm_text = functools.partial(texts.dm_turn_text, table)
+            dm_text = functools.partial(private.dm_turn_text, table)
             want = _in(_language(me), dm_text)
             assert dm.content.split("\n")[0] == want.split("\n")[0], dm.content
             if _language(me) == "de":
@@ -199,7 +200,7 @@ async def test_a_reminder_dm_speaks_its_readers_language_and_the_channel_fallbac
         for k in range(1, 7):  # the reminder falls due, then the DM duty it writes
             await d.bot.deliveries.drain(clock.now + 10 * k)
         reminder = d.channel_messages(d.dm_channel(me))[-1].content
-        remind = functools.partial(texts.dm_reminder_text, table, started)
+        remind = functools.partial(private.dm_reminder_text, table, started)
         assert reminder.split("\n")[0] == _in("de", remind).split("\n")[0], reminder
         assert _in("de", remind) != _in("en", remind)
 
@@ -214,7 +215,7 @@ async def test_a_reminder_dm_speaks_its_readers_language_and_the_channel_fallbac
         assert table.current_user == other.id
         (ping,) = [m for m in d.channel_messages(CHANNEL) if m.content.startswith(f"<@{other.id}>, ")]
         assert ping.content.startswith(f"<@{other.id}>, it is your turn in game {g.game_id}"), ping.content
-        assert ping.content.split("\n")[0] == texts.dm_fallback_turn_text(table, other.id)
+        assert ping.content.split("\n")[0] == posts.dm_fallback_turn_text(table, other.id)
 
 
 def test_numbers_are_written_as_the_reader_writes_them():
@@ -235,7 +236,7 @@ async def _move_alexander(g: Game) -> None:
     """The player on turn moves Alexander (the greedy computer's move), so the actions phase begins."""
     import random
 
-    from bot import choices as ch
+    from bot.texts import choices as ch
     from engine import ai
     from engine.actions import Move
 
@@ -259,17 +260,17 @@ async def test_the_answer_to_a_turn_action_speaks_the_clicking_players_language(
         st = await g.state()
         user = g.user_of_seat(await g.table(), st.current)
         r = await d.slash(user, "alexandros take", card="supply")
-        assert r.ephemeral and r.content.startswith(_in("de", texts.took_card)), r.content
+        assert r.ephemeral and r.content.startswith(_in("de", private.took_card)), r.content
 
         st = await g.state()
         r = await d.click(user, g.turn_message().id, f"alx:acts:{g.game_id}:{st.version}")
         r = await d.select(user, r.response_message.id, f"alxs:act:{g.game_id}:{st.version}", ["take:supply"])
-        assert r.content.startswith(_in("de", texts.took_card)), r.content
+        assert r.content.startswith(_in("de", private.took_card)), r.content
 
         st = await g.state()
         r = await d.click(user, g.turn_message().id, f"alx:acts:{g.game_id}:{st.version}")
         r = await d.select(user, r.response_message.id, f"alxs:act:{g.game_id}:{st.version}", ["end"])
-        assert r.content.startswith(_in("de", texts.turn_over)), r.content
+        assert r.content.startswith(_in("de", private.turn_over)), r.content
         assert (await g.state()).current != st.current
 
 
@@ -278,7 +279,7 @@ async def test_a_german_province_preview_names_the_guards_spaces_with_german_art
     glued in front of each German space name."""
     import random
 
-    from bot import choices as ch
+    from bot.texts import choices as ch
     from engine import ai
     from engine.state import Phase
 

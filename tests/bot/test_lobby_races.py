@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from bot.tables import names_of
+from bot.games.tables import names_of
 from engine import ai
 from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, bot_factory, harness, open_game, open_lobby, resign
 

@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot import choices as ch
-from bot import texts
-from bot.tables import Table, names_of
-from bot.words import Speaker
+from bot.games.tables import Table, names_of
+from bot.texts import choices as ch
+from bot.texts import posts, private
+from bot.words.words import Speaker
 from engine import ai, rules
 from engine.actions import Occupy, TakeOver
 from engine.game import new_game
@@ -67,7 +67,7 @@ def test_the_actions_menu_offers_every_province_that_fits_and_counts_the_rest(mo
     assert len(offered) + left_out == len(legal) and left_out > 0
     assert any(c.value.startswith("take:") for c in menu), "the cards come before the provinces"
     record = GameRecord(1, 2, CHANNEL, "playing", {}, 9, 0.0, 0.0, 1, None, None, ((0, 1), (1, 2), (2, 3)))
-    prompt = texts.actions_prompt(Table(record, state, names_of(record)), left_out)
+    prompt = private.actions_prompt(Table(record, state, names_of(record)), left_out)
     assert f"{left_out} more provinces" in prompt and "/alexandros occupy" in prompt
     # The private prompt promises nothing the menu lacks: it no longer lists the public line's actions
     # (judged from the hand's size only), which named take-overs the player could not afford.
@@ -76,8 +76,8 @@ def test_the_actions_menu_offers_every_province_that_fits_and_counts_the_rest(mo
 
 
 def test_the_path_step_says_when_the_menu_holds_only_the_first_paths() -> None:
-    assert "(the first 25 of 84;" in texts.move_step_3(84, "B28", 25)
-    assert "the first" not in texts.move_step_3(7, "B28", 7)
+    assert "(the first 25 of 84;" in private.move_step_3(84, "B28", 25)
+    assert "the first" not in private.move_step_3(7, "B28", 7)
 
 
 async def test_p10_the_channel_reads_whether_a_move_or_an_action_was_taken_back(tmp_path) -> None:
@@ -125,23 +125,23 @@ def test_r6_1_a_big_provinces_guard_menu_puts_the_plans_spaces_first_and_says_wh
     choices = ch.guard_space_choices(state, big.id, speaker, plan)
     assert [c.value for c in choices[:2]] == [ch.space_code(s) for s in plan]
     assert sorted(c.value for c in choices) == sorted(ch.space_code(s) for s in spaces)
-    text = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
+    text = private.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
     assert f"The menu holds 25 of the province's {len(spaces)} symbol spaces, the plan's first." in text
-    assert "menu holds" not in texts.province_prompt(False, big.id, ["x"], "-", 3, 1, None, 25)
-    from bot import i18n
+    assert "menu holds" not in private.province_prompt(False, big.id, ["x"], "-", 3, 1, None, 25)
+    from bot.words import i18n
 
     with i18n.speaking("de"):
-        german = texts.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
+        german = private.province_prompt(False, big.id, ["x", "y"], "-", 3, 2, None, len(choices))
     assert f"Das Menü zeigt 25 der {len(spaces)} Symbolfelder der Provinz" in german
 
 
 def test_r6_2_the_occupy_prompt_offers_no_more_guards_than_the_province_has_symbol_spaces() -> None:
     """4 guards left and one symbol space: "choose the guard's space", not "up to 4" (R6.2: one guard a
     space, and only on symbol spaces)."""
-    one = texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 1)
+    one = private.province_prompt(False, 3, ["x"], "-", 4, 1, None, 1)
     assert "choose the guard's space" in one and "up to" not in one
-    assert "up to 3" in texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 3)
-    assert "up to 4" in texts.province_prompt(False, 3, ["x"], "-", 4, 1, None, 9)
+    assert "up to 3" in private.province_prompt(False, 3, ["x"], "-", 4, 1, None, 3)
+    assert "up to 4" in private.province_prompt(False, 3, ["x"], "-", 4, 1, None, 9)
 
 
 def test_walkthrough_wording_fixes() -> None:
@@ -151,10 +151,10 @@ def test_walkthrough_wording_fixes() -> None:
 
     state = replace(new_game(POINTS_MAP, 2, 1)[0], face_up=(Symbol.HORSE, Symbol.HORSE))
     record = GameRecord(1, 2, CHANNEL, "playing", {}, 9, 0.0, 0.0, 1, None, None, ((0, 1), (1, 2)))
-    assert "take a face-up card (horse)," in texts.can_do(Table(record, state, names_of(record)))
-    assert "offers their seat (red)" in texts.seat_offered("alice", "red", 5, "alice", "en")
-    assert "offers bob's seat (red)" in texts.seat_offered("bob", "red", 5, "alice", "en")
-    assert texts.resumed(False) == "The game is resumed." and "deadline" in texts.resumed(True)
+    assert "take a face-up card (horse)," in posts.can_do(Table(record, state, names_of(record)))
+    assert "offers their seat (red)" in posts.seat_offered("alice", "red", 5, "alice", "en")
+    assert "offers bob's seat (red)" in posts.seat_offered("bob", "red", 5, "alice", "en")
+    assert private.resumed(False) == "The game is resumed." and "deadline" in private.resumed(True)
     assert "Manage Channels" in Speaker().refusal("bot/paused")
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import discord
 import pytest
 
-from bot import choices as ch
-from bot import components, i18n, words
-from bot.words import Speaker
+from bot.texts import choices as ch
+from bot.texts import components
+from bot.words import i18n, words
+from bot.words.words import Speaker
 from engine import rules
 from engine.state import GameState, Phase
 from engine.symbols import SYMBOLS, Symbol, cards_of
@@ -111,7 +112,7 @@ def test_points_and_paths_lead_with_their_new_walls(language: str) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_autocomplete_choices_keep_the_price_and_add_the_detail(language: str) -> None:
     """An autocomplete choice has no description: its name is the label, then as much detail as fits."""
-    from bot.cog import _out
+    from bot.commands.cog import _out
 
     st = _rich_state(1)
     speaker = Speaker(LONG, st.map)

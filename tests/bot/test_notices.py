@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from bot import duties as dt
-from bot import notices
+from bot.outbox import duties as dt
+from bot.outbox import notices
 from engine import ai
 from tests.bot import driver
 from tests.bot.driver import CHANNEL, NAMES, WALLS_MAP, Clock, Game, bot_factory, harness

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot import texts
-from bot.tables import Table
-from bot.texts import open_actions
+from bot.games.tables import Table
+from bot.texts import posts
+from bot.texts.posts import open_actions
 from engine import ai, views
 from engine.actions import Levy, Occupy, TakeBack, TakeCard, TakeOver
 from engine.state import ActionKind, GameState, Phase
@@ -85,14 +85,14 @@ def test_issue_28_the_turn_post_offers_no_levy_her_cards_may_not_pay() -> None:
     the rest as "what your cards allow" - the same words for a temple card, so her hand stays hidden."""
     temple = (0, 0)
     assert STRIP.symbol[temple] is T
-    posts = []
+    said = []
     for cards in (hand(S), hand(T)):
         st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={0: (temple,)}, hands={0: cards})
         st = replace(st, actions_taken=(ActionKind.TAKE_CARD,))
-        posts.append(texts.can_do(_table(st)))
-    assert posts[0] == posts[1]
-    assert "levy" not in posts[0], posts[0]
-    assert posts[0].startswith(
+        said.append(posts.can_do(_table(st)))
+    assert said[0] == said[1]
+    assert "levy" not in said[0], said[0]
+    assert said[0].startswith(
         "1 action left: take a card, occupy, take back a guard, or what your cards allow"
     )
 

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from bot.client import make_bot
-from bot.pipeline import Ask
-from bot.tables import Table, names_of
+from bot.games.tables import Table, names_of
+from bot.outbox.pipeline import Ask
 from engine import ai
 from engine.game import new_game
 from tests.bot.driver import (
@@ -408,7 +408,7 @@ async def test_one_log_line_per_action_with_its_ids_and_notation(tmp_path, caplo
 async def test_backups_run_while_the_bot_runs_and_stop_before_the_database_closes(tmp_path):
     import asyncio
 
-    from bot.backups import list_backups
+    from bot.process.backups import list_backups
 
     backups = tmp_path / "backups"
 
@@ -437,7 +437,7 @@ async def test_the_heartbeat_is_written_from_the_event_loop(tmp_path):
     import asyncio
 
     from bot.__main__ import _heartbeat
-    from bot.health import read_heartbeat
+    from bot.process.health import read_heartbeat
 
     task = asyncio.create_task(_heartbeat(tmp_path))
     for _ in range(100):

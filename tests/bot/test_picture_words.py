@@ -13,8 +13,8 @@ from PIL import ImageDraw
 
 import rendering
 import rendering.replay
-from bot import i18n
-from bot.pictures import Pictures, plural_rule, words_for
+from bot.games.pictures import Pictures, plural_rule, words_for
+from bot.words import i18n
 from engine import ai, view
 from engine.game import new_game
 from engine.maps import default_map

@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-from bot import duties as dt
-from bot.answers import InFlight
-from bot.pipeline import Ask, Pipeline
-from bot.tables import GameLocks, Refused, StateCache, Table, Tables, names_of
+from bot.commands.answers import InFlight
+from bot.games.tables import GameLocks, Refused, StateCache, Table, Tables, names_of
+from bot.outbox import duties as dt
+from bot.outbox.pipeline import Ask, Pipeline
 from engine import ai
 from engine.actions import EndTurn, Resign
 from engine.game import new_game
@@ -115,7 +115,7 @@ async def test_an_action_lets_the_loop_turn_after_apply_and_before_the_commits_w
     """Point reads stay on the loop's thread (storage.sqlite_base._glance): the pipeline itself lets other
     tasks in after apply and before the write, so 50 handlers woken together do not hold the loop in one
     pass each (bench_bot, 50 games: the longest stall 36-38 ms without these turns, 25-27 with them)."""
-    import bot.pipeline as pipeline_module
+    import bot.outbox.pipeline as pipeline_module
 
     p = pipeline(store)
     table = await started(p)

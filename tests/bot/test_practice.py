@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from bot.computers import is_computer
-from bot.pipeline import Ask
-from bot.ratings import placements
+from bot.games.computers import is_computer
+from bot.outbox.pipeline import Ask
+from bot.outbox.ratings import placements
 from engine import ai
 from tests.bot.driver import CHANNEL, WALLS_MAP, Clock, Game, bot_factory, harness
 

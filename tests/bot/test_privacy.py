@@ -8,10 +8,11 @@ import json
 
 import pytest
 
-from bot import i18n, texts, words
-from bot.pictures import Pictures
-from bot.tables import names_of
-from bot.words import Speaker
+from bot.games.pictures import Pictures
+from bot.games.tables import names_of
+from bot.texts import posts
+from bot.words import i18n, words
+from bot.words.words import Speaker
 from tests.bot.driver import WALLS_MAP, Clock, Game, bot_factory, harness
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -82,11 +83,11 @@ async def test_forget_me_refuses_while_seated_then_forgets_after_the_game(tmp_pa
         assert "former player 1" in r.content
         with i18n.speaking("de"):
             table = await g.table()
-            assert texts.who(table, former) == "**ehemaliger Spieler 1**"
+            assert posts.who(table, former) == "**ehemaliger Spieler 1**"
             assert Speaker(names_of(after)).seat(0) == "ehemaliger Spieler 1"
             assert words.shown_name("a former player → bob") == "ein ehemaliger Spieler → bob"
             assert words.shown_name("former player 1x") == "former player 1x"
-        assert texts.who(table, former) == "**former player 1**"
+        assert posts.who(table, former) == "**former player 1**"
         # Pictures draw the names in the picture's language too.
         assert Pictures._names(("former player 1", "bob"), "de") == ("ehemaliger Spieler 1", "bob")
         # Asking again: nothing left.

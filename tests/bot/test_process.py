@@ -58,7 +58,7 @@ def test_health_subcommand_reports_a_stopped_bot(tmp_path) -> None:
         timeout=60,
     )
     assert proc.returncode == 1 and "No heartbeat" in proc.stdout and "Traceback" not in proc.stderr
-    from bot.health import write_heartbeat
+    from bot.process.health import write_heartbeat
 
     write_heartbeat(tmp_path / "data", time.time())
     (tmp_path / "data" / "alexandros.db").touch()
@@ -143,7 +143,7 @@ async def saved_game(db: Path) -> tuple[int, dict]:
 async def test_sigterm_finishes_the_action_in_flight_and_keeps_the_game(tmp_path) -> None:
     import random
 
-    from bot import choices as ch
+    from bot.texts import choices as ch
     from engine.game import new_game
 
     state, _ = new_game(default_map(), 2, 3)  # the console's game: seed 3, a sits first, b second

@@ -12,8 +12,8 @@ from dataclasses import replace
 import pytest
 from PIL import Image
 
-from bot import ratings as rt
 from bot.__main__ import main as bot_main
+from bot.outbox import ratings as rt
 from engine import ai
 from engine.game import new_game
 from engine.state import GameState, PlayerState
@@ -308,7 +308,7 @@ async def test_the_replay_is_posted_once_through_a_lost_reply(tmp_path):
 
 async def test_a_replay_is_drawn_in_the_worker_processes(tmp_path):
     """The bot's pool of render processes (not the event loop's thread) draws the replay."""
-    from bot.pictures import Pictures
+    from bot.games.pictures import Pictures
 
     st, events, _ = ai.play_game(WALLS_MAP, 2, 1, check=False)
     pictures = Pictures(width=640, workers=1)
@@ -327,7 +327,7 @@ async def test_a_refusal_after_a_public_defer_never_shows_its_words_to_everyone(
     its ephemeral flag (the offline Discord does the same). A refusal raised after such a defer (a bug: the
     checks come first) would have gone public, naming the asker's cards: the answer is the generic apology,
     and the bug is logged."""
-    from bot.tables import Refused
+    from bot.games.tables import Refused
     from engine.symbols import Symbol
 
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
@@ -345,13 +345,13 @@ async def test_a_refusal_after_a_public_defer_never_shows_its_words_to_everyone(
 
 def test_equal_ratings_share_a_place_on_the_leaderboard() -> None:
     """Two players with the same rating were ranked 1 and 2."""
-    from bot import texts
+    from bot.texts import posts
     from storage import PlayerRating
 
     players = ((11, 27.6, 1), (12, 27.6, 1), (13, 22.4, 0))
     a, b, c = (PlayerRating(1, u, mu, 8.333, 1, w, 0.0) for u, mu, w in players)
-    assert texts.places([a, b, c]) == [1, 1, 3]
-    board = texts.leaderboard_text([a, b, c], "en")
+    assert posts.places([a, b, c]) == [1, 1, 3]
+    board = posts.leaderboard_text([a, b, c], "en")
     assert "\n1. <@11>" in board and "\n1. <@12>" in board and "\n3. <@13>" in board
 
 

@@ -1,6 +1,6 @@
-"""bot.render_pool: real worker processes. A game's pictures go to one worker unless it is much busier than
-another; a worker that dies is replaced and the pictures it held are drawn again, so the bot never falls
-back to placeholders for good."""
+"""bot.process.render_pool: real worker processes. A game's pictures go to one worker unless it is much
+busier than another; a worker that dies is replaced and the pictures it held are drawn again, so the bot never
+falls back to placeholders for good."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.pictures import Pictures, placeholder_png
-from bot.render_pool import SLACK, RenderPool
+from bot.games.pictures import Pictures, placeholder_png
+from bot.process.render_pool import SLACK, RenderPool
 from engine import new_game, view
 from engine.maps import default_map
 
@@ -107,8 +107,9 @@ async def test_the_bot_draws_real_boards_after_a_worker_died() -> None:
 async def test_r2_5_the_worker_draws_a_public_snapshot_as_its_public_view_never_a_hand() -> None:
     """The outbox's pictures: the worker loads the lean snapshot and makes its public view (the bot's event
     loop does neither): the same board and end pictures as the view path draws. A snapshot that still held
-    the hands (none does: bot.duties.public_state) is drawn from the public view too, so no hand shows."""
-    from bot.duties import public_state
+    the hands (none does: bot.outbox.duties.public_state) is drawn from the public view too, so no hand
+    shows."""
+    from bot.outbox.duties import public_state
     from engine import ai, apply
     from engine.snapshot import dump_state
 
@@ -194,9 +195,9 @@ async def test_pictures_come_back_whole_beside_pickled_answers_and_errors(pool: 
 
 async def test_issue_32_render_workers_run_behind_the_bot() -> None:
     """The render workers step back (nice) so that the bot's event loop gets the cores first on a busy
-    machine; the computers' workers (bot.thinking) step back further."""
-    from bot.pictures import RENDER_NICE
-    from bot.thinking import NICE
+    machine; the computers' workers (bot.games.thinking) step back further."""
+    from bot.games.pictures import RENDER_NICE
+    from bot.games.thinking import NICE
 
     pictures = Pictures(width=640, workers=1)
     pictures.start()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.deliveries import Deliveries
+from bot.outbox.deliveries import Deliveries
 from engine import ai, serialize
 from engine.actions import EndTurn
 from engine.maps import default_map
@@ -158,7 +158,7 @@ async def test_an_old_snapshot_with_its_map_inside_loads_and_the_next_action_wri
 
 
 def test_the_state_cache_keeps_the_hot_states_as_objects_and_the_rest_as_lean_text() -> None:
-    from bot.tables import StateCache
+    from bot.games.tables import StateCache
     from engine.game import new_game
 
     states = [new_game(default_map(), 3, seed)[0] for seed in range(1, 11)]
@@ -177,7 +177,7 @@ def test_the_state_cache_keeps_the_hot_states_as_objects_and_the_rest_as_lean_te
 
 
 def test_r2_5_the_outbox_public_state_shows_what_the_public_view_shows_and_no_secret() -> None:
-    from bot.duties import public_state
+    from bot.outbox.duties import public_state
     from engine.game import apply, new_game
     from engine.snapshot import dump_public, dump_state, load_state, maps_by_digest
     from engine.state import UndoTrail
@@ -214,9 +214,9 @@ async def test_a_picture_duty_holds_the_public_snapshot_as_text_and_an_older_one
 ):
     """The outbox's picture duties hold the public state's lean snapshot as JSON text, handed to the render
     worker as it is; duties written before hold it as JSON, and draw the very same picture."""
-    from bot.duties import _picture
-    from bot.pictures import Pictures
-    from bot.tables import Table
+    from bot.games.pictures import Pictures
+    from bot.games.tables import Table
+    from bot.outbox.duties import _picture
     from engine.game import apply, new_game
     from storage import GameRecord
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.tables import replay_names
+from bot.games.tables import replay_names
 from engine import ai
 from engine.actions import CardSource, TakeCard
 from engine.state import Phase
@@ -267,7 +267,7 @@ async def test_a_vacation_moves_the_deadline_stops_reminders_and_shows_on_the_tu
 async def test_a_vacation_taken_between_turns_holds_the_next_turn_s_deadline_and_the_timer_honours_it(
     tmp_path,
 ):
-    from bot import duties as dt
+    from bot.outbox import duties as dt
 
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:

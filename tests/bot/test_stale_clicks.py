@@ -191,7 +191,7 @@ async def test_guided_move_races_end_out_of_date_never_in_a_misleading_refusal(t
     import asyncio
     import random
 
-    from bot import choices as ch
+    from bot.texts import choices as ch
     from engine import ai
     from engine.actions import Move
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import lessons
+from bot.words import lessons
 from engine import rules
 from engine.actions import Levy
 from engine.game import apply

@@ -1,5 +1,5 @@
 """Every refusal code has a sentence that uses its details; event lines never name a hidden card; the
-wording lives in bot.texts and bot.words only."""
+wording lives in bot.texts and bot.words.words only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bot.words import BOT_CODES, Speaker, cards_text, has_words
+from bot.words.words import BOT_CODES, Speaker, cards_text, has_words
 from engine import rules
 from engine.actions import CardSource
 from engine.errors import ERROR_CODES
@@ -194,7 +194,7 @@ _CATALOG_CALLS = frozenset({"_", "N_", "Nn_", "ngettext", "pgettext"})
 def _sentences(path: pathlib.Path, catalogued: bool = False) -> list[tuple[int, str]]:
     """String literals that read like a sentence to a user (a space, and closing punctuation), outside
     docstrings, log calls, exception messages for developers and slash-command descriptions; with
-    ``catalogued``, messages of the catalog (``_("...")`` and its kin, bot.i18n) are accepted too."""
+    ``catalogued``, messages of the catalog (``_("...")`` and its kin, bot.words.i18n) are accepted too."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     skip: set[int] = set()
 
@@ -235,8 +235,10 @@ def _sentences(path: pathlib.Path, catalogued: bool = False) -> list[tuple[int, 
     return found
 
 
-# The words of the game live in texts.py and words.py; these modules speak to the host, not to players.
-_HOST_FACING = {"texts.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py", "console.py"}
+# The words of the game live in bot/texts/posts.py, private.py and bot/words/words.py; these modules speak
+# to the host, not to players.
+_HOST_FACING = {"posts.py", "private.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py"}
+_HOST_FACING |= {"console.py"}
 _HOST_FACING |= {"runlock.py"}  # the start-up check of the database: its sentence is for the host
 _HOST_FACING |= {"console_commands.py"}  # the console reading typed commands: for the one at the keyboard
 # These hold player-facing labels and sentences of their own (the menus' labels in choices.py, the
@@ -244,16 +246,26 @@ _HOST_FACING |= {"console_commands.py"}  # the console reading typed commands: f
 # must go through ``_()`` (or its kin), never be a bare literal.
 _CATALOGUED = {"choices.py", "schedule.py", "components.py"}
 _CATALOGUED |= {"lessons.py"}  # the tutorial's lessons (issue 29): each sentence beside its position
-_PLAYER_FACING = sorted(
-    p.name for p in (pathlib.Path(__file__).parents[2] / "bot").glob("*.py") if p.name not in _HOST_FACING
+_BOT = pathlib.Path(__file__).parents[2] / "bot"
+_PLAYER_FACING = sorted(  # every module of the bot's rooms (bot/web has its own words: bot/web/words.py)
+    str(p.relative_to(_BOT))
+    for p in _BOT.rglob("*.py")
+    if p.name not in _HOST_FACING and "web" not in p.relative_to(_BOT).parts
 )
+
+
+def test_the_rule_reads_every_room() -> None:
+    assert {"commands/lobby.py", "outbox/timers.py", "games/schedule.py", "texts/choices.py"} <= set(
+        _PLAYER_FACING
+    )
 
 
 @pytest.mark.parametrize("name", _PLAYER_FACING)
 def test_no_sentence_is_written_outside_texts_and_words(name):
-    path = pathlib.Path(__file__).parents[2] / "bot" / name
-    assert _sentences(path, catalogued=name in _CATALOGUED) == [], (
-        "move these sentences into bot/texts.py or bot/words.py, or (in choices.py, schedule.py, "
+    path = _BOT / name
+    assert _sentences(path, catalogued=path.name in _CATALOGUED) == [], (
+        "move these sentences into bot/texts/posts.py, private.py or bot/words/words.py, or (in choices.py, "
+        "schedule.py, "
         "components.py) make them messages of the catalog: _(...)"
     )
 
@@ -287,7 +299,7 @@ BOT_DETAILS: dict[str, Any] = {
 
 
 def test_articles_and_counts_come_from_one_helper() -> None:
-    from bot.words import a, count
+    from bot.words.words import a, count
 
     assert [a(w) for w in ("amphora", "horse", "lyre", "Amphora")] == [
         "an amphora",
@@ -364,9 +376,9 @@ def test_plurals_and_articles_are_made_by_one_helper() -> None:
     own = re.compile(r"""['"]s['"] if |['"]an ['"] if |\{['"]s['"] if""")
     bot = pathlib.Path(__file__).parents[2] / "bot"
     offenders = [
-        f"{p.name}:{i}"
-        for p in sorted(bot.glob("*.py"))
-        if p.name != "words.py"
+        f"{p.relative_to(bot)}:{i}"
+        for p in sorted(bot.rglob("*.py"))
+        if p.relative_to(bot).as_posix() != "words/words.py"
         for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
         if own.search(line)
     ]

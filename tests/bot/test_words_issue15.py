@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot import choices as ch
-from bot.tables import Refused
-from bot.words import Speaker
+from bot.games.tables import Refused
+from bot.texts import choices as ch
+from bot.words.words import Speaker
 from engine import rules
 from engine.actions import MoveWay
 from engine.game import apply
@@ -128,7 +128,8 @@ def test_r6_a_bad_province_lists_the_provinces_that_can_be_afforded() -> None:
 
 
 def test_a_long_list_of_values_fits_in_a_message() -> None:
-    from bot import limits, words
+    from bot.process import limits
+    from bot.words import words
 
     allowed = words.can_take(words.listing(f"`{i}` item" * 5 for i in range(400)))
     text = SPEAKER.refusal("bot/bad-choice", {"what": "card", "value": "x" * 500, "allowed": allowed})
@@ -145,7 +146,7 @@ def _free_province(st):  # type: ignore[no-untyped-def]
 
 
 def test_r7_3_a_plan_that_stacks_guards_is_flagged_in_the_preview_and_the_list() -> None:
-    from bot import texts
+    from bot.texts import private
 
     st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand()})
     free = _free_province(st)
@@ -156,14 +157,14 @@ def test_r7_3_a_plan_that_stacks_guards_is_flagged_in_the_preview_and_the_list()
     assert "3 guards (no score), pay no cards" in choice.name, choice
     assert "two or more guards of yours score nothing" in choice.detail, choice
     guards = [SPEAKER.space(g) for g in plan.guards]
-    text = texts.province_prompt(False, free.id, guards, "no cards", 4, len(plan.guards))
+    text = private.province_prompt(False, free.id, guards, "no cards", 4, len(plan.guards))
     assert "It scores nothing" in text and "exactly one guard" in text, text
     assert "No plan with one guard is affordable now." in text
     assert wrong_forms(text, markup=False) == []
 
 
 def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found() -> None:
-    from bot import texts
+    from bot.texts import private
 
     st = position(STRIP, phase=Phase.ACTIONS, walls=CUT, guards={1: ((0, 1),)}, hands={0: hand(S, H)})
     free = _free_province(st)
@@ -172,7 +173,7 @@ def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found
     assert "score" not in ch.plan_label(st, plan, SPEAKER)
     assert ch.scoring_plan(st, 0, free.id) == ((0, 5), hand(S, H))  # the amphora space, paying the others
     guards = [SPEAKER.space(g) for g in plan.guards]
-    text = texts.province_prompt(False, free.id, guards, "1 soldier, 1 horse", 4)
+    text = private.province_prompt(False, free.id, guards, "1 soldier, 1 horse", 4)
     assert "scores nothing" not in text and "one scores, two or more do not" in text
 
 
@@ -180,7 +181,7 @@ def test_r7_3_a_plan_with_one_guard_is_not_flagged_and_the_scoring_plan_is_found
 
 
 def test_r3_6_points_and_paths_that_need_red_walls_say_they_end_the_game() -> None:
-    from bot import texts
+    from bot.texts import private
 
     short = make_map("TH.A.A...\n.LT..S.H.", start="A5", walls="1 black, 10 red")
     st = position(short, face_up=(T, H))
@@ -192,7 +193,7 @@ def test_r3_6_points_and_paths_that_need_red_walls_say_they_end_the_game() -> No
         ends = d.fewest_walls > st.black_left
         assert (", ends the game" in label) is ends, label
     assert ch.move_ends_game(st, mc)
-    text = texts.move_step_2(ch.card_label(st, mc), ch.MAX_CHOICES, len(labels), ch.move_ends_game(st, mc))
+    text = private.move_step_2(ch.card_label(st, mc), ch.MAX_CHOICES, len(labels), ch.move_ends_game(st, mc))
     assert "Some of these moves end the game" in text
     far = next(d for d in dests if d.fewest_walls > st.black_left)
     paths = [c.name for c in ch.path_choices(st, far.point)]
@@ -207,13 +208,13 @@ def test_r3_6_nothing_is_flagged_while_the_black_walls_suffice() -> None:
 
 
 def test_the_confirm_step_names_where_the_path_goes_not_its_list_number() -> None:
-    from bot import texts
+    from bot.texts import private
 
     st = position(STRIP, face_up=(T, H))
     move = ch.move_action(st, 0, "n1", ch.destination_choices(st, ch.parse_card(st, "n1"))[0].value, "1")
     preview = rules.preview_move(st, move)
     labels = ["A5", "B4", "C3"]
-    text = texts.move_confirm("face-up 1: temple", texts.route_text(labels), preview)
+    text = private.move_confirm("face-up 1: temple", private.route_text(labels), preview)
     assert "to C3 via B4: it places" in text, text
-    assert texts.route_text(["A5", "B4"]) == "B4"
+    assert private.route_text(["A5", "B4"]) == "B4"
     assert wrong_forms(text, markup=False) == []

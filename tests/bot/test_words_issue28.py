@@ -8,10 +8,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot import choices as ch
-from bot import texts
-from bot.tables import Refused, Table
-from bot.words import Speaker
+from bot.games.tables import Refused, Table
+from bot.texts import choices as ch
+from bot.texts import posts
+from bot.words.words import Speaker
 from engine import rules
 from engine.state import EndReason, GameResult, GameState, Phase
 from engine.symbols import Symbol
@@ -54,17 +54,17 @@ def test_r7_3_the_levy_entry_names_what_each_player_scores_not_only_the_levier()
 
 def test_the_end_post_names_who_reached_100_points_and_won_in_one_sentence() -> None:
     """Issue 28: "**Game 1 is over** — someone reached 100 points. Winner: @alice."."""
-    text = texts.end_text(_table(_over(EndReason.POINTS, (104, 60), (0,))))
+    text = posts.end_text(_table(_over(EndReason.POINTS, (104, 60), (0,))))
     assert text.startswith("**Game 1 is over** — <@101> reached 100 points and won with 104."), text
     assert "someone" not in text and "Winner" not in text
 
 
 def test_the_end_post_says_who_reached_100_when_another_won_and_names_shared_wins() -> None:
-    text = texts.end_text(_table(_over(EndReason.POINTS, (100, 108), (1,))))
+    text = posts.end_text(_table(_over(EndReason.POINTS, (100, 108), (1,))))
     assert text.startswith(
         "**Game 1 is over** — <@101> and <@102> reached 100 points; <@102> won with 108"
     ), text
-    walls = texts.end_text(_table(_over(EndReason.WALLS, (40, 40), (0, 1))))
+    walls = posts.end_text(_table(_over(EndReason.WALLS, (40, 40), (0, 1))))
     assert walls.startswith("**Game 1 is over** — the walls ran out; <@101> and <@102> share the win with 40")
 
 
@@ -74,11 +74,11 @@ def test_the_end_post_says_who_reached_100_when_another_won_and_names_shared_win
 def test_a_first_rating_reads_as_0_or_more_and_provisional() -> None:
     """Issue 28: a first rating "@bob: -1.8 (skill 22.4 ± 8.1)" puzzled."""
     bob = PlayerRating(1, 102, 22.4, 8.1, 1, 0)
-    text = texts.stats_text(102, bob, 2, 2, "en")
+    text = posts.stats_text(102, bob, 2, 2, "en")
     assert text.startswith("<@102>: 0 (provisional), 1 game, 0 wins."), text
     assert "-" not in text.split("\n")[0] and "±" not in text
-    seasoned = PlayerRating(1, 101, 30.0, 2.0, texts.PROVISIONAL_GAMES, 3)
-    assert texts.stats_text(101, seasoned, 1, 2, "en").startswith("<@101>: 240, 5 games, 3 wins.")
+    seasoned = PlayerRating(1, 101, 30.0, 2.0, posts.PROVISIONAL_GAMES, 3)
+    assert posts.stats_text(101, seasoned, 1, 2, "en").startswith("<@101>: 240, 5 games, 3 wins.")
 
 
 # --- item 6: points that are not points ------------------------------------------------------------------

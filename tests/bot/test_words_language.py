@@ -1,13 +1,16 @@
-"""bot.words, bot.choices, bot.schedule and the buttons speak the language in force (issue 16, item 7):
+"""bot.words.words, bot.texts.choices, bot.games.schedule and the buttons speak the language in force (issue
+16, item 7):
 German under ``i18n.speaking("de")``, English (unchanged) by default."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot import choices, i18n, schedule, words
-from bot.components import lobby_view, turn_view
-from bot.words import END_REASONS, Speaker, cards_text, count
+from bot.games import schedule
+from bot.texts import choices
+from bot.texts.components import lobby_view, turn_view
+from bot.words import i18n, words
+from bot.words.words import END_REASONS, Speaker, cards_text, count
 from engine import events as ev
 from engine.actions import CardSource, MoveWay
 from engine.state import EndReason
@@ -152,14 +155,14 @@ def test_cards_text_names_the_symbols_in_german() -> None:
 
 
 def test_the_province_preview_names_its_spaces_with_the_articles_of_the_language() -> None:
-    from bot import texts
+    from bot.texts import private
 
     amphora = next(s for s in WALLS_MAP.symbol_spaces if WALLS_MAP.symbol[s] is Symbol.AMPHORA)
     horse, other = words.space_corners(SPACE), words.space_corners(amphora)
 
     def prompt(guards: tuple[tuple[int, int], ...]) -> str:
         names = [SPEAKER.space(g) for g in guards]
-        return texts.province_prompt(False, 3, names, cards_text(None), 4, len(guards), (names[0], "-"))
+        return private.province_prompt(False, 3, names, cards_text(None), 4, len(guards), (names[0], "-"))
 
     en, de = both(lambda: prompt((SPACE,)))
     assert f"cheapest: a guard on the horse space ({horse}), paying" in en
@@ -251,7 +254,7 @@ def test_the_rules_summary_names_only_commands_that_exist_in_its_language(langua
 
     from discord import app_commands
 
-    from bot.cog import AlexandrosCog
+    from bot.commands.cog import AlexandrosCog
 
     groups = [v for v in vars(AlexandrosCog).values() if isinstance(v, app_commands.Group)]
     group = next(g for g in groups if g.name == "alexandros")

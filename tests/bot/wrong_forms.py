@@ -2,7 +2,7 @@
 Python reprs, the generic error, and refusals that do not say what to do or what is allowed.
 
 ``wrong_forms(text)`` lists every hit with its line; ``no_way_forward(sentence)`` says whether a refusal
-lacks a way forward. The tests of bot.words and the full games through the console use both.
+lacks a way forward. The tests of bot.words.words and the full games through the console use both.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""bot.backups: verified online backups, rotation, the scheduler, and the offline restore."""
+"""bot.process.backups: verified online backups, rotation, the scheduler, and the offline restore."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.backups import (
+from bot.process.backups import (
     STALE_PARTIAL,
     BackupError,
     BackupScheduler,
@@ -26,7 +26,7 @@ from bot.backups import (
     restore,
     verify_backup,
 )
-from bot.health import write_heartbeat
+from bot.process.health import write_heartbeat
 from storage import SqliteGameStore, open_store
 
 NOW = 1_780_000_000.0  # 2026-05-28T20:26:40Z
@@ -182,7 +182,7 @@ async def test_scheduler_backs_up_on_its_interval_and_logs_one_line(
             await asyncio.Event().wait()  # park here until stop() cancels the task
 
     store = await new_store(tmp_path / "live.db")
-    caplog.set_level(logging.INFO, logger="bot.backups")
+    caplog.set_level(logging.INFO, logger="bot.process.backups")
     try:
         scheduler = BackupScheduler(store, folder, 6, 2, clock=lambda: clock[0], sleep=fake_sleep)
         scheduler.start()
@@ -198,7 +198,7 @@ async def test_scheduler_backs_up_on_its_interval_and_logs_one_line(
         backup_name(NOW + 6 * 3600),
         backup_name(NOW + 12 * 3600),
     ]
-    lines = [r for r in caplog.records if r.name == "bot.backups"]
+    lines = [r for r in caplog.records if r.name == "bot.process.backups"]
     assert len(lines) == 3 and all("Backup written" in r.getMessage() for r in lines)
 
 
@@ -224,7 +224,7 @@ async def test_scheduler_logs_failures_and_retries_later(
             raise OSError("disk full")
 
     scheduler = BackupScheduler(FailingStore(), tmp_path / "b", 24, 3, clock=lambda: NOW)
-    caplog.set_level(logging.INFO, logger="bot.backups")
+    caplog.set_level(logging.INFO, logger="bot.process.backups")
     assert await scheduler.run_once() is None
     assert scheduler.failures == 1
     assert scheduler.next_due() == NOW + 3600  # retried in an hour, not in a tight loop
@@ -293,7 +293,7 @@ async def test_restore_refuses_a_corrupt_file_and_changes_nothing(
     message = str(err.value)
     assert words in message and "\n" not in message and message.endswith(".")
     assert db.read_bytes() == before
-    # Nothing new beside them but the restore's (empty) run lock file (bot.runlock).
+    # Nothing new beside them but the restore's (empty) run lock file (bot.process.runlock).
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alexandros.db", "alexandros.db.lock", "bad.db"]
     assert (tmp_path / "alexandros.db.lock").read_bytes() == b""
 

@@ -262,7 +262,7 @@ def test_the_bot_refuses_a_database_folder_it_cannot_create_before_it_tries_disc
 # What the bot loads is loaded first: the interpreter's own files are root's only here.
 AS_USER = """
 import os, sys, pkgutil, aiohttp, discord
-import bot.client, bot.config, bot.pictures
+import bot.client, bot.process.config, bot.games.pictures
 from bot.__main__ import main
 if os.geteuid() == 0:
     os.setgroups([])

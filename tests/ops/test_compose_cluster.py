@@ -1,5 +1,5 @@
 """compose.cluster.yaml, the two-process cluster example (docs/SCALING.md): every bot service reads
-as a valid configuration (bot.config), they share one shard count and one database, their shard ids
+as a valid configuration (bot.process.config), they share one shard count and one database, their shard ids
 cover every shard exactly once, and only the one-shot ``sync`` service syncs commands."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from bot.config import load_config
+from bot.process.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

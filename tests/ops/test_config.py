@@ -1,4 +1,5 @@
-"""bot.config: every mistake is one sentence, .env parsing, precedence, and the token kept out of sight."""
+"""bot.process.config: every mistake is one sentence, .env parsing, precedence, and the token kept out
+of sight."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import (
+from bot.process.config import (
     BOT_PERMISSION_NAMES,
     Config,
     ConfigError,
@@ -96,7 +97,7 @@ def test_missing_token_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import os; from bot.config import load_or_exit; load_or_exit(os.environ, None)",
+            "import os; from bot.process.config import load_or_exit; load_or_exit(os.environ, None)",
         ],
         cwd=tmp_path,
         env=env,
@@ -263,7 +264,7 @@ def test_invite_url_has_exactly_the_needed_permissions() -> None:
 
 
 def test_rules_url_is_optional_checked_and_reaches_the_rules_summary() -> None:
-    from bot.words import rules_summary
+    from bot.words.words import rules_summary
 
     assert load_config({"DISCORD_TOKEN": TOKEN}).rules_url == ""
     url = "https://example.org/alexandros/docs/ALEXANDROS.md"

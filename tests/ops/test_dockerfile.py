@@ -28,7 +28,7 @@ def test_runs_as_a_non_root_user() -> None:
 def test_has_a_healthcheck_and_keeps_data_in_a_volume() -> None:
     stage = final_stage()
     assert any(line.startswith("HEALTHCHECK ") for line in stage)
-    assert "bot.health" in DOCKERFILE
+    assert "bot.process.health" in DOCKERFILE
     assert any(line.startswith("VOLUME") and "/data" in line for line in stage)
     assert "ALEXANDROS_DATA_DIR=/data" in DOCKERFILE
     assert 'CMD ["python", "-m", "bot"]' in stage

@@ -9,8 +9,8 @@ from pathlib import Path
 from discord import app_commands
 
 from bot.__main__ import SUBCOMMANDS
-from bot.cog import AdminCog, AlexandrosCog
-from bot.config import VARIABLES
+from bot.commands.cog import AdminCog, AlexandrosCog
+from bot.process.config import VARIABLES
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""bot.health: the heartbeat is fresh, stale or missing; the database must be readable."""
+"""bot.process.health: the heartbeat is fresh, stale or missing; the database must be readable."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from bot.health import check_health, clear_heartbeat, heartbeat_path, read_heartbeat, write_heartbeat
+from bot.process.health import check_health, clear_heartbeat, heartbeat_path, read_heartbeat, write_heartbeat
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = 1_780_000_000.0
@@ -76,7 +76,7 @@ def test_module_command_exit_codes(tmp_path: Path) -> None:
 
     def run() -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "bot.health"],
+            [sys.executable, "-m", "bot.process.health"],
             cwd=tmp_path,
             env=env,
             capture_output=True,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.config import BOT_PERMISSION_NAMES, bot_permissions
+from bot.process.config import BOT_PERMISSION_NAMES, bot_permissions
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
-CONFIG_SOURCE = (ROOT / "bot" / "config.py").read_text(encoding="utf-8")
+CONFIG_SOURCE = (ROOT / "bot" / "process" / "config.py").read_text(encoding="utf-8")
 
 
 def test_invite_link_in_the_doc_has_the_bots_permissions() -> None:
@@ -46,7 +46,7 @@ def test_the_documented_commands() -> None:
         "python -m bot restore ",
         "docker build -t alexandros .",
         "-v alexandros-data:/data -e DISCORD_TOKEN=... alexandros",
-        "python -m bot.health",
+        "python -m bot.process.health",
     ):
         assert command in DOC, command
 

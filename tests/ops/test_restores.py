@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main as bot_main
-from bot.backups import RestoreError, backup_once, restore
-from bot.runlock import hold, lock_path
+from bot.process.backups import RestoreError, backup_once, restore
+from bot.process.runlock import hold, lock_path
 from storage import open_store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,7 +107,7 @@ def test_a_folder_without_file_locks_is_not_read_as_a_restore_under_way(
     runs unlocked, as where fcntl does not exist (the restore then relies on the heartbeat)."""
     import errno
 
-    from bot import runlock
+    from bot.process import runlock
 
     def no_locks(fd: int, op: int) -> None:
         raise OSError(errno.ENOLCK, "No locks available")
@@ -163,7 +163,7 @@ async def test_the_restore_cli_round_trip_and_a_running_bot_as_a_process(tmp_pat
         [
             sys.executable,
             "-c",
-            "import sys; from pathlib import Path; from bot.runlock import hold;"
+            "import sys; from pathlib import Path; from bot.process.runlock import hold;"
             " h = hold(Path(sys.argv[1])); print('held' if h else 'no', flush=True); sys.stdin.read()",
             str(db),
         ],
@@ -213,7 +213,7 @@ async def test_a_restore_into_a_folder_that_cannot_be_written_is_a_sentence(
     def full_disk(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("bot.backups.shutil.copyfile", full_disk)
+    monkeypatch.setattr("bot.process.backups.shutil.copyfile", full_disk)
     with pytest.raises(RestoreError) as err:
         restore(backup, db, now=time.time())
     message = str(err.value)

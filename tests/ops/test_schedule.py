@@ -1,4 +1,4 @@
-"""bot.schedule: reminder timing with quiet hours, time zones and DST; deadlines; nudges; timestamps."""
+"""bot.games.schedule: reminder timing with quiet hours, time zones and DST; deadlines; nudges; timestamps."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.schedule import (
+from bot.games.schedule import (
     HOUR,
     DeadlinePolicy,
     ReminderPrefs,
     deadline_passed,
-    format_timestamp,
     next_nudge_at,
     next_reminder,
     nudge_allowed,
@@ -23,6 +22,7 @@ from bot.schedule import (
     turn_deadline,
     validate_time_zone,
 )
+from bot.words.words import format_timestamp
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NO_PREFS = ReminderPrefs()

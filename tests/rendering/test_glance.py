@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from bot.pictures import words_for
+from bot.games.pictures import words_for
 from engine import GameState, apply, new_game, rules, view
 from engine.ai import greedy_player
 from engine.maps import Map, SideKind, packaged_map

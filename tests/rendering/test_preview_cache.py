@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.pictures import words_for
+from bot.games.pictures import words_for
 from engine import GameState, rules, view
 from engine.state import Phase
 from engine.views import GameView

@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 
 from bot.client import make_bot
-from bot.pictures import Pictures
+from bot.games.pictures import Pictures
 from bot.web import links
 from engine.maps import Map
 from tests.bot.driver import WALLS_MAP, Clock, Game, harness

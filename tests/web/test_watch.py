@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.dashboard import META_STATUS, STATUS_DELAY
+from bot.commands.dashboard import META_STATUS, STATUS_DELAY
 from tests.bot.driver import WALLS_MAP as MAP
 from tests.bot.driver import Game, bot_factory, harness, play_whole_game
 from tests.web.helpers import Client, link, live, web_bot

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from bot.config import ConfigError, load_config
+from bot.process.config import ConfigError, load_config
 from bot.web import links
 from bot.web.history import History, diff, public_doc
 from bot.web.pages import dumps
@@ -109,8 +109,8 @@ async def test_a_games_page_behind_its_secret_link_and_one_404_for_every_link_le
                 "/g/nonsense",
                 f"{path}x",
                 "/g/" + "9" * 30 + "-" + "0" * 32,
-                "/static/..%2f..%2fconfig.py",
-                "/static/../../bot/config.py",
+                "/static/..%2f..%2fprocess%2fconfig.py",  # bot/process/config.py
+                "/static/../../bot/process/config.py",
                 "/static/%2e%2e/app.js",
                 "/",
             ]
@@ -250,7 +250,7 @@ async def test_a_game_has_so_many_live_pages(tmp_path):
 
 
 async def test_the_docker_health_check_asks_healthz_when_the_web_face_is_on(tmp_path, monkeypatch, capsys):
-    from bot import health
+    from bot.process import health
 
     async with web_bot(str(tmp_path / "g.db")) as d:
         port = d.bot.web.port

@@ -1,0 +1,180 @@
+"""Answering an interaction: private sentences, deferring, and turning refusals into words.
+
+Every handler runs inside ``guarded``: a ``Refused`` becomes an ephemeral sentence (bot.words.words), any
+other error a short apology and a log line with the game, channel and user. The answer helpers work whatever
+state the interaction is in (fresh, deferred, or deferred as an update of an ephemeral flow message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import discord
+
+from ..games.tables import Refused
+from ..process import limits, metrics
+from ..texts import private
+from ..words import i18n
+from ..words.words import Speaker
+
+log = logging.getLogger("bot")
+
+
+def png(data: bytes, name: str = "board.png", description: str | None = None) -> discord.File:
+    return discord.File(io.BytesIO(data), filename=name, description=description)
+
+
+def display_name(user: discord.abc.User) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+def interaction_kind(interaction: discord.Interaction) -> str:
+    """What the user did, for an error's log line: "command alexandros move", "component alx:end:3:41"..."""
+    if interaction.command is not None:
+        return f"command {interaction.command.qualified_name}"
+    data: Any = interaction.data or {}
+    custom_id = data.get("custom_id")
+    return f"{interaction.type.name} {custom_id}" if custom_id else interaction.type.name
+
+
+async def say(
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    file: discord.File | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
+    """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update).
+    Not after a public defer (``mode`` "public"): Discord then makes the first followup public."""
+    text = limits.content(text)
+    mode = interaction.extras.get("mode")
+    kwargs: dict[str, Any] = {}
+    if view is not None:
+        kwargs["view"] = view
+    if not interaction.response.is_done():
+        if file is not None:
+            kwargs["file"] = file
+        await interaction.response.send_message(text, ephemeral=True, **kwargs)
+    elif mode == "thinking":
+        await interaction.edit_original_response(
+            content=text, attachments=[file] if file is not None else [], **kwargs
+        )
+        interaction.extras["answered"] = True  # a follow-up is a message of its own now (bot.outbox.lanes)
+    else:
+        if file is not None:
+            kwargs["file"] = file
+        await interaction.followup.send(text, ephemeral=True, **kwargs)
+
+
+async def show(
+    interaction: discord.Interaction,
+    text: str,
+    *,
+    file: discord.File | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
+    """Replace the ephemeral flow message a component lives on (after ``defer_update``)."""
+    text = limits.content(text)
+    if interaction.extras.get("mode") == "update":
+        await interaction.edit_original_response(
+            content=text, attachments=[file] if file is not None else [], view=view
+        )
+    else:
+        await say(interaction, text, file=file, view=view)
+
+
+async def defer_private(interaction: discord.Interaction) -> None:
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        interaction.extras["mode"] = "thinking"
+
+
+async def defer_update(interaction: discord.Interaction) -> None:
+    if not interaction.response.is_done():
+        await interaction.response.defer()
+        interaction.extras["mode"] = "update"
+
+
+class InFlight:
+    """Counts the handlers running, so that shutdown finishes them before closing the database."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[asyncio.Task[Any], int] = {}
+        self.closing = False
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        if self.closing:
+            raise Refused("bot/shutting-down")
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        # A handler may call another: count the depth, so the inner one finishing does not look like all.
+        self._tasks[task] = self._tasks.get(task, 0) + 1
+        try:
+            yield
+        finally:
+            depth = self._tasks.pop(task) - 1
+            if depth:
+                self._tasks[task] = depth
+
+    async def drain(self, timeout: float = 10.0) -> int:
+        """Refuse new handlers; wait (at most ``timeout`` s) for those running; return how many are left."""
+        self.closing = True
+        me = asyncio.current_task()
+        pending = {t for t in self._tasks if t is not me and not t.done()}
+        if not pending:
+            return 0
+        _, still = await asyncio.wait(pending, timeout=timeout)
+        return len(still)
+
+
+def server_language(interaction: discord.Interaction) -> str:
+    """What a post for the whole server speaks: its preferred locale (the user's where there is none)."""
+    return i18n.language_of(interaction.guild_locale or interaction.locale)
+
+
+async def guarded(
+    interaction: discord.Interaction, in_flight: InFlight, body: Callable[[], Awaitable[None]]
+) -> None:
+    """Run a handler in the asking user's language (their Discord client's, ``interaction.locale``); a
+    refusal becomes an ephemeral sentence, any other error a short apology. Public texts the handler makes
+    speak the game's language instead (bot.texts.posts.public)."""
+    i18n.set_language(interaction.locale)  # this interaction's task only: each runs in a task of its own
+    started = time.perf_counter()
+    try:
+        async with in_flight.running():
+            await body()
+    except Refused as refused:
+        metrics.REFUSALS.labels(metrics.refusal_kind(refused.code)).inc()
+        if interaction.extras.get("mode") == "public":
+            # After a public defer, Discord makes the first followup replace the public "thinking" message,
+            # whatever its ephemeral flag: a refusal must come before such a defer. One that comes after
+            # is a bug of ours, and its words (which may name the asker's cards) never go public.
+            log.error("refusal %s after a public defer: %s", refused.code, interaction_kind(interaction))
+            with contextlib.suppress(discord.HTTPException):
+                await say(interaction, private.oops())
+            return
+        speaker: Speaker = refused.speaker or interaction.extras.get("speaker") or Speaker()
+        await say(interaction, speaker.refusal(refused.code, refused.details))
+    except Exception:
+        # Enough context to find the game and the person in a bug report, never the token.
+        log.exception(
+            "interaction failed: kind=%s game=%s channel=%s user=%s interaction=%s",
+            interaction_kind(interaction),
+            interaction.extras.get("game"),
+            interaction.channel_id,
+            interaction.user.id,
+            interaction.id,
+        )
+        with contextlib.suppress(discord.HTTPException):
+            await say(interaction, private.oops())
+    finally:
+        metrics.INTERACTION_SECONDS.labels(interaction.type.name).observe(time.perf_counter() - started)

@@ -1,0 +1,93 @@
+"""Where the computer players think (issue 29): worker processes of their own, never the bot's process.
+
+The hard player's search is pure Python and runs for up to its time budget: in a thread of the bot's process
+it held the GIL, and every interaction of the process waited behind it. A request here is a picklable call
+(a state or a player's view, a level, a random generator) answered in a worker process by what was decided:
+a turn's actions, or a hint's advice. The bot applies a turn's actions itself (``engine.game.apply``), so
+the state it commits is always worked out in its own process.
+
+The workers run at a lower OS priority (``nice`` 10) than the bot: on a busy machine its event loop comes
+first, and a computer that thinks a little longer costs nobody a late answer. With ``workers`` = 0 the
+computers think in a thread (the tests and the console, where one process is simpler). The process pool
+is bot.process.render_pool's: warm processes fed and read by the event loop, a dead one replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from engine.actions import Action
+from engine.events import Event
+from engine.game import apply
+from engine.state import GameState
+
+from ..process.render_pool import RenderPool, behind_the_bot
+from . import computers
+
+T = TypeVar("T")
+
+NICE = 10  # how much lower than the bot a thinking worker runs
+
+
+def _warm_thinker() -> None:
+    """A worker's start: load the players before the first request."""
+    import engine.ai  # noqa: F401 - imported once here, not on the first computer's turn
+
+
+def turn_actions(state: GameState, level: str, rng: random.Random) -> tuple[Action, ...] | None:
+    """The actions of the current seat's whole turn at ``level`` (in a worker; None: the player failed)."""
+    played = computers.play_turn(state, level, rng)
+    return None if played is None else played[2]
+
+
+def replay(
+    state: GameState, actions: tuple[Action, ...]
+) -> tuple[GameState, tuple[Event, ...], tuple[Action, ...]]:
+    """The turn a worker chose, applied in the bot's own process: the new state, its events, the actions."""
+    events: list[Event] = []
+    for action in actions:
+        state, evs = apply(state, action)
+        events.extend(evs)
+    return state, tuple(events), actions
+
+
+class Thinkers:
+    """The computer players' processes: ``turn`` plays a computer's turn, ``run`` another decision."""
+
+    def __init__(self, workers: int = 0) -> None:
+        self.workers = workers
+        self.pool: RenderPool | None = None
+        self.waiting = 0  # decisions asked for and not yet answered (the metrics' queue depth)
+        self.decided_in_workers = 0  # decisions a worker process answered
+
+    def start(self) -> None:
+        if self.workers > 0 and self.pool is None:
+            self.pool = RenderPool(self.workers, behind_the_bot, (NICE, _warm_thinker))
+            self.pool.start()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a worker process (in a thread without workers)."""
+        self.waiting += 1
+        try:
+            if self.pool is not None:
+                answer = await self.pool.run(None, fn, *args)
+                self.decided_in_workers += 1
+                return answer
+            return await asyncio.to_thread(fn, *args)
+        finally:
+            self.waiting -= 1
+
+    async def turn(
+        self, state: GameState, level: str, rng: random.Random
+    ) -> tuple[GameState, tuple[Event, ...], tuple[Action, ...]] | None:
+        """The current seat's whole turn played by the computer at ``level`` (None: it failed or looped)."""
+        actions = await self.run(turn_actions, state, level, rng)
+        return None if actions is None else replay(state, actions)

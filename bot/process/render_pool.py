@@ -1,0 +1,343 @@
+"""The render workers: processes that draw the pictures, each fed and read by the event loop itself.
+
+A game's pictures go to one worker, chosen by a key the caller gives (the table's players and map), so that
+the worker's caches hold that game's last board: its compressed bands of rows (rendering.png) and its labels
+(rendering.labels), most of which the next board reuses. A worker busier than the least busy one by more
+than ``SLACK`` pictures is passed over for it, so that one busy game cannot leave the others idle.
+Measured (bench_bot, 10 games of 40 actions each, three alternating runs): 11.9 ms of worker CPU an action
+against 12.5 ms with one shared pool, 83 against 78 actions a second.
+
+Each worker has two pipes, requests in and pictures out, in ``multiprocessing.Connection``'s framing. The
+event loop writes the requests and reads the pictures itself, without blocking (``add_reader``,
+``add_writer``): no thread of the bot's process stands between. A picture comes back as its bytes behind a
+short header (the job, and that it is a picture), read straight into the bytes object the bot sends:
+anything else (an error) is pickled. (Each ``ProcessPoolExecutor`` of one worker
+had two threads, which fed the worker and read its pictures only when they got the GIL from a busy event
+loop: under load the workers waited on them, and they on the loop.)
+
+A worker that dies (killed, out of memory, a crash in a native library) is replaced by a fresh one, started
+and warmed like the first, and the pictures it held are drawn again there, once. Before, one dead worker
+left the bot posting placeholders until it was restarted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import multiprocessing
+import os
+import pickle
+import struct
+from collections.abc import Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+log = logging.getLogger("bot.games.pictures")
+
+T = TypeVar("T")
+
+SLACK = 2  # pictures a game's own worker may have waiting beyond the least busy one's, then passed over
+
+_SHORT = struct.Struct("!i")  # multiprocessing.Connection's frame header: the length (< 2 GB here)
+_ANSWER = struct.Struct("!BQ")  # an answer's own header: what follows (RAW or PICKLED), and the job
+RAW = 1  # the picture's bytes themselves
+PICKLED = 2  # pickle of (True, value) or (False, exception)
+_HEAD = _SHORT.size + _ANSWER.size
+
+
+def _answer(job: int, fn: Callable[..., Any], args: Sequence[Any]) -> tuple[bytes, bytes]:
+    """One request's answer as the worker sends it, its frame's header and its body: a picture as its bytes,
+    anything else pickled."""
+    try:
+        value = fn(*args)
+    except Exception as error:  # noqa: BLE001 - the bot's await raises it, as a pool's future would
+        answer: tuple[bool, Any] = (False, error)
+    else:
+        if type(value) is bytes:
+            return _frame(RAW, job, value), value
+        answer = (True, value)
+    try:
+        data = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
+    except Exception as error:  # noqa: BLE001 - an exception that cannot be pickled is told in words
+        data = pickle.dumps((False, RuntimeError(f"{type(error).__name__}: {error}")))
+    return _frame(PICKLED, job, data), data
+
+
+def _frame(kind: int, job: int, body: bytes) -> bytes:
+    """The header of an answer's frame (multiprocessing.Connection's framing, the answer's own header)."""
+    return _SHORT.pack(_ANSWER.size + len(body)) + _ANSWER.pack(kind, job)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _serve(requests: Connection, pictures: Connection, initializer: Callable[..., None], args: Any) -> None:
+    """A worker's life: warm up, then draw each request in turn until the bot closes the requests' pipe."""
+    initializer(*args)
+    while True:
+        try:
+            job, fn, fn_args = pickle.loads(requests.recv_bytes())
+        except EOFError:
+            return
+        head, body = _answer(job, fn, fn_args)
+        try:
+            # The header, then the picture's own bytes: not joined into one more copy of them first.
+            _write_all(pictures.fileno(), head)
+            _write_all(pictures.fileno(), body)
+        except OSError:  # the bot closed the pool (or died): nobody reads this picture any more
+            return
+
+
+def behind_the_bot(nice: int, initializer: Callable[..., None], *args: Any) -> None:
+    """A worker's start at a lower OS priority than the bot (``nice`` steps), then ``initializer(*args)``: on
+    a busy machine the bot's event loop gets the cores first, and a picture or a computer waits instead of a
+    player's answer (issue 32: the loop's late wake-ups reached 170-410 ms with the workers beside it)."""
+    with contextlib.suppress(OSError):  # a platform without nice: the same worker, at the same priority
+        os.nice(nice)
+    initializer(*args)
+
+
+PIPE_BYTES = 1 << 20  # room for about ten pictures on their way back to the bot
+
+
+def _widen(fd: int) -> None:
+    """Let the pipe hold ``PIPE_BYTES`` (Linux; 64 KB by default, less than one picture): a worker then hands
+    over a picture and draws the next while the event loop is busy, instead of waiting for it to read.
+    Measured (bench_bot, 100 games): a picture's wait in the queue p50 243 -> 65 ms, 157 -> 188 actions a
+    second in alternating runs."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):  # another system, or a lower limit: the default stays
+        pass
+
+
+class _Worker:
+    """One render process and its two pipes; the event loop it is attached to writes and reads them."""
+
+    def __init__(self, initializer: Callable[..., None], initargs: Sequence[Any]) -> None:
+        ctx = multiprocessing.get_context("spawn")  # the bot's threads must not be forked
+        requests_in, self._requests = ctx.Pipe(duplex=False)
+        self._pictures, pictures_out = ctx.Pipe(duplex=False)
+        self.process = ctx.Process(
+            target=_serve,
+            args=(requests_in, pictures_out, initializer, tuple(initargs)),
+            name="alexandros-render",
+            daemon=True,
+        )
+        self.process.start()
+        # The worker's ends are its own now: closing these copies lets its death show as the end of its pipe.
+        requests_in.close()
+        pictures_out.close()
+        self.jobs: dict[int, asyncio.Future[Any]] = {}
+        self.dead = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._head = bytearray()  # the next answer's header, as far as it is read
+        self._answer: tuple[int, int] | None = None  # (kind, job) of the answer being read
+        self._left = 0  # how many of its bytes are still to read
+        self._pieces: list[bytes] = []  # and those read
+        self._outbox = bytearray()
+        self._writing = False
+
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self._loop is loop:
+            return
+        if self._loop is not None:
+            raise RuntimeError("a render worker serves one event loop")
+        self._loop = loop
+        os.set_blocking(self._pictures.fileno(), False)
+        _widen(self._pictures.fileno())
+        os.set_blocking(self._requests.fileno(), False)
+        _widen(self._requests.fileno())
+        loop.add_reader(self._pictures.fileno(), self._readable)
+
+    def submit(self, job: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        self._attach(loop)
+        future: asyncio.Future[Any] = loop.create_future()
+        if self.dead:
+            future.set_exception(BrokenProcessPool("the render worker died"))
+            return future
+        self.jobs[job] = future
+        data = pickle.dumps((job, fn, args), pickle.HIGHEST_PROTOCOL)
+        self._outbox += _SHORT.pack(len(data)) + data
+        self._flush()
+        return future
+
+    def _flush(self) -> None:
+        while self._outbox and not self.dead:
+            try:
+                sent = os.write(self._requests.fileno(), self._outbox)
+            except BlockingIOError:
+                break
+            except OSError:  # the worker is gone (EPIPE): its pipe's end says so to _readable too
+                self._died()
+                return
+            del self._outbox[:sent]
+        assert self._loop is not None
+        if self._outbox and not self.dead and not self._writing:
+            self._loop.add_writer(self._requests.fileno(), self._flush)
+            self._writing = True
+        elif not self._outbox and self._writing:
+            self._loop.remove_writer(self._requests.fileno())
+            self._writing = False
+
+    def _readable(self) -> None:
+        # One answer a call at most (the loop calls again while the pipe holds more), so that the pictures
+        # it holds wake their deliveries over several turns of the loop, not all in one. A picture's bytes
+        # go from the pipe straight into the bytes object that is sent on: read into a buffer and then
+        # unpickled out of it, each picture (about 115 KB) cost the event loop 90 us (bench_bot).
+        fd = self._pictures.fileno()
+        try:
+            if self._answer is None:  # its header first: the frame's length, what follows, the job
+                piece = os.read(fd, _HEAD - len(self._head))
+                if not piece:
+                    self._died()
+                    return
+                self._head += piece
+                if len(self._head) < _HEAD:
+                    return
+                (size,) = _SHORT.unpack_from(self._head)
+                self._answer = _ANSWER.unpack_from(self._head, _SHORT.size)
+                self._head.clear()
+                self._left = size - _ANSWER.size
+                if self._left < 0:  # not a frame of ours (nor -1, a frame of 2 GB or more)
+                    self._died()
+                    return
+            while self._left:
+                piece = os.read(fd, self._left)
+                if not piece:
+                    self._died()
+                    return
+                self._pieces.append(piece)
+                self._left -= len(piece)
+        except BlockingIOError:  # the rest is not written yet
+            return
+        except OSError:
+            self._died()
+            return
+        (kind, job), pieces = self._answer, self._pieces
+        self._answer, self._pieces = None, []
+        body = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        future = self.jobs.pop(job, None)
+        if future is None or future.done():
+            return
+        if kind == RAW:
+            future.set_result(body)
+            return
+        try:
+            ok, value = pickle.loads(body)
+        except Exception as error:  # noqa: BLE001 - a garbled answer fails its picture, not the loop
+            ok, value = False, error
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def _died(self) -> None:
+        if self.dead:
+            return
+        self.dead = True
+        self._detach()
+        self._fail(BrokenProcessPool("the render worker died"))
+
+    def _fail(self, error: Exception) -> None:
+        for future in self.jobs.values():
+            if not future.done():
+                future.set_exception(error)
+        self.jobs.clear()
+
+    def _detach(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self._pictures.fileno())
+            if self._writing:
+                loop.remove_writer(self._requests.fileno())
+        self._writing = False
+
+    def close(self, timeout: float = 10.0) -> None:
+        """End the worker: closing its requests' pipe ends its loop, once the picture it draws is done."""
+        self._detach()
+        self.dead = True
+        self._fail(RuntimeError("the render workers are closed"))
+        # Both ends at once: a worker drawing now finds its picture's pipe closed, and stops there instead of
+        # waiting for a reader that will not come.
+        self._requests.close()
+        self._pictures.close()
+        self.process.join(timeout)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+
+
+class RenderPool:
+    """``workers`` processes started by ``initializer(*initargs)``; ``run(key, fn, *args)`` calls ``fn`` in
+    the worker of ``key``."""
+
+    def __init__(self, workers: int, initializer: Callable[..., None], initargs: Sequence[Any]) -> None:
+        self.workers = workers
+        self._initializer = initializer
+        self._initargs = tuple(initargs)
+        self._pool: list[_Worker] = []
+        self._waiting: list[int] = []
+        self._jobs = itertools.count()
+        self.replaced = 0  # workers replaced after they died
+
+    def start(self) -> None:
+        """Start every worker now, and its warm-up with it, not on the first picture."""
+        self._pool = [_Worker(self._initializer, self._initargs) for _ in range(self.workers)]
+        self._waiting = [0] * self.workers
+
+    def close(self) -> None:
+        for worker in self._pool:
+            worker.close()
+        self._pool = []
+
+    def pids(self) -> list[int]:
+        """The workers' process ids (benchmarks read their CPU time)."""
+        return [w.process.pid for w in self._pool if w.process.pid is not None]
+
+    def _pick(self, key: int | None) -> int:
+        least = min(range(len(self._pool)), key=self._waiting.__getitem__)
+        if key is None:
+            return least
+        own = key % len(self._pool)
+        return own if self._waiting[own] <= self._waiting[least] + SLACK else least
+
+    async def run(self, key: int | None, fn: Callable[..., T], *args: Any, weight: int = 1) -> T:
+        """``fn(*args)`` in the worker of ``key`` (None: the least busy one). ``weight`` counts how many
+        pictures' time it takes: a whole replay is weighed so that other pictures go to other workers."""
+        for attempt in (1, 2):
+            if not self._pool:
+                raise RuntimeError("the render workers are closed")
+            i = self._pick(key)
+            worker = self._pool[i]
+            if worker.dead:
+                self._replace(i, worker)
+                worker = self._pool[i]
+            self._waiting[i] += weight
+            try:
+                result: T = await worker.submit(next(self._jobs), fn, args)
+                return result
+            except BrokenProcessPool:
+                if attempt == 2:
+                    raise
+                self._replace(i, worker)
+            finally:
+                self._waiting[i] -= weight
+        raise AssertionError("unreachable")
+
+    def _replace(self, i: int, broken: _Worker) -> None:
+        if i >= len(self._pool) or self._pool[i] is not broken:
+            return  # closed, or another picture of the dead worker replaced it already
+        log.warning("render worker %d died; starting a new one", i)
+        self.replaced += 1
+        broken.close(timeout=1.0)
+        self._pool[i] = _Worker(self._initializer, self._initargs)
