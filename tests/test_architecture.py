@@ -5,6 +5,7 @@ Discord itself: it imports discord.py and nothing of the game, and only the bot'
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from pathlib import Path
 
@@ -214,3 +215,19 @@ def test_the_map_of_the_house_draws_the_same_rooms() -> None:
             room = cells[0].strip("`/")
             drawn[room] = set() if cells[2] == "nothing of bot" else {n.strip() for n in cells[2].split(",")}
     assert drawn == ROOMS
+
+
+def test_house_figures_prints_each_figure() -> None:
+    """Issue 31: the figures of the house (lines, largest module and classes, repeated pairs, README and
+    docs, import cycles); ``--before REV`` prints an earlier commit's beside them."""
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "house_figures.py")],
+        capture_output=True, text=True, timeout=240, check=True,
+    )  # fmt: skip
+    rows = {line[:32].strip(): line[32:].split() for line in proc.stdout.splitlines()}
+    for name in ("lines: bot", "largest module", "largest class 1", "repeated pairs (tests apart)",
+                 "README lines", "longest doc page", "import cycles"):  # fmt: skip
+        assert name in rows, name
+    assert rows["import cycles"] == ["0"]
+    assert int(rows["README lines"][0]) <= 250
+    assert int(rows["longest doc page"][1]) <= 400

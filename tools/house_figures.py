@@ -1,26 +1,35 @@
-"""Figures about the shape of the code: lines per package, the largest classes, and import cycles.
+"""Figures about the shape of the code: lines per package, the largest module and classes, repeated pairs,
+the README's and the docs' lengths, and import cycles; with ``--before REV``, the same of an earlier commit
+beside them.
 
-    python tools/house_figures.py
+    python tools/house_figures.py [--before REV]
 
-Used for the redesign's before/after note (issue 10); reads the source only.
+Repeated pairs are counted by the ``duplicates`` command (the tool library's: places that share six or more
+lines), over the source without tests/, and between the two storage backends; where the command is not on
+PATH the row says so. Used for the before/after notes of issues 10 and 31; reads the source only.
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = [p for p in ("engine", "rendering", "storage", "bot", "offline") if (ROOT / p).is_dir()]
+PACKAGES = ("engine", "rendering", "storage", "bot", "offline")
 
 
 def lines(path: Path) -> int:
     return sum(1 for _ in path.open(encoding="utf-8"))
 
 
-def module_name(path: Path) -> str:
-    rel = path.relative_to(ROOT).with_suffix("")
+def module_name(path: Path, root: Path = ROOT) -> str:
+    rel = path.relative_to(root).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts.pop()
@@ -87,25 +96,77 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def main() -> None:
-    files = {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
-    print("lines per package:")
-    for pkg in PACKAGES:
-        total = sum(lines(p) for n, p in files.items() if n.split(".")[0] == pkg)
-        print(f"  {pkg:10} {total:6}")
+def repeated_pairs(root: Path, only: str = "") -> str:
+    """The ``duplicates`` command's count of repeated pairs in the source under ``root`` (tests apart), or in
+    the files whose path matches ``only``, each pair counted when both its places match."""
+    if shutil.which("duplicates") is None:
+        return "n/a (the duplicates command is not on PATH)"
+    with tempfile.TemporaryDirectory() as tmp:
+        for pkg in (*PACKAGES, "benchmarks", "tools"):
+            if (root / pkg).is_dir():
+                shutil.copytree(root / pkg, Path(tmp) / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        out = subprocess.run(
+            ["duplicates", "--repo", tmp, "--most", "200", "--seconds", "120"],
+            capture_output=True, text=True, check=False,
+        ).stdout  # fmt: skip
+    first = out.splitlines()[0] if out else ""
+    if not only:
+        m = re.match(r"(\d+) pairs", first)
+        return m.group(1) if m else ("0" if first.startswith("no duplicates") else first)
+    rows = [line.split() for line in out.splitlines() if re.match(r"D\d+ ", line)]
+    return str(sum(1 for r in rows if re.search(only, r[1]) and re.search(only, r[3])))
+
+
+def figures(root: Path) -> dict[str, str]:
+    """Every figure of the tree at ``root``, by its row's name."""
+    packages = [p for p in PACKAGES if (root / p).is_dir()]
+    files = {module_name(p, root): p for pkg in packages for p in (root / pkg).rglob("*.py")}
+    out = {
+        f"lines: {pkg}": str(sum(lines(p) for n, p in files.items() if n.split(".")[0] == pkg))
+        for pkg in packages
+    }
+    biggest = max(files.items(), key=lambda item: lines(item[1]))
+    out["largest module"] = f"{biggest[0]} {lines(biggest[1])}"
     classes: list[tuple[int, str]] = []
     for name, path in files.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
                 classes.append((node.end_lineno - node.lineno + 1, f"{name}.{node.name}"))
-    print("largest classes:")
-    for size, name in sorted(classes, reverse=True)[:5]:
-        print(f"  {size:5}  {name}")
+    for k, (size, name) in enumerate(sorted(classes, reverse=True)[:3]):
+        out[f"largest class {k + 1}"] = f"{name} {size}"
+    out["repeated pairs (tests apart)"] = repeated_pairs(root)
+    out["repeated pairs in storage/"] = repeated_pairs(root, r"^storage/")
+    out["README lines"] = str(lines(root / "README.md"))
+    docs = sorted((root / "docs").glob("*.md"))
+    out["docs pages"] = str(len(docs))
+    longest = max(docs, key=lines)
+    out["longest doc page"] = f"{longest.name} {lines(longest)}"
     graph = {n: {m for m in imports_of(p, n, set(files)) if m in files and m != n} for n, p in files.items()}
-    found = cycles(graph)
-    print(f"import cycles: {len(found)}")
-    for comp in found:
-        print("  " + " <-> ".join(comp))
+    out["import cycles"] = str(len(cycles(graph)))
+    return out
+
+
+def tree_at(rev: str, into: Path) -> Path:
+    """The files of commit ``rev`` in the folder ``into`` (git archive: no checkout is touched)."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="house_figures")
+    parser.add_argument("--before", help="a commit to show beside the working tree")
+    args = parser.parse_args()
+    now = figures(ROOT)
+    if args.before is None:
+        for name, value in now.items():
+            print(f"{name:32} {value}")
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        then = figures(tree_at(args.before, Path(tmp)))
+    print(f"{'':32} {'before (' + args.before + ')':44} now")
+    for name in dict.fromkeys([*then, *now]):
+        print(f"{name:32} {then.get(name, '-'):44} {now.get(name, '-')}")
 
 
 if __name__ == "__main__":
