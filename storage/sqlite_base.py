@@ -1,6 +1,6 @@
-"""What every part of the SQLite store stands on: its connections, its transactions, and the rows it
-reads and writes inside them. The parts (lobby, outbox, settings, transfer, ratings, privacy) are mixins
-of `SqliteGameStore` (storage/sqlite.py), each on this base.
+"""The SQLite store's plumbing under the shared operations (storage/operations.py): its connections, its
+transactions (`_write`), its reads (`_read`, `_point`) and its way of inserting duties. Its SQL where it
+differs from PostgreSQL's: storage/sql.py (`SQLITE`).
 
 How transactions work, and why:
 - One long-lived writer connection. Every write is an explicit BEGIN IMMEDIATE ... COMMIT on it: a
@@ -19,84 +19,34 @@ How transactions work, and why:
   statements (export) run on the writer instead, so the reader never holds a long read transaction that
   would hide a commit the caller just made.
 - Point reads (a game by id or channel, its snapshot, metadata or pending duties) run at once on a third,
-  read-only connection on the event loop's own thread (`_glance`), which never waits for a lock.
+  read-only connection on the event loop's own thread (`_point`), which never waits for a lock.
 - JSON is encoded before the transaction is queued, so the writer's thread does only database work.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import lru_cache, partial
-from typing import Any, Final, NoReturn, TypeVar
+from functools import partial
+from typing import Any, Final, TypeVar
 
 import aiosqlite
 
-from .base import (
-    GameClosed,
-    GameNotFound,
-    GameRecord,
-    NewDuty,
-    ShardSlice,
-    StoreError,
-    VersionConflict,
-)
-from .rows import (
-    ACTIVE_SQL,
-    game_from_row,
-)
+from .base import NewDuty, StoreError
+from .core import StoreCore
+from .sql import SQLITE, Conn
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
-_GAME_COLUMNS: Final[str] = """
-    g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
-    g.created_by, g.waiting_on, g.turn_started_at,
-    (SELECT json_group_array(json_array(s.seat, s.user_id)) FROM seats s WHERE s.game_id = g.id)
-"""
-# RETURNING cannot use a table alias, so the same columns named by the table.
-_RETURNING_COLUMNS: Final[str] = _GAME_COLUMNS.replace("g.", "games.")
 _INSERT_DUTY: Final[str] = (
     "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-
-
-def _game_from_row(row: Sequence[Any]) -> GameRecord:
-    return game_from_row(row, _seats(row[11] or "[]"))
-
-
-@lru_cache(maxsize=4096)
-def _seats(text: str) -> tuple[tuple[int, int], ...]:
-    """SQLite has no arrays: the seats come as one JSON array of [seat, user] pairs. The same few texts come
-    back read after read (every interaction reads its game), and what they give is immutable: kept."""
-    return tuple(sorted((int(s), int(u)) for s, u in json.loads(text)))
-
-
-async def _why_not_updated(conn: Tx, game_id: int, expected_version: int) -> NoReturn:
-    """A version-guarded update of a game changed no row: raise why (gone, moved on, or closed)."""
-    rows = list(await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,)))
-    if not rows:
-        raise GameNotFound(game_id)
-    if rows[0][0] != expected_version:
-        raise VersionConflict(game_id, expected_version, rows[0][0])
-    raise GameClosed(game_id, rows[0][1])
-
-
-def _shard_filter(shards: ShardSlice | None, column: str = "guild_id") -> tuple[str, list[Any]]:
-    """SQL (and its parameters) keeping the rows of guilds on the given shards; DMs are shard 0."""
-    if shards is None:
-        return "", []
-    marks = ", ".join("?" * len(shards.ids))
-    return (
-        f" AND (CASE WHEN {column} IS NULL THEN 0 ELSE ({column} >> 22) % ? END) IN ({marks})",
-        [shards.count, *shards.ids],
-    )
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
@@ -149,7 +99,7 @@ async def connect(path: str | os.PathLike[str]) -> aiosqlite.Connection:
 
 
 def glance_connection(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """The connection of ``SqliteBase._glance``: read-only, and never waiting for a lock (busy_timeout 0:
+    """The connection of ``SqliteBase._point``: read-only, and never waiting for a lock (busy_timeout 0:
     a busy read goes to the reader's thread instead)."""
     conn = sqlite3.connect(os.fspath(path), isolation_level=None, check_same_thread=False)
     try:
@@ -183,6 +133,20 @@ class Tx:
         """The new row's rowid, as a row (as aiosqlite's)."""
         return self._conn.execute(sql, tuple(parameters)).execute("SELECT last_insert_rowid()").fetchone()
 
+    # The shared operations' seam (storage.sql.Conn).
+    async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        return self._conn.execute(sql, args).fetchall()
+
+    async def fetchrow(self, sql: str, *args: Any) -> Any | None:
+        found = self._conn.execute(sql, args).fetchall()
+        return found[0] if found else None
+
+    async def run(self, sql: str, *args: Any) -> int:
+        return self._conn.execute(sql, args).rowcount
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self._conn.executemany(sql, rows)
+
 
 def _whole_transaction(conn: sqlite3.Connection, body: Callable[[Tx], Awaitable[T]]) -> T:
     """BEGIN IMMEDIATE, the body, COMMIT (or ROLLBACK), in the writer's thread. The body is a coroutine
@@ -207,24 +171,11 @@ def _whole_transaction(conn: sqlite3.Connection, body: Callable[[Tx], Awaitable[
     return result
 
 
-async def _write_meta(
-    conn: Tx, game_id: int, rows: Sequence[tuple[str, str | None]], now: float
-) -> None:
-    for key, text in rows:
-        if text is None:
-            await conn.execute("DELETE FROM game_meta WHERE game_id = ? AND key = ?", (game_id, key))
-        else:
-            await conn.execute(
-                "INSERT INTO game_meta (game_id, key, body, updated_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (game_id, key) DO UPDATE SET body = excluded.body,"
-                " updated_at = excluded.updated_at",
-                (game_id, key, text, now),
-            )
-
-
-class SqliteBase:
+class SqliteBase(StoreCore):
     """The store's three connections (writer, reader, and the loop's own for point reads), its one-writer
-    transactions and the row helpers used inside them."""
+    transactions, and its way of inserting duties."""
+
+    sql = SQLITE
 
     def __init__(
         self,
@@ -237,7 +188,7 @@ class SqliteBase:
         self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
         self._writer = writer
         self._reader = reader
-        # Point reads on the thread that opened the store (its event loop's): see _glance.
+        # Point reads on the thread that opened the store (its event loop's): see _point.
         self._glance_conn = glance
         self._glance_thread = threading.get_ident()
         self._tasks: set[asyncio.Future[Any]] = set()  # writes queued and not yet done
@@ -268,12 +219,17 @@ class SqliteBase:
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
         return await asyncio.shield(done)
 
-    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    async def _consistent(self, body: Callable[[Tx], Awaitable[T]]) -> T:
+        # On the writer: the reader must never hold a long read transaction that would hide a commit the
+        # caller just made.
+        return await self._write(body)
+
+    async def _read(self, sql: str, *params: Any) -> list[Any]:
         if self._closed:
             raise StoreError("store is closed")
         return list(await self._reader.execute_fetchall(sql, params))
 
-    async def _glance(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    async def _point(self, sql: str, *params: Any) -> list[Any]:
         """A read of a few rows found by an index (a game by id or channel, its metadata, its pending
         duties, a snapshot), run at once on the event loop's own connection.
 
@@ -284,7 +240,7 @@ class SqliteBase:
         which waits for it with the busy timeout: the loop itself never waits for a lock. Larger reads (a
         game's events, lists of games, exports) always go to the reader's thread."""
         if threading.get_ident() != self._glance_thread:
-            return await self._read(sql, params)
+            return await self._read(sql, *params)
         # Let the loop turn first, as a read in the reader's thread did: a handler that ran all its reads at
         # once held the loop for its whole length, and 50 handlers woken together held it some 60 ms.
         await asyncio.sleep(0)
@@ -295,7 +251,7 @@ class SqliteBase:
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
-        return await self._read(sql, params)
+        return await self._read(sql, *params)
 
     async def _checkpoint(self, attempts: int = 5) -> bool:
         """Copy the WAL into the file and truncate the WAL to nothing (``wal_checkpoint(TRUNCATE)``): until
@@ -309,48 +265,28 @@ class SqliteBase:
         log.warning("the WAL checkpoint did not finish: %s still holds pages of earlier writes", self.path)
         return False
 
-    @staticmethod
-    async def _fetch_game(conn: Tx, game_id: int) -> GameRecord:
-        rows = list(
-            await conn.execute_fetchall(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
-        )
-        if not rows:
-            raise GameNotFound(game_id)
-        return _game_from_row(rows[0])
-
-    @staticmethod
-    async def _active_game_in(conn: Tx, channel_id: int) -> int | None:
-        rows = list(
-            await conn.execute_fetchall(
-                f"SELECT id FROM games WHERE channel_id = ? AND status IN {ACTIVE_SQL}", (channel_id,)
-            )
-        )
-        return int(rows[0][0]) if rows else None
-
-    @staticmethod
     async def _insert_duties(
-        conn: Tx,
+        self,
+        conn: Conn,
         game_id: int | None,
         guild_id: int | None,
         duties: Sequence[tuple[NewDuty, str]],
         now: float,
         created: Sequence[float] = (),
+        cancel: Sequence[str] = (),
     ) -> list[int]:
-        """Insert duties of a game (and its guild, which the caller has read) or of none; a keyed one
-        replaces the game's pending duty of that key. Returns their ids. `created` gives their creation
-        times (an import keeps them); `now` is the default."""
-        if not duties:
-            return []
+        # One statement a duty: each runs at once in the writer's thread, with no trip between them.
+        if cancel and game_id is not None:
+            await self._cancel_keys(conn, game_id, cancel)
         ids: list[int] = []
         for i, (duty, payload) in enumerate(duties):
             if duty.key is not None:
-                await conn.execute(
-                    "DELETE FROM duties WHERE game_id IS ? AND key = ? AND done_at IS NULL",
-                    (game_id, duty.key),
+                await conn.run(
+                    "DELETE FROM duties WHERE game_id IS ? AND key = ? AND done_at IS NULL", game_id, duty.key
                 )
-            row = await conn.execute_insert(
+            await conn.run(
                 _INSERT_DUTY,
-                (
+                *(
                     game_id,
                     guild_id,
                     duty.channel_id,
@@ -359,28 +295,13 @@ class SqliteBase:
                     duty.key,
                     duty.due_at,
                     payload,
-                    created[i] if i < len(created) else now,
                 ),
+                created[i] if i < len(created) else now,
             )
+            row = await conn.fetchrow("SELECT last_insert_rowid()")
             assert row is not None
             ids.append(int(row[0]))
         return ids
-
-    @staticmethod
-    async def _cancel_keys(conn: Tx, game_id: int, keys: Sequence[str] | None) -> int:
-        if keys is None:
-            cursor = await conn.execute(
-                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL", (game_id,)
-            )
-        elif not keys:
-            return 0
-        else:
-            marks = ", ".join("?" * len(keys))
-            cursor = await conn.execute(
-                f"DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IN ({marks})",
-                (game_id, *keys),
-            )
-        return int(cursor.rowcount)
 
     async def close(self) -> None:
         """Let running transactions finish, then close both connections. Safe to call twice."""
