@@ -1,5 +1,5 @@
 """What every operation of the store stands on, written once for both backends: the plumbing a backend
-gives (`_write`, `_read`, `_point`, `_consistent`, `_insert_duties`) and the row helpers used inside a
+gives (`_write`, `_read`, `_glance`, `_consistent`, `_insert_rows`) and the row helpers used inside a
 transaction. The operations themselves are mixins on `StoreCore` (storage/ops_*.py, assembled in
 storage/operations.py); a backend (storage/sqlite_base.py, storage/postgres_base.py) implements the
 plumbing and names its SQL (storage/sql.py)."""
@@ -7,13 +7,16 @@ plumbing and names its SQL (storage/sql.py)."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, ClassVar, NoReturn, TypeVar
+from typing import Any, ClassVar, Final, NoReturn, TypeVar
 
 from .base import GameClosed, GameNotFound, GameRecord, NewDuty, ShardSlice, VersionConflict
 from .rows import ACTIVE_SQL
 from .sql import Conn, Dialect
 
 T = TypeVar("T")
+INSERT_DUTY: Final[str] = (
+    "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
+)
 
 
 class StoreCore:
@@ -34,9 +37,15 @@ class StoreCore:
         """One read statement outside any transaction (lists, events: larger reads)."""
         raise NotImplementedError
 
-    async def _point(self, sql: str, *args: Any) -> list[Any]:
+    async def _glance(self, sql: str, *args: Any) -> list[Any]:
         """A read of a few rows found by an index (a game by id, its metadata): the backend's fastest."""
         raise NotImplementedError
+
+    async def _insert_rows(self, conn: Conn, rows: list[tuple[Any, ...]]) -> list[int]:
+        """Insert these duty rows (the columns of `INSERT_DUTY`); their new ids, in order."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ helpers inside a transaction
 
     async def _insert_duties(
         self,
@@ -48,13 +57,35 @@ class StoreCore:
         created: Sequence[float] = (),
         cancel: Sequence[str] = (),
     ) -> list[int]:
-        """Insert duties of a game (and its guild, which the caller has read) or of none: a keyed one
-        replaces the game's pending duty of that key, and pending duties with a key in `cancel` go too.
-        Returns the new ids. `created` gives their creation times (an import keeps them); `now` is the
-        default."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------------ helpers inside a transaction
+        """Insert duties of a game (and its guild, which the caller has read and, on PostgreSQL, locked, so
+        that two transactions never race on one key) or of none: a keyed one replaces the pending duty of
+        that key, and pending duties with a key in `cancel` go too. Returns the new ids. `created` gives
+        their creation times (an import keeps them); `now` is the default."""
+        keys = sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
+        if keys:
+            which, args = self.sql.any_of("key", keys)
+            game, game_args = ("game_id IS NULL", []) if game_id is None else ("game_id = ?", [game_id])
+            await conn.run(
+                f"DELETE FROM duties WHERE {game} AND {which} AND done_at IS NULL", *game_args, *args
+            )
+        # Within one call too, a later duty with a key replaces an earlier one.
+        last = {d.key: i for i, (d, _) in enumerate(duties) if d.key is not None}
+        rows = [
+            (
+                game_id,
+                guild_id,
+                d.channel_id,
+                d.user_id,
+                d.kind,
+                d.key,
+                d.due_at,
+                payload,
+                created[i] if i < len(created) else now,
+            )
+            for i, (d, payload) in enumerate(duties)
+            if d.key is None or last[d.key] == i
+        ]
+        return await self._insert_rows(conn, rows) if rows else []
 
     async def _fetch_game(self, conn: Conn, game_id: int, lock: bool = False) -> GameRecord:
         """The game's row; ``lock``: locked until the transaction ends (where the backend locks rows)."""

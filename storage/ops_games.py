@@ -157,7 +157,7 @@ class Games(StoreCore):
     # ------------------------------------------------------------------ metadata
 
     async def get_game_meta(self, game_id: int) -> JsonDict:
-        rows = await self._point("SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", game_id)
+        rows = await self._glance("SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", game_id)
         return {key: json.loads(body) for key, body in rows}
 
     async def set_game_meta(
@@ -185,7 +185,7 @@ class Games(StoreCore):
     # ------------------------------------------------------------------ reads
 
     async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None:
-        rows = await self._point(
+        rows = await self._glance(
             "SELECT g.version, s.version, s.body FROM games g LEFT JOIN snapshots s ON s.game_id = g.id"
             " WHERE g.id = ?",
             game_id,
@@ -196,7 +196,7 @@ class Games(StoreCore):
         return None if body is None else (int(version), from_json(body))
 
     async def get_map(self, digest: str) -> tuple[str, str] | None:
-        rows = await self._point("SELECT name, text FROM maps WHERE digest = ?", digest)
+        rows = await self._glance("SELECT name, text FROM maps WHERE digest = ?", digest)
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     async def game_by_id(self, game_id: int) -> GameRecord | None:
@@ -212,7 +212,7 @@ class Games(StoreCore):
         )
 
     async def _one_game(self, where: str, *args: Any) -> GameRecord | None:
-        rows = await self._point(f"SELECT {self.sql.game_columns} FROM games g WHERE {where}", *args)
+        rows = await self._glance(f"SELECT {self.sql.game_columns} FROM games g WHERE {where}", *args)
         return self.sql.game(rows[0]) if rows else None
 
     async def _games(self, sql: str, *args: Any) -> list[GameRecord]:

@@ -116,7 +116,7 @@ class Outbox(StoreCore):
             sql += " AND id > ?"
             args.append(after)
         # A game's pending duties are a few, found by an index; those of no game may be many.
-        read = self._read if game_id is None else self._point
+        read = self._read if game_id is None else self._glance
         return [duty_from_row(r) for r in await read(sql + " ORDER BY due_at, id", *args)]
 
     async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:

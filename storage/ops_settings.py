@@ -16,7 +16,7 @@ class Settings(StoreCore):
     """Read, replace and merge a user's settings."""
 
     async def get_user_settings(self, user_id: int) -> JsonDict:
-        rows = await self._point("SELECT body FROM user_settings WHERE user_id = ?", user_id)
+        rows = await self._glance("SELECT body FROM user_settings WHERE user_id = ?", user_id)
         return from_json(rows[0][0]) if rows else {}
 
     async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:

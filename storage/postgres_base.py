@@ -24,8 +24,8 @@ from typing import Any, Final, TypeAlias, TypeVar
 
 import asyncpg
 
-from .base import NewDuty, StoreError
-from .core import StoreCore
+from .base import StoreError
+from .core import INSERT_DUTY, StoreCore
 from .sql import POSTGRES, Conn, dollars
 
 T = TypeVar("T")
@@ -109,54 +109,25 @@ class PostgresBase(StoreCore):
             raise StoreError("store is closed")
         return list(await self._pool.fetch(dollars(sql), *args))
 
-    async def _point(self, sql: str, *args: Any) -> list[Any]:
+    async def _glance(self, sql: str, *args: Any) -> list[Any]:
         return await self._read(sql, *args)
 
-    async def _insert_duties(
-        self,
-        conn: Conn,
-        game_id: int | None,
-        guild_id: int | None,
-        duties: Sequence[tuple[NewDuty, str]],
-        now: float,
-        created: Sequence[float] = (),
-        cancel: Sequence[str] = (),
-    ) -> list[int]:
-        # The caller holds the game's row lock (so that two transactions never race on one key). Two round
-        # trips, however many duties.
-        keys = sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
-        if keys:
-            which = "game_id IS NULL AND $1::bigint IS NULL" if game_id is None else "game_id = $1"
-            await conn.run(
-                f"DELETE FROM duties WHERE {which} AND key = ANY($2::text[]) AND done_at IS NULL",
-                game_id,
-                keys,
-            )
-        # Within one call too, a later duty with a key replaces an earlier one.
-        last = {d.key: i for i, (d, _) in enumerate(duties) if d.key is not None}
-        kept = [i for i, (d, _) in enumerate(duties) if d.key is None or last[d.key] == i]
-        if not kept:
-            return []
-        rows = await conn.fetch(
-            "INSERT INTO duties"
-            " (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
-            " SELECT $1::bigint, $2::bigint, u.channel_id, u.user_id, u.kind, u.key, u.due_at, u.payload,"
-            " u.created_at FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::text[],"
+    async def _insert_rows(self, conn: Conn, rows: list[tuple[Any, ...]]) -> list[int]:
+        # One statement for them all (columns as arrays), one round trip however many duties.
+        game_id, guild_id = rows[0][:2]
+        columns = [list(column) for column in zip(*(row[2:] for row in rows), strict=True)]
+        new = await conn.fetch(
+            INSERT_DUTY + " SELECT $1::bigint, $2::bigint, u.channel_id, u.user_id, u.kind, u.key, u.due_at,"
+            " u.payload, u.created_at FROM unnest($3::bigint[], $4::bigint[], $5::text[], $6::text[],"
             " $7::float8[], $8::text[], $9::float8[])"
             " WITH ORDINALITY AS u(channel_id, user_id, kind, key, due_at, payload, created_at, n)"
             " ORDER BY u.n RETURNING id",
             game_id,
             guild_id,
-            [duties[i][0].channel_id for i in kept],
-            [duties[i][0].user_id for i in kept],
-            [duties[i][0].kind for i in kept],
-            [duties[i][0].key for i in kept],
-            [duties[i][0].due_at for i in kept],
-            [duties[i][1] for i in kept],
-            [created[i] if i < len(created) else now for i in kept],
+            *columns,
         )
         # Identity values are drawn in insertion order.
-        return sorted(int(r[0]) for r in rows)
+        return sorted(int(r[0]) for r in new)
 
     async def close(self) -> None:
         """Let running transactions finish, then close the pool. Safe to call twice."""

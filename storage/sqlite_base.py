@@ -1,5 +1,5 @@
 """The SQLite store's plumbing under the shared operations (storage/operations.py): its connections, its
-transactions (`_write`), its reads (`_read`, `_point`) and its way of inserting duties. Its SQL where it
+transactions (`_write`), its reads (`_read`, `_glance`) and its way of inserting duties. Its SQL where it
 differs from PostgreSQL's: storage/sql.py (`SQLITE`).
 
 How transactions work, and why:
@@ -19,7 +19,7 @@ How transactions work, and why:
   statements (export) run on the writer instead, so the reader never holds a long read transaction that
   would hide a commit the caller just made.
 - Point reads (a game by id or channel, its snapshot, metadata or pending duties) run at once on a third,
-  read-only connection on the event loop's own thread (`_point`), which never waits for a lock.
+  read-only connection on the event loop's own thread (`_glance`), which never waits for a lock.
 - JSON is encoded before the transaction is queued, so the writer's thread does only database work.
 """
 
@@ -32,21 +32,16 @@ import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 import aiosqlite
 
-from .base import NewDuty, StoreError
-from .core import StoreCore
+from .base import StoreError
+from .core import INSERT_DUTY, StoreCore
 from .sql import SQLITE, Conn
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-_INSERT_DUTY: Final[str] = (
-    "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
@@ -99,7 +94,7 @@ async def connect(path: str | os.PathLike[str]) -> aiosqlite.Connection:
 
 
 def glance_connection(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """The connection of ``SqliteBase._point``: read-only, and never waiting for a lock (busy_timeout 0:
+    """The connection of ``SqliteBase._glance``: read-only, and never waiting for a lock (busy_timeout 0:
     a busy read goes to the reader's thread instead)."""
     conn = sqlite3.connect(os.fspath(path), isolation_level=None, check_same_thread=False)
     try:
@@ -188,7 +183,7 @@ class SqliteBase(StoreCore):
         self._held: dict[str, Any] = {}  # name -> its lock file (or None), held with exclusive()
         self._writer = writer
         self._reader = reader
-        # Point reads on the thread that opened the store (its event loop's): see _point.
+        # Point reads on the thread that opened the store (its event loop's): see _glance.
         self._glance_conn = glance
         self._glance_thread = threading.get_ident()
         self._tasks: set[asyncio.Future[Any]] = set()  # writes queued and not yet done
@@ -229,7 +224,7 @@ class SqliteBase(StoreCore):
             raise StoreError("store is closed")
         return list(await self._reader.execute_fetchall(sql, params))
 
-    async def _point(self, sql: str, *params: Any) -> list[Any]:
+    async def _glance(self, sql: str, *params: Any) -> list[Any]:
         """A read of a few rows found by an index (a game by id or channel, its metadata, its pending
         duties, a snapshot), run at once on the event loop's own connection.
 
@@ -265,42 +260,13 @@ class SqliteBase(StoreCore):
         log.warning("the WAL checkpoint did not finish: %s still holds pages of earlier writes", self.path)
         return False
 
-    async def _insert_duties(
-        self,
-        conn: Conn,
-        game_id: int | None,
-        guild_id: int | None,
-        duties: Sequence[tuple[NewDuty, str]],
-        now: float,
-        created: Sequence[float] = (),
-        cancel: Sequence[str] = (),
-    ) -> list[int]:
+    async def _insert_rows(self, conn: Conn, rows: list[tuple[Any, ...]]) -> list[int]:
         # One statement a duty: each runs at once in the writer's thread, with no trip between them.
-        if cancel and game_id is not None:
-            await self._cancel_keys(conn, game_id, cancel)
-        ids: list[int] = []
-        for i, (duty, payload) in enumerate(duties):
-            if duty.key is not None:
-                await conn.run(
-                    "DELETE FROM duties WHERE game_id IS ? AND key = ? AND done_at IS NULL", game_id, duty.key
-                )
-            await conn.run(
-                _INSERT_DUTY,
-                *(
-                    game_id,
-                    guild_id,
-                    duty.channel_id,
-                    duty.user_id,
-                    duty.kind,
-                    duty.key,
-                    duty.due_at,
-                    payload,
-                ),
-                created[i] if i < len(created) else now,
-            )
-            row = await conn.fetchrow("SELECT last_insert_rowid()")
-            assert row is not None
-            ids.append(int(row[0]))
+        ids = []
+        for row in rows:
+            new = await conn.fetchrow(INSERT_DUTY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", *row)
+            assert new is not None
+            ids.append(int(new[0]))
         return ids
 
     async def close(self) -> None:
