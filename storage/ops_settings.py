@@ -11,6 +11,8 @@ from .core import StoreCore
 from .rows import from_json, to_json
 from .sql import Conn
 
+_INSERT = "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, ?, ?) ON CONFLICT (user_id) DO "
+
 
 class Settings(StoreCore):
     """Read, replace and merge a user's settings."""
@@ -23,13 +25,8 @@ class Settings(StoreCore):
         body_json = to_json(settings)
 
         async def body(conn: Conn) -> None:
-            await conn.run(
-                "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (user_id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at",
-                user_id,
-                body_json,
-                now,
-            )
+            upsert = _INSERT + "UPDATE SET body = excluded.body, updated_at = excluded.updated_at"
+            await conn.run(upsert, user_id, body_json, now)
 
         await self._write(body)
 
@@ -40,12 +37,7 @@ class Settings(StoreCore):
         async def body(conn: Conn) -> JsonDict:
             # The row exists, then is locked while merging (PostgreSQL), so two processes' updates of one
             # user both land.
-            await conn.run(
-                "INSERT INTO user_settings (user_id, body, updated_at) VALUES (?, '{}', ?)"
-                " ON CONFLICT (user_id) DO NOTHING",
-                user_id,
-                now,
-            )
+            await conn.run(_INSERT + "NOTHING", user_id, "{}", now)
             row = await conn.fetchrow(
                 f"SELECT body FROM user_settings WHERE user_id = ?{self.sql.for_update}", user_id
             )

@@ -121,13 +121,6 @@ class Tx:
     async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
         return self._conn.executemany(sql, parameters)
 
-    async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
-        return self._conn.execute(sql, tuple(parameters)).fetchall()
-
-    async def execute_insert(self, sql: str, parameters: Iterable[Any] = ()) -> Any:
-        """The new row's rowid, as a row (as aiosqlite's)."""
-        return self._conn.execute(sql, tuple(parameters)).execute("SELECT last_insert_rowid()").fetchone()
-
     # The shared operations' seam (storage.sql.Conn).
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         return self._conn.execute(sql, args).fetchall()
