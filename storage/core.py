@@ -6,6 +6,7 @@ plumbing and names its SQL (storage/sql.py)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Final, NoReturn, TypeVar
 
@@ -24,6 +25,20 @@ class StoreCore:
 
     sql: ClassVar[Dialect]
     _closed: bool
+    _tasks: set[asyncio.Future[Any]]  # writes under way, which close() lets finish
+
+    async def close(self) -> None:
+        """Let running transactions finish, then let go of the connections. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._let_go()
+
+    async def _let_go(self) -> None:
+        """Close the backend's connections (no transaction runs any more)."""
+        raise NotImplementedError
 
     async def _write(self, body: Callable[[Conn], Awaitable[T]]) -> T:
         """Run ``body`` as one write transaction, whole even if the caller is cancelled."""
@@ -91,7 +106,7 @@ class StoreCore:
         """The game's row; ``lock``: locked until the transaction ends (where the backend locks rows)."""
         if lock and self.sql.lock_game and await conn.fetchrow(self.sql.lock_game, game_id) is None:
             raise GameNotFound(game_id)
-        row = await conn.fetchrow(f"SELECT {self.sql.game_columns} FROM games g WHERE g.id = ?", game_id)
+        row = await conn.fetchrow(self.sql.select_game + "g.id = ?", game_id)
         if row is None:
             raise GameNotFound(game_id)
         return self.sql.game(row)

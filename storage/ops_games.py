@@ -200,19 +200,21 @@ class Games(StoreCore):
         return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     async def game_by_id(self, game_id: int) -> GameRecord | None:
-        return await self._one_game("g.id = ?", game_id)
+        rows = await self._glance(self.sql.select_game + "g.id = ?", game_id)
+        return self.sql.game(rows[0]) if rows else None
 
     async def game_by_channel(self, channel_id: int) -> GameRecord | None:
-        return await self._one_game(f"g.channel_id = ? AND g.status IN {ACTIVE_SQL}", channel_id)
+        rows = await self._glance(
+            self.sql.select_game + f"g.channel_id = ? AND g.status IN {ACTIVE_SQL}", channel_id
+        )
+        return self.sql.game(rows[0]) if rows else None
 
     async def latest_game_in_channel(self, channel_id: int, *, started: bool = False) -> GameRecord | None:
         only = " AND g.status <> 'lobby' AND g.version > 0" if started else ""
-        return await self._one_game(
-            f"g.channel_id = ?{only} ORDER BY g.created_at DESC, g.id DESC LIMIT 1", channel_id
+        rows = await self._glance(
+            self.sql.select_game + f"g.channel_id = ?{only} ORDER BY g.created_at DESC, g.id DESC LIMIT 1",
+            channel_id,
         )
-
-    async def _one_game(self, where: str, *args: Any) -> GameRecord | None:
-        rows = await self._glance(f"SELECT {self.sql.game_columns} FROM games g WHERE {where}", *args)
         return self.sql.game(rows[0]) if rows else None
 
     async def _games(self, sql: str, *args: Any) -> list[GameRecord]:

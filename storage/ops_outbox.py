@@ -6,6 +6,7 @@ and advisory lock (storage/postgres_outbox.py); the claim's SQL is in storage/sq
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, Final
 
 from .base import Duty, NewDuty, ShardSlice, VersionConflict
@@ -18,6 +19,11 @@ FINISH: Final[str] = (
     f"UPDATE duties SET done_at = ?, outcome = ?, {DONE_LEAN}"
     " WHERE id = ? AND lease_owner = ? AND done_at IS NULL"
 )
+
+
+@lru_cache(maxsize=64)
+def _claim_sql(template: str, where: str) -> str:
+    return template.format(where=where) + f" RETURNING {DUTY_COLUMNS}"
 
 
 class Outbox(StoreCore):
@@ -60,7 +66,7 @@ class Outbox(StoreCore):
         self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None
     ) -> list[Duty]:
         where, args = self._shard_filter(shards, "d.guild_id", 5)
-        sql = self.sql.claim.format(where=where) + f" RETURNING {DUTY_COLUMNS}"
+        sql = _claim_sql(self.sql.claim, where)
 
         async def body(conn: Conn) -> list[Duty]:
             rows = await conn.fetch(sql, owner, now + lease_seconds, now, limit, *args)

@@ -72,7 +72,7 @@ class PostgresBase(StoreCore):
         # The pool's connections carry it as their `alexandros.writer` setting: the duties this store
         # writes are announced with it (pg_migrations._V4), so that it can tell its own from others'.
         self.writer = writer
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
         self._holding: set[Any] = set()  # connections holding an exclusive() lock
         self._listener: asyncio.Task[None] | None = None  # listen_for_duties (postgres_outbox)
         self._change_listener: asyncio.Task[None] | None = None  # listen_for_changes (postgres_outbox)
@@ -129,13 +129,7 @@ class PostgresBase(StoreCore):
         # Identity values are drawn in insertion order.
         return sorted(int(r[0]) for r in new)
 
-    async def close(self) -> None:
-        """Let running transactions finish, then close the pool. Safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+    async def _let_go(self) -> None:
         if self._holding:
             # Closing while an exclusive() block still runs: drop the connections, as a dying process
             # would; the server releases their locks at once.

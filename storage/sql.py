@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Final, Protocol
 
 from .base import GameRecord
@@ -103,6 +103,11 @@ class Dialect:
     keep_newest: str  # purge_games: the newest game row stays (SQLite would give its id again)
     rating_lock: str | None  # (class, guild as text): one rating transaction per server at a time
     imported_id: str | None  # (id): move the id sequence past an id written by an import
+
+    @cached_property
+    def select_game(self) -> str:
+        """A game row with its seats, up to the WHERE clause's condition."""
+        return f"SELECT {self.game_columns} FROM games g WHERE "
 
     def any_of(self, column: str, values: Iterable[Any]) -> tuple[str, list[Any]]:
         """`column` is one of `values`, with its arguments."""

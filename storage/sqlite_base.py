@@ -32,7 +32,7 @@ import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import aiosqlite
 
@@ -42,6 +42,7 @@ from .sql import SQLITE, Conn
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+_INSERT_DUTY: Final[str] = INSERT_DUTY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
@@ -257,18 +258,13 @@ class SqliteBase(StoreCore):
         # One statement a duty: each runs at once in the writer's thread, with no trip between them.
         ids = []
         for row in rows:
-            new = await conn.fetchrow(INSERT_DUTY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id", *row)
+            await conn.run(_INSERT_DUTY, *row)
+            new = await conn.fetchrow("SELECT last_insert_rowid()")
             assert new is not None
             ids.append(int(new[0]))
         return ids
 
-    async def close(self) -> None:
-        """Let running transactions finish, then close both connections. Safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+    async def _let_go(self) -> None:
         for handle in self._held.values():  # closing while an exclusive() block runs: as if the process died
             if handle is not None:
                 handle.close()
