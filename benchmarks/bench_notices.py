@@ -74,7 +74,7 @@ async def run(games: int, paced: bool) -> dict[str, float]:
                 await worker.drain()
                 [(left,)] = await store._read(  # type: ignore[attr-defined]
                     "SELECT count(*) FROM duties WHERE kind = 'remind' AND done_at IS NULL AND due_at <= ?",
-                    (clock.now,),
+                    clock.now,
                 )
                 if not left:
                     break

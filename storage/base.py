@@ -285,13 +285,17 @@ class GameStore(Protocol):
         now: float,
         snapshot: Mapping[str, Any] | None = None,
         seats: Sequence[tuple[int, int]] = (),
-    ) -> GameRecord: ...
+    ) -> GameRecord:
+        """A new game in the lobby at version 0. Raises ChannelBusy if the channel has an unfinished game."""
+        ...
 
-    async def join_seat(
-        self, game_id: int, user_id: int, now: float, seat: int | None = None
-    ) -> GameRecord: ...
+    async def join_seat(self, game_id: int, user_id: int, now: float, seat: int | None = None) -> GameRecord:
+        """Seat a user in the lobby: the given seat, or the lowest free one. Raises SeatError."""
+        ...
 
-    async def leave_seat(self, game_id: int, user_id: int, now: float) -> GameRecord: ...
+    async def leave_seat(self, game_id: int, user_id: int, now: float) -> GameRecord:
+        """Take a user out of the lobby. Raises SeatError if they are not seated or the game has begun."""
+        ...
 
     async def update_lobby(
         self,
@@ -300,7 +304,9 @@ class GameStore(Protocol):
         *,
         options: Mapping[str, Any] | None = None,
         seats: Sequence[tuple[int, int]] | None = None,
-    ) -> GameRecord: ...
+    ) -> GameRecord:
+        """Replace the options and/or the seating of a game still in the lobby."""
+        ...
 
     async def set_seats(self, game_id: int, seats: Sequence[tuple[int, int]], now: float) -> GameRecord: ...
 
@@ -319,7 +325,18 @@ class GameStore(Protocol):
         cancel_keys: Collection[str] = (),
         meta: Mapping[str, Any] | None = None,
         maps: Sequence[MapRow] = (),
-    ) -> GameRecord: ...
+    ) -> GameRecord:
+        """Record one action atomically: its events, the new snapshot, the version, its duties (the outbox)
+        and the side changes. ``maps`` are stored once each (by digest) in the same transaction, for lean
+        snapshots that name their map.
+
+        The game must be at `expected_version`, or VersionConflict is raised and nothing is written (two
+        racing writers: one commit wins). The new version is expected_version + len(events). `waiting_on`
+        (whose turn it is) restarts `turn_started_at` only when it names someone new. Finishing or
+        abandoning the game clears `waiting_on` and deletes the game's pending keyed duties (its timers),
+        before `duties` are added; its pending posts stay. Pending duties with a key in `cancel_keys` are
+        deleted too, e.g. the last turn's reminder. `meta` changes are merged as `set_game_meta` does."""
+        ...
 
     async def amend(
         self,
@@ -343,20 +360,30 @@ class GameStore(Protocol):
         """(name, text) of a map stored by ``append(maps=...)``, or None."""
         ...
 
-    async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord: ...
+    async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
+        """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
+        Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""
+        ...
 
-    async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None: ...
+    async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None:
+        """(version, snapshot) of the latest state, or None if the game has no snapshot yet. Pass that
+        version to `append` as expected_version. Raises GameNotFound."""
+        ...
 
     async def game_by_id(self, game_id: int) -> GameRecord | None: ...
 
-    async def game_by_channel(self, channel_id: int) -> GameRecord | None: ...
+    async def game_by_channel(self, channel_id: int) -> GameRecord | None:
+        """The channel's game in the lobby or in play, if any (finished games are history)."""
+        ...
 
     async def latest_game_in_channel(self, channel_id: int, *, started: bool = False) -> GameRecord | None:
         """The channel's newest game, whatever its status, so a game just ended can still be shown; with
         ``started``, the newest that was started (not a lobby, nor one abandoned in the lobby)."""
         ...
 
-    async def get_game_meta(self, game_id: int) -> JsonDict: ...
+    async def get_game_meta(self, game_id: int) -> JsonDict:
+        """The game's metadata: a JSON value per key ({} when there is none)."""
+        ...
 
     async def set_game_meta(
         self, game_id: int, changes: Mapping[str, Any], now: float, *, leased: tuple[int, str] | None = None
@@ -364,23 +391,32 @@ class GameStore(Protocol):
         """Merge ``changes`` into the game's metadata (a None value removes the key); the result. With
         ``leased`` (a duty's id and its worker), only while that worker still holds that duty, undone:
         LeaseLost otherwise, and nothing written (a worker that stalled past its lease must not record
-        what it did over what the worker that took over did since)."""
+        what it did over what the worker that took over did since). Raises GameNotFound; metadata may
+        change in any status, finished games included."""
         ...
 
-    async def games_waiting_on(self, user_id: int) -> list[GameRecord]: ...
+    async def games_waiting_on(self, user_id: int) -> list[GameRecord]:
+        """Games in play whose turn belongs to `user_id`, longest-waiting first."""
+        ...
 
-    async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]: ...
+    async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]:
+        """Games where `user_id` has a seat, newest first."""
+        ...
 
     async def list_games(
         self,
         status: Status | Collection[Status] | None = None,
         guild_id: int | None = None,
         limit: int | None = None,
-    ) -> list[GameRecord]: ...
+    ) -> list[GameRecord]:
+        """Games filtered by status (one or several) and guild, most recently updated first."""
+        ...
 
     async def events(
         self, game_id: int, since_version: int = 0, limit: int | None = None
-    ) -> list[tuple[int, JsonDict]]: ...
+    ) -> list[tuple[int, JsonDict]]:
+        """Events after `since_version`, oldest first; with `limit`, only the last `limit` of them."""
+        ...
 
     # --- the outbox: duties written with a commit, delivered by a worker that retries -------------------
 
@@ -401,7 +437,13 @@ class GameStore(Protocol):
 
     async def claim_duties(
         self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None
-    ) -> list[Duty]: ...
+    ) -> list[Duty]:
+        """Lease up to `limit` due duties (of guilds on `shards`) to `owner` until now + lease_seconds,
+        earliest first. A channel's duties go out in order: a duty is handed out only when no earlier due
+        duty of its channel (by due time, then id) is still undone, whether leased, backing off or waiting.
+        A duty whose lease ran out (its worker died) is handed out again; `attempts` counts the hand-outs.
+        Claimers in other processes never wait on each other nor take the same duty."""
+        ...
 
     async def renew_duties(self, duty_ids: Sequence[int], owner: str, until: float) -> set[int]:
         """Extend `owner`'s leases of these undone duties to `until` (never shortening one); returns the ids
@@ -409,9 +451,13 @@ class GameStore(Protocol):
         out again soon) never runs out under a long delivery (which would then be sent twice)."""
         ...
 
-    async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool: ...
+    async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
+        """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
+        ...
 
-    async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool: ...
+    async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
+        """Give a leased duty back, to be tried again from `not_before`; False when the lease was lost."""
+        ...
 
     async def pending_duties(
         self, game_id: int | None, *, kind: str | None = None, after: int | None = None
@@ -420,9 +466,14 @@ class GameStore(Protocol):
         id greater than ``after``, when given (the delivery worker asks whether a later edit is waiting)."""
         ...
 
-    async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int: ...
+    async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:
+        """Delete a game's pending duties with these keys (None: all of them). Returns how many."""
+        ...
 
-    async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None: ...
+    async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None:
+        """When a duty can next be handed out: the earliest ready time (due, back-off and lease over) of the
+        first undone duty of each channel (each DM on its own), for a worker to sleep until."""
+        ...
 
     async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
         """Have ``wake()`` called whenever another process commits a duty for a guild on ``shards`` (None:
@@ -437,7 +488,9 @@ class GameStore(Protocol):
         own pages)."""
         ...
 
-    async def purge_done_duties(self, done_before: float) -> int: ...
+    async def purge_done_duties(self, done_before: float) -> int:
+        """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
+        ...
 
     def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
         """``async with store.exclusive(name) as mine``: ``mine`` is True for the one holder of ``name``
@@ -448,11 +501,14 @@ class GameStore(Protocol):
 
     async def get_user_settings(self, user_id: int) -> JsonDict: ...
 
-    async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None: ...
+    async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:
+        """Replace all of a user's settings."""
+        ...
 
-    async def update_user_settings(
-        self, user_id: int, changes: Mapping[str, Any], now: float
-    ) -> JsonDict: ...
+    async def update_user_settings(self, user_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
+        """Merge `changes` into a user's settings (a None value removes the key). Returns the result. Two
+        processes' updates of one user both land."""
+        ...
 
     # --- ratings per server (bot.ratings decides who is rated and computes; the store keeps) -------------
 
@@ -488,19 +544,37 @@ class GameStore(Protocol):
         """Put `pseudonym` in the user's place in every record, remove their id and `names` (the names the
         bot knows them by) from every record that holds them, delete their settings (storage/privacy.py);
         then leave no copy of the old rows in the database's files where the backend allows it (SQLite:
-        secure_delete and a truncating WAL checkpoint)."""
+        secure_delete and a truncating WAL checkpoint). Raises StillSeated, changing nothing, while they sit
+        in a game in the lobby or in play. `now` is not written: a forgotten user does not make an old game
+        look recent (purge_games reads that time)."""
         ...
 
-    async def purge_games(self, before: float, guild_id: int | None = None) -> int: ...
+    async def purge_games(self, before: float, guild_id: int | None = None) -> int:
+        """Delete finished and abandoned games last changed before `before` (of one server, if given),
+        with everything of theirs (seats, events, snapshots, meta, outbox). Returns how many. A game id is
+        never used twice."""
+        ...
 
     async def backup(self, dest_path: str | os.PathLike[str]) -> None: ...
 
     async def integrity_check(self) -> IntegrityReport: ...
 
-    async def export_game(self, game_id: int) -> JsonDict: ...
+    async def export_game(self, game_id: int) -> JsonDict:
+        """One game as a JSON-able dict, read in one snapshot: game row, seats, events, the latest snapshot
+        and its map, metadata, its pending duties. Both backends write the same format."""
+        ...
 
     async def import_game(
         self, data: Mapping[str, Any], *, replace: bool = False, keep_id: bool = True
-    ) -> GameRecord: ...
+    ) -> GameRecord:
+        """Load a game written by `export_game` (of either backend), checking that it holds together first.
+
+        keep_id: reuse the exported id (raises GameExists if taken, unless `replace`, which first deletes
+        the stored game of that id with everything it owns). keep_id=False gives it a new id, e.g. to move
+        a game into another database. Pending duties get new ids (older exports' pending reminders and
+        deadlines become duties). Raises ChannelBusy if the game is unfinished and its channel already has
+        another unfinished game, InvalidGameData if the export does not hold together; nothing is written
+        then."""
+        ...
 
     async def close(self) -> None: ...

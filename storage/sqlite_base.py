@@ -1,6 +1,6 @@
-"""What every part of the SQLite store stands on: its connections, its transactions, and the rows it
-reads and writes inside them. The parts (lobby, outbox, settings, transfer, ratings, privacy) are mixins
-of `SqliteGameStore` (storage/sqlite.py), each on this base.
+"""The SQLite store's plumbing under the shared operations (storage/operations.py): its connections, its
+transactions (`_write`), its reads (`_read`, `_glance`) and its way of inserting duties. Its SQL where it
+differs from PostgreSQL's: storage/sql.py (`SQLITE`).
 
 How transactions work, and why:
 - One long-lived writer connection. Every write is an explicit BEGIN IMMEDIATE ... COMMIT on it: a
@@ -26,77 +26,23 @@ How transactions work, and why:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import sqlite3
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from functools import lru_cache, partial
-from typing import Any, Final, NoReturn, TypeVar
+from functools import partial
+from typing import Any, Final, TypeVar
 
 import aiosqlite
 
-from .base import (
-    GameClosed,
-    GameNotFound,
-    GameRecord,
-    NewDuty,
-    ShardSlice,
-    StoreError,
-    VersionConflict,
-)
-from .rows import (
-    ACTIVE_SQL,
-    game_from_row,
-)
+from .base import StoreError
+from .core import INSERT_DUTY, StoreCore
+from .sql import SQLITE, Conn
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
-
-_GAME_COLUMNS: Final[str] = """
-    g.id, g.guild_id, g.channel_id, g.status, g.options, g.version, g.created_at, g.updated_at,
-    g.created_by, g.waiting_on, g.turn_started_at,
-    (SELECT json_group_array(json_array(s.seat, s.user_id)) FROM seats s WHERE s.game_id = g.id)
-"""
-# RETURNING cannot use a table alias, so the same columns named by the table.
-_RETURNING_COLUMNS: Final[str] = _GAME_COLUMNS.replace("g.", "games.")
-_INSERT_DUTY: Final[str] = (
-    "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
-
-def _game_from_row(row: Sequence[Any]) -> GameRecord:
-    return game_from_row(row, _seats(row[11] or "[]"))
-
-
-@lru_cache(maxsize=4096)
-def _seats(text: str) -> tuple[tuple[int, int], ...]:
-    """SQLite has no arrays: the seats come as one JSON array of [seat, user] pairs. The same few texts come
-    back read after read (every interaction reads its game), and what they give is immutable: kept."""
-    return tuple(sorted((int(s), int(u)) for s, u in json.loads(text)))
-
-
-async def _why_not_updated(conn: Tx, game_id: int, expected_version: int) -> NoReturn:
-    """A version-guarded update of a game changed no row: raise why (gone, moved on, or closed)."""
-    rows = list(await conn.execute_fetchall("SELECT version, status FROM games WHERE id = ?", (game_id,)))
-    if not rows:
-        raise GameNotFound(game_id)
-    if rows[0][0] != expected_version:
-        raise VersionConflict(game_id, expected_version, rows[0][0])
-    raise GameClosed(game_id, rows[0][1])
-
-
-def _shard_filter(shards: ShardSlice | None, column: str = "guild_id") -> tuple[str, list[Any]]:
-    """SQL (and its parameters) keeping the rows of guilds on the given shards; DMs are shard 0."""
-    if shards is None:
-        return "", []
-    marks = ", ".join("?" * len(shards.ids))
-    return (
-        f" AND (CASE WHEN {column} IS NULL THEN 0 ELSE ({column} >> 22) % ? END) IN ({marks})",
-        [shards.count, *shards.ids],
-    )
+_INSERT_DUTY: Final[str] = INSERT_DUTY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
@@ -176,12 +122,19 @@ class Tx:
     async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
         return self._conn.executemany(sql, parameters)
 
-    async def execute_fetchall(self, sql: str, parameters: Iterable[Any] = ()) -> list[Any]:
-        return self._conn.execute(sql, tuple(parameters)).fetchall()
+    # The shared operations' seam (storage.sql.Conn).
+    async def fetch(self, sql: str, *args: Any) -> list[Any]:
+        return self._conn.execute(sql, args).fetchall()
 
-    async def execute_insert(self, sql: str, parameters: Iterable[Any] = ()) -> Any:
-        """The new row's rowid, as a row (as aiosqlite's)."""
-        return self._conn.execute(sql, tuple(parameters)).execute("SELECT last_insert_rowid()").fetchone()
+    async def fetchrow(self, sql: str, *args: Any) -> Any | None:
+        found = self._conn.execute(sql, args).fetchall()
+        return found[0] if found else None
+
+    async def run(self, sql: str, *args: Any) -> int:
+        return self._conn.execute(sql, args).rowcount
+
+    async def run_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self._conn.executemany(sql, rows)
 
 
 def _whole_transaction(conn: sqlite3.Connection, body: Callable[[Tx], Awaitable[T]]) -> T:
@@ -207,24 +160,11 @@ def _whole_transaction(conn: sqlite3.Connection, body: Callable[[Tx], Awaitable[
     return result
 
 
-async def _write_meta(
-    conn: Tx, game_id: int, rows: Sequence[tuple[str, str | None]], now: float
-) -> None:
-    for key, text in rows:
-        if text is None:
-            await conn.execute("DELETE FROM game_meta WHERE game_id = ? AND key = ?", (game_id, key))
-        else:
-            await conn.execute(
-                "INSERT INTO game_meta (game_id, key, body, updated_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (game_id, key) DO UPDATE SET body = excluded.body,"
-                " updated_at = excluded.updated_at",
-                (game_id, key, text, now),
-            )
-
-
-class SqliteBase:
+class SqliteBase(StoreCore):
     """The store's three connections (writer, reader, and the loop's own for point reads), its one-writer
-    transactions and the row helpers used inside them."""
+    transactions, and its way of inserting duties."""
+
+    sql = SQLITE
 
     def __init__(
         self,
@@ -268,12 +208,17 @@ class SqliteBase:
         done.add_done_callback(lambda f: f.cancelled() or f.exception())
         return await asyncio.shield(done)
 
-    async def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    async def _consistent(self, body: Callable[[Tx], Awaitable[T]]) -> T:
+        # On the writer: the reader must never hold a long read transaction that would hide a commit the
+        # caller just made.
+        return await self._write(body)
+
+    async def _read(self, sql: str, *params: Any) -> list[Any]:
         if self._closed:
             raise StoreError("store is closed")
         return list(await self._reader.execute_fetchall(sql, params))
 
-    async def _glance(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    async def _glance(self, sql: str, *params: Any) -> list[Any]:
         """A read of a few rows found by an index (a game by id or channel, its metadata, its pending
         duties, a snapshot), run at once on the event loop's own connection.
 
@@ -284,7 +229,7 @@ class SqliteBase:
         which waits for it with the busy timeout: the loop itself never waits for a lock. Larger reads (a
         game's events, lists of games, exports) always go to the reader's thread."""
         if threading.get_ident() != self._glance_thread:
-            return await self._read(sql, params)
+            return await self._read(sql, *params)
         # Let the loop turn first, as a read in the reader's thread did: a handler that ran all its reads at
         # once held the loop for its whole length, and 50 handlers woken together held it some 60 ms.
         await asyncio.sleep(0)
@@ -295,7 +240,7 @@ class SqliteBase:
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc):
                 raise
-        return await self._read(sql, params)
+        return await self._read(sql, *params)
 
     async def _checkpoint(self, attempts: int = 5) -> bool:
         """Copy the WAL into the file and truncate the WAL to nothing (``wal_checkpoint(TRUNCATE)``): until
@@ -309,86 +254,17 @@ class SqliteBase:
         log.warning("the WAL checkpoint did not finish: %s still holds pages of earlier writes", self.path)
         return False
 
-    @staticmethod
-    async def _fetch_game(conn: Tx, game_id: int) -> GameRecord:
-        rows = list(
-            await conn.execute_fetchall(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
-        )
-        if not rows:
-            raise GameNotFound(game_id)
-        return _game_from_row(rows[0])
-
-    @staticmethod
-    async def _active_game_in(conn: Tx, channel_id: int) -> int | None:
-        rows = list(
-            await conn.execute_fetchall(
-                f"SELECT id FROM games WHERE channel_id = ? AND status IN {ACTIVE_SQL}", (channel_id,)
-            )
-        )
-        return int(rows[0][0]) if rows else None
-
-    @staticmethod
-    async def _insert_duties(
-        conn: Tx,
-        game_id: int | None,
-        guild_id: int | None,
-        duties: Sequence[tuple[NewDuty, str]],
-        now: float,
-        created: Sequence[float] = (),
-    ) -> list[int]:
-        """Insert duties of a game (and its guild, which the caller has read) or of none; a keyed one
-        replaces the game's pending duty of that key. Returns their ids. `created` gives their creation
-        times (an import keeps them); `now` is the default."""
-        if not duties:
-            return []
-        ids: list[int] = []
-        for i, (duty, payload) in enumerate(duties):
-            if duty.key is not None:
-                await conn.execute(
-                    "DELETE FROM duties WHERE game_id IS ? AND key = ? AND done_at IS NULL",
-                    (game_id, duty.key),
-                )
-            row = await conn.execute_insert(
-                _INSERT_DUTY,
-                (
-                    game_id,
-                    guild_id,
-                    duty.channel_id,
-                    duty.user_id,
-                    duty.kind,
-                    duty.key,
-                    duty.due_at,
-                    payload,
-                    created[i] if i < len(created) else now,
-                ),
-            )
-            assert row is not None
-            ids.append(int(row[0]))
+    async def _insert_rows(self, conn: Conn, rows: list[tuple[Any, ...]]) -> list[int]:
+        # One statement a duty: each runs at once in the writer's thread, with no trip between them.
+        ids = []
+        for row in rows:
+            await conn.run(_INSERT_DUTY, *row)
+            new = await conn.fetchrow("SELECT last_insert_rowid()")
+            assert new is not None
+            ids.append(int(new[0]))
         return ids
 
-    @staticmethod
-    async def _cancel_keys(conn: Tx, game_id: int, keys: Sequence[str] | None) -> int:
-        if keys is None:
-            cursor = await conn.execute(
-                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL", (game_id,)
-            )
-        elif not keys:
-            return 0
-        else:
-            marks = ", ".join("?" * len(keys))
-            cursor = await conn.execute(
-                f"DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IN ({marks})",
-                (game_id, *keys),
-            )
-        return int(cursor.rowcount)
-
-    async def close(self) -> None:
-        """Let running transactions finish, then close both connections. Safe to call twice."""
-        if self._closed:
-            return
-        self._closed = True
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+    async def _let_go(self) -> None:
         for handle in self._held.values():  # closing while an exclusive() block runs: as if the process died
             if handle is not None:
                 handle.close()

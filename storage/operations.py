@@ -1,0 +1,17 @@
+"""Every operation of `GameStore`, written once: the parts (storage/ops_*.py), each a mixin on
+`storage.core.StoreCore`, assembled. A backend is this over its plumbing: `SqliteGameStore`
+(storage/sqlite.py), `PostgresGameStore` (storage/postgres.py)."""
+
+from __future__ import annotations
+
+from .ops_games import Games
+from .ops_lobby import Lobby
+from .ops_outbox import Outbox
+from .ops_privacy import Privacy
+from .ops_ratings import Ratings
+from .ops_settings import Settings
+from .ops_transfer import Transfer
+
+
+class Operations(Lobby, Games, Outbox, Settings, Transfer, Ratings, Privacy):
+    """The store's operations over a backend's plumbing (`StoreCore`)."""

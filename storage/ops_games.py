@@ -1,0 +1,280 @@
+"""The record of a game in play, written once for both backends: its actions (`append`), amendments and
+abandonment, its metadata, and the reads of games and events. The contract: storage.base.GameStore."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from .base import (
+    KEEP,
+    TERMINAL_STATUSES,
+    GameNotFound,
+    GameRecord,
+    JsonDict,
+    LeaseLost,
+    MapRow,
+    NewDuty,
+    Status,
+    _Keep,
+)
+from .core import StoreCore, insert_maps, why_not_updated, write_meta
+from .rows import ACTIVE_SQL, ChangeRows, check_status, from_json, metadata_rows, to_json
+from .sql import Conn
+
+
+class Games(StoreCore):
+    """append, amend, abandon_game, game metadata, and the reads of games and events."""
+
+    async def append(
+        self,
+        game_id: int,
+        expected_version: int,
+        events: Sequence[Mapping[str, Any]],
+        snapshot: Mapping[str, Any],
+        now: float,
+        *,
+        status: Status | None = None,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+        maps: Sequence[MapRow] = (),
+    ) -> GameRecord:
+        if not events:
+            raise ValueError("an action needs at least one event")
+        if status is not None:
+            check_status(status)
+        event_rows = [(game_id, expected_version + i + 1, to_json(e), now) for i, e in enumerate(events)]
+        new_version = expected_version + len(events)
+        snapshot_json = to_json(snapshot)
+        if status in TERMINAL_STATUSES:
+            waiting_on = None
+        c = ChangeRows.of(
+            seats=seats, duties=duties, waiting_on=waiting_on, cancel_keys=cancel_keys, meta=meta
+        )
+        map_rows = list(maps)
+
+        async def body(conn: Conn) -> GameRecord:
+            # RETURNING hands back the updated row, saving a round trip.
+            updated = await conn.fetchrow(
+                self.sql.advance,
+                new_version,
+                now,
+                status,
+                c.set_waiting,
+                c.waiting,
+                game_id,
+                expected_version,
+            )
+            if updated is None:
+                await why_not_updated(conn, game_id, expected_version)
+            record = self.sql.game(updated)
+            await insert_maps(conn, map_rows)
+            await conn.run_many(
+                "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)", event_rows
+            )
+            await conn.run(
+                "INSERT INTO snapshots (game_id, version, body) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE SET version = excluded.version, body = excluded.body",
+                game_id,
+                new_version,
+                snapshot_json,
+            )
+            if c.seats is not None:
+                await self._replace_seats(conn, game_id, c.seats)
+                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
+            cancel = c.cancel_keys
+            if status in TERMINAL_STATUSES:  # the game's timers go; its pending posts stay
+                await conn.run(
+                    "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", game_id
+                )
+                cancel = []
+            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=cancel)
+            await write_meta(conn, game_id, c.meta, now)
+            return record
+
+        return await self._write(body)
+
+    async def amend(
+        self,
+        game_id: int,
+        expected_version: int,
+        now: float,
+        *,
+        waiting_on: int | None | _Keep = KEEP,
+        seats: Sequence[tuple[int, int]] | None = None,
+        duties: Sequence[NewDuty] = (),
+        cancel_keys: Collection[str] = (),
+        meta: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> GameRecord:
+        c = ChangeRows.of(
+            seats=seats, duties=duties, waiting_on=waiting_on, cancel_keys=cancel_keys, meta=meta
+        )
+        options_json = None if options is None else to_json(options)
+
+        async def body(conn: Conn) -> GameRecord:
+            updated = await conn.fetchrow(
+                self.sql.amend, now, options_json, c.set_waiting, c.waiting, game_id, expected_version
+            )
+            if updated is None:
+                await why_not_updated(conn, game_id, expected_version)
+            record = self.sql.game(updated)
+            if c.seats is not None:
+                await self._replace_seats(conn, game_id, c.seats)
+                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
+            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=c.cancel_keys)
+            await write_meta(conn, game_id, c.meta, now)
+            return record
+
+        return await self._write(body)
+
+    async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
+        duty_rows = [(d, to_json(d.payload)) for d in duties]
+
+        async def body(conn: Conn) -> GameRecord:
+            game = await self._fetch_game(conn, game_id, lock=True)
+            if game.status in TERMINAL_STATUSES:  # idempotent: as it is, and no duty added
+                return game
+            await conn.run(
+                "UPDATE games SET status = 'abandoned', waiting_on = NULL, turn_started_at = NULL,"
+                " updated_at = ? WHERE id = ?",
+                now,
+                game_id,
+            )
+            await conn.run(
+                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", game_id
+            )
+            await self._insert_duties(conn, game_id, game.guild_id, duty_rows, now)
+            return await self._fetch_game(conn, game_id)
+
+        return await self._write(body)
+
+    # ------------------------------------------------------------------ metadata
+
+    async def get_game_meta(self, game_id: int) -> JsonDict:
+        rows = await self._glance("SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", game_id)
+        return {key: json.loads(body) for key, body in rows}
+
+    async def set_game_meta(
+        self, game_id: int, changes: Mapping[str, Any], now: float, *, leased: tuple[int, str] | None = None
+    ) -> JsonDict:
+        rows = metadata_rows(changes)
+
+        async def body(conn: Conn) -> JsonDict:
+            await self._fetch_game(conn, game_id, lock=True)
+            # Locked (PostgreSQL): another worker's claim of the duty waits until this is committed.
+            if leased is not None and not await conn.fetchrow(
+                "SELECT 1 FROM duties WHERE id = ? AND lease_owner = ? AND done_at IS NULL"
+                + self.sql.for_update,
+                *leased,
+            ):
+                raise LeaseLost(*leased)
+            await write_meta(conn, game_id, rows, now)
+            found = await conn.fetch(
+                "SELECT key, body FROM game_meta WHERE game_id = ? ORDER BY key", game_id
+            )
+            return {key: json.loads(text) for key, text in found}
+
+        return await self._write(body)
+
+    # ------------------------------------------------------------------ reads
+
+    async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None:
+        rows = await self._glance(
+            "SELECT g.version, s.version, s.body FROM games g LEFT JOIN snapshots s ON s.game_id = g.id"
+            " WHERE g.id = ?",
+            game_id,
+        )
+        if not rows:
+            raise GameNotFound(game_id)
+        _, version, body = rows[0]
+        return None if body is None else (int(version), from_json(body))
+
+    async def get_map(self, digest: str) -> tuple[str, str] | None:
+        rows = await self._glance("SELECT name, text FROM maps WHERE digest = ?", digest)
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
+
+    async def game_by_id(self, game_id: int) -> GameRecord | None:
+        rows = await self._glance(self.sql.select_game + "g.id = ?", game_id)
+        return self.sql.game(rows[0]) if rows else None
+
+    async def game_by_channel(self, channel_id: int) -> GameRecord | None:
+        rows = await self._glance(
+            self.sql.select_game + f"g.channel_id = ? AND g.status IN {ACTIVE_SQL}", channel_id
+        )
+        return self.sql.game(rows[0]) if rows else None
+
+    async def latest_game_in_channel(self, channel_id: int, *, started: bool = False) -> GameRecord | None:
+        only = " AND g.status <> 'lobby' AND g.version > 0" if started else ""
+        rows = await self._glance(
+            self.sql.select_game + f"g.channel_id = ?{only} ORDER BY g.created_at DESC, g.id DESC LIMIT 1",
+            channel_id,
+        )
+        return self.sql.game(rows[0]) if rows else None
+
+    async def _games(self, sql: str, *args: Any) -> list[GameRecord]:
+        return [
+            self.sql.game(r)
+            for r in await self._read(f"SELECT {self.sql.game_columns} FROM games g{sql}", *args)
+        ]
+
+    async def games_waiting_on(self, user_id: int) -> list[GameRecord]:
+        return await self._games(
+            " WHERE g.waiting_on = ? AND g.status = 'playing' ORDER BY g.turn_started_at, g.id", user_id
+        )
+
+    async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]:
+        where = f" AND g.status IN {ACTIVE_SQL}" if active_only else ""
+        return await self._games(
+            f" JOIN seats st ON st.game_id = g.id WHERE st.user_id = ?{where}"
+            " ORDER BY g.updated_at DESC, g.id DESC",
+            user_id,
+        )
+
+    async def list_games(
+        self,
+        status: Status | Collection[Status] | None = None,
+        guild_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[GameRecord]:
+        clauses: list[str] = []
+        args: list[Any] = []
+        if status is not None:
+            wanted = [status] if isinstance(status, str) else list(status)
+            for s in wanted:
+                check_status(s)
+            clauses.append(f"g.status IN ({', '.join('?' * len(wanted))})")
+            args.extend(wanted)
+        if guild_id is not None:
+            clauses.append("g.guild_id = ?")
+            args.append(guild_id)
+        sql = " WHERE " + " AND ".join(clauses) if clauses else ""
+        sql += " ORDER BY g.updated_at DESC, g.id DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        return await self._games(sql, *args)
+
+    async def events(
+        self, game_id: int, since_version: int = 0, limit: int | None = None
+    ) -> list[tuple[int, JsonDict]]:
+        if limit is None:
+            rows = await self._read(
+                "SELECT version, body FROM events WHERE game_id = ? AND version > ? ORDER BY version",
+                game_id,
+                since_version,
+            )
+        else:
+            rows = await self._read(
+                "SELECT version, body FROM (SELECT version, body FROM events"
+                " WHERE game_id = ? AND version > ? ORDER BY version DESC LIMIT ?) AS tail ORDER BY version",
+                game_id,
+                since_version,
+                limit,
+            )
+        return [(int(v), from_json(b)) for v, b in rows]

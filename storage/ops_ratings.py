@@ -1,0 +1,116 @@
+"""Ratings per server, written once for both backends.
+
+A game is rated exactly once: ``rate_game`` reads the players' ratings, computes the new ones with the
+caller's pure function and writes them together with a ``rated_games`` row, in one transaction; a second
+call for the same game finds the row and writes nothing. Two games of one server ending at once are rated
+one after the other (SQLite: its one writer; PostgreSQL: an advisory lock on the server), so neither update
+is lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .base import PlayerRating, RateFn, StoreError
+from .core import StoreCore
+from .sql import Conn
+
+_COLUMNS = "guild_id, user_id, mu, sigma, games, wins, updated_at"
+_ORDER = "ORDER BY mu - 3.0 * sigma DESC, games DESC, user_id"
+# PostgreSQL's advisory locks share one key space: ratings take the keys of (this class id, server).
+_LOCK_CLASS = 0x41_4C_58_52  # "ALXR"
+
+
+def _rating(row: Any) -> PlayerRating:
+    return PlayerRating(
+        int(row[0]), int(row[1]), float(row[2]), float(row[3]), int(row[4]), int(row[5]), float(row[6])
+    )
+
+
+def _checked(guild_id: int, users: Sequence[int], new: Sequence[PlayerRating]) -> list[PlayerRating]:
+    out = list(new)
+    if sorted(r.user_id for r in out) != sorted(users) or any(r.guild_id != guild_id for r in out):
+        raise StoreError("a rating function must return one rating per user, of the same server")
+    return out
+
+
+class Ratings(StoreCore):
+    """`GameStore`'s rating methods."""
+
+    async def _lock_ratings(self, conn: Conn, guild_id: int) -> None:
+        if self.sql.rating_lock:
+            await conn.run(self.sql.rating_lock, _LOCK_CLASS, str(guild_id))
+
+    async def rate_game(
+        self, game_id: int, guild_id: int, user_ids: Sequence[int], rate: RateFn, now: float
+    ) -> bool:
+        users = list(dict.fromkeys(user_ids))
+
+        async def body(conn: Conn) -> bool:
+            await self._lock_ratings(conn, guild_id)
+            if await conn.fetchrow("SELECT 1 FROM rated_games WHERE game_id = ?", game_id) is not None:
+                return False
+            which, args = self.sql.any_of("user_id", users)
+            rows = await conn.fetch(
+                f"SELECT {_COLUMNS} FROM ratings WHERE guild_id = ? AND {which}", guild_id, *args
+            )
+            current = {r.user_id: r for r in map(_rating, rows)}
+            new = _checked(guild_id, users, rate({u: current.get(u) for u in users}))
+            await _upsert(conn, new, now)
+            await conn.run(
+                "INSERT INTO rated_games (game_id, guild_id, rated_at) VALUES (?, ?, ?)",
+                game_id,
+                guild_id,
+                now,
+            )
+            return True
+
+        return await self._write(body)
+
+    async def ratings(self, guild_id: int, limit: int | None = None) -> list[PlayerRating]:
+        sql = f"SELECT {_COLUMNS} FROM ratings WHERE guild_id = ? {_ORDER}"
+        rows = await (
+            self._read(sql, guild_id) if limit is None else self._read(sql + " LIMIT ?", guild_id, limit)
+        )
+        return [_rating(r) for r in rows]
+
+    async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None:
+        rows = await self._read(
+            f"SELECT {_COLUMNS} FROM ratings WHERE guild_id = ? AND user_id = ?", guild_id, user_id
+        )
+        return _rating(rows[0]) if rows else None
+
+    async def rated_games(self, guild_id: int) -> list[int]:
+        rows = await self._read(
+            "SELECT game_id FROM rated_games WHERE guild_id = ? ORDER BY game_id", guild_id
+        )
+        return [int(r[0]) for r in rows]
+
+    async def replace_ratings(
+        self, guild_id: int, ratings: Sequence[PlayerRating], game_ids: Sequence[int], now: float
+    ) -> None:
+        new = _checked(guild_id, [r.user_id for r in ratings], ratings)
+
+        async def body(conn: Conn) -> None:
+            await self._lock_ratings(conn, guild_id)
+            await conn.run("DELETE FROM ratings WHERE guild_id = ?", guild_id)
+            await conn.run("DELETE FROM rated_games WHERE guild_id = ?", guild_id)
+            await _upsert(conn, new, now)
+            await conn.run_many(
+                "INSERT INTO rated_games (game_id, guild_id, rated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (game_id) DO UPDATE"
+                " SET guild_id = excluded.guild_id, rated_at = excluded.rated_at",
+                [(g, guild_id, now) for g in dict.fromkeys(game_ids)],
+            )
+
+        await self._write(body)
+
+
+async def _upsert(conn: Conn, new: Sequence[PlayerRating], now: float) -> None:
+    await conn.run_many(
+        f"INSERT INTO ratings ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (guild_id, user_id) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,"
+        " games = excluded.games, wins = excluded.wins, updated_at = excluded.updated_at",
+        [(r.guild_id, r.user_id, r.mu, r.sigma, r.games, r.wins, now) for r in new],
+    )
