@@ -24,7 +24,7 @@ and webhooks left out), the event loop's longest stall (a probe task that sleeps
 process and of its render workers. ``--repeat N`` rounds, both bots in each, which goes first alternating.
 
     python benchmarks/bench_bot.py [--games 50] [--stall-games 0] [--actions 24] [--seed 7] [--repeat 1]
-                                   [--map PATH] [--no-baseline]
+                                   [--map PATH] [--no-baseline] [--workers N]
 
 Targets (issue 12) on 2 cores: first response p99 <= 500 ms, whole interaction p99 <= 2 s,
 >= 60 actions/s and >= 4x the old bot; 50 games: longest loop stall <= 50 ms.
@@ -225,13 +225,21 @@ def channel_requests(requests: list[Any]) -> int:
 
 
 def render_workers() -> int:
-    """The production number of render worker processes (the config's default)."""
+    """The production number of render worker processes (the config's default), or ALX_BENCH_RENDER_WORKERS
+    (--workers) to compare counts."""
+    if os.environ.get("ALX_BENCH_RENDER_WORKERS"):
+        return int(os.environ["ALX_BENCH_RENDER_WORKERS"])
     try:
-        from bot.process.config import Config
+        from bot.process.config import default_render_workers
 
-        return int(Config.render_workers)
-    except (ImportError, AttributeError):
-        return 2
+        return default_render_workers()
+    except ImportError:
+        try:
+            from bot.process.config import Config
+
+            return int(Config.render_workers)
+        except (ImportError, AttributeError):
+            return 2
 
 
 async def one_run(
@@ -631,7 +639,12 @@ if __name__ == "__main__":
         help="the map both bots play (default: the 236-space map of the issue's figures, the old default); "
         "'' for each tree's own default map",
     )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="the new bot's render workers (default: the config's)"
+    )
     a = parser.parse_args()
+    if a.workers is not None:
+        os.environ["ALX_BENCH_RENDER_WORKERS"] = str(a.workers)
     if a.no_pacer:
         os.environ["ALX_BENCH_NO_PACER"] = "1"
     raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed, a.map, a.repeat))

@@ -158,7 +158,10 @@ class Console:
         game_map = load_map(map_path) if map_path else default_map()
         self.d = OfflineDiscord(
             lambda: make_bot(
-                db, seed_source=seed_source, map_provider=lambda: game_map, web_port=web_port,
+                db,
+                seed_source=seed_source,
+                map_provider=lambda: game_map,
+                web_port=web_port,
                 public_url=f"http://127.0.0.1:{web_port}" if web_port is not None else "",
             ),
             strict=False,

@@ -141,9 +141,7 @@ class CommandBook:
             if node is not None and not nodes:
                 known = ", ".join(f"{self.shown(o)}:" for o in node.get("options") or []) or "-"
                 # TRANSLATORS: the console: a word after a command that takes options only
-                said = N_(
-                    "/{command} takes no word “{word}”: give its options as name:value ({known})."
-                )
+                said = N_("/{command} takes no word “{word}”: give its options as name:value ({known}).")
                 raise CommandError(self._say(said, command=" ".join(shown), word=word, known=known))
             found = self._find(word, nodes)
             if found is None:

@@ -518,7 +518,10 @@ def _free_of_the_map(m: Map, lay: Layout, theme: Theme, region: int, w: float, h
         b
         for x, y in _region_spots(m, lay)[region]
         for b in [(x - w / 2, y - h / 2, x + w / 2, y + h / 2)]
-        if left <= b[0] and top <= b[1] and b[2] <= right and b[3] <= bottom
+        if left <= b[0]
+        and top <= b[1]
+        and b[2] <= right
+        and b[3] <= bottom
         and not boxes.hits(b)
         and not lines.hits(b)
     )

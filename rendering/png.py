@@ -26,6 +26,7 @@ from rendering.recent import Recent
 
 ROWS = 16  # rows per band: smaller bands are found unchanged more often, larger ones compress better
 BANDS_KEPT = 4096  # compressed bands kept per process (about 2 KB each at 1,280 px: some 8 MB)
+LAST_KEPT = 512  # the last band's pixels at each height (and width, level), about 20 KB each at 1,280 px
 
 _SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ZLIB_HEADER = b"\x78\x5e"  # deflate, 32 KB window; the level bits are informative only
@@ -50,13 +51,40 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 class BandCache(Recent[bytes, Band]):
     """The compressed bytes of the bands drawn lately, by the SHA-256 of their pixels (and the width and
-    level they were compressed at)."""
+    level they were compressed at).
+
+    Most of a picture's bands are the very pixels the band at the same height of the picture before it
+    showed (the same map, walls and panel): each height keeps its last band's pixels, and a band equal to
+    them (compared byte by byte, a twentieth of a SHA-256's time) is not hashed at all. Hashing every band
+    was 14 % of a render worker's CPU (bench_bot's requests replayed)."""
 
     def __init__(self, size: int = BANDS_KEPT) -> None:
         super().__init__(size)
+        self._last: dict[tuple[int, int, int, int], tuple[bytes, Band]] = {}
 
-    def band(self, pixels: bytes, width: int, level: int, strategy: int = zlib.Z_DEFAULT_STRATEGY) -> Band:
-        """(compressed bytes, Adler-32, length) of one band's rows, each row led by its filter byte (0)."""
+    def band(
+        self,
+        pixels: bytes,
+        width: int,
+        level: int,
+        strategy: int = zlib.Z_DEFAULT_STRATEGY,
+        at: int | None = None,
+    ) -> Band:
+        """(compressed bytes, Adler-32, length) of one band's rows, each row led by its filter byte (0);
+        ``at``: the band's height in its picture (its index), where the last band there is compared."""
+        spot = (width, level, strategy, -1 if at is None else at)
+        last = self._last.get(spot)
+        if last is not None and last[0] == pixels:
+            self.hits += 1
+            return last[1]
+        made = self._hashed(pixels, width, level, strategy)
+        if at is not None:
+            if len(self._last) >= LAST_KEPT:
+                self._last.clear()
+            self._last[spot] = (pixels, made)
+        return made
+
+    def _hashed(self, pixels: bytes, width: int, level: int, strategy: int) -> Band:
         key = hashlib.sha256(pixels).digest() + struct.pack(">IBB", width, level, strategy)
         found = self.get(key)
         if found is not None:
@@ -66,6 +94,10 @@ class BandCache(Recent[bytes, Band]):
         made = (squeeze.compress(rows) + squeeze.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
         self.put(key, made)
         return made
+
+    def clear(self) -> None:
+        super().clear()
+        self._last.clear()
 
 
 BANDS = BandCache()
@@ -78,7 +110,7 @@ def bands(
     zlib ``level`` with its ``strategy`` (``zlib.Z_RLE``: runs of one colour only, faster)."""
     step = ROWS * width
     tops = range(0, len(pixels), step)
-    return [cache.band(pixels[top : top + step], width, level, strategy) for top in tops]
+    return [cache.band(pixels[top : top + step], width, level, strategy, top // step) for top in tops]
 
 
 def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band]) -> bytes:

@@ -40,7 +40,6 @@ def png(data: bytes, name: str, description: str | None = None) -> discord.File:
     return discord.File(io.BytesIO(data), filename=name, description=description)
 
 
-
 class Posting:
     """Posts and edits for the duties the worker sends itself (``kinds``); ``lanes``: interactions' tokens,
     so that public posts and their edits go out uncounted by Discord's global limit (issue 32)."""

@@ -37,8 +37,10 @@ them with the defaults load_config gives when none is set (variables_help), so n
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
+import os
 import re
 import sys
 from collections.abc import Mapping
@@ -106,7 +108,11 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "postgresql://user:password@host/db: a PostgreSQL store instead of the SQLite file (several "
         "processes can share it)",
     ),
-    ("ALEXANDROS_RENDER_WORKERS", "render_workers", "processes that draw the pictures; 0 draws in a thread"),
+    (
+        "ALEXANDROS_RENDER_WORKERS",
+        "render_workers",
+        "processes that draw the pictures (unset: the cores less one, at least 1); 0 draws in a thread",
+    ),
     (
         "ALEXANDROS_COMPUTER_WORKERS",
         "computer_workers",
@@ -150,6 +156,16 @@ _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 
 
+def default_render_workers() -> int:
+    """The render workers a host gets unless it says otherwise: the cores this process may run on less
+    one, kept for the bot's own process (its event loop), and at least 1 (issue 32)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return max(1, cores - 1)
+
+
 class ConfigError(ValueError):
     """A missing or bad setting. str(error) is one sentence meant for the server owner."""
 
@@ -169,7 +185,7 @@ class Config:
     reminder_hours: float
     rules_url: str = ""
     database_url: str = ""  # postgresql://…: never shown (it may hold a password)
-    render_workers: int = 2
+    render_workers: int = dataclasses.field(default_factory=lambda: default_render_workers())
     computer_workers: int = 1
     cache_games: int = 2000
     keep_sent_days: float = 30.0
@@ -339,7 +355,9 @@ def load_config(
         ),
         rules_url=_url(get("ALEXANDROS_RULES_URL"), "ALEXANDROS_RULES_URL"),
         database_url=_database_url(get("ALEXANDROS_DATABASE_URL")),
-        render_workers=_whole(get("ALEXANDROS_RENDER_WORKERS"), "ALEXANDROS_RENDER_WORKERS", 2, 0, 64),
+        render_workers=_whole(
+            get("ALEXANDROS_RENDER_WORKERS"), "ALEXANDROS_RENDER_WORKERS", default_render_workers(), 0, 64
+        ),
         computer_workers=_whole(get("ALEXANDROS_COMPUTER_WORKERS"), "ALEXANDROS_COMPUTER_WORKERS", 1, 0, 16),
         cache_games=_count(get("ALEXANDROS_CACHE_GAMES"), "ALEXANDROS_CACHE_GAMES", 2000),
         keep_sent_days=_hours(

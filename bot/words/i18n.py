@@ -39,6 +39,7 @@ def command_context(extras: dict[str, object]) -> str:
     own = extras.get("context")
     return f"{COMMAND} {own}" if own else COMMAND
 
+
 _speaking: ContextVar[str] = ContextVar("alexandros_language", default=SOURCE)
 
 

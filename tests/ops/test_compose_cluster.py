@@ -29,9 +29,7 @@ def environment(service: dict[str, Any]) -> dict[str, str]:
             return m.group(2)[2:]
         return values[m.group(1)]
 
-    return {
-        k: re.sub(r"\$\{(\w+)(:[?-][^}]*)?\}", value, str(v)) for k, v in service["environment"].items()
-    }
+    return {k: re.sub(r"\$\{(\w+)(:[?-][^}]*)?\}", value, str(v)) for k, v in service["environment"].items()}
 
 
 def test_the_bot_services_split_the_shards_and_share_one_database() -> None:

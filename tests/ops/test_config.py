@@ -23,6 +23,7 @@ from bot.process.config import (
     parse_dotenv,
     redact,
     setup_logging,
+    variables_help,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -309,3 +310,26 @@ def test_the_days_a_sent_message_is_kept_are_called_days() -> None:
     with pytest.raises(ConfigError) as err:
         load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_KEEP_SENT_DAYS": "0"}, None)
     assert "number of days" in str(err.value)
+
+
+def test_issue_32_render_workers_default_to_the_cores_less_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset, ALEXANDROS_RENDER_WORKERS is the cores this process may run on less one (kept for the bot's
+    event loop), at least 1; --help shows that number, and the hosting guide says the rule."""
+    for cores, workers in ((1, 1), (2, 1), (4, 3), (16, 15)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)), raising=False)
+        assert load_config({"DISCORD_TOKEN": TOKEN}).render_workers == workers
+        assert Config(**_config_fields()).render_workers == workers
+        line = next(line for line in variables_help() if "ALEXANDROS_RENDER_WORKERS" in line)
+        assert line.endswith(f"default {workers}"), line
+    assert load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RENDER_WORKERS": "2"}).render_workers == 2
+    hosting = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
+    assert "| `ALEXANDROS_RENDER_WORKERS` | cores − 1 (at least 1) |" in hosting
+
+
+def _config_fields() -> dict[str, object]:
+    base = load_config({"DISCORD_TOKEN": TOKEN})
+    return {
+        name: getattr(base, name)
+        for name in ("token", "data_dir", "db_path", "log_level", "test_guild", "backup_interval_hours")
+        + ("backup_keep", "backup_dir", "reminder_hours")
+    }

@@ -78,4 +78,3 @@ def test_every_link_between_the_pages_leads_somewhere() -> None:
             if target.startswith(("http://", "https://", "mailto:")):
                 continue
             assert (base / target).exists(), f"{name} links to {target}, which does not exist"
-

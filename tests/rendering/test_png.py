@@ -4,6 +4,7 @@ reused only when its pixels are the same."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import random
@@ -89,6 +90,34 @@ def test_a_band_is_reused_only_for_the_same_pixels() -> None:
     assert decoded(second).tobytes() == changed.tobytes()
 
 
+def test_issue_32_a_band_unchanged_at_its_height_is_not_hashed_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A band with the very pixels of the last band at its height is taken without its SHA-256 (compared
+    byte by byte); a changed one is hashed, and every file decodes to exactly its picture's pixels."""
+    hashed: list[bytes] = []
+    real = hashlib.sha256
+
+    def counting(data: bytes) -> object:
+        hashed.append(data)
+        return real(data)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    cache = BandCache()
+    rng = random.Random(3)
+    base = Image.frombytes("P", (40, 4 * ROWS), bytes(rng.randrange(256) for _ in range(40 * 4 * ROWS)))
+    base.putpalette(list(range(256)) * 3)
+    assert decoded(palette_png(base, 3, cache)).tobytes() == base.tobytes()
+    assert len(hashed) == 4
+    changed = base.copy()
+    changed.putpixel((5, ROWS + 2), (base.getpixel((5, ROWS + 2)) + 1) % 256)  # type: ignore[operator]
+    assert decoded(palette_png(changed, 3, cache)).tobytes() == changed.tobytes()
+    assert len(hashed) == 5, "only the changed band is hashed"
+    assert decoded(palette_png(base, 3, cache)).tobytes() == base.tobytes()  # back: found by its hash
+    assert len(hashed) == 6
+    cache.clear()
+    assert decoded(palette_png(base, 3, cache)).tobytes() == base.tobytes()
+    assert len(hashed) == 10, "a cleared cache keeps no band's pixels"
+
+
 def test_widths_and_levels_do_not_share_bands() -> None:
     """The same bytes at another width are other rows; another level is another compression."""
     cache = BandCache()
@@ -165,7 +194,7 @@ def test_a_font_that_keeps_its_texts_draws_the_very_pixels_freetype_draws() -> N
     assert ours and kept == again
     saved = fonts._local.fonts
     plain: dict[tuple[int, bool, bool], ImageFont.FreeTypeFont] = {}
-    for (size, bold, condensed) in saved:
+    for size, bold, condensed in saved:
         data = io.BytesIO(fonts._data(bold, condensed))
         plain[size, bold, condensed] = ImageFont.truetype(data, size, layout_engine=ImageFont.Layout.BASIC)
     try:
