@@ -71,6 +71,7 @@ class Thinkers:
         self.decided_in_workers = 0  # decisions a worker process answered
         self._idle = workers  # workers with no request
         self._queues: tuple[deque[asyncio.Future[None]], deque[asyncio.Future[None]]] = (deque(), deque())
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the waiting requests' futures are of
 
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
@@ -81,6 +82,18 @@ class Thinkers:
         if self.pool is not None:
             self.pool.close()
             self.pool = None
+        # The requests waiting for a worker fail with those the workers held (the bot closes this from a
+        # thread: on the loop's own thread, as the futures ask).
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._fail_waiting)
+
+    def _fail_waiting(self) -> None:
+        for queue in self._queues:
+            while queue:
+                turn = queue.popleft()
+                if not turn.done():
+                    turn.set_exception(RuntimeError("the computer workers are closed"))
 
     async def run(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
         """``fn(*args)`` in a worker process (in a thread without workers); ``urgent``: a person waits for
@@ -90,6 +103,8 @@ class Thinkers:
             if self.pool is not None:
                 await self._worker_free(urgent)
                 try:
+                    if self.pool is None:  # closed while this one waited
+                        raise RuntimeError("the computer workers are closed")
                     answer = await self.pool.run(None, fn, *args)
                 finally:
                     self._hand_on()
@@ -105,7 +120,8 @@ class Thinkers:
         if self._idle > 0 and not any(self._queues):
             self._idle -= 1
             return
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._loop = asyncio.get_running_loop()
+        turn: asyncio.Future[None] = self._loop.create_future()
         queue.append(turn)
         try:
             await turn

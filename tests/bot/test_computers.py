@@ -275,3 +275,23 @@ async def test_issue_29_a_hint_a_person_waits_for_goes_before_the_computers_turn
         assert all(hint < t for t in await asyncio.gather(*turns)), "the hint went first"
     finally:
         thinkers.close()
+
+
+async def test_issue_29_closing_the_computer_workers_fails_the_requests_waiting_for_them() -> None:
+    """The bot closes its computer workers at shutdown: the turns waiting in the bot for a worker fail then,
+    with the one a worker held, as the requests in a worker's pipe did (not one by one, later, on a pool that
+    is gone, after the store had closed)."""
+    import time
+
+    from bot.games.thinking import Thinkers
+
+    thinkers = Thinkers(workers=1)
+    thinkers.start()
+    busy = asyncio.ensure_future(thinkers.run(time.sleep, 5))
+    await asyncio.sleep(0.05)
+    waiting = [asyncio.ensure_future(thinkers.run(time.monotonic)) for _ in range(3)]
+    await asyncio.sleep(0.05)
+    await asyncio.to_thread(thinkers.close)  # as the bot's close does
+    outcomes = await asyncio.wait_for(asyncio.gather(busy, *waiting, return_exceptions=True), 5)
+    assert all(isinstance(o, RuntimeError) and "closed" in str(o) for o in outcomes), outcomes
+    assert thinkers.waiting == 0
