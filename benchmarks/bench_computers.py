@@ -222,6 +222,7 @@ async def one_run(
                     ledger.settle(g.d._channel)
 
             gc_cpu: list[float] = []
+            gc_gen: list[int] = []
             gc_at = [0.0]
 
             def on_gc(phase: str, info: dict[str, int]) -> None:
@@ -229,6 +230,7 @@ async def one_run(
                     gc_at[0] = time.thread_time()
                 else:
                     gc_cpu.append(time.thread_time() - gc_at[0])
+                    gc_gen.append(info["generation"])
 
             gc.callbacks.append(on_gc)
             probe = bb.Probe(period=0.001, callbacks=True)
@@ -246,6 +248,8 @@ async def one_run(
             probe.stop()
             gc.callbacks.remove(on_gc)
             ledger.settle_all()
+            by_gen = list(zip(gc_gen, gc_cpu, strict=True))
+            tracked = len(gc.get_objects())  # what a full collection looks at (gc.freeze's are left out)
             over = 0
             for gid in computer_ids:
                 state = (await d.bot.pipeline.tables.by_id(gid)).state
@@ -266,6 +270,13 @@ async def one_run(
                 "callback": probe.worst_callback_name,
                 "stalls > 50 ms": probe.over_50ms,
                 "gc max": max(gc_cpu, default=0.0) * 1000,
+                # The longest collection of each generation (CPU ms), how many full ones, and the objects
+                # the collector tracks at the end (more games alive: longer full collections).
+                "gc by generation": [
+                    round(1000 * max((c for g, c in by_gen if g == k), default=0), 1) for k in range(3)
+                ],
+                "full collections": sum(g == 2 for g in gc_gen),
+                "gc tracked": tracked,
                 "computer turns": tally.turns,
                 "computer decisions": tally.actions,
                 "computer turns cut off": tally.cut_off,
@@ -329,6 +340,11 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     for k, _, with_ in rows:
         print(f"  round {k}, with computers: longest callback {with_['callback'][:160]}")
+        for name, r in (("without", rows[k - 1][1]), ("with", with_)):
+            print(
+                f"  round {k}, {name} computers: longest collection by generation {r['gc by generation']} ms"
+                f" CPU, {r['full collections']} full, {r['gc tracked']:,} objects tracked at the end"
+            )
         print(
             f"  round {k}, with computers: a computer turn waited for and thought in its worker p50 "
             f"{with_['think wait p50']:.0f} ms, max {with_['think wait max']:.0f} ms; "
