@@ -526,7 +526,7 @@ async def test_a_duty_committed_while_a_slow_one_runs_is_sent_without_waiting_fo
             return "sent"
 
         worker._send = send
-        await store.add_duties(None, [NewDuty(dt.POST, clock(), 9000, payload={"text": "x"})], clock())
+        await store.add_duties(None, [NewDuty(dt.DEADLINE, clock(), 9000, payload={"turn": 3})], clock())
         worker.wake()
         await asyncio.sleep(0.05)  # the round claimed it, found nothing more, and waits for it
         try:
