@@ -285,16 +285,16 @@ class Deliveries:
                 if not flying:
                     break
                 # No waiting for a whole batch: a slow picture must not hold up the sends behind it. Claim
-                # again once half the room is free, or once everything has landed when the last claim found
-                # nothing, but for the deadlines: a commit's duties are claimed beside those (a computer
-                # thinking for seconds in a deadline's delivery held up every other channel's posts until
-                # it was done). Only beside them: claiming beside every delivery in flight on each commit
-                # made more claims of fewer duties, and bench_bot's handlers waited longer (p99 +30 %).
-                # Each delivery says when it lands (``land``): asyncio.wait on the whole batch added and
-                # removed a callback on every duty in flight each time one landed (4 % of the event loop's
-                # time).
+                # again once half the room is free (everything done, when the last claim found nothing), or,
+                # while a deadline is in flight, as soon as a commit wrote duties: a computer thinks for
+                # seconds in a deadline's delivery, and everything done included that, so every other
+                # channel's posts waited for it. Without a deadline in flight, commits wait for the round as
+                # before (a claim on each commit made more claims of fewer duties, and bench_bot's handlers
+                # waited longer: p99 +30 % in alternating runs). Each delivery says when it lands (``land``):
+                # asyncio.wait on the whole batch added and removed a callback on every duty in flight each
+                # time one landed (4 % of the event loop's time).
                 while flying and (not more or len(flying) > self.batch // 2):
-                    if nudged[0] and len(flying) == len(thinking) <= self.batch // 2:
+                    if nudged[0] and thinking and len(flying) <= self.batch // 2:
                         break
                     wake.clear()
                     if not landed:
