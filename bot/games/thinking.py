@@ -79,9 +79,11 @@ class Thinkers:
             self.pool.start()
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None
+        # No pool first: a request handed a worker while the pool closes (from a thread) is told so, instead
+        # of sending to a worker whose pipes are being closed.
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
         # The requests waiting for a worker fail with those the workers held (the bot closes this from a
         # thread: on the loop's own thread, as the futures ask).
         loop = self._loop
