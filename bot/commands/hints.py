@@ -50,7 +50,7 @@ class Hints:
                 raise Refused("bot/hints-off")
             v = view(state, seat)  # the player's own view: nothing hidden goes further
             seed = f"{table.id}:{table.version}:{seat}"
-            advice = await self.ctx.thinkers.run(_think, v, seed, self.seconds)
+            advice = await self.ctx.thinkers.run(_think, v, seed, self.seconds, urgent=True)
             used = await self._count(table, interaction.user.id)
             picture = await self._picture(table, v, advice)
             text = private.hint_text(advice, table.speaker, seat, used)

@@ -10,12 +10,19 @@ The workers run at a lower OS priority (``nice`` 10) than the bot: on a busy mac
 first, and a computer that thinks a little longer costs nobody a late answer. With ``workers`` = 0 the
 computers think in a thread (the tests and the console, where one process is simpler). The process pool
 is bot.process.render_pool's: warm processes fed and read by the event loop, a dead one replaced.
+
+Requests wait in the bot, not in a worker's pipe: each worker has one at a time. A request given up while it
+waits (a computer's turn cut off with its delivery, after 30 s behind 20 tables of computers on one worker)
+is never sent, where it was once thought through for nobody before the turns behind it; and a person's
+hint goes before the computers' turns waiting (``urgent``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -62,6 +69,9 @@ class Thinkers:
         self.pool: RenderPool | None = None
         self.waiting = 0  # decisions asked for and not yet answered (the metrics' queue depth)
         self.decided_in_workers = 0  # decisions a worker process answered
+        self._idle = workers  # workers with no request
+        self._queues: tuple[deque[asyncio.Future[None]], deque[asyncio.Future[None]]] = (deque(), deque())
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop the waiting requests' futures are of
 
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
@@ -69,21 +79,71 @@ class Thinkers:
             self.pool.start()
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.close()
-            self.pool = None
+        # No pool first: a request handed a worker while the pool closes (from a thread) is told so, instead
+        # of sending to a worker whose pipes are being closed.
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()
+        # The requests waiting for a worker fail with those the workers held (the bot closes this from a
+        # thread: on the loop's own thread, as the futures ask).
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._fail_waiting)
 
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` in a worker process (in a thread without workers)."""
+    def _fail_waiting(self) -> None:
+        for queue in self._queues:
+            while queue:
+                turn = queue.popleft()
+                if not turn.done():
+                    turn.set_exception(RuntimeError("the computer workers are closed"))
+
+    async def run(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
+        """``fn(*args)`` in a worker process (in a thread without workers); ``urgent``: a person waits for
+        it (a hint), so it goes before the computers' turns waiting for a worker."""
         self.waiting += 1
         try:
             if self.pool is not None:
-                answer = await self.pool.run(None, fn, *args)
+                await self._worker_free(urgent)
+                try:
+                    if self.pool is None:  # closed while this one waited
+                        raise RuntimeError("the computer workers are closed")
+                    answer = await self.pool.run(None, fn, *args)
+                finally:
+                    self._hand_on()
                 self.decided_in_workers += 1
                 return answer
             return await asyncio.to_thread(fn, *args)
         finally:
             self.waiting -= 1
+
+    async def _worker_free(self, urgent: bool) -> None:
+        """Until a worker has no request: then it is this one's."""
+        queue = self._queues[0 if urgent else 1]
+        if self._idle > 0 and not any(self._queues):
+            self._idle -= 1
+            return
+        self._loop = asyncio.get_running_loop()
+        turn: asyncio.Future[None] = self._loop.create_future()
+        queue.append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._hand_on()  # handed a worker as it was given up: the next one's
+            else:
+                with contextlib.suppress(ValueError):  # unless a free worker passed it over already
+                    queue.remove(turn)
+            raise
+
+    def _hand_on(self) -> None:
+        """A worker is free: to the first request waiting (a hint before a computer's turn)."""
+        for queue in self._queues:
+            while queue:
+                turn = queue.popleft()
+                if not turn.done():
+                    turn.set_result(None)
+                    return
+        self._idle += 1
 
     async def turn(
         self, state: GameState, level: str, rng: random.Random

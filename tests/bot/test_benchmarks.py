@@ -99,3 +99,17 @@ def test_bench_store_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_labels_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_labels").main(games=1, every=40, runs=1, baseline=False) == 0
     assert "ms CPU a board" in capsys.readouterr().out
+
+
+def test_bench_computers_runs_rounds_with_and_without_computer_tables(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 29, item 2: people's games beside tables of computers playing by themselves (tiny sizes, the
+    easy level: the figures mean nothing here)."""
+    argv = "--games 2 --computers 2 --actions 2 --repeat 2 --level easy --workers 1".split()
+    assert bench("bench_computers").main(argv) == 0
+    out = capsys.readouterr().out
+    for k in (1, 2):
+        assert f"round {k}, without computers: " in out and f"round {k}, with 2 computer tables: " in out
+    assert "interaction p99 with / without computers" in out
+    assert "the computers played during the clock: met" in out, out

@@ -4,6 +4,7 @@ the table's level for absent players."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 
@@ -227,3 +228,70 @@ async def test_issue_29_a_bot_with_computer_workers_plays_the_computers_turns_th
         posts = [m for m in d.channel_messages(CHANNEL) if "— Computer (normal) (" in m.content]
         assert posts and all("— turn over." in m.content for m in posts)
     assert thinkers.pool is None, "the bot's close ends its computer workers"
+
+
+async def test_issue_29_a_decision_given_up_before_its_worker_took_it_costs_the_worker_nothing(tmp_path):
+    """A computer's turn is cut off when its delivery times out (30 s: 20 computer tables queue behind one
+    worker, longer on a busy machine where the worker runs behind the bot). Its request used to wait in the
+    worker's pipe and was thought through all the same, for nobody, before the turns behind it: requests
+    now wait in the bot, one at a time per worker, and one given up before its turn is never sent."""
+    import os
+    import time
+
+    from bot.games.thinking import Thinkers
+
+    thinkers = Thinkers(workers=1)
+    thinkers.start()
+    try:
+        busy = asyncio.ensure_future(thinkers.run(time.sleep, 0.5))  # the worker thinks for someone
+        await asyncio.sleep(0.05)
+        given_up = asyncio.ensure_future(thinkers.run(os.mkdir, str(tmp_path / "thought for nobody")))
+        await asyncio.sleep(0.05)
+        given_up.cancel()
+        await busy
+        await thinkers.run(time.sleep, 0)  # behind the one given up, had it been sent
+        assert not (tmp_path / "thought for nobody").exists()
+        assert thinkers.waiting == 0
+    finally:
+        thinkers.close()
+
+
+async def test_issue_29_a_hint_a_person_waits_for_goes_before_the_computers_turns() -> None:
+    """Hints and computer turns share the workers: a person's hint waited behind every computer turn asked
+    for before it (20 computer tables: about 20 turns). It is thought next."""
+    import time
+
+    from bot.games.thinking import Thinkers
+
+    thinkers = Thinkers(workers=1)
+    thinkers.start()
+    try:
+        busy = asyncio.ensure_future(thinkers.run(time.sleep, 0.3))
+        await asyncio.sleep(0.05)
+        turns = [asyncio.ensure_future(thinkers.run(time.monotonic)) for _ in range(3)]
+        await asyncio.sleep(0.05)
+        hint = await thinkers.run(time.monotonic, urgent=True)
+        await busy
+        assert all(hint < t for t in await asyncio.gather(*turns)), "the hint went first"
+    finally:
+        thinkers.close()
+
+
+async def test_issue_29_closing_the_computer_workers_fails_the_requests_waiting_for_them() -> None:
+    """The bot closes its computer workers at shutdown: the turns waiting in the bot for a worker fail then,
+    with the one a worker held, as the requests in a worker's pipe did (not one by one, later, on a pool that
+    is gone, after the store had closed)."""
+    import time
+
+    from bot.games.thinking import Thinkers
+
+    thinkers = Thinkers(workers=1)
+    thinkers.start()
+    busy = asyncio.ensure_future(thinkers.run(time.sleep, 5))
+    await asyncio.sleep(0.05)
+    waiting = [asyncio.ensure_future(thinkers.run(time.monotonic)) for _ in range(3)]
+    await asyncio.sleep(0.05)
+    await asyncio.to_thread(thinkers.close)  # as the bot's close does
+    outcomes = await asyncio.wait_for(asyncio.gather(busy, *waiting, return_exceptions=True), 5)
+    assert all(isinstance(o, RuntimeError) and "closed" in str(o) for o in outcomes), outcomes
+    assert thinkers.waiting == 0

@@ -506,6 +506,43 @@ async def test_a_slow_send_holds_up_neither_the_sends_beside_it_nor_the_claims_b
         assert await draining == len(channels) and sent[-1] == 9000
 
 
+async def test_a_duty_committed_while_a_slow_one_runs_is_sent_without_waiting_for_it(tmp_path):
+    """Issue 29: a computer's turn is a delivery that thinks for seconds (a deadline duty, waiting for the
+    computer workers). The round that found nothing more to claim waited for every delivery in flight, and a
+    commit meanwhile only asked for another round after it: every other channel's posts waited for the
+    computers (bench_computers: 50 games of people took 122 s beside 20 computer tables, 22 s without)."""
+    from storage import NewDuty
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        await d.bot.deliveries.drain(clock() + 5)
+        worker, store = d.bot.deliveries, d.bot.store
+        release, sent = asyncio.Event(), []
+
+        async def send(duty, now):
+            if duty.channel_id == 9000:
+                await release.wait()  # a computer thinking
+            sent.append(duty.channel_id)
+            return "sent"
+
+        worker._send = send
+        await store.add_duties(None, [NewDuty(dt.DEADLINE, clock(), 9000, payload={"turn": 3})], clock())
+        worker.wake()
+        await asyncio.sleep(0.05)  # the round claimed it, found nothing more, and waits for it
+        try:
+            await store.add_duties(None, [NewDuty(dt.POST, clock(), 9001, payload={"text": "y"})], clock())
+            worker.wake()  # a commit's
+            for _ in range(200):
+                if sent:
+                    break
+                await asyncio.sleep(0.01)
+            assert sent == [9001], "the later commit's post went out while the slow delivery ran"
+        finally:
+            release.set()
+        await worker.drain()
+        assert sorted(sent) == [9000, 9001]
+
+
 # --- a store that fails (issue 27: a full disk) --------------------------------------------------------
 
 
