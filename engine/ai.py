@@ -479,9 +479,13 @@ class GreedyPlayer:
         if board.splits:
             split_ids = {pid for pid, _ in board.splits}
             provinces = [p.spaces for p in state.provinces if p.id not in split_ids]
-            for _, parts in board.splits:
+            inc = list(base_inc)
+            for pid, parts in board.splits:
                 provinces.extend(parts)
-            inc = self.incomes(state, provinces)
+                # Only the provinces cut change: their incomes out, their parts' in.
+                old = self.incomes(state, (state.province_by_id[pid].spaces,))
+                new = self.incomes(state, parts)
+                inc = [i - o + n for i, o, n in zip(inc, old, new, strict=True)]
         else:
             provinces = base_provinces
             inc = base_inc
