@@ -5,33 +5,13 @@ otherwise (each rival keeps the cards the table knows of, P12) never changes its
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from engine import ai
 from engine.game import apply, new_game
 from engine.maps import default_map, packaged_map
 from engine.state import GameState, Phase
-from engine.symbols import add, as_list, cards_of, sub, total
 from engine.views import view
-
-
-def _hidden_twin(state: GameState, rng: random.Random) -> GameState:
-    """The same view for the player to act, with the supply and the rivals' unknown cards dealt otherwise."""
-    me = state.current
-    hidden = list(state.supply)
-    for i, p in enumerate(state.players):
-        if i != me:
-            hidden += as_list(sub(p.hand, p.known))
-    rng.shuffle(hidden)
-    players, at = [], 0
-    for i, p in enumerate(state.players):
-        if i == me:
-            players.append(p)
-            continue
-        n = total(p.hand) - total(p.known)
-        players.append(replace(p, hand=add(p.known, cards_of(hidden[at : at + n]))))
-        at += n
-    return replace(state, players=tuple(players), supply=tuple(hidden[at:]), rng=rng.getrandbits(64))
+from tests.engine.helpers import hidden_twin
 
 
 def _hidden(state: GameState) -> tuple[object, ...]:
@@ -56,7 +36,7 @@ def test_r2_5_the_hard_level_decides_the_same_whatever_the_hidden_cards_in_many_
     phases, tested = set(), 0
     for k, state in enumerate(positions):
         me = state.current
-        twins = (_hidden_twin(state, random.Random(1000 * j + k)) for j in range(1, 6))
+        twins = (hidden_twin(state, random.Random(1000 * j + k)) for j in range(1, 6))
         twin = next((t for t in twins if _hidden(t) != _hidden(state)), None)
         if twin is None:  # every hidden card is known to the table (P12): nothing to deal otherwise
             continue
