@@ -229,13 +229,13 @@ class GreedyPlayer:
 
     # -- provinces --------------------------------------------------------------------------------------
 
-    def facts(self, state: GameState, spaces: frozenset[Space]) -> _ProvinceFacts:
-        # One table per map: the same spaces mean other symbols on another map.
-        table = self._facts.get(state.map)
-        if table is None:
-            if len(self._facts) >= 8:
-                self._facts.clear()
-            table = self._facts.setdefault(state.map, {})
+    def facts(
+        self,
+        state: GameState,
+        spaces: frozenset[Space],
+        table: dict[frozenset[Space], _ProvinceFacts] | None = None,
+    ) -> _ProvinceFacts:
+        table = table if table is not None else self._table(state)
         f = table.get(spaces)
         if f is None:
             sym = state.map.symbol
@@ -253,6 +253,15 @@ class GreedyPlayer:
             table[spaces] = f
         return f
 
+    def _table(self, state: GameState) -> dict[frozenset[Space], _ProvinceFacts]:
+        # One table per map: the same spaces mean other symbols on another map.
+        table = self._facts.get(state.map)
+        if table is None:
+            if len(self._facts) >= 8:
+                self._facts.clear()
+            table = self._facts.setdefault(state.map, {})
+        return table
+
     def occupy_gain(self, state: GameState, f: _ProvinceFacts, hand: Cards, guards: int) -> float:
         """What occupying a free province with this hand is worth now (R6.1-R6.2, R7.3), or 0."""
         if f.symbols == 0 or guards == 0 or f.value == 0:
@@ -268,18 +277,36 @@ class GreedyPlayer:
             gain *= 0.4  # two guards score nothing until one is taken back (R7.3)
         return max(0.0, gain)
 
+    def state_incomes(self, state: GameState) -> list[int]:
+        """``incomes`` of the state's own provinces, found from the guards (at most 16) and not the other
+        way round."""
+        counts: dict[tuple[int, int], int] = {}
+        province_of = state.province_of
+        for s, o in state.guard_owner.items():
+            key = (province_of[s], o)
+            counts[key] = counts.get(key, 0) + 1
+        out = [0] * len(state.players)
+        table = self._table(state)
+        by_id = state.province_by_id
+        for (pid, o), n in counts.items():
+            if n == 1:
+                out[o] += self.facts(state, by_id[pid].spaces, table).value
+        return out
+
     def incomes(self, state: GameState, provinces: Sequence[frozenset[Space]]) -> list[int]:
         """R7.3 for every seat: the open values of provinces where the seat has exactly one guard."""
         owner = state.guard_owner
         out = [0] * len(state.players)
+        table = self._table(state)
         for spaces in provinces:
+            if spaces.isdisjoint(owner):  # at most 16 guards: cheaper than walking a large province
+                continue
             counts: dict[int, int] = {}
-            for s in spaces:
-                o = owner.get(s)
-                if o is not None:
+            for s, o in owner.items():
+                if s in spaces:
                     counts[o] = counts.get(o, 0) + 1
             if counts:
-                v = self.facts(state, spaces).value
+                v = self.facts(state, spaces, table).value
                 for o, n in counts.items():
                     if n == 1:
                         out[o] += v
@@ -290,7 +317,7 @@ class GreedyPlayer:
         if state.phase is Phase.OVER:
             return _final_value(state.players[me].score, [p.score for p in state.players], me)
         provinces = [p.spaces for p in state.provinces]
-        inc = self.incomes(state, provinces)
+        inc = self.state_incomes(state)
         hand = state.players[me].hand
         return self._value(state, me, inc, hand, provinces, state.players[me].guards_in_supply)
 
@@ -309,11 +336,13 @@ class GreedyPlayer:
         owner = state.guard_owner
         potential = 0.0
         if guards:
+            table = self._table(state)
+            held = total(hand) + guards
             for spaces in provinces:
-                f = self.facts(state, spaces)
-                if f.symbols == 0 or f.symbols > total(hand) + guards:
+                f = self.facts(state, spaces, table)
+                if f.symbols == 0 or f.symbols > held:
                     continue
-                if any(s in owner for s in spaces):
+                if not spaces.isdisjoint(owner):
                     continue
                 potential = max(potential, self.occupy_gain(state, f, hand, guards))
         return mine + hope * potential - self.lam(state) * best_other
@@ -343,7 +372,7 @@ class GreedyPlayer:
         limit = left if fewest_any <= left else fewest_any
         barrier = _barrier_degree(state)
         base_provinces = [p.spaces for p in state.provinces]
-        base_inc = self.incomes(state, base_provinces)
+        base_inc = self.state_incomes(state)
         boards: dict[tuple[Symbol, Space, tuple[Point, ...]], tuple[_Board, float]] = {}
         for sym, ts in by_symbol.items():
             for t in ts:
@@ -450,9 +479,13 @@ class GreedyPlayer:
         if board.splits:
             split_ids = {pid for pid, _ in board.splits}
             provinces = [p.spaces for p in state.provinces if p.id not in split_ids]
-            for _, parts in board.splits:
+            inc = list(base_inc)
+            for pid, parts in board.splits:
                 provinces.extend(parts)
-            inc = self.incomes(state, provinces)
+                # Only the provinces cut change: their incomes out, their parts' in.
+                old = self.incomes(state, (state.province_by_id[pid].spaces,))
+                new = self.incomes(state, parts)
+                inc = [i - o + n for i, o, n in zip(inc, old, new, strict=True)]
         else:
             provinces = base_provinces
             inc = base_inc
@@ -589,13 +622,17 @@ class HardPlayer:
     ``worlds`` game states consistent with the view (engine.determinize: each rival's known cards, P12, in
     that rival's hand, the other unseen cards dealt at random into the hands and the supply), takes the
     greedy player's ``candidates`` best options, and plays each one out in every world: the rest of its
-    own turn and the other players' next turns by the greedy player, ``rounds`` times round the table.
-    The option with the best mean chance to win over the worlds is chosen (``chance``: won, lost or shared
-    when a play-out ends the game; otherwise a logistic curve of the greedy estimate of its lead over the
-    best rival).
+    own turn and the other players' next turns by the greedy player, ``rounds`` times round the table
+    (one round more once ``late_walls`` black walls or fewer are left, so that the end by walls, R10.1,
+    comes within sight). The option with the best mean chance to win over the worlds is chosen
+    (``chance``: won, lost or shared when a play-out ends the game; otherwise a logistic curve of the
+    greedy estimate of its lead over the best rival).
 
-    Budget: the engine has no clock, so the work is bounded by ``candidates * worlds`` play-outs per
-    decision (the same decision on every machine). A caller that needs a hard time limit also passes
+    Successive halving (``keep`` < 1): after ``prune_after`` worlds, each further world plays out only the
+    best ``keep`` share of the options left (at least two), so more candidates fit in the same work.
+
+    Budget: the engine has no clock, so the work is bounded by at most ``candidates * worlds`` play-outs
+    per decision (the same decision on every machine). A caller that needs a hard time limit also passes
     ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``), here or
     per call: it is asked after every action of a play-out and the search stops at once when it says so;
     the options played out so far decide (the greedy player's own choice is played out first), so a
@@ -611,6 +648,9 @@ class HardPlayer:
     follow_ups: int = 1
     spread: float = 6.0  # the lead (points) that makes a game still going about 73 % won, near its end...
     spread_walls: float = 5.0  # ...and the walls left that widen it by a point each
+    keep: float = 1.0  # after ``prune_after`` worlds, each later world plays out this share of the options
+    prune_after: int = 1
+    late_walls: int = 0  # with this many black walls left or fewer, one more round is played out (R10.1)
     deadline: Callable[[], bool] | None = None
     greedy: GreedyPlayer = field(default_factory=lambda: _GREEDY)
 
@@ -631,10 +671,11 @@ class HardPlayer:
         totals = [0.0] * len(options)
         counts = [0] * len(options)
         stop = deadline or _never
-        for world in worlds:
+        alive = list(range(len(options)))
+        for k, world in enumerate(worlds):
             seed = rng.getrandbits(64)  # the same chance for every option in one world: a fairer comparison
-            for i, option in enumerate(options):
-                value = self._option_value(world, option, me, seed, stop)
+            for i in alive:
+                value = self._option_value(world, options[i], me, seed, stop)
                 if value is None:
                     break
                 totals[i] += value
@@ -642,10 +683,15 @@ class HardPlayer:
                 if stop():
                     break
             else:
+                if k + 1 >= self.prune_after and self.keep < 1.0:
+                    # Successive halving: the worlds left go to the options that look best so far.
+                    n = max(2, math.ceil(len(alive) * self.keep))
+                    alive = sorted(alive, key=lambda i: (-totals[i] / counts[i], i))[:n]
+                    alive.sort()
                 continue
             break
         # Options are tried in the greedy order, so the greedy choice is the first one played out.
-        tried = [i for i in range(len(options)) if counts[i]]
+        tried = [i for i in alive if counts[i]]
         if not tried:
             return options[0]
         best = max(tried, key=lambda i: (totals[i] / counts[i], -i))
@@ -702,6 +748,7 @@ class HardPlayer:
         for action in actions:
             state, _ = apply(state, action)
         turn, rounds = state.turn, 0
+        horizon = self.rounds + (1 if world.black_left <= self.late_walls else 0)
         while state.phase is not Phase.OVER:
             if stop():
                 return None
@@ -709,7 +756,7 @@ class HardPlayer:
                 turn = state.turn
                 if state.current == me:  # back at this player's turn: one more round played
                     rounds += 1
-                    if rounds >= self.rounds:
+                    if rounds >= horizon:
                         break
             state, _ = apply(state, self.greedy(state, rng))
         return self.chance(state, me)
@@ -725,7 +772,7 @@ class HardPlayer:
             return 1.0 / len(winners) if me in winners else 0.0
         g = self.greedy
         provinces = [p.spaces for p in state.provinces]
-        inc = g.incomes(state, provinces)  # once: greedy's value below is made from the same incomes
+        inc = g.state_incomes(state)  # once: greedy's value below is made from the same incomes
         best_other = g.best_rival(state, me, inc)
         # greedy's value counts the best rival at weight lam; the lead counts them in full.
         mine = state.players[me]

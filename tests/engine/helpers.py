@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 from engine import rules
@@ -9,7 +10,7 @@ from engine.game import new_game
 from engine.geometry import Point, Side, side
 from engine.maps import Map, parse_map
 from engine.state import GameState, Options, Phase, PlayerState
-from engine.symbols import NO_CARDS, Cards, Symbol, cards_of
+from engine.symbols import NO_CARDS, Cards, Symbol, add, as_list, cards_of, sub, total
 
 T, A, H, L, S = Symbol.TEMPLE, Symbol.AMPHORA, Symbol.HORSE, Symbol.LYRE, Symbol.SOLDIER
 
@@ -89,3 +90,24 @@ def takeover_position(players: int) -> GameState:
         guards={1: ((0, 1),)},
         hands={0: hand(H, H, T, A, L, T)},
     )
+
+
+def hidden_twin(state: GameState, rng: random.Random) -> GameState:
+    """The same position as its player on turn sees it (the same view), with the hidden cards dealt
+    otherwise: each rival keeps the cards the table knows of, the rest of the rivals' hands and the supply
+    are shuffled among themselves."""
+    me = state.current
+    hidden = list(state.supply)
+    for i, p in enumerate(state.players):
+        if i != me:
+            hidden += as_list(sub(p.hand, p.known))
+    rng.shuffle(hidden)
+    players, at = [], 0
+    for i, p in enumerate(state.players):
+        if i == me:
+            players.append(p)
+            continue
+        n = total(p.hand) - total(p.known)
+        players.append(replace(p, hand=add(p.known, cards_of(hidden[at : at + n]))))
+        at += n
+    return replace(state, players=tuple(players), supply=tuple(hidden[at:]), rng=rng.getrandbits(64))

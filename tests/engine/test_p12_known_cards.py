@@ -17,9 +17,9 @@ from engine.game import apply, evolve, new_game
 from engine.maps import packaged_map
 from engine.notation import format_position, parse_position
 from engine.state import GameState, Phase
-from engine.symbols import NO_CARDS, SYMBOLS, Cards, add, as_list, cards_of, contains, one, sub, total
+from engine.symbols import NO_CARDS, SYMBOLS, Cards, add, as_list, contains, one, sub, total
 from engine.views import redact_all, view
-from tests.engine.helpers import H, L, S, T, hand
+from tests.engine.helpers import H, L, S, T, hand, hidden_twin
 
 AEGEAN = packaged_map("aegean")
 FAST_HARD = ai.HardPlayer(candidates=3, worlds=2)
@@ -154,27 +154,6 @@ def _midgame(seed: int = 4) -> GameState:
             return state
 
 
-def _hidden_twin(state: GameState, rng: random.Random) -> GameState:
-    """The same position as its player on turn sees it (the same view), with the hidden cards dealt
-    otherwise: each rival keeps the cards the table knows of, the rest of the rivals' hands and the supply
-    are shuffled among themselves."""
-    me = state.current
-    hidden = list(state.supply)
-    for i, p in enumerate(state.players):
-        if i != me:
-            hidden += as_list(sub(p.hand, p.known))
-    rng.shuffle(hidden)
-    players, at = [], 0
-    for i, p in enumerate(state.players):
-        if i == me:
-            players.append(p)
-            continue
-        n = total(p.hand) - total(p.known)
-        players.append(replace(p, hand=add(p.known, cards_of(hidden[at : at + n]))))
-        at += n
-    return replace(state, players=tuple(players), supply=tuple(hidden[at:]), rng=rng.getrandbits(64))
-
-
 def test_p12_sampled_worlds_deal_each_rival_the_cards_known_to_be_in_that_hand() -> None:
     state = _midgame()
     me = state.current
@@ -214,12 +193,12 @@ def test_p12_r2_5_the_hard_player_decides_the_same_whatever_the_hidden_cards_wit
 ) -> None:
     state = _midgame(seed)
     me = state.current
-    twin = _hidden_twin(state, random.Random(seed + 100))
+    twin = hidden_twin(state, random.Random(seed + 100))
     assert twin != state and view(twin, me) == view(state, me)
     assert invariants.check(twin) == []
     assert FAST_HARD(state, random.Random(7)) == FAST_HARD(twin, random.Random(7))
     moved, _ = apply(state, ai.greedy_player(state, random.Random(1)))
-    moved_twin = _hidden_twin(moved, random.Random(seed + 200))
+    moved_twin = hidden_twin(moved, random.Random(seed + 200))
     assert view(moved_twin, me) == view(moved, me)
     assert FAST_HARD(moved, random.Random(3)) == FAST_HARD(moved_twin, random.Random(3))
 
@@ -227,7 +206,7 @@ def test_p12_r2_5_the_hard_player_decides_the_same_whatever_the_hidden_cards_wit
 def test_p12_views_still_hide_every_rival_hand_beyond_its_known_cards() -> None:
     state = _midgame()
     me = state.current
-    twin = _hidden_twin(state, random.Random(1))
+    twin = hidden_twin(state, random.Random(1))
     rivals_differ = any(
         a.hand != b.hand for i, (a, b) in enumerate(zip(state.players, twin.players, strict=True)) if i != me
     )
