@@ -1,7 +1,7 @@
 """Computer players' strength and speed: one player against three (or n-1) greedy players.
 
     python benchmarks/bench_ai.py [--games 200] [--players 4] [--jobs 2] [--player hard] [--levy]
-        [--first-seed 1] [--second-seed 1001] [--small 100] [--map aegean] [--hard NAME=VALUE ...]
+        [--first-seed 1] [--second-seed 1001] [--small 100] [--map aegean] [--hard NAME=VALUE ...] [--in-bot]
 
 Game i (seed i) seats the tested player at seat i mod n, so every seat is played equally often. Printed:
 the tested player's win share with its Wilson 95% interval (a shared victory counts as a share, D9) and per
@@ -10,7 +10,9 @@ gives it), the machine's load, and in the same run a baseline: a greedy player i
 fair share is 1/n. ``--second-seed`` plays the tested player again on a second, disjoint range of games;
 ``--small`` adds its games against one greedy player on the small map. ``--levy`` also measures the greedy
 player's levy judgement against the old one (``GreedyPlayer(levy_rivals=0)``): the share of its levies
-where the rivals together gain more, and the new player's win share against three old ones.
+where the rivals together gain more, and the new player's win share against three old ones. ``--in-bot``
+runs benchmarks/bench_computers.py after them: the bot's loop and interactions with 20 tables of hard
+computers thinking beside 50 games of people (issue 29).
 """
 
 from __future__ import annotations
@@ -214,6 +216,9 @@ def main() -> int:
         metavar="GAMES",
         help="also play the tested player against one greedy player on the small map, seeds 1..GAMES",
     )
+    parser.add_argument(
+        "--in-bot", action="store_true", help="then the bot beside 20 computer tables (bench_computers)"
+    )
     args = parser.parse_args()
     options = tuple((k, float(v)) for k, v in (o.split("=", 1) for o in args.hard))
     seeds = f"seeds {args.first_seed}-{args.first_seed + args.games - 1}"
@@ -239,6 +244,11 @@ def main() -> int:
         if args.small:
             r = run(args.player, "greedy", args.small, 2, args.jobs, "aegean", options)
             report(f"{args.player}{extra} vs 1 greedy on the small map (aegean), seeds 1-{args.small}", r, 2)
+    if args.in_bot:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import bench_computers
+
+        return int(bench_computers.main([]))
     return 0
 
 
