@@ -7,10 +7,9 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from .base import ForgetReport, StillSeated
 from .core import StoreCore
 from .privacy import (
-    ForgetReport,
-    StillSeated,
     forget_options,
     forget_payload,
     held_a_place,

@@ -20,12 +20,6 @@ writable by this process's user, and so must its -wal and -shm files where they 
 kind "unwritable"): SQLite opens a read-only file without complaint, and every write then fails. The test is
 an open for writing, made as the running user (so root, who may write a mode 0444 file, passes), which
 changes nothing in the file.
-
-API
----
-inspect_database(path) -> BadDatabase | None     the first problem found, or None
-check_database(path) -> None                     raises BadDatabase (str() is one sentence)
-check_writable(path) -> None                     raises BadDatabase (kind "unwritable") unless writable
 """
 
 from __future__ import annotations
@@ -37,8 +31,6 @@ from typing import Final, Literal
 
 from .base import StoreError
 from .migrations import LATEST_VERSION, SchemaTooNew
-
-__all__ = ["BadDatabase", "DatabaseTooNew", "Kind", "check_database", "check_writable", "inspect_database"]
 
 Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign", "missing", "unwritable"]
 

@@ -14,19 +14,6 @@ of the names (`forget_options`, `forget_payload`); in the words of posts not yet
 too, where one stands as a word of its own. The outbox's log of messages already delivered is deleted
 rather than rewritten (it is only a log): in their games, and anywhere its text holds their id or a name
 of theirs (`needles`: the names the bot knows them by, and those the records kept).
-
-API
----
-StillSeated(user_id, game_ids)                  the user sits in a game not over: nothing was changed
-ForgetReport(games, settings, duties, named)    what `forget_user` changed
-former_name(seat) -> str                        stored in English; readers read it in theirs
-former_number(name) -> int | None               N of a stored "former player N" (0: "a former player")
-needles(user_id, names) -> tuple[str, ...]      texts that, inside a stored JSON text, may name the user
-stored_names(options, user_id) -> list[str]     the names a game's options keep for the user
-held_a_place(options, user_id, seat, created_by, waiting_on) -> bool   a former player stands there after
-scrub(value, user_id, pseudonym, names, new_name) -> value
-forget_options(options, user_id, pseudonym, seat, created) -> options
-forget_payload(payload, user_id, pseudonym, seat, names) -> payload
 """
 
 from __future__ import annotations
@@ -35,22 +22,8 @@ import re
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
 
-from .base import ForgetReport, JsonDict, StillSeated
+from .base import JsonDict
 from .rows import dumps
-
-__all__ = [
-    "ForgetReport",
-    "StillSeated",
-    "forget_options",
-    "forget_payload",
-    "former_name",
-    "former_number",
-    "held_a_place",
-    "needles",
-    "scrub",
-    "stored_names",
-]
-
 
 FORMER_PLAYER = "former player "
 A_FORMER_PLAYER = "a former player"

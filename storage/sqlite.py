@@ -10,10 +10,10 @@ import asyncio
 import os
 from collections.abc import Collection
 
+from .base import ForgetReport
 from .migrations import LATEST_VERSION, migrate
 from .operations import Operations
 from .preflight import check_database
-from .privacy import ForgetReport
 from .sqlite_base import SqliteBase, connect, glance_connection
 from .sqlite_outbox import SqliteOutbox
 from .sqlite_transfer import SqliteTransfer
