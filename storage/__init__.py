@@ -85,8 +85,8 @@ from .preflight import check_writable as check_writable
 from .preflight import inspect_database as inspect_database
 from .privacy import former_number as former_number
 from .sqlite import SqliteGameStore as SqliteGameStore
+from .sqlite import copy_database as copy_database
 from .sqlite import open_store as open_store
-from .sqlite_transfer import copy_database as copy_database
 
 
 def sqlite_path(url_or_path: str) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, ClassVar, Final, NoReturn, TypeVar
+from typing import Any, ClassVar, Final, NoReturn, Self, TypeVar
 
 from .base import GameClosed, GameNotFound, GameRecord, NewDuty, ShardSlice, VersionConflict
 from .rows import ACTIVE_SQL
@@ -35,6 +35,12 @@ class StoreCore:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._let_go()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
 
     async def _let_go(self) -> None:
         """Close the backend's connections (no transaction runs any more)."""

@@ -1,7 +1,7 @@
 """The outbox, written once for both backends: duties written with the state, leased to delivery workers,
 finished or retried, cancelled, purged when old. What differs stays with the backend: SQLite's group
-commit of finishes and its file lock (storage/sqlite_outbox.py), PostgreSQL's wake-ups across processes
-and advisory lock (storage/postgres_outbox.py); the claim's SQL is in storage/sql.py."""
+commit of finishes and its file lock (storage/sqlite.py), PostgreSQL's wake-ups across processes
+and advisory lock (storage/postgres.py); the claim's SQL is in storage/sql.py."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """A game's export and import, written once for both backends (the format: storage/rows.py). Backups and
-integrity checks differ whole and stay with the backend (storage/sqlite_transfer.py,
-storage/postgres_transfer.py)."""
+integrity checks differ whole and stay with the backend (storage/sqlite.py, storage/postgres.py)."""
 
 from __future__ import annotations
 

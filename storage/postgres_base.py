@@ -74,8 +74,8 @@ class PostgresBase(StoreCore):
         self.writer = writer
         self._tasks: set[asyncio.Future[Any]] = set()
         self._holding: set[Any] = set()  # connections holding an exclusive() lock
-        self._listener: asyncio.Task[None] | None = None  # listen_for_duties (postgres_outbox)
-        self._change_listener: asyncio.Task[None] | None = None  # listen_for_changes (postgres_outbox)
+        self._listener: asyncio.Task[None] | None = None  # listen_for_duties (storage/postgres.py)
+        self._change_listener: asyncio.Task[None] | None = None  # listen_for_changes
         self._closed = False
 
     # ------------------------------------------------------------------ plumbing

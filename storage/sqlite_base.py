@@ -43,6 +43,9 @@ from .sql import SQLITE, Conn
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 _INSERT_DUTY: Final[str] = INSERT_DUTY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# A finish_duty call waiting to be written (storage/sqlite.py): duty id, lease owner, time, outcome, and its
+# caller's answer.
+Finish = tuple[int, str, float, str, asyncio.Future[bool]]
 
 
 async def _configure(conn: aiosqlite.Connection) -> None:
@@ -116,13 +119,6 @@ class Tx:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
-    async def execute(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
-        return self._conn.execute(sql, tuple(parameters))
-
-    async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
-        return self._conn.executemany(sql, parameters)
-
-    # The shared operations' seam (storage.sql.Conn).
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         return self._conn.execute(sql, args).fetchall()
 
@@ -182,12 +178,14 @@ class SqliteBase(StoreCore):
         self._glance_thread = threading.get_ident()
         self._tasks: set[asyncio.Future[Any]] = set()  # writes queued and not yet done
         self._closed = False
+        self._finishing: list[Finish] = []  # finish_duty calls waiting for the transaction before theirs
+        self._finisher: asyncio.Future[None] | None = None
 
     # ------------------------------------------------------------------ plumbing
 
     async def _write(self, body: Callable[[Tx], Awaitable[T]], *, closing: bool = False) -> T:
         """Run ``body`` as one write transaction. ``closing``: also while ``close`` waits for the writes
-        before it (a write that a queued one started: see SqliteOutbox.finish_duty)."""
+        before it (a write that a queued one started: see SqliteGameStore.finish_duty)."""
         if self._closed and not closing:
             raise StoreError("store is closed")
         # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as one,

@@ -282,7 +282,7 @@ async def test_a_failed_transaction_rolls_back_and_the_store_goes_on(tmp_path: P
         game = await store.create_game(1, 1, 1, {}, T0)
 
         async def half_then_fail(conn: aiosqlite.Connection) -> None:
-            await conn.execute("UPDATE games SET version = 99 WHERE id = ?", (game.id,))
+            await conn.run("UPDATE games SET version = 99 WHERE id = ?", game.id)
             await conn.execute("INSERT INTO no_such_table VALUES (1)")
 
         with pytest.raises(sqlite3.OperationalError):
@@ -384,7 +384,7 @@ async def test_a_transaction_body_awaiting_anything_else_is_refused_and_rolled_b
         game = await store.create_game(1, 1, 1, {}, T0)
 
         async def waits(conn: Tx) -> None:
-            await conn.execute("UPDATE games SET version = 99 WHERE id = ?", (game.id,))
+            await conn.run("UPDATE games SET version = 99 WHERE id = ?", game.id)
             await asyncio.sleep(0)
 
         with pytest.raises(RuntimeError, match="awaited something other than its connection"):
