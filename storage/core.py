@@ -18,6 +18,8 @@ T = TypeVar("T")
 INSERT_DUTY: Final[str] = (
     "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
 )
+# A game finished or abandoned: its timers (keyed pending duties) go; its pending posts stay.
+DROP_TIMERS: Final[str] = "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL"
 
 
 class StoreCore:

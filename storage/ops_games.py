@@ -20,7 +20,7 @@ from .base import (
     Status,
     _Keep,
 )
-from .core import StoreCore, insert_maps, why_not_updated, write_meta
+from .core import DROP_TIMERS, StoreCore, insert_maps, why_not_updated, write_meta
 from .rows import ACTIVE_SQL, ChangeRows, check_status, from_json, metadata_rows, to_json
 from .sql import Conn
 
@@ -59,20 +59,8 @@ class Games(StoreCore):
         map_rows = list(maps)
 
         async def body(conn: Conn) -> GameRecord:
-            # RETURNING hands back the updated row, saving a round trip.
-            updated = await conn.fetchrow(
-                self.sql.advance,
-                new_version,
-                now,
-                status,
-                c.set_waiting,
-                c.waiting,
-                game_id,
-                expected_version,
-            )
-            if updated is None:
-                await why_not_updated(conn, game_id, expected_version)
-            record = self.sql.game(updated)
+            args = (new_version, now, status, game_id, expected_version, None, "lobby")
+            record = await self._advance(conn, args, c, terminal=status in TERMINAL_STATUSES)
             await insert_maps(conn, map_rows)
             await conn.run_many(
                 "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)", event_rows
@@ -84,17 +72,6 @@ class Games(StoreCore):
                 new_version,
                 snapshot_json,
             )
-            if c.seats is not None:
-                await self._replace_seats(conn, game_id, c.seats)
-                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
-            cancel = c.cancel_keys
-            if status in TERMINAL_STATUSES:  # the game's timers go; its pending posts stay
-                await conn.run(
-                    "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", game_id
-                )
-                cancel = []
-            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=cancel)
-            await write_meta(conn, game_id, c.meta, now)
             return record
 
         return await self._write(body)
@@ -118,20 +95,32 @@ class Games(StoreCore):
         options_json = None if options is None else to_json(options)
 
         async def body(conn: Conn) -> GameRecord:
-            updated = await conn.fetchrow(
-                self.sql.amend, now, options_json, c.set_waiting, c.waiting, game_id, expected_version
-            )
-            if updated is None:
-                await why_not_updated(conn, game_id, expected_version)
-            record = self.sql.game(updated)
-            if c.seats is not None:
-                await self._replace_seats(conn, game_id, c.seats)
-                record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
-            await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=c.cancel_keys)
-            await write_meta(conn, game_id, c.meta, now)
-            return record
+            args = (expected_version, now, None, game_id, expected_version, options_json, "playing")
+            return await self._advance(conn, args, c, terminal=False)
 
         return await self._write(body)
+
+    async def _advance(
+        self, conn: Conn, args: tuple[Any, ...], c: ChangeRows, *, terminal: bool
+    ) -> GameRecord:
+        """The version-guarded update of an append or an amend (``args``: `Dialect.advance`'s but whose turn
+        it is, which ``c`` gives), and the changes beside the game's row."""
+        _, now, _, game_id, expected_version, *_ = args
+        # RETURNING hands back the updated row, saving a round trip.
+        updated = await conn.fetchrow(self.sql.advance, *args, c.set_waiting, c.waiting)
+        if updated is None:
+            await why_not_updated(conn, game_id, expected_version)
+        record = self.sql.game(updated)
+        if c.seats is not None:
+            await self._replace_seats(conn, game_id, c.seats)
+            record = dataclasses.replace(record, seats=tuple(sorted(c.seats)))
+        cancel = c.cancel_keys
+        if terminal:  # the game's timers go; its pending posts stay
+            await conn.run(DROP_TIMERS, game_id)
+            cancel = []
+        await self._insert_duties(conn, game_id, record.guild_id, c.duties, now, cancel=cancel)
+        await write_meta(conn, game_id, c.meta, now)
+        return record
 
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
         duty_rows = [(d, to_json(d.payload)) for d in duties]
@@ -146,9 +135,7 @@ class Games(StoreCore):
                 now,
                 game_id,
             )
-            await conn.run(
-                "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL", game_id
-            )
+            await conn.run(DROP_TIMERS, game_id)
             await self._insert_duties(conn, game_id, game.guild_id, duty_rows, now)
             return await self._fetch_game(conn, game_id)
 

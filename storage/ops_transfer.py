@@ -11,6 +11,7 @@ from .core import StoreCore, insert_maps, insert_seats, write_meta
 from .rows import (
     ACTIVE_SQL,
     DUTY_COLUMNS,
+    GAME_FIELDS,
     duty_from_row,
     export_document,
     export_maps,
@@ -20,11 +21,6 @@ from .rows import (
     to_json,
 )
 from .sql import Conn
-
-_GAME_FIELDS = (
-    "guild_id", "channel_id", "status", "options", "version", "created_by", "created_at", "updated_at",
-    "waiting_on", "turn_started_at",
-)  # fmt: skip
 
 
 class Transfer(StoreCore):
@@ -78,8 +74,8 @@ class Transfer(StoreCore):
 
         async def body(conn: Conn) -> GameRecord:
             old_id = int(game["id"])
-            columns = list(_GAME_FIELDS)
-            values = [to_json(game[c]) if c == "options" else game[c] for c in _GAME_FIELDS]
+            columns = list(GAME_FIELDS[1:])
+            values = [to_json(game[c]) if c == "options" else game[c] for c in columns]
             if keep_id:
                 exists = await conn.fetchrow(f"SELECT 1 FROM games WHERE id = ?{self.sql.for_update}", old_id)
                 if exists and not replace:

@@ -30,6 +30,13 @@ EXPORT_FORMAT_VERSION: Final[int] = 3  # 2 added "meta", 3 "duties" for "notices
 _NOTICE_KINDS: Final[dict[str, str]] = {"turn": "remind", "deadline": "deadline"}
 
 
+# A game's fields as an export writes them, in this order (its "game"), and as an import writes its row.
+GAME_FIELDS: Final[tuple[str, ...]] = (
+    "id", "guild_id", "channel_id", "status", "options", "version", "created_by", "created_at", "updated_at",
+    "waiting_on", "turn_started_at",
+)  # fmt: skip
+# What an export keeps of a pending duty, in this order.
+_DUTY_FIELDS = ("channel_id", "user_id", "kind", "key", "due_at", "payload", "created_at")
 # A duty row's columns, in the order `duty_from_row` reads them.
 DUTY_COLUMNS: Final[str] = (
     "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
@@ -151,10 +158,6 @@ def check_status(status: str) -> Status:
     return status
 
 
-def _optional_float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
 def _optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
 
@@ -185,36 +188,13 @@ def export_document(
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_FORMAT_VERSION,
         "schema_version": schema_version,
-        "game": {
-            "id": game.id,
-            "guild_id": game.guild_id,
-            "channel_id": game.channel_id,
-            "status": game.status,
-            "options": game.options,
-            "version": game.version,
-            "created_by": game.created_by,
-            "created_at": game.created_at,
-            "updated_at": game.updated_at,
-            "waiting_on": game.waiting_on,
-            "turn_started_at": game.turn_started_at,
-        },
+        "game": {name: getattr(game, name) for name in GAME_FIELDS},
         "seats": [[seat, user] for seat, user in game.seats],
         "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
         "snapshot": None if snapshot is None else {"version": snapshot[0], "body": snapshot[1]},
         "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
         "meta": {key: json.loads(text) for key, text in meta},
-        "duties": [
-            {
-                "channel_id": d.channel_id,
-                "user_id": d.user_id,
-                "kind": d.kind,
-                "key": d.key,
-                "due_at": d.due_at,
-                "payload": d.payload,
-                "created_at": d.created_at,
-            }
-            for d in duties
-        ],
+        "duties": [{name: getattr(d, name) for name in _DUTY_FIELDS} for d in duties],
     }
 
 
@@ -252,7 +232,7 @@ def parse_export(
         "created_at": float(raw["created_at"]),
         "updated_at": float(raw["updated_at"]),
         "waiting_on": _optional_int(raw["waiting_on"]),
-        "turn_started_at": _optional_float(raw["turn_started_at"]),
+        "turn_started_at": _time(raw["turn_started_at"]),
     }
     try:
         seat_rows = check_seats(data["seats"])
