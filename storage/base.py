@@ -481,6 +481,9 @@ class GameStore(Protocol):
         """Merge `changes` into a user's settings (a None value removes the key). Returns the result. Two
         processes' updates of one user both land."""
 
+    async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]:
+        """(user id, settings, updated_at) of every user, for moving a database (`python -m storage move`)."""
+
     # --- ratings per server (bot.ratings decides who is rated and computes; the store keeps) -------------
 
     async def rate_game(

@@ -1,7 +1,7 @@
 """What every operation of the store stands on, written once for both backends: the plumbing a backend
 gives (`_write`, `_read`, `_glance`, `_consistent`, `_insert_rows`) and the row helpers used inside a
 transaction. The operations themselves are mixins on `StoreCore` (storage/ops_*.py, assembled in
-storage/operations.py); a backend (storage/sqlite_base.py, storage/postgres_base.py) implements the
+storage/operations.py); a backend (storage/sqlite.py, storage/postgres.py) implements the
 plumbing and names its SQL (storage/sql.py)."""
 
 from __future__ import annotations
@@ -43,6 +43,14 @@ class StoreCore:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
+
+    def _keep(self, running: asyncio.Future[T]) -> asyncio.Future[T]:
+        """A write under way, which close() lets finish; its outcome is retrieved even if nobody awaits it
+        any more (a cancelled caller). Await it shielded: a cancelled caller never stops it halfway."""
+        self._tasks.add(running)
+        running.add_done_callback(self._tasks.discard)
+        running.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return running
 
     async def _let_go(self) -> None:
         """Close the backend's connections (no transaction runs any more)."""

@@ -59,6 +59,5 @@ class Settings(StoreCore):
         return await self._write(body)
 
     async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]:
-        """(user id, settings, updated_at) of every user, for moving a database (`python -m storage move`)."""
         rows = await self._read("SELECT user_id, body, updated_at FROM user_settings ORDER BY user_id")
         return [(int(u), from_json(b), float(t)) for u, b, t in rows]

@@ -16,8 +16,7 @@ import pytest
 from storage import LATEST_VERSION, GameNotFound, NewDuty, SchemaTooNew, VersionConflict, open_store
 from storage import migrations as migrations_module
 from storage.migrations import MIGRATIONS, migrate, schema_version
-from storage.sqlite import connect
-from storage.sqlite_base import Tx
+from storage.sqlite import Tx, connect
 
 T0 = 1_700_000_000.0
 
