@@ -304,8 +304,6 @@ class GameStore(Protocol):
     ) -> GameRecord:
         """Replace the options and/or the seating of a game still in the lobby."""
 
-    async def set_seats(self, game_id: int, seats: Sequence[tuple[int, int]], now: float) -> GameRecord: ...
-
     async def append(
         self,
         game_id: int,

@@ -92,13 +92,9 @@ class StoreCore:
         that two transactions never race on one key) or of none: a keyed one replaces the pending duty of
         that key, and pending duties with a key in `cancel` go too. Returns the new ids. `created` gives
         their creation times (an import keeps them); `now` is the default."""
-        keys = sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
-        if keys:
-            which, args = self.sql.any_of("key", keys)
-            game, game_args = ("game_id IS NULL", []) if game_id is None else ("game_id = ?", [game_id])
-            await conn.run(
-                f"DELETE FROM duties WHERE {game} AND {which} AND done_at IS NULL", *game_args, *args
-            )
+        await self._cancel_keys(
+            conn, game_id, sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
+        )
         # Within one call too, a later duty with a key replaces an earlier one.
         last = {d.key: i for i, (d, _) in enumerate(duties) if d.key is not None}
         rows = [
@@ -134,16 +130,15 @@ class StoreCore:
         )
         return None if row is None else int(row[0])
 
-    async def _cancel_keys(self, conn: Conn, game_id: int, keys: Sequence[str] | None) -> int:
-        """Delete the game's pending duties with these keys (None: all of them); how many."""
-        if keys is None:
-            return await conn.run("DELETE FROM duties WHERE game_id = ? AND done_at IS NULL", game_id)
-        if not keys:
+    async def _cancel_keys(self, conn: Conn, game_id: int | None, keys: Sequence[str] | None) -> int:
+        """Delete the pending duties of a game (None: of no game) with these keys (None: all); how many."""
+        if keys is not None and not keys:
             return 0
-        which, args = self.sql.any_of("key", keys)
-        return await conn.run(
-            f"DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND {which}", game_id, *args
-        )
+        where, args = ("game_id IS NULL", []) if game_id is None else ("game_id = ?", [game_id])
+        if keys is not None:
+            which, key_args = self.sql.any_of("key", keys)
+            where, args = f"{where} AND {which}", args + key_args
+        return await conn.run(f"DELETE FROM duties WHERE {where} AND done_at IS NULL", *args)
 
     @staticmethod
     async def _replace_seats(conn: Conn, game_id: int, seat_rows: Sequence[tuple[int, int]]) -> None:

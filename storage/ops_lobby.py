@@ -102,6 +102,3 @@ class Lobby(StoreCore):
                 await self._replace_seats(conn, game_id, seat_rows)
 
         return await self._lobby_change(game_id, now, change)
-
-    async def set_seats(self, game_id: int, seats: Sequence[tuple[int, int]], now: float) -> GameRecord:
-        return await self.update_lobby(game_id, now, seats=seats)
