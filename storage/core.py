@@ -76,6 +76,14 @@ class StoreCore:
         """Insert these duty rows (the columns of `INSERT_DUTY`); their new ids, in order."""
         raise NotImplementedError
 
+    async def _run(self, sql: str, *args: Any) -> int:
+        """One statement as a write transaction of its own; the number of rows it touched."""
+
+        async def body(conn: Conn) -> int:
+            return await conn.run(sql, *args)
+
+        return await self._write(body)
+
     # ------------------------------------------------------------------ helpers inside a transaction
 
     async def _insert_duties(

@@ -1,11 +1,7 @@
-"""Ratings per server, written once for both backends.
-
-A game is rated exactly once: ``rate_game`` reads the players' ratings, computes the new ones with the
-caller's pure function and writes them together with a ``rated_games`` row, in one transaction; a second
-call for the same game finds the row and writes nothing. Two games of one server ending at once are rated
-one after the other (SQLite: its one writer; PostgreSQL: an advisory lock on the server), so neither update
-is lost.
-"""
+"""Ratings per server, written once for both backends (the contract: `GameStore.rate_game`). A game is
+rated once: its ``rated_games`` row is written with the ratings it changed. Two games of one server ending at
+once are rated one after the other (SQLite: its one writer; PostgreSQL: an advisory lock on the server), so
+neither update is lost."""
 
 from __future__ import annotations
 

@@ -22,13 +22,8 @@ class Settings(StoreCore):
         return from_json(rows[0][0]) if rows else {}
 
     async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:
-        body_json = to_json(settings)
-
-        async def body(conn: Conn) -> None:
-            upsert = _INSERT + "UPDATE SET body = excluded.body, updated_at = excluded.updated_at"
-            await conn.run(upsert, user_id, body_json, now)
-
-        await self._write(body)
+        upsert = _INSERT + "UPDATE SET body = excluded.body, updated_at = excluded.updated_at"
+        await self._run(upsert, user_id, to_json(settings), now)
 
     async def update_user_settings(self, user_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
         changes = dict(changes)

@@ -200,14 +200,11 @@ class SqliteBase(StoreCore):
         before it (a write that a queued one started: see SqliteGameStore.finish_duty)."""
         if self._closed and not closing:
             raise StoreError("store is closed")
-        # aiosqlite runs one function at a time in its thread, in order: the whole transaction goes as one,
-        # where each statement, the BEGIN and the COMMIT were a trip to the thread and back (an action's
-        # append made about ten). Nothing else waits on the event loop: the transaction is queued to the
-        # thread at once (an asyncio lock held it back until the loop had seen the last one end, so under
-        # load every write also waited for a turn of a busy loop, and the writer sat idle between). It is
-        # queued as aiosqlite's own ``_execute`` queues a call, without a task around it (one task fewer
-        # a write, three writes an action): queued before this returns, it runs to its end even if the
-        # caller is cancelled, and its outcome is retrieved whoever waits for it.
+        # One trip to the thread (see the module's docstring), where each statement, the BEGIN and the COMMIT
+        # were one (an action's append made about ten). Queued at once: an asyncio lock held it back until
+        # the loop had seen the last one end, so under load every write also waited for a turn of a busy
+        # loop, and the writer sat idle between. Without a task around it: one task fewer a write, three
+        # writes an action. Queued before this returns, it runs to its end even if the caller is cancelled.
         writer = self._writer
         if not writer._running or writer._connection is None:
             raise StoreError("store is closed")
@@ -216,9 +213,7 @@ class SqliteBase(StoreCore):
         return await asyncio.shield(self._keep(done))
 
     async def _consistent(self, body: Callable[[Tx], Awaitable[T]]) -> T:
-        # On the writer: the reader must never hold a long read transaction that would hide a commit the
-        # caller just made.
-        return await self._write(body)
+        return await self._write(body)  # on the writer (the module's docstring says why)
 
     async def _read(self, sql: str, *params: Any) -> list[Any]:
         if self._closed:
