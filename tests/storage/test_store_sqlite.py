@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import pytest
 
 from storage import LATEST_VERSION, GameNotFound, NewDuty, SchemaTooNew, VersionConflict, open_store
@@ -280,9 +279,9 @@ async def test_a_failed_transaction_rolls_back_and_the_store_goes_on(tmp_path: P
     try:
         game = await store.create_game(1, 1, 1, {}, T0)
 
-        async def half_then_fail(conn: aiosqlite.Connection) -> None:
+        async def half_then_fail(conn: Tx) -> None:
             await conn.run("UPDATE games SET version = 99 WHERE id = ?", game.id)
-            await conn.execute("INSERT INTO no_such_table VALUES (1)")
+            await conn.run("INSERT INTO no_such_table VALUES (1)")
 
         with pytest.raises(sqlite3.OperationalError):
             await store._write(half_then_fail)
