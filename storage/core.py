@@ -10,7 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar, Final, NoReturn, Self, TypeVar
 
-from .base import GameClosed, GameNotFound, GameRecord, NewDuty, ShardSlice, VersionConflict
+from .base import GameClosed, GameNotFound, GameRecord, NewDuty, ShardSlice, StoreError, VersionConflict
 from .rows import ACTIVE_SQL
 from .sql import Conn, Dialect
 
@@ -37,6 +37,10 @@ class StoreCore:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._let_go()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("store is closed")
 
     async def __aenter__(self) -> Self:
         return self

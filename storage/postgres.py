@@ -106,16 +106,14 @@ class PostgresBase(StoreCore):
         raise AssertionError("unreachable")
 
     async def _write(self, body: Callable[[PgTx], Awaitable[T]], isolation: str = "read_committed") -> T:
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         return await asyncio.shield(self._keep(asyncio.ensure_future(self._run_tx(body, isolation))))
 
     async def _consistent(self, body: Callable[[PgTx], Awaitable[T]]) -> T:
         return await self._write(body, isolation="repeatable_read")
 
     async def _read(self, sql: str, *args: Any) -> list[Any]:
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         return list(await self._pool.fetch(dollars(sql), *args))
 
     async def _glance(self, sql: str, *args: Any) -> list[Any]:
@@ -232,8 +230,7 @@ class PostgresGameStore(Operations, PostgresBase):
         own: bool,
         name: str,
     ) -> asyncio.Task[None]:
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         if old is not None:
             old.cancel()
         return asyncio.get_running_loop().create_task(self._listen(shards, wake, own), name=name)
@@ -289,8 +286,7 @@ class PostgresGameStore(Operations, PostgresBase):
     async def exclusive(self, name: str) -> AsyncIterator[bool]:
         """A session advisory lock held on one pooled connection for the block: PostgreSQL releases it
         when the block ends, or when the connection drops (the holder died). Never waits."""
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         key = int.from_bytes(hashlib.sha256(f"alexandros:{name}".encode()).digest()[:8], "big", signed=True)
         conn = await self._pool.acquire()
         try:
@@ -315,8 +311,7 @@ class PostgresGameStore(Operations, PostgresBase):
         raises StoreError saying so. The dump is written beside the target and renamed into place, so
         `dest_path` is either the old dump or a complete new one.
         """
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         pg_dump = shutil.which("pg_dump")
         if pg_dump is None:
             raise StoreError(

@@ -216,8 +216,7 @@ class SqliteBase(StoreCore):
         return await self._write(body)  # on the writer (the module's docstring says why)
 
     async def _read(self, sql: str, *params: Any) -> list[Any]:
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         return list(await self._reader.execute_fetchall(sql, params))
 
     async def _glance(self, sql: str, *params: Any) -> list[Any]:
@@ -235,8 +234,7 @@ class SqliteBase(StoreCore):
         # Let the loop turn first, as a read in the reader's thread did: a handler that ran all its reads at
         # once held the loop for its whole length, and 50 handlers woken together held it some 60 ms.
         await asyncio.sleep(0)
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         try:
             return self._glance_conn.execute(sql, params).fetchall()
         except sqlite3.OperationalError as exc:
@@ -367,8 +365,7 @@ class SqliteGameStore(Operations, SqliteBase):
         one transaction (a group commit): a delivery round lands several sends at once, and one transaction
         each was 1.3 of the 3.2 write transactions an action made in bench_bot. Each duty is still
         checked and answered on its own."""
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         done.add_done_callback(lambda f: f.cancelled() or f.exception())  # a cancelled caller's outcome
         self._finishing.append((duty_id, owner, now, plain(outcome), done))
@@ -426,8 +423,7 @@ class SqliteGameStore(Operations, SqliteBase):
         """A lock on the file ``<database>.<name>.lock``, taken without waiting: the processes sharing this
         database file (a bot and a one-off ``--sync``) see each other's. (Without ``fcntl``, on Windows, or
         for an in-memory database: this process's holders only.)"""
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         if name in self._held:
             yield False
             return
@@ -453,8 +449,7 @@ class SqliteGameStore(Operations, SqliteBase):
         await asyncio.to_thread(copy_database, self.path, os.fspath(dest_path))
 
     async def integrity_check(self) -> IntegrityReport:
-        if self._closed:
-            raise StoreError("store is closed")
+        self._check_open()
         # A connection of its own: a full check of a big file takes a while, and the shared reader
         # must stay free for the bot's reads meanwhile.
         conn = await connect(self.path)
