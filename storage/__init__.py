@@ -42,11 +42,8 @@ import os
 from pathlib import Path
 
 # The package's names: each re-exported as itself (PEP 484), so that this list is the only one.
-from .base import ACTIVE_STATUSES as ACTIVE_STATUSES
 from .base import KEEP as KEEP
-from .base import MAX_SEATS as MAX_SEATS
 from .base import STATUSES as STATUSES
-from .base import TERMINAL_STATUSES as TERMINAL_STATUSES
 from .base import ChannelBusy as ChannelBusy
 from .base import DatabaseUnreachable as DatabaseUnreachable
 from .base import Duty as Duty
@@ -70,8 +67,6 @@ from .base import Status as Status
 from .base import StillSeated as StillSeated
 from .base import StoreError as StoreError
 from .base import VersionConflict as VersionConflict
-from .base import redact_url as redact_url
-from .base import snapshot_map as snapshot_map
 from .migrations import LATEST_VERSION as LATEST_VERSION
 from .migrations import SchemaTooNew as SchemaTooNew
 from .pg_migrations import PgSchemaTooNew as PgSchemaTooNew

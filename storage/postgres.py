@@ -32,17 +32,16 @@ import shutil
 import socket
 import urllib.parse
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
-from typing import Any, Final, TypeAlias, TypeVar
+from typing import Any, Final, TypeAlias
 
 import asyncpg
 
 from .base import DatabaseUnreachable, IntegrityReport, ShardSlice, StoreError, redact_url
-from .core import INSERT_DUTY, StoreCore, invariant_problems
+from .core import INSERT_DUTY, StoreCore, T, invariant_problems
 from .operations import Operations
 from .pg_migrations import DUTY_CHANNEL, LATEST_VERSION, migrate, schema_version
 from .sql import POSTGRES, Conn, dollars
 
-T = TypeVar("T")
 # A pooled connection: every transaction of the store runs on one.
 _Conn: TypeAlias = "asyncpg.pool.PoolConnectionProxy[asyncpg.Record]"
 _DEADLOCK_RETRIES: Final[int] = 3
@@ -137,6 +136,11 @@ class PostgresBase(StoreCore):
         return sorted(int(r[0]) for r in new)
 
     async def _let_go(self) -> None:
+        for listener in (self._listener, self._change_listener):  # each on a connection of its own
+            if listener is not None:
+                listener.cancel()
+                await asyncio.gather(listener, return_exceptions=True)
+        self._listener = self._change_listener = None
         if self._holding:
             # Closing while an exclusive() block still runs: drop the connections, as a dying process
             # would; the server releases their locks at once.
@@ -271,16 +275,6 @@ class PostgresGameStore(Operations, PostgresBase):
             finally:
                 if conn is not None:
                     conn.terminate()
-
-    async def close(self) -> None:
-        try:
-            await super().close()
-        finally:
-            for listener in (self._listener, self._change_listener):
-                if listener is not None:
-                    listener.cancel()
-                    await asyncio.gather(listener, return_exceptions=True)
-            self._listener = self._change_listener = None
 
     @contextlib.asynccontextmanager
     async def exclusive(self, name: str) -> AsyncIterator[bool]:

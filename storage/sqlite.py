@@ -35,12 +35,12 @@ import sqlite3
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable, Sequence
 from functools import partial
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 import aiosqlite
 
 from .base import ForgetReport, IntegrityReport, ShardSlice, StoreError
-from .core import INSERT_DUTY, StoreCore, invariant_problems
+from .core import INSERT_DUTY, StoreCore, T, invariant_problems
 from .migrations import LATEST_VERSION, migrate
 from .operations import Operations
 from .ops_outbox import FINISH
@@ -53,7 +53,6 @@ try:
 except ImportError:  # Windows: exclusive() is then per process
     fcntl = None  # type: ignore[assignment]
 
-T = TypeVar("T")
 log = logging.getLogger(__name__)
 _INSERT_DUTY: Final[str] = INSERT_DUTY + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # A finish_duty call waiting to be written: duty id, lease owner, time, outcome, and its caller's answer.
