@@ -26,10 +26,8 @@ A game has a `version`: the number of events in its log. Every action is one cal
 
 `append` writes the events (versions version+1..), the snapshot, the version, and the optional
 status / seats / waiting_on / duty changes in ONE transaction, or nothing at all. Events and
-snapshots are opaque JSON-able dicts (the engine serializes them); the store never looks inside.
-Lobby changes (join_seat, leave_seat, update_lobby) do not change the version.
-
-All times are float Unix seconds passed in by the caller (`now`); the store reads no clock.
+snapshots are opaque JSON-able dicts (the engine serializes them). Lobby changes (join_seat, leave_seat,
+update_lobby) do not change the version. All times are float Unix seconds passed in by the caller (`now`).
 
 The outbox (the transactional-outbox pattern): a duty is written in the same commit as the change that
 causes it, and a delivery worker claims it under a lease, sends it, and finishes it (or retries it later).
