@@ -130,6 +130,14 @@ class Tx:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
+    # aiosqlite's names, for the benchmarks that fill a database through the store's writer.
+    async def execute(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Cursor:
+        return self._conn.execute(sql, tuple(parameters))
+
+    async def executemany(self, sql: str, parameters: Iterable[Sequence[Any]]) -> sqlite3.Cursor:
+        return self._conn.executemany(sql, parameters)
+
+    # The shared operations' seam (storage.sql.Conn).
     async def fetch(self, sql: str, *args: Any) -> list[Any]:
         return self._conn.execute(sql, args).fetchall()
 
