@@ -17,8 +17,7 @@ A game has a `version`: the number of events in its log. Every action is one cal
     new_state, events = engine_apply(state, action)               # caller code, no lock held
     try:
         game = await store.append(game_id, version, events, new_state, now,
-                                  waiting_on=next_user, cancel_kinds={"turn"},
-                                  cancel_keys={"remind"},
+                                  waiting_on=next_user, cancel_keys={"remind"},
                                   duties=[NewDuty("post", now, channel_id, payload={...}),
                                           NewDuty("remind", now + 86400, channel_id, next_user,
                                                   key="remind")])
@@ -27,102 +26,60 @@ A game has a `version`: the number of events in its log. Every action is one cal
 
 `append` writes the events (versions version+1..), the snapshot, the version, and the optional
 status / seats / waiting_on / duty changes in ONE transaction, or nothing at all. Events and
-snapshots are opaque JSON-able dicts (the engine serializes them); the store never looks inside.
-Lobby changes (join_seat, leave_seat, update_lobby) do not change the version.
+snapshots are opaque JSON-able dicts (the engine serializes them). Lobby changes (join_seat, leave_seat,
+update_lobby) do not change the version. All times are float Unix seconds passed in by the caller (`now`).
 
-All times are float Unix seconds passed in by the caller (`now`); the store reads no clock.
-
-API (all methods are coroutines; see storage.base.GameStore for full signatures)
--------------------------------------------------------------------------------------
-open_database(url_or_path) -> GameStore   # postgresql://… -> PostgreSQL; a path or sqlite:///path -> SQLite
-open_store(path) -> SqliteGameStore / open_postgres_store(url) -> PostgresGameStore
-create_game(guild_id, channel_id, created_by, options, now, snapshot=None, seats=()) -> GameRecord
-    raises ChannelBusy: a channel has at most one game in lobby/playing (a partial UNIQUE index).
-join_seat(game_id, user_id, now, seat=None) / leave_seat(game_id, user_id, now) -> GameRecord
-update_lobby(game_id, now, *, options=None, seats=None) / set_seats(game_id, seats, now) -> GameRecord
-    raise SeatError (seat taken, user already seated, table full, game not in the lobby).
-append(game_id, expected_version, events, snapshot, now, *, status=None, waiting_on=KEEP,
-       seats=None, duties=(), cancel_keys=(), meta=None, maps=()) -> GameRecord
-    raises VersionConflict(game_id, expected, actual), GameClosed, GameNotFound.
-    maps: (digest, name, text) rows stored once each, for lean snapshots that name their map by digest.
-get_map(digest) -> (name, text) | None
-abandon_game(game_id, now, duties=()) -> GameRecord
-load_snapshot(game_id) -> (version, dict) | None
-game_by_id(id) / game_by_channel(channel_id) -> GameRecord | None
-latest_game_in_channel(channel_id) -> GameRecord | None   # any status: a game just ended still shows
-get_game_meta(game_id) -> dict / set_game_meta(game_id, changes, now) -> dict   # merge; None deletes a key
-games_waiting_on(user_id) / games_of_user(user_id, active_only=True) -> list[GameRecord]
-list_games(status=None, guild_id=None, limit=None) -> list[GameRecord]
-events(game_id, since_version=0, limit=None) -> list[(version, dict)]   # limit = the last N
 The outbox (the transactional-outbox pattern): a duty is written in the same commit as the change that
 causes it, and a delivery worker claims it under a lease, sends it, and finishes it (or retries it later).
-add_duties(game_id, duties, now, *, cancel_keys=(), meta=None) -> list[Duty]  # outside an action
-claim_duties(now, owner, lease_seconds, limit=50, shards=None) -> list[Duty]
-    # due duties, in order per channel, not leased (or lease expired); shards: this process's slice
-finish_duty(duty_id, owner, now, outcome="sent") -> bool   # False: the lease is no longer owner's
-renew_duties(duty_ids, owner, until) -> set[int]   # extend owner's leases (never shorten); ids still held
-retry_duty(duty_id, owner, not_before, error) -> bool
-pending_duties(game_id) -> list[Duty] / cancel_duties(game_id, keys=None) -> int
-next_duty_at(shards=None) -> float | None / purge_done_duties(done_before) -> int
-async with exclusive(name) as mine: ...   # mine: the one holder of name among all processes on the
-    # database (PostgreSQL advisory lock; SQLite flock on <file>.<name>.lock); released if the holder dies
-get_user_settings(user_id) -> dict / set_user_settings(user_id, settings, now)
-update_user_settings(user_id, changes, now) -> dict   # merge; None deletes a key
-backup(dest_path)   # SQLite: a verified file copy; PostgreSQL: pg_dump --format=custom
-    # written as <dest_path>.partial and renamed into place; a failed copy removes its partial file
-    # (SQLite: copy_database(source, dest), also for a database file's copy)
-integrity_check() -> IntegrityReport (truthy when ok)
-forget_user(user_id, pseudonym, now, names=()) -> ForgetReport   # raises StillSeated; storage/privacy.py
-purge_games(before, guild_id=None) -> int   # finished/abandoned games last changed before `before`
-export_game(game_id) -> dict / import_game(data, *, replace=False, keep_id=True) -> GameRecord
-close()
 
-Ratings per server (bot.ratings computes them; the store keeps them, each game rated once):
-rate_game(game_id, guild_id, user_ids, rate, now) -> bool   # False: already rated
-ratings(guild_id, limit=None) -> list[PlayerRating] / rating_of(guild_id, user_id) -> PlayerRating | None
-rated_games(guild_id) -> list[int] / replace_ratings(guild_id, ratings, game_ids, now)
+Every method, its arguments, what it returns and raises: the protocol, `storage.base.GameStore` (all
+methods are coroutines but `exclusive`, an async context manager). Opening a store: `open_database` below.
 """
 
 import os
 from pathlib import Path
 
-from .base import (
-    ACTIVE_STATUSES,
-    KEEP,
-    MAX_SEATS,
-    STATUSES,
-    TERMINAL_STATUSES,
-    ChannelBusy,
-    DatabaseUnreachable,
-    Duty,
-    GameClosed,
-    GameExists,
-    GameNotFound,
-    GameRecord,
-    GameStore,
-    IntegrityReport,
-    InvalidGameData,
-    JsonDict,
-    LeaseLost,
-    MapRow,
-    NewDuty,
-    PlayerRating,
-    RateFn,
-    SeatError,
-    ShardSlice,
-    Status,
-    StoreError,
-    VersionConflict,
-    redact_url,
-    snapshot_map,
-)
-from .migrations import LATEST_VERSION, SchemaTooNew
-from .pg_migrations import PgSchemaTooNew
-from .postgres import PostgresGameStore, check_postgres, is_postgres_url, open_postgres_store
-from .preflight import BadDatabase, check_database, check_writable, inspect_database
-from .privacy import ForgetReport, StillSeated, former_number
-from .sqlite import SqliteGameStore, open_store
-from .sqlite_transfer import copy_database
+# The package's names: each re-exported as itself (PEP 484), so that this list is the only one.
+from .base import KEEP as KEEP
+from .base import STATUSES as STATUSES
+from .base import ChannelBusy as ChannelBusy
+from .base import DatabaseUnreachable as DatabaseUnreachable
+from .base import Duty as Duty
+from .base import ForgetReport as ForgetReport
+from .base import GameClosed as GameClosed
+from .base import GameExists as GameExists
+from .base import GameNotFound as GameNotFound
+from .base import GameRecord as GameRecord
+from .base import GameStore as GameStore
+from .base import IntegrityReport as IntegrityReport
+from .base import InvalidGameData as InvalidGameData
+from .base import JsonDict as JsonDict
+from .base import LeaseLost as LeaseLost
+from .base import MapRow as MapRow
+from .base import NewDuty as NewDuty
+from .base import PlayerRating as PlayerRating
+from .base import RateFn as RateFn
+from .base import SeatError as SeatError
+from .base import ShardSlice as ShardSlice
+from .base import Status as Status
+from .base import StillSeated as StillSeated
+from .base import StoreError as StoreError
+from .base import VersionConflict as VersionConflict
+from .migrations import LATEST_VERSION as LATEST_VERSION
+from .migrations import SchemaTooNew as SchemaTooNew
+from .pg_migrations import PgSchemaTooNew as PgSchemaTooNew
+from .postgres import PostgresGameStore as PostgresGameStore
+from .postgres import check_postgres as check_postgres
+from .postgres import is_postgres_url as is_postgres_url
+from .postgres import open_postgres_store as open_postgres_store
+from .preflight import BadDatabase as BadDatabase
+from .preflight import check_database as check_database
+from .preflight import check_writable as check_writable
+from .preflight import inspect_database as inspect_database
+from .privacy import former_number as former_number
+from .sqlite import SqliteGameStore as SqliteGameStore
+from .sqlite import copy_database as copy_database
+from .sqlite import open_store as open_store
 
 
 def sqlite_path(url_or_path: str) -> str | None:
@@ -166,55 +123,3 @@ async def open_existing_database(url_or_path: str | os.PathLike[str]) -> GameSto
             )
         check_database(path)
     return await open_database(text)
-
-
-__all__ = [
-    "ACTIVE_STATUSES",
-    "BadDatabase",
-    "check_database",
-    "check_writable",
-    "copy_database",
-    "inspect_database",
-    "KEEP",
-    "LATEST_VERSION",
-    "MAX_SEATS",
-    "STATUSES",
-    "TERMINAL_STATUSES",
-    "ChannelBusy",
-    "ForgetReport",
-    "StillSeated",
-    "former_number",
-    "GameClosed",
-    "GameExists",
-    "GameNotFound",
-    "GameRecord",
-    "GameStore",
-    "IntegrityReport",
-    "InvalidGameData",
-    "JsonDict",
-    "MapRow",
-    "LeaseLost",
-    "DatabaseUnreachable",
-    "redact_url",
-    "Duty",
-    "NewDuty",
-    "PgSchemaTooNew",
-    "PlayerRating",
-    "PostgresGameStore",
-    "RateFn",
-    "SchemaTooNew",
-    "SeatError",
-    "ShardSlice",
-    "SqliteGameStore",
-    "Status",
-    "StoreError",
-    "VersionConflict",
-    "is_postgres_url",
-    "check_postgres",
-    "open_database",
-    "open_existing_database",
-    "open_postgres_store",
-    "open_store",
-    "snapshot_map",
-    "sqlite_path",
-]

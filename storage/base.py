@@ -287,15 +287,12 @@ class GameStore(Protocol):
         seats: Sequence[tuple[int, int]] = (),
     ) -> GameRecord:
         """A new game in the lobby at version 0. Raises ChannelBusy if the channel has an unfinished game."""
-        ...
 
     async def join_seat(self, game_id: int, user_id: int, now: float, seat: int | None = None) -> GameRecord:
         """Seat a user in the lobby: the given seat, or the lowest free one. Raises SeatError."""
-        ...
 
     async def leave_seat(self, game_id: int, user_id: int, now: float) -> GameRecord:
         """Take a user out of the lobby. Raises SeatError if they are not seated or the game has begun."""
-        ...
 
     async def update_lobby(
         self,
@@ -306,9 +303,6 @@ class GameStore(Protocol):
         seats: Sequence[tuple[int, int]] | None = None,
     ) -> GameRecord:
         """Replace the options and/or the seating of a game still in the lobby."""
-        ...
-
-    async def set_seats(self, game_id: int, seats: Sequence[tuple[int, int]], now: float) -> GameRecord: ...
 
     async def append(
         self,
@@ -335,8 +329,8 @@ class GameStore(Protocol):
         (whose turn it is) restarts `turn_started_at` only when it names someone new. Finishing or
         abandoning the game clears `waiting_on` and deletes the game's pending keyed duties (its timers),
         before `duties` are added; its pending posts stay. Pending duties with a key in `cancel_keys` are
-        deleted too, e.g. the last turn's reminder. `meta` changes are merged as `set_game_meta` does."""
-        ...
+        deleted too, e.g. the last turn's reminder. `meta` changes are merged as `set_game_meta` does.
+        Raises GameClosed (finished or abandoned) and GameNotFound too, writing nothing."""
 
     async def amend(
         self,
@@ -358,32 +352,26 @@ class GameStore(Protocol):
 
     async def get_map(self, digest: str) -> tuple[str, str] | None:
         """(name, text) of a map stored by ``append(maps=...)``, or None."""
-        ...
 
     async def abandon_game(self, game_id: int, now: float, duties: Sequence[NewDuty] = ()) -> GameRecord:
         """Mark an unfinished game abandoned (no event, no version change), with the duties that tells.
         Idempotent: a game already finished or abandoned is returned as it is, and no duty is added."""
-        ...
 
     async def load_snapshot(self, game_id: int) -> tuple[int, JsonDict] | None:
         """(version, snapshot) of the latest state, or None if the game has no snapshot yet. Pass that
         version to `append` as expected_version. Raises GameNotFound."""
-        ...
 
     async def game_by_id(self, game_id: int) -> GameRecord | None: ...
 
     async def game_by_channel(self, channel_id: int) -> GameRecord | None:
         """The channel's game in the lobby or in play, if any (finished games are history)."""
-        ...
 
     async def latest_game_in_channel(self, channel_id: int, *, started: bool = False) -> GameRecord | None:
         """The channel's newest game, whatever its status, so a game just ended can still be shown; with
         ``started``, the newest that was started (not a lobby, nor one abandoned in the lobby)."""
-        ...
 
     async def get_game_meta(self, game_id: int) -> JsonDict:
         """The game's metadata: a JSON value per key ({} when there is none)."""
-        ...
 
     async def set_game_meta(
         self, game_id: int, changes: Mapping[str, Any], now: float, *, leased: tuple[int, str] | None = None
@@ -393,15 +381,12 @@ class GameStore(Protocol):
         LeaseLost otherwise, and nothing written (a worker that stalled past its lease must not record
         what it did over what the worker that took over did since). Raises GameNotFound; metadata may
         change in any status, finished games included."""
-        ...
 
     async def games_waiting_on(self, user_id: int) -> list[GameRecord]:
         """Games in play whose turn belongs to `user_id`, longest-waiting first."""
-        ...
 
     async def games_of_user(self, user_id: int, active_only: bool = True) -> list[GameRecord]:
         """Games where `user_id` has a seat, newest first."""
-        ...
 
     async def list_games(
         self,
@@ -410,13 +395,11 @@ class GameStore(Protocol):
         limit: int | None = None,
     ) -> list[GameRecord]:
         """Games filtered by status (one or several) and guild, most recently updated first."""
-        ...
 
     async def events(
         self, game_id: int, since_version: int = 0, limit: int | None = None
     ) -> list[tuple[int, JsonDict]]:
         """Events after `since_version`, oldest first; with `limit`, only the last `limit` of them."""
-        ...
 
     # --- the outbox: duties written with a commit, delivered by a worker that retries -------------------
 
@@ -433,7 +416,6 @@ class GameStore(Protocol):
         """Write duties, cancel keyed ones and merge meta, in one transaction outside an action. With
         ``at_version``, only while the game is still at that version: VersionConflict otherwise, and
         nothing is written (a timer replacing itself must not replace what a newer commit planned)."""
-        ...
 
     async def claim_duties(
         self, now: float, owner: str, lease_seconds: float, limit: int = 50, shards: ShardSlice | None = None
@@ -443,72 +425,62 @@ class GameStore(Protocol):
         duty of its channel (by due time, then id) is still undone, whether leased, backing off or waiting.
         A duty whose lease ran out (its worker died) is handed out again; `attempts` counts the hand-outs.
         Claimers in other processes never wait on each other nor take the same duty."""
-        ...
 
     async def renew_duties(self, duty_ids: Sequence[int], owner: str, until: float) -> set[int]:
         """Extend `owner`'s leases of these undone duties to `until` (never shortening one); returns the ids
         still held. A worker renews what it is delivering, so that a short lease (a dead worker's duties go
         out again soon) never runs out under a long delivery (which would then be sent twice)."""
-        ...
 
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
         """Mark a leased duty done. False (and nothing changed) when the lease is no longer `owner`'s."""
-        ...
 
     async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
         """Give a leased duty back, to be tried again from `not_before`; False when the lease was lost."""
-        ...
 
     async def pending_duties(
         self, game_id: int | None, *, kind: str | None = None, after: int | None = None
     ) -> list[Duty]:
         """Undone duties of a game (None: of no game), in delivery order; only those of ``kind`` and with an
         id greater than ``after``, when given (the delivery worker asks whether a later edit is waiting)."""
-        ...
 
     async def cancel_duties(self, game_id: int, keys: Collection[str] | None = None) -> int:
         """Delete a game's pending duties with these keys (None: all of them). Returns how many."""
-        ...
 
     async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None:
         """When a duty can next be handed out: the earliest ready time (due, back-off and lease over) of the
         first undone duty of each channel (each DM on its own), for a worker to sleep until."""
-        ...
 
     async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
         """Have ``wake()`` called whenever another process commits a duty for a guild on ``shards`` (None:
         any), and each time listening (re)starts. Returns whether this backend hears other processes:
         PostgreSQL does (LISTEN/NOTIFY); a SQLite file has one bot process, whose own commits wake it."""
-        ...
 
     async def listen_for_changes(self, wake: Callable[[], None]) -> bool:
         """Have ``wake()`` called whenever any process (this one too) commits a duty, whatever its guild
         (every change to a game writes one): the web face's live pages look then. Returns whether this
         backend hears other processes (PostgreSQL does; a SQLite file has one bot process, which pokes its
         own pages)."""
-        ...
 
     async def purge_done_duties(self, done_before: float) -> int:
         """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
-        ...
 
     def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
         """``async with store.exclusive(name) as mine``: ``mine`` is True for the one holder of ``name``
         among every process on this database, False (at once, without waiting) while another holds it.
         Released on leaving the block, and by the database itself when the holder dies (PostgreSQL: an
         advisory lock of the holder's connection; SQLite: a lock on a file beside the database)."""
-        ...
 
     async def get_user_settings(self, user_id: int) -> JsonDict: ...
 
     async def set_user_settings(self, user_id: int, settings: Mapping[str, Any], now: float) -> None:
         """Replace all of a user's settings."""
-        ...
 
     async def update_user_settings(self, user_id: int, changes: Mapping[str, Any], now: float) -> JsonDict:
         """Merge `changes` into a user's settings (a None value removes the key). Returns the result. Two
         processes' updates of one user both land."""
-        ...
+
+    async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]:
+        """(user id, settings, updated_at) of every user, for moving a database (`python -m storage move`)."""
 
     # --- ratings per server (bot.ratings decides who is rated and computes; the store keeps) -------------
 
@@ -518,23 +490,19 @@ class GameStore(Protocol):
         """Rate one finished game exactly once: in one transaction (serialised per server), read the
         users' ratings, call ``rate`` (pure and quick) and write what it returns, and mark the game rated.
         False, and nothing written, when the game was already rated."""
-        ...
 
     async def ratings(self, guild_id: int, limit: int | None = None) -> list[PlayerRating]:
         """The server's ratings, best first (highest ``mu - 3 sigma``, then more games, then user id)."""
-        ...
 
     async def rating_of(self, guild_id: int, user_id: int) -> PlayerRating | None: ...
 
     async def rated_games(self, guild_id: int) -> list[int]:
         """The ids of the server's games that count in its ratings, in id order."""
-        ...
 
     async def replace_ratings(
         self, guild_id: int, ratings: Sequence[PlayerRating], game_ids: Sequence[int], now: float
     ) -> None:
         """Replace all of a server's ratings and its rated games at once (a recomputation)."""
-        ...
 
     # --- users' data (issue 11; storage/privacy.py): forget a user, purge old finished games ------------
 
@@ -547,22 +515,23 @@ class GameStore(Protocol):
         secure_delete and a truncating WAL checkpoint). Raises StillSeated, changing nothing, while they sit
         in a game in the lobby or in play. `now` is not written: a forgotten user does not make an old game
         look recent (purge_games reads that time)."""
-        ...
 
     async def purge_games(self, before: float, guild_id: int | None = None) -> int:
         """Delete finished and abandoned games last changed before `before` (of one server, if given),
         with everything of theirs (seats, events, snapshots, meta, outbox). Returns how many. A game id is
         never used twice."""
-        ...
 
-    async def backup(self, dest_path: str | os.PathLike[str]) -> None: ...
+    async def backup(self, dest_path: str | os.PathLike[str]) -> None:
+        """Copy the whole database to `dest_path` (SQLite: a verified file copy, `copy_database`;
+        PostgreSQL: pg_dump --format=custom), written as <dest_path>.partial and renamed into place: a
+        failed copy removes its partial file."""
 
-    async def integrity_check(self) -> IntegrityReport: ...
+    async def integrity_check(self) -> IntegrityReport:
+        """The database's own checks where it has them and the store's invariants (truthy when ok)."""
 
     async def export_game(self, game_id: int) -> JsonDict:
         """One game as a JSON-able dict, read in one snapshot: game row, seats, events, the latest snapshot
         and its map, metadata, its pending duties. Both backends write the same format."""
-        ...
 
     async def import_game(
         self, data: Mapping[str, Any], *, replace: bool = False, keep_id: bool = True
@@ -575,6 +544,5 @@ class GameStore(Protocol):
         deadlines become duties). Raises ChannelBusy if the game is unfinished and its channel already has
         another unfinished game, InvalidGameData if the export does not hold together; nothing is written
         then."""
-        ...
 
     async def close(self) -> None: ...

@@ -1,16 +1,16 @@
 """What every operation of the store stands on, written once for both backends: the plumbing a backend
 gives (`_write`, `_read`, `_glance`, `_consistent`, `_insert_rows`) and the row helpers used inside a
 transaction. The operations themselves are mixins on `StoreCore` (storage/ops_*.py, assembled in
-storage/operations.py); a backend (storage/sqlite_base.py, storage/postgres_base.py) implements the
+storage/operations.py); a backend (storage/sqlite.py, storage/postgres.py) implements the
 plumbing and names its SQL (storage/sql.py)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, ClassVar, Final, NoReturn, TypeVar
+from typing import Any, ClassVar, Final, NoReturn, Self, TypeVar
 
-from .base import GameClosed, GameNotFound, GameRecord, NewDuty, ShardSlice, VersionConflict
+from .base import GameClosed, GameNotFound, GameRecord, NewDuty, ShardSlice, StoreError, VersionConflict
 from .rows import ACTIVE_SQL
 from .sql import Conn, Dialect
 
@@ -18,6 +18,8 @@ T = TypeVar("T")
 INSERT_DUTY: Final[str] = (
     "INSERT INTO duties (game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at)"
 )
+# A game finished or abandoned: its timers (keyed pending duties) go; its pending posts stay.
+DROP_TIMERS: Final[str] = "DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND key IS NOT NULL"
 
 
 class StoreCore:
@@ -35,6 +37,24 @@ class StoreCore:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._let_go()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("store is closed")
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _keep(self, running: asyncio.Future[T]) -> asyncio.Future[T]:
+        """A write under way, which close() lets finish; its outcome is retrieved even if nobody awaits it
+        any more (a cancelled caller). Await it shielded: a cancelled caller never stops it halfway."""
+        self._tasks.add(running)
+        running.add_done_callback(self._tasks.discard)
+        running.add_done_callback(lambda f: f.cancelled() or f.exception())
+        return running
 
     async def _let_go(self) -> None:
         """Close the backend's connections (no transaction runs any more)."""
@@ -60,6 +80,14 @@ class StoreCore:
         """Insert these duty rows (the columns of `INSERT_DUTY`); their new ids, in order."""
         raise NotImplementedError
 
+    async def _run(self, sql: str, *args: Any) -> int:
+        """One statement as a write transaction of its own; the number of rows it touched."""
+
+        async def body(conn: Conn) -> int:
+            return await conn.run(sql, *args)
+
+        return await self._write(body)
+
     # ------------------------------------------------------------------ helpers inside a transaction
 
     async def _insert_duties(
@@ -76,13 +104,9 @@ class StoreCore:
         that two transactions never race on one key) or of none: a keyed one replaces the pending duty of
         that key, and pending duties with a key in `cancel` go too. Returns the new ids. `created` gives
         their creation times (an import keeps them); `now` is the default."""
-        keys = sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
-        if keys:
-            which, args = self.sql.any_of("key", keys)
-            game, game_args = ("game_id IS NULL", []) if game_id is None else ("game_id = ?", [game_id])
-            await conn.run(
-                f"DELETE FROM duties WHERE {game} AND {which} AND done_at IS NULL", *game_args, *args
-            )
+        await self._cancel_keys(
+            conn, game_id, sorted({*cancel, *(d.key for d, _ in duties if d.key is not None)})
+        )
         # Within one call too, a later duty with a key replaces an earlier one.
         last = {d.key: i for i, (d, _) in enumerate(duties) if d.key is not None}
         rows = [
@@ -118,16 +142,15 @@ class StoreCore:
         )
         return None if row is None else int(row[0])
 
-    async def _cancel_keys(self, conn: Conn, game_id: int, keys: Sequence[str] | None) -> int:
-        """Delete the game's pending duties with these keys (None: all of them); how many."""
-        if keys is None:
-            return await conn.run("DELETE FROM duties WHERE game_id = ? AND done_at IS NULL", game_id)
-        if not keys:
+    async def _cancel_keys(self, conn: Conn, game_id: int | None, keys: Sequence[str] | None) -> int:
+        """Delete the pending duties of a game (None: of no game) with these keys (None: all); how many."""
+        if keys is not None and not keys:
             return 0
-        which, args = self.sql.any_of("key", keys)
-        return await conn.run(
-            f"DELETE FROM duties WHERE game_id = ? AND done_at IS NULL AND {which}", game_id, *args
-        )
+        where, args = ("game_id IS NULL", []) if game_id is None else ("game_id = ?", [game_id])
+        if keys is not None:
+            which, key_args = self.sql.any_of("key", keys)
+            where, args = f"{where} AND {which}", args + key_args
+        return await conn.run(f"DELETE FROM duties WHERE {where} AND done_at IS NULL", *args)
 
     @staticmethod
     async def _replace_seats(conn: Conn, game_id: int, seat_rows: Sequence[tuple[int, int]]) -> None:

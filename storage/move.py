@@ -14,13 +14,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from .base import GameStore, JsonDict, StoreError
-
-
-class _Settings(Protocol):
-    async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]: ...
 
 
 class MoveRefused(StoreError):
@@ -43,12 +39,6 @@ class MoveReport:
         )
 
 
-def _user_settings_of(store: GameStore) -> _Settings:
-    if not hasattr(store, "all_user_settings"):
-        raise StoreError(f"{type(store).__name__} cannot list its users' settings")
-    return store  # type: ignore[return-value]
-
-
 def _comparable(export: JsonDict) -> JsonDict:
     # The schema version numbers each backend's own migrations, so it differs between backends.
     return {k: v for k, v in export.items() if k != "schema_version"}
@@ -67,9 +57,9 @@ async def move_database(
     same ids are replaced, others are kept). Raises StoreError if the verification finds a difference.
     """
     say = progress or (lambda _: None)
-    users = await _user_settings_of(source).all_user_settings()
+    users = await source.all_user_settings()
     if not replace:
-        if await target.list_games(limit=1) or await _user_settings_of(target).all_user_settings():
+        if await target.list_games(limit=1) or await target.all_user_settings():
             raise MoveRefused(
                 "the target database already holds games or settings: move into an empty database, "
                 "or pass --replace to write over games of the same ids"

@@ -4,13 +4,10 @@
 
 from __future__ import annotations
 
-from .ops_games import Games
-from .ops_lobby import Lobby
+from .ops_games import Games, Lobby, Transfer
 from .ops_outbox import Outbox
-from .ops_privacy import Privacy
-from .ops_ratings import Ratings
-from .ops_settings import Settings
-from .ops_transfer import Transfer
+from .ops_users import Ratings, Settings
+from .privacy import Privacy
 
 
 class Operations(Lobby, Games, Outbox, Settings, Transfer, Ratings, Privacy):

@@ -1,7 +1,7 @@
 """The outbox, written once for both backends: duties written with the state, leased to delivery workers,
 finished or retried, cancelled, purged when old. What differs stays with the backend: SQLite's group
-commit of finishes and its file lock (storage/sqlite_outbox.py), PostgreSQL's wake-ups across processes
-and advisory lock (storage/postgres_outbox.py); the claim's SQL is in storage/sql.py."""
+commit of finishes and its file lock (storage/sqlite.py), PostgreSQL's wake-ups across processes
+and advisory lock (storage/postgres.py); the claim's SQL is in storage/sql.py."""
 
 from __future__ import annotations
 
@@ -89,24 +89,18 @@ class Outbox(StoreCore):
         return await self._write(body)
 
     async def finish_duty(self, duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
-        async def body(conn: Conn) -> bool:
-            return await conn.run(FINISH, now, plain(outcome), duty_id, owner) == 1
-
-        return await self._write(body)
+        return await self._run(FINISH, now, plain(outcome), duty_id, owner) == 1
 
     async def retry_duty(self, duty_id: int, owner: str, not_before: float, error: str) -> bool:
-        async def body(conn: Conn) -> bool:
-            touched = await conn.run(
-                "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = ?, last_error = ?"
-                " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
-                not_before,
-                plain(error),
-                duty_id,
-                owner,
-            )
-            return touched == 1
-
-        return await self._write(body)
+        touched = await self._run(
+            "UPDATE duties SET lease_owner = NULL, lease_until = NULL, not_before = ?, last_error = ?"
+            " WHERE id = ? AND lease_owner = ? AND done_at IS NULL",
+            not_before,
+            plain(error),
+            duty_id,
+            owner,
+        )
+        return touched == 1
 
     async def pending_duties(
         self, game_id: int | None, *, kind: str | None = None, after: int | None = None
@@ -134,8 +128,6 @@ class Outbox(StoreCore):
         return await self._write(body)
 
     async def next_duty_at(self, shards: ShardSlice | None = None) -> float | None:
-        """When a duty can next be handed out: the earliest ready time (due, back-off and lease over) of the
-        first undone duty of each channel (each DM on its own), for a worker to sleep until."""
         where, args = self._shard_filter(shards, "d.guild_id", 1)
         rows = await self._read(
             f"SELECT MIN({self.sql.greatest}(d.due_at, COALESCE(d.not_before, d.due_at),"
@@ -147,7 +139,4 @@ class Outbox(StoreCore):
         return None if not rows or rows[0][0] is None else float(rows[0][0])
 
     async def purge_done_duties(self, done_before: float) -> int:
-        async def body(conn: Conn) -> int:
-            return await conn.run("DELETE FROM duties WHERE done_at IS NOT NULL AND done_at < ?", done_before)
-
-        return await self._write(body)
+        return await self._run("DELETE FROM duties WHERE done_at IS NOT NULL AND done_at < ?", done_before)

@@ -162,7 +162,7 @@ _V3: Final[tuple[str, ...]] = (
 # Wake-ups across processes: every duty written is announced on the channel DUTY_CHANNEL when its
 # transaction commits (NOTIFY is transactional), as "<guild id or empty> <writer>", so that the process
 # owning the guild's shard delivers it at once instead of at its next poll. The writer is the
-# `alexandros.writer` setting of the writing connection (storage.postgres_outbox), so a process can ignore
+# `alexandros.writer` setting of the writing connection (storage.postgres), so a process can ignore
 # its own writes; PostgreSQL sends one notification per distinct payload per transaction.
 DUTY_CHANNEL: Final[str] = "alexandros_duties"  # the channel _V4's trigger names
 _V4: Final[tuple[str, ...]] = (

@@ -20,12 +20,6 @@ writable by this process's user, and so must its -wal and -shm files where they 
 kind "unwritable"): SQLite opens a read-only file without complaint, and every write then fails. The test is
 an open for writing, made as the running user (so root, who may write a mode 0444 file, passes), which
 changes nothing in the file.
-
-API
----
-inspect_database(path) -> BadDatabase | None     the first problem found, or None
-check_database(path) -> None                     raises BadDatabase (str() is one sentence)
-check_writable(path) -> None                     raises BadDatabase (kind "unwritable") unless writable
 """
 
 from __future__ import annotations
@@ -37,8 +31,6 @@ from typing import Final, Literal
 
 from .base import StoreError
 from .migrations import LATEST_VERSION, SchemaTooNew
-
-__all__ = ["BadDatabase", "DatabaseTooNew", "Kind", "check_database", "check_writable", "inspect_database"]
 
 Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign", "missing", "unwritable"]
 
@@ -62,23 +54,14 @@ class DatabaseTooNew(BadDatabase, SchemaTooNew):
     """The "newer" kind: also a SchemaTooNew, which callers of the migrations already catch."""
 
 
-def _header(path: Path) -> bytes:
-    with path.open("rb") as f:
-        return f.read(HEADER_SIZE)
-
-
-def _page_size(header: bytes) -> int:
-    raw = int.from_bytes(header[16:18], "big")
-    return 65536 if raw == 1 else raw
-
-
 def inspect_database(path: str | os.PathLike[str]) -> BadDatabase | None:
     """What is wrong with the SQLite file at `path`, or None when the store may open it."""
     path = Path(path)
     if not path.exists():
         return None
     try:
-        header = _header(path)
+        with path.open("rb") as f:
+            header = f.read(HEADER_SIZE)
         size = path.stat().st_size
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
@@ -96,7 +79,8 @@ def inspect_database(path: str | os.PathLike[str]) -> BadDatabase | None:
             path,
             f"The file {path} is not an SQLite database (it does not start with SQLite's header)",
         )
-    page = _page_size(header) if len(header) == HEADER_SIZE else 0
+    page = int.from_bytes(header[16:18], "big") if len(header) == HEADER_SIZE else 0
+    page = 65536 if page == 1 else page  # the size 65536 is written as 1
     # The header's page count is reliable when its "valid for" counter matches the change counter; with
     # a -wal file beside it, a checkpoint cut short may legitimately leave the file shorter (the WAL has
     # the pages), so the length is then left to SQLite's own check.
@@ -109,12 +93,11 @@ def inspect_database(path: str | os.PathLike[str]) -> BadDatabase | None:
             path,
             f"The database {path} is truncated ({size} bytes, shorter than its header says)",
         )
-    return _inspect_content(path)
+    return _inspect_content(path, has_wal)
 
 
-def _inspect_content(path: Path) -> BadDatabase | None:
+def _inspect_content(path: Path, has_wal: bool) -> BadDatabase | None:
     # Read-only, and immutable when there is no WAL to read: then SQLite creates no -shm/-wal beside it.
-    has_wal = Path(f"{path}-wal").exists()
     uri = f"{path.resolve().as_uri()}?mode=ro" + ("" if has_wal else "&immutable=1")
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=5.0)

@@ -5,8 +5,8 @@ their rows here, so they check and encode exactly alike; only their SQL differs.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
 from typing import Any, Final, cast
 
 from .base import (
@@ -30,11 +30,13 @@ EXPORT_FORMAT_VERSION: Final[int] = 3  # 2 added "meta", 3 "duties" for "notices
 _NOTICE_KINDS: Final[dict[str, str]] = {"turn": "remind", "deadline": "deadline"}
 
 
-# A duty row's columns, in the order `duty_from_row` reads them.
-DUTY_COLUMNS: Final[str] = (
-    "id, game_id, guild_id, channel_id, user_id, kind, key, due_at, payload, created_at, attempts,"
-    " not_before, lease_owner, lease_until, done_at, outcome, last_error"
-)
+# A game's fields as an export writes them, in this order (its "game"), and as an import writes its row.
+GAME_FIELDS: Final[tuple[str, ...]] = (
+    "id", "guild_id", "channel_id", "status", "options", "version", "created_by", "created_at", "updated_at",
+    "waiting_on", "turn_started_at",
+)  # fmt: skip
+# What an export keeps of a pending duty, in this order.
+_DUTY_FIELDS = ("channel_id", "user_id", "kind", "key", "due_at", "payload", "created_at")
 # What a duty keeps once done (issue 32), as SQL assignments: its id (the nonce of its message, never
 # reused), game, kind, times (created, due, done), attempts, outcome (with the message's id), last error and
 # the worker that delivered it (``lease_owner``) stay, as the delivery log; its payload (the text, the
@@ -94,27 +96,21 @@ def _time(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def duty_from_row(row: Any) -> Duty:
+# A duty row's columns: Duty's fields, in its order (`duty_from_row` reads them by position), each read as
+# it is but these: times as floats from either backend (SQLite's RETURNING gives back a whole number as an
+# int), the payload as JSON.
+_DUTY_NAMES: Final[tuple[str, ...]] = tuple(f.name for f in fields(Duty))
+DUTY_COLUMNS: Final[str] = ", ".join(_DUTY_NAMES)
+_READS: Final[dict[str, Callable[[Any], Any]]] = {
+    "due_at": float, "payload": from_json, "created_at": float, "not_before": _time, "lease_until": _time,
+    "done_at": _time,
+}  # fmt: skip
+_DUTY_READS: Final = tuple(_READS.get(name, lambda value: value) for name in _DUTY_NAMES)
+
+
+def duty_from_row(row: Sequence[Any]) -> Duty:
     """A duty from its row, selected as `DUTY_COLUMNS` (either backend's row: both index alike)."""
-    return Duty(
-        id=row[0],
-        game_id=row[1],
-        guild_id=row[2],
-        channel_id=row[3],
-        user_id=row[4],
-        kind=row[5],
-        key=row[6],
-        due_at=float(row[7]),
-        payload=from_json(row[8]),
-        created_at=float(row[9]),
-        attempts=row[10],
-        not_before=_time(row[11]),
-        lease_owner=row[12],
-        lease_until=_time(row[13]),
-        done_at=_time(row[14]),
-        outcome=row[15],
-        last_error=row[16],
-    )
+    return Duty(*[read(value) for read, value in zip(_DUTY_READS, row, strict=True)])
 
 
 def check_seats(seats: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -151,12 +147,14 @@ def check_status(status: str) -> Status:
     return status
 
 
-def _optional_float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
 def _optional_int(value: Any) -> int | None:
     return None if value is None else int(value)
+
+
+# How an export's "game" is read, field by field (`GAME_FIELDS`' order).
+_GAME_READS: Final[tuple[Callable[[Any], Any], ...]] = (
+    int, _optional_int, int, check_status, dict, int, int, float, float, _optional_int, _time,
+)  # fmt: skip
 
 
 def metadata_rows(changes: Mapping[str, Any]) -> list[tuple[str, str | None]]:
@@ -185,36 +183,13 @@ def export_document(
         "format": EXPORT_FORMAT,
         "format_version": EXPORT_FORMAT_VERSION,
         "schema_version": schema_version,
-        "game": {
-            "id": game.id,
-            "guild_id": game.guild_id,
-            "channel_id": game.channel_id,
-            "status": game.status,
-            "options": game.options,
-            "version": game.version,
-            "created_by": game.created_by,
-            "created_at": game.created_at,
-            "updated_at": game.updated_at,
-            "waiting_on": game.waiting_on,
-            "turn_started_at": game.turn_started_at,
-        },
+        "game": {name: getattr(game, name) for name in GAME_FIELDS},
         "seats": [[seat, user] for seat, user in game.seats],
         "events": [{"version": v, "created_at": t, "body": from_json(b)} for v, b, t in events],
         "snapshot": None if snapshot is None else {"version": snapshot[0], "body": snapshot[1]},
         "maps": [{"digest": d, "name": n, "text": t} for d, n, t in maps],
         "meta": {key: json.loads(text) for key, text in meta},
-        "duties": [
-            {
-                "channel_id": d.channel_id,
-                "user_id": d.user_id,
-                "kind": d.kind,
-                "key": d.key,
-                "due_at": d.due_at,
-                "payload": d.payload,
-                "created_at": d.created_at,
-            }
-            for d in duties
-        ],
+        "duties": [{name: getattr(d, name) for name in _DUTY_FIELDS} for d in duties],
     }
 
 
@@ -241,19 +216,7 @@ def parse_export(
     if data.get("format") != EXPORT_FORMAT or data.get("format_version") not in (1, EXPORT_FORMAT_VERSION):
         raise InvalidGameData("not an Alexandros game export of a known format version")
     raw = data["game"]
-    game: JsonDict = {
-        "id": int(raw["id"]),
-        "guild_id": _optional_int(raw["guild_id"]),
-        "channel_id": int(raw["channel_id"]),
-        "status": check_status(raw["status"]),
-        "options": dict(raw["options"]),
-        "version": int(raw["version"]),
-        "created_by": int(raw["created_by"]),
-        "created_at": float(raw["created_at"]),
-        "updated_at": float(raw["updated_at"]),
-        "waiting_on": _optional_int(raw["waiting_on"]),
-        "turn_started_at": _optional_float(raw["turn_started_at"]),
-    }
+    game: JsonDict = {name: read(raw[name]) for name, read in zip(GAME_FIELDS, _GAME_READS, strict=True)}
     try:
         seat_rows = check_seats(data["seats"])
     except SeatError as exc:

@@ -18,7 +18,7 @@ from functools import cached_property, lru_cache
 from typing import Any, Final, Protocol
 
 from .base import GameRecord
-from .rows import ACTIVE_SQL, game_from_row
+from .rows import game_from_row
 
 
 class Conn(Protocol):
@@ -90,10 +90,9 @@ class Dialect:
     game_columns: str  # a game row with its seats, from `games g`
     returning_columns: str  # the same after `UPDATE games ... RETURNING`
     game: Callable[[Sequence[Any]], GameRecord]  # a game row read
-    # append: (version, now, status, set_waiting, waiting, id, expected version) -> the game row
+    # append and amend: (version, now, status, id, expected version, options, the status the game may be in
+    # besides 'playing' ('lobby' for an append), set_waiting, waiting) -> the game row
     advance: str
-    # amend: (now, options, set_waiting, waiting, id, expected version) -> the game row
-    amend: str
     # claim_duties: (owner, until, now, limit, shard arguments from ?5) with {where} the shard filter
     claim: str
     greatest: str  # the function of the greatest of its arguments
@@ -133,18 +132,11 @@ SQLITE: Final = Dialect(
     game=_sqlite_game,
     advance=(
         "UPDATE games SET version = ?1, updated_at = ?2, status = COALESCE(?3, status),"
-        " turn_started_at = CASE WHEN NOT ?4 OR waiting_on IS ?5 THEN turn_started_at"
-        "   WHEN ?5 IS NULL THEN NULL ELSE ?2 END,"
-        " waiting_on = CASE WHEN ?4 THEN ?5 ELSE waiting_on END"
-        f" WHERE id = ?6 AND version = ?7 AND status IN {ACTIVE_SQL}"
-        " RETURNING " + _SQLITE_COLUMNS.replace("g.", "games.")
-    ),
-    amend=(
-        "UPDATE games SET updated_at = ?1, options = COALESCE(?2, options),"
-        " turn_started_at = CASE WHEN NOT ?3 OR waiting_on IS ?4 THEN turn_started_at"
-        "   WHEN ?4 IS NULL THEN NULL ELSE ?1 END,"
-        " waiting_on = CASE WHEN ?3 THEN ?4 ELSE waiting_on END"
-        " WHERE id = ?5 AND version = ?6 AND status = 'playing'"
+        " options = COALESCE(?6, options),"
+        " turn_started_at = CASE WHEN NOT ?8 OR waiting_on IS ?9 THEN turn_started_at"
+        "   WHEN ?9 IS NULL THEN NULL ELSE ?2 END,"
+        " waiting_on = CASE WHEN ?8 THEN ?9 ELSE waiting_on END"
+        " WHERE id = ?4 AND version = ?5 AND status IN ('playing', ?7)"
         " RETURNING " + _SQLITE_COLUMNS.replace("g.", "games.")
     ),
     claim=(
@@ -176,18 +168,11 @@ POSTGRES: Final = Dialect(
     # sees the new version and matches nothing, so one commit wins and the other gets VersionConflict.
     advance=(
         "UPDATE games g SET version = $1, updated_at = $2, status = COALESCE($3::text, g.status),"
-        " turn_started_at = CASE WHEN NOT $4::boolean OR g.waiting_on IS NOT DISTINCT FROM $5::bigint"
-        "   THEN g.turn_started_at WHEN $5::bigint IS NULL THEN NULL ELSE $2 END,"
-        " waiting_on = CASE WHEN $4::boolean THEN $5::bigint ELSE g.waiting_on END"
-        f" WHERE g.id = $6 AND g.version = $7 AND g.status IN {ACTIVE_SQL}"
-        f" RETURNING {_POSTGRES_COLUMNS}"
-    ),
-    amend=(
-        "UPDATE games g SET updated_at = $1, options = COALESCE($2::text, g.options),"
-        " turn_started_at = CASE WHEN NOT $3::boolean OR g.waiting_on IS NOT DISTINCT FROM $4::bigint"
-        "   THEN g.turn_started_at WHEN $4::bigint IS NULL THEN NULL ELSE $1 END,"
-        " waiting_on = CASE WHEN $3::boolean THEN $4::bigint ELSE g.waiting_on END"
-        " WHERE g.id = $5 AND g.version = $6 AND g.status = 'playing'"
+        " options = COALESCE($6::text, g.options),"
+        " turn_started_at = CASE WHEN NOT $8::boolean OR g.waiting_on IS NOT DISTINCT FROM $9::bigint"
+        "   THEN g.turn_started_at WHEN $9::bigint IS NULL THEN NULL ELSE $2 END,"
+        " waiting_on = CASE WHEN $8::boolean THEN $9::bigint ELSE g.waiting_on END"
+        " WHERE g.id = $4 AND g.version = $5 AND g.status IN ('playing', $7::text)"
         f" RETURNING {_POSTGRES_COLUMNS}"
     ),
     # FOR UPDATE SKIP LOCKED lets claimers in other processes pass over the rows this one is taking

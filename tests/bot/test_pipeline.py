@@ -112,7 +112,7 @@ async def test_one_commit_holds_the_events_and_every_duty_it_causes(store):
 
 
 async def test_an_action_lets_the_loop_turn_after_apply_and_before_the_commits_write(store, monkeypatch):
-    """Point reads stay on the loop's thread (storage.sqlite_base._glance): the pipeline itself lets other
+    """Point reads stay on the loop's thread (storage.sqlite, _glance): the pipeline itself lets other
     tasks in after apply and before the write, so 50 handlers woken together do not hold the loop in one
     pass each (bench_bot, 50 games: the longest stall 36-38 ms without these turns, 25-27 with them)."""
     import bot.outbox.pipeline as pipeline_module

@@ -114,11 +114,11 @@ async def test_a_copy_that_fails_leaves_no_partial_file(
 ) -> None:
     """A full disk fails every hourly attempt: none may leave its partial copy behind (it would be as big
     as the database), whether the bot's store or `python -m bot backup` (FileSource) copies."""
-    from storage import sqlite_transfer
+    from storage import sqlite as sqlite_store
 
     folder = tmp_path / "backups"
     store = await new_store(tmp_path / "live.db")
-    copy = sqlite_transfer._copy_pages
+    copy = sqlite_store._copy_pages
 
     def copy_then_fail(src: sqlite3.Connection, dest: str) -> None:
         copy(src, dest)  # the partial file is written, with SQLite's files beside it
@@ -130,7 +130,7 @@ async def test_a_copy_that_fails_leaves_no_partial_file(
     try:
         await store.create_game(1, 100, 7, {}, NOW)
         good = await backup_once(store, folder, NOW, keep=3)
-        monkeypatch.setattr(sqlite_transfer, "_copy_pages", copy_then_fail)
+        monkeypatch.setattr(sqlite_store, "_copy_pages", copy_then_fail)
         backups = store if source == "store" else FileSource(tmp_path / "live.db")
         for hour in range(1, 4):
             with pytest.raises(type(failure)):

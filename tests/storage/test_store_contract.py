@@ -177,10 +177,10 @@ async def test_lobby_seats(store: GameStore) -> None:
         await store.leave_seat(game.id, CAROL, T0)
     game = await store.update_lobby(game.id, T0 + 6, options={"players": 3}, seats=[(0, BOB), (1, ALICE)])
     assert game.options == {"players": 3} and game.seats == ((0, BOB), (1, ALICE))
-    game = await store.set_seats(game.id, [(0, ALICE)], T0 + 7)
+    game = await store.update_lobby(game.id, T0 + 7, seats=[(0, ALICE)])
     assert game.seats == ((0, ALICE),)
     with pytest.raises(SeatError):
-        await store.set_seats(game.id, [(0, ALICE), (1, ALICE)], T0)
+        await store.update_lobby(game.id, T0, seats=[(0, ALICE), (1, ALICE)])
     assert game.version == 0
     assert await store.game_by_id(game.id) == game
 

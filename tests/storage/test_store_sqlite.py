@@ -10,14 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 import pytest
 
 from storage import LATEST_VERSION, GameNotFound, NewDuty, SchemaTooNew, VersionConflict, open_store
 from storage import migrations as migrations_module
 from storage.migrations import MIGRATIONS, migrate, schema_version
-from storage.sqlite import connect
-from storage.sqlite_base import Tx
+from storage.sqlite import Tx, connect
 
 T0 = 1_700_000_000.0
 
@@ -281,9 +279,9 @@ async def test_a_failed_transaction_rolls_back_and_the_store_goes_on(tmp_path: P
     try:
         game = await store.create_game(1, 1, 1, {}, T0)
 
-        async def half_then_fail(conn: aiosqlite.Connection) -> None:
-            await conn.execute("UPDATE games SET version = 99 WHERE id = ?", (game.id,))
-            await conn.execute("INSERT INTO no_such_table VALUES (1)")
+        async def half_then_fail(conn: Tx) -> None:
+            await conn.run("UPDATE games SET version = 99 WHERE id = ?", game.id)
+            await conn.run("INSERT INTO no_such_table VALUES (1)")
 
         with pytest.raises(sqlite3.OperationalError):
             await store._write(half_then_fail)
@@ -384,7 +382,7 @@ async def test_a_transaction_body_awaiting_anything_else_is_refused_and_rolled_b
         game = await store.create_game(1, 1, 1, {}, T0)
 
         async def waits(conn: Tx) -> None:
-            await conn.execute("UPDATE games SET version = 99 WHERE id = ?", (game.id,))
+            await conn.run("UPDATE games SET version = 99 WHERE id = ?", game.id)
             await asyncio.sleep(0)
 
         with pytest.raises(RuntimeError, match="awaited something other than its connection"):
