@@ -191,7 +191,7 @@ class Pipeline:
                 new_state, events = apply(state, action)
             except IllegalAction as err:
                 raise Refused(err.code, **err.details) from None
-            # The store's point reads do not leave the loop's thread (storage.sqlite_base._glance): without
+            # The store's point reads do not leave the loop's thread (storage.sqlite._glance): without
             # a turn of the loop here and before the commit's write, 50 handlers woken together ran their
             # checks, apply and commit in one pass each, and held the loop 40-60 ms (bench_bot, 50 games).
             await asyncio.sleep(0)
