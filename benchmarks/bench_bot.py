@@ -113,6 +113,37 @@ class Probe:
             asyncio.Handle._run = self._run_handle  # type: ignore[method-assign]
 
 
+class Collections:
+    """Each garbage collection's CPU time and generation while started: is the longest stall one?"""
+
+    def __init__(self) -> None:
+        self.cpu: list[float] = []
+        self.generations: list[int] = []
+        self._at = 0.0
+
+    def _seen(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._at = time.thread_time()
+        else:
+            self.cpu.append(time.thread_time() - self._at)
+            self.generations.append(info["generation"])
+
+    def start(self) -> None:
+        gc.callbacks.append(self._seen)
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._seen)
+
+    def longest(self) -> float:
+        """The longest collection, in ms of CPU."""
+        return max(self.cpu, default=0.0) * 1000
+
+    def longest_by_generation(self) -> list[float]:
+        """The longest collection of each generation (young, middle, full), in ms of CPU."""
+        pairs = list(zip(self.generations, self.cpu, strict=True))
+        return [round(1000 * max((c for g, c in pairs if g == k), default=0), 1) for k in range(3)]
+
+
 async def settle_own(d: Any, before: int, until: Any = None) -> None:
     """OfflineDiscord._settle for interactions that overlap: wait for the handler tasks this interaction's
     payload started (created synchronously, between ``before`` and now), not for other interactions'."""
@@ -408,16 +439,8 @@ async def one_run(
                 await worker.drain()  # the lobbies' posts out before the clock starts
             d.requests.clear()
             post_waits.clear()
-            gc_cpu: list[float] = []  # each garbage collection's CPU time: is the longest stall one?
-            gc_at = [0.0]
-
-            def on_gc(phase: str, info: dict[str, int]) -> None:
-                if phase == "start":
-                    gc_at[0] = time.thread_time()
-                else:
-                    gc_cpu.append(time.thread_time() - gc_at[0])
-
-            gc.callbacks.append(on_gc)
+            collections = Collections()
+            collections.start()
             probe.start()
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
@@ -428,7 +451,7 @@ async def one_run(
             wall = time.perf_counter() - started
             cpu_main, cpu_workers = time.process_time() - cpu_main, worker_cpu(pics) - cpu_workers
             probe.stop()
-            gc.callbacks.remove(on_gc)
+            collections.stop()
             ledger.settle_all()
             first, whole = ledger.first, ledger.whole
             return {
@@ -450,7 +473,7 @@ async def one_run(
                 "stall cpu": probe.worst_cpu * 1000,
                 "callback cpu": probe.worst_callback * 1000,
                 "post wait p99": pct(post_waits, 0.99),
-                "gc max": max(gc_cpu, default=0.0) * 1000,
+                "gc max": collections.longest(),
                 "stalls > 50 ms": probe.over_50ms,
                 "cpu main": cpu_main * 1000 / max(done, 1),
                 "cpu workers": cpu_workers * 1000 / max(done, 1),

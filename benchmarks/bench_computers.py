@@ -221,18 +221,8 @@ async def one_run(
                     await g.play(action, n + 1)
                     ledger.settle(g.d._channel)
 
-            gc_cpu: list[float] = []
-            gc_gen: list[int] = []
-            gc_at = [0.0]
-
-            def on_gc(phase: str, info: dict[str, int]) -> None:
-                if phase == "start":
-                    gc_at[0] = time.thread_time()
-                else:
-                    gc_cpu.append(time.thread_time() - gc_at[0])
-                    gc_gen.append(info["generation"])
-
-            gc.callbacks.append(on_gc)
+            collections = bb.Collections()
+            collections.start()
             probe = bb.Probe(period=0.001, callbacks=True)
             load_start = os.getloadavg()
             probe.start()
@@ -246,9 +236,8 @@ async def one_run(
             cpu_think, cpu_draw = bb.worker_cpu(thinkers) - cpu_think, bb.worker_cpu(pics) - cpu_draw
             tally.counting = False
             probe.stop()
-            gc.callbacks.remove(on_gc)
+            collections.stop()
             ledger.settle_all()
-            by_gen = list(zip(gc_gen, gc_cpu, strict=True))
             tracked = len(gc.get_objects())  # what a full collection looks at (gc.freeze's are left out)
             over = 0
             for gid in computer_ids:
@@ -269,13 +258,11 @@ async def one_run(
                 "callback cpu": probe.worst_callback * 1000,
                 "callback": probe.worst_callback_name,
                 "stalls > 50 ms": probe.over_50ms,
-                "gc max": max(gc_cpu, default=0.0) * 1000,
+                "gc max": collections.longest(),
                 # The longest collection of each generation (CPU ms), how many full ones, and the objects
                 # the collector tracks at the end (more games alive: longer full collections).
-                "gc by generation": [
-                    round(1000 * max((c for g, c in by_gen if g == k), default=0), 1) for k in range(3)
-                ],
-                "full collections": sum(g == 2 for g in gc_gen),
+                "gc by generation": collections.longest_by_generation(),
+                "full collections": collections.generations.count(2),
                 "gc tracked": tracked,
                 "computer turns": tally.turns,
                 "computer decisions": tally.actions,

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import os
 import random
@@ -216,18 +215,8 @@ async def one_run(
             ledger = bb.Ledger(d)
             plans = [p[warm:] for p in plans]
             committed.clear()
-            gc_cpu: list[float] = []
-            gc_gen: list[int] = []
-            gc_at = [0.0]
-
-            def on_gc(phase: str, info: dict[str, int]) -> None:
-                if phase == "start":
-                    gc_at[0] = time.thread_time()
-                else:
-                    gc_cpu.append(time.thread_time() - gc_at[0])
-                    gc_gen.append(info["generation"])
-
-            gc.callbacks.append(on_gc)
+            collections = bb.Collections()
+            collections.start()
             probe = bb.Probe(period=0.001, callbacks=True)
             probe.start()
             started = time.perf_counter()
@@ -235,8 +224,7 @@ async def one_run(
             wall = time.perf_counter() - started
             await asyncio.sleep(2.0)  # the last news reaches the watchers
             probe.stop()
-            gc.callbacks.remove(on_gc)
-            by_gen = list(zip(gc_gen, gc_cpu, strict=True))
+            collections.stop()
             ledger.settle_all()
             result: dict[str, Any] = {
                 "games": games,
@@ -247,12 +235,10 @@ async def one_run(
                 "stall max": probe.worst * 1000,
                 "stall cpu": probe.worst_cpu * 1000,
                 "callback cpu": probe.worst_callback * 1000,
-                "gc max": max(gc_cpu, default=0.0) * 1000,
+                "gc max": collections.longest(),
                 # The longest collection of each generation (CPU ms): the young ones are frequent and short,
                 # an older one looks at every object that survived since the last of its kind.
-                "gc by generation": [
-                    round(1000 * max((c for g, c in by_gen if g == k), default=0), 1) for k in range(3)
-                ],
+                "gc by generation": collections.longest_by_generation(),
                 "load": os.getloadavg()[0],
             }
             if proc is not None:
