@@ -215,6 +215,57 @@ class Ledger:
         self.d.requests.clear()
 
 
+class Arrivals:
+    """Games that act at once, each in its own channel, each press made once its turn post is shown: the
+    fake's finished requests wake whoever waits for a post in that channel (bench_web, bench_computers)."""
+
+    def __init__(self, d: Any) -> None:
+        self.d = d
+        self.events: dict[int, asyncio.Event] = {}
+        finish = d._finish
+
+        def finished(req: Any) -> None:
+            finish(req)
+            if req.channel_id in self.events:
+                self.events[req.channel_id].set()
+
+        d._finish = finished
+
+    async def shown(self, channel: int, wanted: str, limit: float = 120.0) -> None:
+        """Until the channel shows a post with a control of ``wanted`` (the turn post to press)."""
+        arrived = self.events.setdefault(channel, asyncio.Event())
+        deadline = time.perf_counter() + limit
+        while time.perf_counter() < deadline:
+            recent = self.d.channel_messages(channel)[-5:]
+            if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
+                return
+            arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrived.wait(), 1.0)
+
+    def table(self, driver: Any, channel: int, users: list[Any]) -> Any:
+        """A game of ``users`` in ``channel`` (tests/bot/driver.py's ``Game``) whose turn post is its own
+        channel's and whose presses wait for it."""
+        d, arrivals = self.d, self
+
+        class Here(driver.Game):  # type: ignore[misc, name-defined]
+            def turn_message(self) -> Any:
+                cid = f"alx:hand:{self.game_id}"
+                for msg in reversed(d.channel_messages(channel)):
+                    if cid in msg.custom_ids and msg.content.startswith("**Turn "):
+                        return msg
+                return d.find_message(cid)
+
+            def check_public(self) -> None:  # other games' requests interleave here
+                self.checked = len(d.requests)
+
+            async def play(self, action: Any, n: int) -> None:
+                await arrivals.shown(channel, f":{self.game_id}:{(await self.state()).version}")
+                await super().play(action, n)
+
+        return Here(OnChannel(d, channel), users)
+
+
 class OnChannel:
     """An OfflineDiscord seen from one channel: typed commands are sent there."""
 

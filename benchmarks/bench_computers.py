@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import json
 import os
@@ -146,50 +145,13 @@ async def one_run(
         )  # fmt: skip
         async with d:
             await d.bot.warmed()
-            arrivals: dict[int, asyncio.Event] = {}
-            finish = d._finish
-
-            def finished(req: Any) -> None:  # wakes whoever waits for a post in that channel
-                finish(req)
-                if req.channel_id in arrivals:
-                    arrivals[req.channel_id].set()
-
-            d._finish = finished
-
-            async def shown(channel: int, wanted: str, limit: float = 120.0) -> None:
-                """Until the channel shows a post with a control of ``wanted`` (the turn post to press)."""
-                arrived = arrivals.setdefault(channel, asyncio.Event())
-                deadline = time.perf_counter() + limit
-                while time.perf_counter() < deadline:
-                    recent = d.channel_messages(channel)[-5:]
-                    if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
-                        return
-                    arrived.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(arrived.wait(), 1.0)
-
+            arrivals = bb.Arrivals(d)
             tables = []
             for i in range(games):
                 channel = d.add_channel(f"table-{i}")
                 users = [d.member(f"{n}{i}") for n in driver.NAMES[:3]]
 
-                class Here(driver.Game):  # type: ignore[misc, name-defined]
-                    def turn_message(self, _channel: int = channel) -> Any:
-                        cid = f"alx:hand:{self.game_id}"
-                        for msg in reversed(d.channel_messages(_channel)):
-                            if cid in msg.custom_ids and msg.content.startswith("**Turn "):
-                                return msg
-                        return d.find_message(cid)
-
-                    def check_public(self) -> None:  # other games' requests interleave here
-                        self.checked = len(d.requests)
-
-                    async def play(self, action: Any, n: int, _channel: int = channel) -> None:
-                        # A person presses the turn post's buttons once it is shown.
-                        await shown(_channel, f":{self.game_id}:{(await self.state()).version}")
-                        await super().play(action, n)
-
-                g = Here(bb.OnChannel(d, channel), users)
+                g = arrivals.table(driver, channel, users)
                 await g.open()
                 tables.append(g)
             await d.bot.deliveries.drain()  # the lobbies' posts out

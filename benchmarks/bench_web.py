@@ -117,46 +117,12 @@ async def one_run(
         )  # fmt: skip
         async with d:
             await d.bot.warmed()
-            arrivals: dict[int, asyncio.Event] = {}
-            finish = d._finish
-
-            def finished(req: Any) -> None:
-                finish(req)
-                if req.channel_id in arrivals:
-                    arrivals[req.channel_id].set()
-
-            d._finish = finished
+            arrivals = bb.Arrivals(d)
             tables = []
             for i in range(max(games, watched)):
                 channel = d.add_channel(f"table-{i}")
                 users = [d.member(f"{n}{i}") for n in driver.NAMES[:3]]
-
-                class Here(driver.Game):  # type: ignore[misc, name-defined]
-                    def turn_message(self, _channel: int = channel) -> Any:
-                        cid = f"alx:hand:{self.game_id}"
-                        for msg in reversed(d.channel_messages(_channel)):
-                            if cid in msg.custom_ids and msg.content.startswith("**Turn "):
-                                return msg
-                        return d.find_message(cid)
-
-                    def check_public(self) -> None:
-                        self.checked = len(d.requests)
-
-                    async def play(self, action: Any, n: int, _channel: int = channel) -> None:
-                        wanted = f":{self.game_id}:{(await self.state()).version}"
-                        arrived = arrivals.setdefault(_channel, asyncio.Event())
-                        for _ in range(120):
-                            recent = d.channel_messages(_channel)[-3:]
-                            if any(c.endswith(wanted) for m in recent for c in m.custom_ids):
-                                break
-                            arrived.clear()
-                            try:
-                                await asyncio.wait_for(arrived.wait(), 1.0)
-                            except TimeoutError:
-                                pass
-                        await super().play(action, n)
-
-                g = Here(bb.OnChannel(d, channel), users)
+                g = arrivals.table(driver, channel, users)
                 await g.open()
                 tables.append(g)
             d.watched_tasks = tuple(t for t in d.watched_tasks if t != "alx-")
