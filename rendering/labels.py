@@ -646,12 +646,13 @@ def board_labels(
     if plain is None:
         plain = _place_all(v, lay, theme, (), words)
         PLACED.put(plain_key, plain)
-    if not _covered(plain, avoid):
+    moved = _covered(plain, avoid)
+    if not moved:
         return plain
     key = (v.map, lay, theme, tuple(avoid), names, *pieces(v))
     found = PLACED.get(key)
     if found is None:
-        found = _move_badges(v, lay, theme, avoid, plain)
+        found = _move_badges(v, lay, theme, avoid, plain, moved)
         PLACED.put(key, found)
     return found
 
@@ -664,7 +665,8 @@ def place_labels(
     A preview so shows the badges where the board shows them, and costs one badge's placing rather than the
     whole board's (about 6 ms of a preview's 11 on the default map: bench_render)."""
     plain = _place_all(v, lay, theme, (), words)
-    return _move_badges(v, lay, theme, avoid, plain) if _covered(plain, avoid) else plain
+    moved = _covered(plain, avoid)
+    return _move_badges(v, lay, theme, avoid, plain, moved) if moved else plain
 
 
 def _covered(plain: Sequence[Label], avoid: Sequence[Box]) -> set[int]:
@@ -677,9 +679,9 @@ def _covered(plain: Sequence[Label], avoid: Sequence[Box]) -> set[int]:
 
 
 def _move_badges(
-    v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box], plain: Sequence[Label]
+    v: GameView, lay: Layout, theme: Theme, avoid: Sequence[Box], plain: Sequence[Label], moved: set[int]
 ) -> tuple[Label, ...]:
-    moved = _covered(plain, avoid)
+    """``plain`` with the badges of the provinces ``moved`` placed again around everything else."""
     pl = _Placer(v, lay, theme, avoid)
     for lab in plain:
         if lab.kind == BADGE and lab.province in moved:
