@@ -2,7 +2,7 @@
 locally without Discord; ``restore FILE`` puts a backup in place of the database (bot stopped);
 ``ratings --recompute`` rates every server's finished games again from the stored games (issue 16);
 ``backup [FOLDER]`` writes one verified backup now (the bot may run); ``purge DAYS`` deletes finished
-games older than DAYS days on every server;
+games older than DAYS days on every server; ``move --to URL`` copies the database to another (PostgreSQL);
 ``health`` checks a running bot (heartbeat and database, as the Docker health check does).
 
 Configuration comes from the environment (or ``.env``), see bot.process.config and docs/HOSTING.md. A missing
@@ -47,6 +47,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "rate every server's finished games again (or one server's)",
     ),
     "purge": ("purge DAYS", "delete finished and abandoned games older than DAYS days, on every server"),
+    "move": (
+        "move [--from PATH_OR_URL] --to URL_OR_PATH [--replace]",
+        "copy every game and setting to another database (e.g. PostgreSQL) and verify it (bot stopped)",
+    ),
     "health": ("health", "check a running bot (its heartbeat and database), as the Docker health check does"),
 }
 USAGE = (
@@ -396,6 +400,12 @@ def _console(argv: Sequence[str]) -> int:
     return console_main(argv)
 
 
+def _move(argv: Sequence[str]) -> int:
+    from .process.move import main as move_main
+
+    return move_main(argv)
+
+
 def _health(argv: Sequence[str]) -> int:
     from .process.health import main as health_main
 
@@ -411,6 +421,7 @@ _RUN: dict[str, Callable[[Sequence[str]], int]] = {
     "restore": restore,
     "ratings": ratings,
     "purge": purge,
+    "move": _move,
     "health": _health,
 }
 

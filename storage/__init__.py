@@ -6,8 +6,8 @@ once. Callers use the `GameStore` protocol. Two backends pass the same contract 
 (`open_postgres_store(url)`, for several bot processes sharing one database). Each runs its own
 schema migrations on open. `open_database(url_or_path)` picks the backend from the setting:
 a postgresql:// URL selects PostgreSQL; a path, or sqlite:///path, SQLite. To move a whole
-database from one to the other: `python -m storage move --from PATH_OR_URL --to URL_OR_PATH`
-(storage/move.py).
+database from one to the other: `python -m bot move --from PATH_OR_URL --to URL_OR_PATH`
+(bot/process/move.py, through this protocol).
 
 Model
 -----
@@ -65,6 +65,7 @@ from .base import Status as Status
 from .base import StillSeated as StillSeated
 from .base import StoreError as StoreError
 from .base import VersionConflict as VersionConflict
+from .base import redact_url as redact_url
 from .migrations import LATEST_VERSION as LATEST_VERSION
 from .migrations import SchemaTooNew as SchemaTooNew
 from .pg_migrations import PgSchemaTooNew as PgSchemaTooNew

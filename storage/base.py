@@ -480,7 +480,7 @@ class GameStore(Protocol):
         processes' updates of one user both land."""
 
     async def all_user_settings(self) -> list[tuple[int, JsonDict, float]]:
-        """(user id, settings, updated_at) of every user, for moving a database (`python -m storage move`)."""
+        """(user id, settings, updated_at) of every user, for moving a database (`python -m bot move`)."""
 
     # --- ratings per server (bot.ratings decides who is rated and computes; the store keeps) -------------
 

@@ -417,7 +417,7 @@ class SqliteGameStore(Operations, SqliteBase):
 
     async def listen_for_duties(self, shards: ShardSlice | None, wake: Callable[[], None]) -> bool:
         # Nothing to hear: one bot process writes a SQLite file's duties, and its commits wake its worker
-        # (a one-off ``--sync`` or ``storage move`` writes none that are due).
+        # (a one-off ``--sync`` or ``bot move`` writes none that are due).
         del shards, wake
         return False
 

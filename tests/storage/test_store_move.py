@@ -1,4 +1,4 @@
-"""Moving a real SQLite database to a real PostgreSQL one with `python -m storage move`, and back."""
+"""Moving a real SQLite database to a real PostgreSQL one with `python -m bot move`, and back."""
 
 from __future__ import annotations
 
@@ -49,13 +49,13 @@ async def fill(store: GameStore) -> dict[str, int]:
     return ids
 
 
-def run_move(*args: str) -> subprocess.CompletedProcess[str]:
+def run_move(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "storage", "move", *args],
+        [sys.executable, "-m", "bot", "move", *args],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **(env or {})},
         timeout=120,
     )
 
@@ -126,6 +126,23 @@ async def test_move_back_from_postgresql_to_a_new_sqlite_file(pg_cluster: PgClus
     try:
         assert {g.id for g in await copy.list_games()} == set(ids.values())
         assert await copy.integrity_check()
+    finally:
+        await copy.close()
+
+
+async def test_without_from_the_configured_database_moves(tmp_path: Path) -> None:
+    """A host types only the target: the bot's own database (ALEXANDROS_DATA_DIR's) is the source."""
+    data = tmp_path / "data"
+    data.mkdir()
+    store = await open_store(data / "alexandros.db")
+    ids = await fill(store)
+    await store.close()
+    copy_path = tmp_path / "copy.db"
+    done = run_move("--to", f"sqlite:///{copy_path}", env={"ALEXANDROS_DATA_DIR": str(data)})
+    assert done.returncode == 0, done.stderr
+    copy = await open_store(copy_path)
+    try:
+        assert {g.id for g in await copy.list_games()} == set(ids.values())
     finally:
         await copy.close()
 

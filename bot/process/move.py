@@ -6,17 +6,37 @@ Then every user's settings. Duties already delivered are history and stay behind
 stores are compared game by game, and the target's integrity is checked.
 
 Stop the bot first: a game changed during the move would be copied as it was before the change.
-Run it as `python -m storage move --from data/alexandros.db --to postgresql://user:pw@host/db`.
+Run it as `python -m bot move --to postgresql://user:pw@host/db` (from the configured database, or
+`--from PATH_OR_URL`). It lives with the bot's other commands for hosts (backup, restore, purge) and, like
+them, reads the store only through its protocol. Exit codes: 0 moved and verified, 1 failed, 2 refused (a
+target holding data, without ``--replace``).
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import os
+import sqlite3
+import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from .base import GameStore, JsonDict, StoreError
+import asyncpg
+
+from storage import (
+    GameStore,
+    JsonDict,
+    PgSchemaTooNew,
+    SchemaTooNew,
+    StoreError,
+    open_database,
+    open_existing_database,
+    redact_url,
+)
 
 
 class MoveRefused(StoreError):
@@ -95,3 +115,50 @@ async def move_database(
     if not report:
         raise StoreError(f"the target fails its integrity check:\n{report}")
     return MoveReport(len(games), events, duties, len(users), dict(statuses))
+
+
+def main(argv: Sequence[str]) -> int:
+    """``python -m bot move [--from SOURCE] --to TARGET [--replace]``: one sentence at the end."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot move",
+        description="Copy every game (ids kept) and every user's settings from one database to another, "
+        "e.g. from SQLite to PostgreSQL, then compare them game by game. Stop the bot first.",
+    )
+    parser.add_argument("--from", dest="source", help="the database to copy (default: the configured one)")
+    parser.add_argument("--to", dest="target", required=True, help="the new database (URL or path)")
+    parser.add_argument(
+        "--replace", action="store_true", help="write over a target holding data (games of the same ids)"
+    )
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    source = args.source
+    if source is None:
+        from .config import load_or_exit
+
+        source = load_or_exit(os.environ, Path(".env"), require_token=False).database
+    try:
+        return asyncio.run(_move(source, args.target, args.replace))
+    except MoveRefused as exc:
+        print(f"refused: {exc}", file=sys.stderr)
+        return 2
+    except (StoreError, OSError, ValueError, sqlite3.Error, asyncpg.PostgresError, SchemaTooNew,
+            PgSchemaTooNew) as exc:  # fmt: skip
+        print(f"the move failed: {exc}", file=sys.stderr)
+        return 1
+
+
+async def _move(source_url: str, target_url: str, replace: bool) -> int:
+    source = await open_existing_database(source_url)  # a mistyped source must not move "0 games"
+    try:
+        target = await open_database(target_url)
+        try:
+            print(f"moving {redact_url(source_url)} -> {redact_url(target_url)}", flush=True)
+            report = await move_database(source, target, replace=replace, progress=print)
+        finally:
+            await target.close()
+    finally:
+        await source.close()
+    print(report)
+    return 0
