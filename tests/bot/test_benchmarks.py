@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -94,6 +95,21 @@ def test_bench_store_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_store").main(["--games", "5", "--seconds", "0.2", "--concurrency", "1,2"]) == 0
     out = capsys.readouterr().out
     assert "actions/s" in out and "integrity check: ok" in out
+
+
+def test_bench_store_ab_runs_both_trees_on_both_backends(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        bench("bench_store_ab").main(["--before", "HEAD", "--rounds", "1", "--batch", "5", "--warm", "2"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    for backend, tree in (
+        ("sqlite", "before"),
+        ("sqlite", "now"),
+        ("postgres", "before"),
+        ("postgres", "now"),
+    ):
+        assert re.search(rf"^{backend} +{tree} +[0-9.]+ +[0-9.]+ ", out, re.M), out
 
 
 def test_bench_labels_runs(capsys: pytest.CaptureFixture[str]) -> None:
