@@ -119,6 +119,7 @@ class Collections:
     def __init__(self) -> None:
         self.cpu: list[float] = []
         self.generations: list[int] = []
+        self.collected: list[int] = []  # unreachable objects each freed: a long one freeing many is garbage
         self._at = 0.0
 
     def _seen(self, phase: str, info: dict[str, int]) -> None:
@@ -127,6 +128,7 @@ class Collections:
         else:
             self.cpu.append(time.thread_time() - self._at)
             self.generations.append(info["generation"])
+            self.collected.append(info["collected"])
 
     def start(self) -> None:
         gc.callbacks.append(self._seen)
@@ -142,6 +144,10 @@ class Collections:
         """The longest collection of each generation (young, middle, full), in ms of CPU."""
         pairs = list(zip(self.generations, self.cpu, strict=True))
         return [round(1000 * max((c for g, c in pairs if g == k), default=0), 1) for k in range(3)]
+
+    def longest_freed(self) -> int:
+        """How many unreachable objects the longest collection freed (cycles: most of its time if many)."""
+        return self.collected[self.cpu.index(max(self.cpu))] if self.cpu else 0
 
 
 async def settle_own(d: Any, before: int, until: Any = None) -> None:

@@ -205,6 +205,7 @@ async def one_run(
                 # The longest collection of each generation (CPU ms): the young ones are frequent and short,
                 # an older one looks at every object that survived since the last of its kind.
                 "gc by generation": collections.longest_by_generation(),
+                "gc longest freed": collections.longest_freed(),
                 "load": os.getloadavg()[0],
             }
             if proc is not None:
