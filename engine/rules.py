@@ -232,14 +232,19 @@ class _PathDag:
         order (a depth-first search in point order meets every point first along that route)."""
         routes: dict[Point, tuple[Point, ...]] = {origin: ()}
         steps = self.steps
-
-        def visit(p: Point, route: tuple[Point, ...]) -> None:
-            for q, w in steps[p]:
+        # The depth-first search with a stack of its own, not a nested function calling itself: such a
+        # function holds itself through its closure, a cycle that only the garbage collector frees, and a
+        # bot's collections then held its event loop for longer (issue 30's stalls).
+        stack = [(origin, iter(steps[origin]))]
+        while stack:
+            p, ahead = stack[-1]
+            for q, w in ahead:
                 if not w and q not in routes:
-                    routes[q] = route + (q,)
-                    visit(q, routes[q])
-
-        visit(origin, ())
+                    routes[q] = routes[p] + (q,)
+                    stack.append((q, iter(steps[q])))
+                    break
+            else:
+                stack.pop()
         return routes
 
 
@@ -264,24 +269,28 @@ def shortest_paths(
     m = state.map
     to_corner = m.distance[corner]
     count = 0
+    # Depth first in point order, with a stack of its own (see _PathDag._free_reach for why not recursion).
     path = [state.alexander]
-
-    def extend() -> Iterator[tuple[Point, ...]]:
-        nonlocal count
-        p = path[-1]
-        if p == corner:
-            count += 1
-            yield tuple(path)
-            return
-        for q in m.adjacent[p]:
+    stack = [iter(m.adjacent[state.alexander])]
+    if state.alexander == corner:
+        yield tuple(path)
+        return
+    while stack:
+        for q in stack[-1]:
             if limit is not None and count >= limit:
                 return
-            if to_corner[q] == to_corner[p] - 1:
+            if to_corner[q] == to_corner[path[-1]] - 1:
                 path.append(q)
-                yield from extend()
-                path.pop()
-
-    yield from extend()
+                if q == corner:
+                    count += 1
+                    yield tuple(path)
+                    path.pop()
+                    continue
+                stack.append(iter(m.adjacent[q]))
+                break
+        else:
+            stack.pop()
+            path.pop()
 
 
 def new_walls(state: GameState, path: tuple[Point, ...]) -> tuple[Side, ...]:
