@@ -186,23 +186,64 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
+KEEP_RECORDS = 8  # each channel's newest messages and interactions the fake keeps once an action settled
+_UNKNOWN = [0]  # the fake's answers "Unknown Message" and "Unknown Webhook" (10008, 10015) so far
+
+
+def _count_unknown() -> None:
+    """Count the fake's 404s for a message or token it does not hold (once per process)."""
+    import offline.recorder
+    import offline.routes
+
+    make = offline.routes._http_error
+    if getattr(make, "counted", False):
+        return
+
+    def counted(status: int, code: int, message: str) -> Any:
+        if code in (10008, 10015):
+            _UNKNOWN[0] += 1
+        return make(status, code, message)
+
+    counted.counted = True  # type: ignore[attr-defined]
+    offline.routes._http_error = offline.recorder._http_error = counted  # type: ignore[attr-defined]
+
+
 class Ledger:
     """Keeps the figures of the fake's interaction records and lets the records go: ``settle(channel)``
-    once that channel's game has finished an action (its driver looks at none of them again)."""
+    once that channel's game has finished an action (its driver looks at none of them again).
 
-    def __init__(self, d: Any) -> None:
+    The fake Discord keeps every message and interaction token in the bot's own process, which a real
+    Discord keeps on its servers: over a run, hundreds of thousands of objects that the bot's garbage
+    collector walks at every middle-generation collection (most of what it walked in bench_web). So a
+    settled channel's older records are forgotten too: all but its newest ``KEEP_RECORDS`` messages (and its
+    pinned ones), and the tokens of all but its newest interactions and of those that made a kept message.
+    A bot that used a forgotten one would be answered 404, as for a deleted message; ``forgotten_used``
+    counts such answers, and a run is sound only with 0."""
+
+    def __init__(self, d: Any, forget: bool = True) -> None:
         self.d = d
+        self.forget = forget
         self.first: list[float] = []
         self.whole: list[float] = []
         self.pending: dict[int, list[Any]] = {}
+        self.interactions: dict[int, list[int]] = {}  # each channel's interaction ids, oldest first
         self.channel_requests = 0
+        self.let_go = 0  # messages and interaction tokens forgotten
+        _count_unknown()
+        self._unknown_before = _UNKNOWN[0]
         ledger = self
 
         class History(list):  # type: ignore[type-arg]
             def append(self, result: Any) -> None:
                 ledger.pending.setdefault(result.channel_id, []).append(result)
+                ledger.interactions.setdefault(result.channel_id, []).append(result.interaction_id)
 
         d.history = History()
+
+    @property
+    def forgotten_used(self) -> int:
+        """The fake's 404s for a message or token since this ledger began (0 in a sound run)."""
+        return _UNKNOWN[0] - self._unknown_before
 
     def settle(self, channel: int) -> None:
         for r in self.pending.pop(channel, ()):
@@ -213,6 +254,33 @@ class Ledger:
             r.requests, r.payload = [], {}
         self.channel_requests += channel_requests(self.d.requests)
         self.d.requests.clear()
+        if self.forget:
+            self._forget(channel)
+
+    def _forget(self, channel: int) -> None:
+        d = self.d
+        messages = d._by_channel.get(channel, [])
+        if len(messages) > KEEP_RECORDS:
+            old, messages = messages[:-KEEP_RECORDS], messages[-KEEP_RECORDS:]
+            for m in old:
+                if not m.pinned:
+                    d.messages.pop(m.id, None)
+                    self.let_go += 1
+            messages = [m for m in old if m.pinned] + messages
+            d._by_channel[channel] = messages
+        ids = self.interactions.get(channel, [])
+        if len(ids) > KEEP_RECORDS:
+            made = {m.interaction_id for m in messages}
+            kept = []
+            for iid in ids[:-KEEP_RECORDS]:
+                inter = d._interactions.get(iid)
+                if inter is not None and (not inter.done or iid in made):
+                    kept.append(iid)
+                elif inter is not None:
+                    del d._interactions[iid]
+                    d._by_token.pop(inter.token, None)
+                    self.let_go += 1
+            self.interactions[channel] = kept + ids[-KEEP_RECORDS:]
 
     def settle_all(self) -> None:
         for channel in list(self.pending):
@@ -531,6 +599,8 @@ async def one_run(
                 "callback cpu": probe.worst_callback * 1000,
                 "post wait p99": pct(post_waits, 0.99),
                 "gc max": collections.longest(),
+                "records let go": ledger.let_go,  # the fake's old messages and tokens (Ledger)
+                "forgotten used": ledger.forgotten_used,  # the fake's 404s for records let go: 0 if sound
                 "stalls > 50 ms": probe.over_50ms,
                 "cpu main": cpu_main * 1000 / max(done, 1),
                 "cpu workers": cpu_workers * 1000 / max(done, 1),

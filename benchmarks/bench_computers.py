@@ -221,6 +221,8 @@ async def one_run(
                 "callback": probe.worst_callback_name,
                 "stalls > 50 ms": probe.over_50ms,
                 "gc max": collections.longest(),
+                "records let go": ledger.let_go,  # the fake's old messages and tokens (Ledger)
+                "forgotten used": ledger.forgotten_used,  # the fake's 404s for records let go: 0 if sound
                 # The longest collection of each generation (CPU ms), how many full ones, and the objects
                 # the collector tracks at the end (more games alive: longer full collections).
                 "gc by generation": collections.longest_by_generation(),

@@ -202,6 +202,8 @@ async def one_run(
                 "stall cpu": probe.worst_cpu * 1000,
                 "callback cpu": probe.worst_callback * 1000,
                 "gc max": collections.longest(),
+                "records let go": ledger.let_go,  # the fake's old messages and tokens (Ledger)
+                "forgotten used": ledger.forgotten_used,  # the fake's 404s for records let go: 0 if sound
                 # The longest collection of each generation (CPU ms): the young ones are frequent and short,
                 # an older one looks at every object that survived since the last of its kind.
                 "gc by generation": collections.longest_by_generation(),

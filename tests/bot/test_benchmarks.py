@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import re
 import sys
 from pathlib import Path
@@ -36,6 +37,23 @@ def test_bench_web_runs_rounds_with_and_without_watchers(capsys: pytest.CaptureF
     out = capsys.readouterr().out
     assert out.count("round 1, ") == 2 and out.count("round 2, ") == 2
     assert "missed 0" in out and "interaction p99 with / without watchers" in out
+
+
+def test_bench_web_lets_the_fakes_old_records_go_and_the_bot_never_asks_for_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The fake Discord's old messages and tokens leave the bot's process (a real Discord keeps them on its
+    servers), and the bot never asks for one of them again: no 404 for a message or a token."""
+    argv = "--games 2 --watched 2 --watchers 2 --actions 14 --repeat 1".split()
+    assert bench("bench_web").main(argv) == 0
+    runs = [
+        json.loads(line[line.index("{") :])
+        for line in capsys.readouterr().out.splitlines()
+        if line.startswith("round 1,")
+    ]
+    assert len(runs) == 2
+    for run in runs:
+        assert run["records let go"] > 0 and run["forgotten used"] == 0, run
 
 
 def test_bench_memory_runs(capsys: pytest.CaptureFixture[str]) -> None:
