@@ -1,39 +1,20 @@
 """Persistent storage of games: lobby, seats, event log, snapshots, the outbox of duties, and user settings.
 
-Games last days, so nothing a player did may be lost to a crash, a restart or two clicks at
-once. Callers use the `GameStore` protocol. Two backends pass the same contract suite
-(tests/storage): SQLite (`open_store(path)`, the embedded default) and PostgreSQL
-(`open_postgres_store(url)`, for several bot processes sharing one database). Each runs its own
-schema migrations on open. `open_database(url_or_path)` picks the backend from the setting:
-a postgresql:// URL selects PostgreSQL; a path, or sqlite:///path, SQLite. To move a whole
-database from one to the other: `python -m bot move --from PATH_OR_URL --to URL_OR_PATH`
-(bot/process/move.py, through this protocol).
+Games last days, so nothing a player did may be lost to a crash, a restart or two clicks at once. Callers
+use the `GameStore` protocol (storage.base: every method, its contract and errors). Two backends pass the
+same contract suite (tests/storage): SQLite (`open_store(path)`, the embedded default) and PostgreSQL
+(`open_postgres_store(url)`, for several bot processes sharing one database); `open_database` picks one
+from the setting. Each runs its own schema migrations on open. An action is one call::
 
-Model
------
-A game has a `version`: the number of events in its log. Every action is one call::
+    version, state = await store.load_snapshot(game_id)
+    new_state, events = engine_apply(state, action)                 # the caller's, no lock held
+    game = await store.append(game_id, version, events, new_state, now,
+                              duties=[NewDuty("post", now, channel_id, payload={...})])
+                              # VersionConflict: someone acted first (a double click): reload, decide again
 
-    version, state = await store.load_snapshot(game_id)          # (version, dict) or None
-    new_state, events = engine_apply(state, action)               # caller code, no lock held
-    try:
-        game = await store.append(game_id, version, events, new_state, now,
-                                  waiting_on=next_user, cancel_keys={"remind"},
-                                  duties=[NewDuty("post", now, channel_id, payload={...}),
-                                          NewDuty("remind", now + 86400, channel_id, next_user,
-                                                  key="remind")])
-    except VersionConflict:
-        ...  # someone acted first (a double click): reload and decide again
-
-`append` writes the events (versions version+1..), the snapshot, the version, and the optional
-status / seats / waiting_on / duty changes in ONE transaction, or nothing at all. Events and
-snapshots are opaque JSON-able dicts (the engine serializes them). Lobby changes (join_seat, leave_seat,
-update_lobby) do not change the version. All times are float Unix seconds passed in by the caller (`now`).
-
-The outbox (the transactional-outbox pattern): a duty is written in the same commit as the change that
-causes it, and a delivery worker claims it under a lease, sends it, and finishes it (or retries it later).
-
-Every method, its arguments, what it returns and raises: the protocol, `storage.base.GameStore` (all
-methods are coroutines but `exclusive`, an async context manager). Opening a store: `open_database` below.
+The duties are the transactional outbox: written in the same commit as the change that causes them, then
+claimed by a delivery worker under a lease, sent, and finished (or retried later). Moving a whole database
+to the other backend: `python -m bot move` (bot/process/move.py, through this protocol).
 """
 
 import os

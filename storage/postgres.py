@@ -1,23 +1,10 @@
 """The PostgreSQL implementation of `GameStore`, on asyncpg, for several bot processes sharing one
-database: the shared operations (storage/operations.py) over PostgreSQL's plumbing (`PostgresBase`: its
-pool, its transactions, `_write`, its reads, its way of inserting duties), with what PostgreSQL does its own
-way (`PostgresGameStore`): the wake-ups across processes (LISTEN/NOTIFY), the advisory lock on a name, the
-backup (pg_dump) and the integrity check. Its SQL where it differs (the claim's SKIP LOCKED among it):
-storage/sql.py (`POSTGRES`). It behaves exactly as the SQLite store does; one contract suite runs on both.
-
-How transactions work, and why:
-- A pool of connections, one per concurrent transaction. Every write is one transaction on one pooled
-  connection, at READ COMMITTED, and runs in its own task behind asyncio.shield: a cancelled caller (a
-  Discord timeout, shutdown) never leaves half a transaction, as in the SQLite store.
-- Appends are version-checked in the UPDATE itself (`WHERE id = $ AND version = $`): two racing writers,
-  in one process or in two, queue on the game's row lock; the second then finds the version moved on and
-  gets VersionConflict. Lobby changes, abandoning and keyed duties lock the game row first (FOR UPDATE),
-  so they are serialized per game, as SQLite serializes everything.
-- Duties are claimed with `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n) RETURNING …`
-  under a lease: workers in several processes never wait on each other nor take the same duty, and a
-  duty whose worker died is handed out again once its lease has run out.
-- JSON is text, encoded before any connection is taken, with NaN refused (see storage.pg_migrations).
-- Backups are `pg_dump` (see `backup`); the schema has its own numbered migrations (storage.pg_migrations).
+database: the shared operations (storage/operations.py) over PostgreSQL's plumbing (`PostgresBase`: a pool,
+one connection per transaction, at READ COMMITTED, each write in its own task behind asyncio.shield so that
+a cancelled caller never leaves half a transaction), with what PostgreSQL does its own way
+(`PostgresGameStore`): the wake-ups across processes (LISTEN/NOTIFY), the advisory lock on a name, the
+backup (pg_dump) and the integrity check. Its SQL where it differs (the claim's SKIP LOCKED, row locks):
+storage/sql.py (`POSTGRES`); its schema: storage/pg_migrations.py. One contract suite runs on both stores.
 """
 
 from __future__ import annotations

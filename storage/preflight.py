@@ -1,25 +1,13 @@
 """The check of an SQLite file before anything opens it for writing (issue 11, "bad files").
 
-Opening a damaged or foreign file with the store would change it: switching to WAL rewrites the header,
-and the migrations write tables into it. So the store, the bot's entry point, the console and the backup
-CLI first look at the file read-only, in this order, and refuse it with one sentence saying what is wrong
-and what to do:
-
-1. unopenable — it cannot be read (permissions, a folder in its place);
-2. garbage — it is not empty and does not start with SQLite's header;
-3. truncated — shorter than the page count its header states, or not whole pages;
-4. corrupt — SQLite cannot read it, or ``PRAGMA quick_check`` finds damage;
-5. newer — its schema version is above this program's (`LATEST_VERSION`);
-6. foreign — an SQLite database holding tables, but not this bot's.
-
-A missing or empty file passes: the store creates the database there. Nothing is written by the check:
-the file is opened read-only and never in WAL recovery mode (``immutable=1`` when no -wal file exists).
-
-A file to be written (the store's, the bot's, the console's; not a backup being inspected) must also be
-writable by this process's user, and so must its -wal and -shm files where they exist (``check_writable``,
-kind "unwritable"): SQLite opens a read-only file without complaint, and every write then fails. The test is
-an open for writing, made as the running user (so root, who may write a mode 0444 file, passes), which
-changes nothing in the file.
+Opening a damaged or foreign file with the store would change it (switching to WAL rewrites the header, the
+migrations write tables), so the store, the bot's entry point, the console and the backup CLI first look at
+it read-only (``immutable=1`` when no -wal file exists) and refuse it with one sentence saying what is wrong
+and what to do (`BadDatabase.kind`): unopenable, garbage (no SQLite header), truncated (shorter than its
+header says), corrupt (``PRAGMA quick_check``), newer (a schema above `LATEST_VERSION`), foreign (another
+program's tables). A missing or empty file passes: the store creates the database there. A file the store
+will write must also be writable by this process's user, with its -wal and -shm files (`check_writable`):
+SQLite opens a read-only file without complaint, and every write then fails.
 """
 
 from __future__ import annotations

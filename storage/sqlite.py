@@ -1,28 +1,11 @@
 """The SQLite implementation of `GameStore`, on aiosqlite: the shared operations (storage/operations.py)
-over SQLite's plumbing (`SqliteBase`: its connections, its transactions, `_write`, its reads, `_read` and
-`_glance`, its way of inserting duties), with what SQLite does its own way (`SqliteGameStore`): finishes
-written together (a group commit), the lock on a name (a file lock), no listening for other processes, the
-backup (a file copy) and SQLite's own integrity checks. Its SQL where it differs: storage/sql.py (`SQLITE`).
-
-How transactions work, and why:
-- One long-lived writer connection. Every write is an explicit BEGIN IMMEDIATE ... COMMIT on it: a
-  plain BEGIN that later writes fails with "database is locked" despite the busy timeout, and a shared
-  connection in implicit-transaction mode lets one coroutine's COMMIT save another's rolled-back row.
-- A write transaction runs whole in the writer's thread, as one function (`_whole_transaction`, queued
-  as aiosqlite's own `_execute` queues a call): BEGIN, the body, COMMIT or ROLLBACK. The thread runs one
-  function at a time, in order, so transactions never interleave (no lock is needed). The body is written
-  as a coroutine over a `Tx`, whose calls never suspend, so it runs to its end in one step; one trip to
-  the thread instead of one per statement.
-- The caller awaits the transaction behind asyncio.shield: if it is cancelled (a Discord timeout,
-  shutdown), the transaction still finishes or rolls back as a whole, and the writer connection is never
-  left inside an open transaction.
-- One reader connection (its own thread) for single-statement reads. WAL lets it read beside the writer,
-  and a single statement is always a consistent snapshot, so it needs no lock. Reads that need several
-  statements (export) run on the writer instead, so the reader never holds a long read transaction that
-  would hide a commit the caller just made.
-- Point reads (a game by id or channel, its snapshot, metadata or pending duties) run at once on a third,
-  read-only connection on the event loop's own thread (`_glance`), which never waits for a lock.
-- JSON is encoded before the transaction is queued, so the writer's thread does only database work.
+over SQLite's plumbing (`SqliteBase`: a writer, a reader and the event loop's own connection for point
+reads), with what SQLite does its own way (`SqliteGameStore`): finishes written together (a group commit),
+the lock on a name (a file lock), no listening for other processes, the backup (a file copy) and SQLite's
+own integrity checks. Its SQL where it differs: storage/sql.py (`SQLITE`). How its transactions run and
+why: docs/ARCHITECTURE.md (storage). Every write is an explicit BEGIN IMMEDIATE ... COMMIT on the one writer:
+a plain BEGIN that later writes fails with "database is locked" despite the busy timeout, and a connection
+shared in implicit-transaction mode lets one coroutine's COMMIT save another's rolled-back row.
 """
 
 from __future__ import annotations
