@@ -20,6 +20,7 @@ import discord
 from ..games.tables import Refused
 from ..process import limits, metrics
 from ..texts import private
+from ..texts.components import release
 from ..words import i18n
 from ..words.words import Speaker
 
@@ -51,25 +52,31 @@ async def say(
     view: discord.ui.View | None = None,
 ) -> None:
     """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update).
-    Not after a public defer (``mode`` "public"): Discord then makes the first followup public."""
+    Not after a public defer (``mode`` "public"): Discord then makes the first followup public. The view
+    is let go once sent (``components.release``)."""
     text = limits.content(text)
     mode = interaction.extras.get("mode")
     kwargs: dict[str, Any] = {}
     if view is not None:
         kwargs["view"] = view
-    if not interaction.response.is_done():
-        if file is not None:
-            kwargs["file"] = file
-        await interaction.response.send_message(text, ephemeral=True, **kwargs)
-    elif mode == "thinking":
-        await interaction.edit_original_response(
-            content=text, attachments=[file] if file is not None else [], **kwargs
-        )
-        interaction.extras["answered"] = True  # a follow-up is a message of its own now (bot.outbox.lanes)
-    else:
-        if file is not None:
-            kwargs["file"] = file
-        await interaction.followup.send(text, ephemeral=True, **kwargs)
+    try:
+        if not interaction.response.is_done():
+            if file is not None:
+                kwargs["file"] = file
+            await interaction.response.send_message(text, ephemeral=True, **kwargs)
+        elif mode == "thinking":
+            await interaction.edit_original_response(
+                content=text, attachments=[file] if file is not None else [], **kwargs
+            )
+            interaction.extras["answered"] = (
+                True  # a follow-up is a message of its own now (bot.outbox.lanes)
+            )
+        else:
+            if file is not None:
+                kwargs["file"] = file
+            await interaction.followup.send(text, ephemeral=True, **kwargs)
+    finally:
+        release(view)
 
 
 async def show(
@@ -79,12 +86,16 @@ async def show(
     file: discord.File | None = None,
     view: discord.ui.View | None = None,
 ) -> None:
-    """Replace the ephemeral flow message a component lives on (after ``defer_update``)."""
+    """Replace the ephemeral flow message a component lives on (after ``defer_update``); the view is let go
+    once sent."""
     text = limits.content(text)
     if interaction.extras.get("mode") == "update":
-        await interaction.edit_original_response(
-            content=text, attachments=[file] if file is not None else [], view=view
-        )
+        try:
+            await interaction.edit_original_response(
+                content=text, attachments=[file] if file is not None else [], view=view
+            )
+        finally:
+            release(view)
     else:
         await say(interaction, text, file=file, view=view)
 

@@ -66,11 +66,13 @@ class Info:
             )
             b = dt.buttons(table) if live else None
             watch = await ui.watch_url(ctx.client, table.id, table.record.guild_id)
-            await interaction.edit_original_response(
-                content=posts.status_text(table),
-                attachments=[png(picture)],
-                view=ui.with_watch(ui.view_of_buttons(b, table.locale) if b else None, watch, table.locale),
-            )
+            buttons = ui.with_watch(ui.view_of_buttons(b, table.locale) if b else None, watch, table.locale)
+            try:
+                await interaction.edit_original_response(
+                    content=posts.status_text(table), attachments=[png(picture)], view=buttons
+                )
+            finally:
+                ui.release(buttons)
             if live and (await ctx.store.get_game_meta(table.id)).get(META_TURN_POST) is None:
                 # The turn message was never posted (Discord was down): this one takes its place.
                 msg = await interaction.original_response()

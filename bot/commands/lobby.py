@@ -137,16 +137,16 @@ class Lobby:
                 "game created game=%s channel=%s user=%s deadline=%s policy=%s",
                 table.id, channel_id, user.id, options.get("deadline_hours"), options.get("deadline_policy"),
             )  # fmt: skip
-            if thread:
-                msg = await self.ctx.channel(channel_id).send(
-                    posts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
-                )
-                await say(interaction, private.opened_in(channel_id))
-            else:
-                await interaction.response.send_message(
-                    posts.lobby_text(table), view=ui.lobby_view(table.id, table.locale)
-                )
-                msg = await interaction.original_response()
+            view = ui.lobby_view(table.id, table.locale)
+            try:
+                if thread:
+                    msg = await self.ctx.channel(channel_id).send(posts.lobby_text(table), view=view)
+                    await say(interaction, private.opened_in(channel_id))
+                else:
+                    await interaction.response.send_message(posts.lobby_text(table), view=view)
+                    msg = await interaction.original_response()
+            finally:
+                ui.release(view)
             async with self.ctx.tables.locks.hold(table.id):  # a Join may have come first: keep its name
                 fresh = await self.ctx.tables.record_of(table.id)
                 await store.update_lobby(
@@ -255,7 +255,10 @@ class Lobby:
     ) -> None:
         lobby_view = ui.lobby_view(table.id, table.locale) if table.record.status == "lobby" else None
         if from_button:
-            await interaction.response.edit_message(content=posts.lobby_text(table), view=lobby_view)
+            try:
+                await interaction.response.edit_message(content=posts.lobby_text(table), view=lobby_view)
+            finally:
+                ui.release(lobby_view)
             return
         await say(interaction, note)
         await self.ctx.store.add_duties(table.id, dt.lobby_edit(table, self.ctx.clock()), self.ctx.clock())

@@ -34,7 +34,7 @@ from ..games.tables import OPT_FORMER, Refused, Table, names_of
 from ..outbox import duties as dt
 from ..outbox.pipeline import META_ABSENT, user_ids
 from ..texts import posts, private
-from ..texts.components import GameButton, cid_button
+from ..texts.components import GameButton, cid_button, release
 from ..words import i18n
 from .answers import defer_private, display_name, say
 from .context import Context
@@ -130,11 +130,13 @@ class Seats:
             text = posts.seat_offered(
                 table.speaker.seat(seat), COLOURS[seat], to.id, display_name(interaction.user), table.locale
             )
-            await interaction.response.send_message(
-                text,
-                view=offer_view(record.id, seat, to.id, table.locale),
-                allowed_mentions=discord.AllowedMentions(users=[discord.Object(to.id)]),
-            )
+            view = offer_view(record.id, seat, to.id, table.locale)
+            try:
+                await interaction.response.send_message(
+                    text, view=view, allowed_mentions=discord.AllowedMentions(users=[discord.Object(to.id)])
+                )
+            finally:
+                release(view)
 
         await ctx.guard(interaction, body)
 

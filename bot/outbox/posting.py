@@ -22,7 +22,7 @@ from ..games.pictures import Pictures
 from ..games.tables import MapBook, locale_of
 from ..process import limits
 from ..texts import posts
-from ..texts.components import lobby_view, view_of_buttons, watch_url, with_watch
+from ..texts.components import lobby_view, release, view_of_buttons, watch_url, with_watch
 from ..words import i18n
 from . import duties as dt
 from .lanes import Lane, Lanes
@@ -119,13 +119,16 @@ class Posting:
         mentions = discord.AllowedMentions(users=ping) if ping else discord.AllowedMentions.none()
         channel = self.client.get_partial_messageable(duty.channel_id)
         lane = await self.lanes.for_duty(duty.game_id, duty.channel_id) if self.lanes and fresh else None
-        msg = await self._follow_up(duty, lane, text, mentions, kwargs) if lane is not None else None
-        if msg is None:
-            if file is not None:
-                file.reset()
-            msg = await channel.send(
-                text, allowed_mentions=mentions, nonce=nonce or f"alx-{duty.id}", **kwargs
-            )
+        try:
+            msg = await self._follow_up(duty, lane, text, mentions, kwargs) if lane is not None else None
+            if msg is None:
+                if file is not None:
+                    file.reset()
+                msg = await channel.send(
+                    text, allowed_mentions=mentions, nonce=nonce or f"alx-{duty.id}", **kwargs
+                )
+        finally:
+            release(view)
         since = p.get("turn_post")
         if since is not None and duty.game_id is not None:
             # Only while this worker still holds the duty: one that stalled past its lease must not record
@@ -217,30 +220,33 @@ class Posting:
         content = limits.content(p["text"]) if "text" in p else discord.utils.MISSING
         attachments = [file] if file is not None else discord.utils.MISSING
         view = await self._view(duty)
-        lane = self.lanes.maker(message.id) if self.lanes is not None else None
-        if lane is not None:  # made by a follow-up whose token lives: its edit is not counted (lanes)
-            try:
-                await lane.webhook.edit_message(
-                    message.id, content=content, attachments=attachments, view=view
-                )
-                return f"edited {post['message']}"
-            except discord.HTTPException as error:
-                log.info("webhook edit refused for duty %s (%s): editing in the channel", duty.id, error)
-                assert self.lanes is not None
-                self.lanes.forget(lane)
-                if file is not None:
-                    file.reset()
         try:
-            await message.edit(content=content, attachments=attachments, view=view)
-        except (discord.NotFound, discord.Forbidden) as error:
-            if live:
-                return await self._repost(duty, now)
-            return f"dropped: {error.status} {error.text}"
-        except discord.HTTPException as error:
-            if error.status < 500 and error.status != 429 and live:  # e.g. the edit cap of old messages
-                return await self._repost(duty, now)
-            raise
-        return f"edited {post['message']}"
+            lane = self.lanes.maker(message.id) if self.lanes is not None else None
+            if lane is not None:  # made by a follow-up whose token lives: its edit is not counted (lanes)
+                try:
+                    await lane.webhook.edit_message(
+                        message.id, content=content, attachments=attachments, view=view
+                    )
+                    return f"edited {post['message']}"
+                except discord.HTTPException as error:
+                    log.info("webhook edit refused for duty %s (%s): editing in the channel", duty.id, error)
+                    assert self.lanes is not None
+                    self.lanes.forget(lane)
+                    if file is not None:
+                        file.reset()
+            try:
+                await message.edit(content=content, attachments=attachments, view=view)
+            except (discord.NotFound, discord.Forbidden) as error:
+                if live:
+                    return await self._repost(duty, now)
+                return f"dropped: {error.status} {error.text}"
+            except discord.HTTPException as error:
+                if error.status < 500 and error.status != 429 and live:  # e.g. the edit cap of old messages
+                    return await self._repost(duty, now)
+                raise
+            return f"edited {post['message']}"
+        finally:
+            release(view)
 
     async def superseded(self, duty: Duty) -> bool:
         since = duty.payload.get("since")
@@ -259,8 +265,11 @@ class Posting:
         assert duty.channel_id is not None
         game = duty.game_id or 0
         message = self.client.get_partial_messageable(duty.channel_id).get_partial_message(int(p["message"]))
+        view = lobby_view(game) if p.get("open") else None
         try:
-            await message.edit(content=p["text"], view=lobby_view(game) if p.get("open") else None)
+            await message.edit(content=p["text"], view=view)
         except (discord.NotFound, discord.Forbidden) as error:
             return f"dropped: {error.status} {error.text}"
+        finally:
+            release(view)
         return f"edited {p['message']}"

@@ -240,6 +240,7 @@ def _sentences(path: pathlib.Path, catalogued: bool = False) -> list[tuple[int, 
 _HOST_FACING = {"posts.py", "private.py", "words.py", "config.py", "backups.py", "health.py", "__main__.py"}
 _HOST_FACING |= {"console.py"}
 _HOST_FACING |= {"runlock.py"}  # the start-up check of the database: its sentence is for the host
+_HOST_FACING |= {"move.py"}  # python -m bot move: its sentences are for the host at the command line
 _HOST_FACING |= {"console_commands.py"}  # the console reading typed commands: for the one at the keyboard
 # These hold player-facing labels and sentences of their own (the menus' labels in choices.py, the
 # schedule's ValueErrors, the buttons' labels), each a message of the catalog (issue 16): a sentence there
