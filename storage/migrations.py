@@ -204,10 +204,8 @@ _V7: Final[tuple[str, ...]] = (
     " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 
-# A lean database (issue 32): a game over keeps its events and the log of its delivered duties as one row
-# of two compressed lists (core.pack_game, which append, abandon_game and import_game write from now on);
-# the games over here are packed now (by `_pack`, a function of the migrating connection). A done duty loses
-# its worker's name and last error too (rows.DONE_LEAN).
+# A lean database (issue 32): the games over are packed (ops_games.pack_game; here by `_pack`, a function of
+# the migrating connection), and done duties lose their worker's name and last error (rows.DONE_LEAN).
 _V8: Final[tuple[str, ...]] = (
     """
     CREATE TABLE packed (
@@ -217,13 +215,10 @@ _V8: Final[tuple[str, ...]] = (
     )
     """,
     """
-    INSERT INTO packed (game_id, events, duties)
-    SELECT g.id,
-        (SELECT alexandros_pack(json_group_array(json_array(version, body, created_at)))
-         FROM events WHERE game_id = g.id),
-        (SELECT alexandros_pack(json_group_array(
-            json_array(id, kind, created_at, due_at, done_at, attempts, outcome)))
-         FROM duties WHERE game_id = g.id AND done_at IS NOT NULL)
+    INSERT INTO packed (game_id, events, duties) SELECT g.id,
+        (SELECT alexandros_pack(json_group_array(json_array(version, body, created_at))) FROM events
+         WHERE game_id = g.id), (SELECT alexandros_pack(json_group_array(json_array(id, kind, created_at,
+         due_at, done_at, attempts, outcome))) FROM duties WHERE game_id = g.id AND done_at IS NOT NULL)
     FROM games g WHERE g.status IN ('finished', 'abandoned')
     """,
     "DELETE FROM events WHERE game_id IN (SELECT game_id FROM packed)",

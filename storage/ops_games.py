@@ -394,23 +394,15 @@ class Games(StoreCore):
     async def events(
         self, game_id: int, since_version: int = 0, limit: int | None = None
     ) -> list[tuple[int, JsonDict]]:
-        if limit is None:
-            rows = await self._read(
-                "SELECT version, body FROM events WHERE game_id = ? AND version > ? ORDER BY version",
-                game_id,
-                since_version,
-            )
-        else:
-            rows = await self._read(
-                "SELECT version, body FROM (SELECT version, body FROM events"
-                " WHERE game_id = ? AND version > ? ORDER BY version DESC LIMIT ?) AS tail ORDER BY version",
-                game_id,
-                since_version,
-                limit,
-            )
+        last = (1 << 62) if limit is None else limit  # the last `limit` of them (all: as many as can be)
+        rows = await self._read(
+            "SELECT version, body FROM (SELECT version, body FROM events WHERE game_id = ? AND version > ?"
+            " ORDER BY version DESC LIMIT ?) AS tail ORDER BY version",
+            *(game_id, since_version, last),
+        )
         if not rows:  # a game over keeps them packed
             rows = [(v, b) for v, b, _ in await packed(self._glance, game_id) if v > since_version]
-            rows = rows if limit is None else rows[max(0, len(rows) - limit) :]
+            rows = rows[max(0, len(rows) - last) :]
         return [(int(v), from_json(b)) for v, b in rows]
 
 

@@ -189,10 +189,8 @@ _V5: Final[tuple[str, ...]] = (
     " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 
-# A lean database (issue 32): a game over keeps its events and the log of its delivered duties as one row
-# of two lists (core.pack_game, which append, abandon_game and import_game write from now on, compressed);
-# the games over here are packed now, as plain JSON (PostgreSQL has no zlib; TOAST compresses a long value).
-# A done duty loses its worker's name and last error too (rows.DONE_LEAN).
+# A lean database (issue 32): the games over are packed (ops_games.pack_game; here as plain JSON, which TOAST
+# compresses), and done duties lose their worker's name and last error (rows.DONE_LEAN).
 _V6: Final[tuple[str, ...]] = (
     """
     CREATE TABLE packed (
@@ -202,13 +200,11 @@ _V6: Final[tuple[str, ...]] = (
     )
     """,
     """
-    INSERT INTO packed (game_id, events, duties)
-    SELECT g.id,
+    INSERT INTO packed (game_id, events, duties) SELECT g.id,
         (SELECT convert_to(COALESCE(json_agg(json_build_array(version, body, created_at) ORDER BY version),
-            '[]')::text, 'UTF8') FROM events WHERE game_id = g.id),
-        (SELECT convert_to(COALESCE(json_agg(json_build_array(id, kind, created_at, due_at, done_at,
-            attempts, outcome) ORDER BY id), '[]')::text, 'UTF8')
-         FROM duties WHERE game_id = g.id AND done_at IS NOT NULL)
+         '[]')::text, 'UTF8') FROM events WHERE game_id = g.id), (SELECT convert_to(COALESCE(json_agg(
+         json_build_array(id, kind, created_at, due_at, done_at, attempts, outcome) ORDER BY id), '[]')::text,
+         'UTF8') FROM duties WHERE game_id = g.id AND done_at IS NOT NULL)
     FROM games g WHERE g.status IN ('finished', 'abandoned')
     """,
     "DELETE FROM events e USING packed p WHERE p.game_id = e.game_id",
