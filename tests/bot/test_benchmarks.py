@@ -46,7 +46,7 @@ def test_a_finished_game_leaves_at_most_40_kb_in_either_database(capsys: pytest.
     """Issue 32: twelve whole games through the store as the bot plays and delivers them, on SQLite and on
     PostgreSQL (its live rows, after VACUUM FULL), leave at most 40 KB each (the target). Before the lean
     outbox a finished game left about 600 KB here (every delivered post and edit kept its picture's state),
-    before the packing about 90 KB on SQLite and 140 KB on PostgreSQL (an event's row each, 60 KB a game,
+    before the packing about 94 KB on SQLite and 122 KB on PostgreSQL (an event's row each, 60 KB a game,
     and a delivered duty's row each, 216 a game). So few games round each table's pages up by a few KB a
     game (the long runs: docs/MEASURED.md)."""
     assert bench("bench_size").main(["--games", "12", "--players", "2", "--parts", "1"]) == 0
