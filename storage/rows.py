@@ -38,13 +38,9 @@ GAME_FIELDS: Final[tuple[str, ...]] = (
 )  # fmt: skip
 # What an export keeps of a pending duty, in this order.
 _DUTY_FIELDS = ("channel_id", "user_id", "kind", "key", "due_at", "payload", "created_at")
-# What a duty keeps once done (issue 32), as SQL assignments: its id (the nonce of its message, never
-# reused), game, kind, times (created, due, done), attempts and outcome (with the message's id) stay, as the
-# delivery log; its payload (the text, the picture's public state: 2 KB a post or edit), its lease (the
-# worker's name), last error, key and where it went (guild, channel, user: the game has them) go. Nothing
-# reads them once done: the worker claims only undone duties, exports and moves carry only pending ones, and
-# forgetting a player deletes a game's done duties. When the game ends, they are packed with its events
-# (ops_games.pack_game).
+# What a duty keeps once done (issue 32), as SQL assignments: its id (its message's nonce), game, kind,
+# times, attempts and outcome (with the message's id), as the delivery log, which nothing reads
+# (ARCHITECTURE, "A lean database"); when its game ends, that log is packed with its events (pack_game).
 DONE_LEAN: Final[str] = (
     "payload = '{}', lease_owner = NULL, lease_until = NULL, last_error = NULL, key = NULL,"
     " not_before = NULL, guild_id = NULL, channel_id = NULL, user_id = NULL"
