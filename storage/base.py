@@ -273,7 +273,8 @@ class GameStore(Protocol):
     Times are floats (Unix seconds) passed in by the caller; the store reads no clock.
     Events and snapshots are opaque JSON-able dicts; the store never interprets them.
     Invariant kept by every backend: a game at version V has exactly the events 1..V, and its
-    snapshot (if any) is the state after event V.
+    snapshot (if any) is the state after event V. A game over keeps its events, and the log of the duties
+    it delivered, packed (issue 32; one compressed row): every read gives them as before.
     """
 
     async def create_game(
@@ -462,7 +463,8 @@ class GameStore(Protocol):
         own pages)."""
 
     async def purge_done_duties(self, done_before: float) -> int:
-        """Delete duties done before `done_before` (housekeeping). Undone ones are never touched."""
+        """Delete duties done before `done_before` (housekeeping). Undone ones are never touched, nor the
+        log a game over packed of those it delivered before its end."""
 
     def exclusive(self, name: str) -> contextlib.AbstractAsyncContextManager[bool]:
         """``async with store.exclusive(name) as mine``: ``mine`` is True for the one holder of ``name``

@@ -211,12 +211,13 @@ async def insert_maps(conn: Conn, map_rows: Sequence[tuple[str, str, str]]) -> N
 
 
 async def invariant_problems(rows: Callable[[str], Awaitable[Sequence[Any]]]) -> list[str]:
-    """The store's invariants, checked by both backends' integrity_check: events 1..version, a snapshot
-    at that version, one unfinished game per channel."""
+    """The store's invariants, checked by both backends' integrity_check: events 1..version (as rows, or
+    packed: a game over), a snapshot at that version, one unfinished game per channel."""
     problems: list[str] = []
     for game_id, version, count, top in await rows(
         "SELECT g.id, g.version, COUNT(e.version), COALESCE(MAX(e.version), 0)"
-        " FROM games g LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id"
+        " FROM games g LEFT JOIN events e ON e.game_id = g.id"
+        " WHERE g.id NOT IN (SELECT game_id FROM packed) GROUP BY g.id"
         " HAVING COUNT(e.version) != g.version OR COALESCE(MAX(e.version), 0) != g.version ORDER BY g.id"
     ):
         problems.append(f"game {game_id}: version {version} but {count} events up to {top}")

@@ -10,9 +10,12 @@ Never edit a migration that has shipped; add a new one.
 
 from __future__ import annotations
 
+import json
 from typing import Final
 
 import aiosqlite
+
+from .rows import pack
 
 _V1: Final[tuple[str, ...]] = (
     """
@@ -201,8 +204,35 @@ _V7: Final[tuple[str, ...]] = (
     " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+# A lean database (issue 32): the games over are packed (ops_games.pack_game; here by `_pack`, a function of
+# the migrating connection), and done duties lose their worker's name and last error (rows.DONE_LEAN).
+_V8: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE packed (
+        game_id INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        events  BLOB    NOT NULL,
+        duties  BLOB
+    )
+    """,
+    """
+    INSERT INTO packed (game_id, events, duties) SELECT g.id,
+        (SELECT alexandros_pack(json_group_array(json_array(version, body, created_at))) FROM events
+         WHERE game_id = g.id), (SELECT alexandros_pack(json_group_array(json_array(id, kind, created_at,
+         due_at, done_at, attempts, outcome))) FROM duties WHERE game_id = g.id AND done_at IS NOT NULL)
+    FROM games g WHERE g.status IN ('finished', 'abandoned')
+    """,
+    "DELETE FROM events WHERE game_id IN (SELECT game_id FROM packed)",
+    "DELETE FROM duties WHERE done_at IS NOT NULL AND game_id IN (SELECT game_id FROM packed)",
+    "UPDATE duties SET lease_owner = NULL, last_error = NULL WHERE done_at IS NOT NULL",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
+
+
+def _pack(rows: str) -> bytes:
+    """_V8's packing of rows given as a JSON array in no order (SQLite's aggregates keep none)."""
+    return pack(sorted(json.loads(rows)))
 
 
 class SchemaTooNew(RuntimeError):
@@ -222,6 +252,7 @@ async def migrate(conn: aiosqlite.Connection, target: int = LATEST_VERSION) -> i
     """
     if not 0 <= target <= LATEST_VERSION:
         raise ValueError(f"no migration {target}")
+    await conn.create_function("alexandros_pack", 1, _pack, deterministic=True)
     while True:
         await conn.execute("BEGIN IMMEDIATE")
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from .base import (
     KEEP,
@@ -40,11 +40,37 @@ from .rows import (
     export_maps,
     from_json,
     metadata_rows,
+    pack,
     parse_export,
     seat_for,
     to_json,
+    unpack_events,
 )
 from .sql import Conn
+
+EVENT_ROWS: Final[str] = "SELECT version, body, created_at FROM events WHERE game_id = ? ORDER BY version"
+
+
+async def pack_game(conn: Conn, game_id: int) -> None:
+    """A game over keeps its events, and the log of its delivered duties, as one row of two compressed lists
+    (rows.pack), written with its last change. Duties done later stay rows (purge_done_duties)."""
+    events = await conn.fetch(EVENT_ROWS, game_id)
+    done = "FROM duties WHERE game_id = ? AND done_at IS NOT NULL"
+    log = await conn.fetch(
+        f"SELECT id, kind, created_at, due_at, done_at, attempts, outcome {done} ORDER BY id", game_id
+    )
+    if events or log:
+        await conn.run(
+            "INSERT INTO packed (game_id, events, duties) VALUES (?, ?, ?)", game_id, pack(events), pack(log)
+        )
+        await conn.run("DELETE FROM events WHERE game_id = ?", game_id)
+        await conn.run(f"DELETE {done}", game_id)
+
+
+async def packed(read: Callable[..., Awaitable[Sequence[Any]]], game_id: int) -> list[tuple[int, str, float]]:
+    """The events of a game over, (version, body text, created_at) oldest first; none if not packed."""
+    found = await read("SELECT events FROM packed WHERE game_id = ?", game_id)
+    return unpack_events(bytes(found[0][0])) if found else []
 
 
 class Lobby(StoreCore):
@@ -187,6 +213,8 @@ class Games(StoreCore):
                 new_version,
                 snapshot_json,
             )
+            if status in TERMINAL_STATUSES:
+                await pack_game(conn, game_id)
             return record
 
         return await self._write(body)
@@ -251,6 +279,7 @@ class Games(StoreCore):
                 game_id,
             )
             await conn.run(DROP_TIMERS, game_id)
+            await pack_game(conn, game_id)
             await self._insert_duties(conn, game_id, game.guild_id, duty_rows, now)
             return await self._fetch_game(conn, game_id)
 
@@ -365,20 +394,15 @@ class Games(StoreCore):
     async def events(
         self, game_id: int, since_version: int = 0, limit: int | None = None
     ) -> list[tuple[int, JsonDict]]:
-        if limit is None:
-            rows = await self._read(
-                "SELECT version, body FROM events WHERE game_id = ? AND version > ? ORDER BY version",
-                game_id,
-                since_version,
-            )
-        else:
-            rows = await self._read(
-                "SELECT version, body FROM (SELECT version, body FROM events"
-                " WHERE game_id = ? AND version > ? ORDER BY version DESC LIMIT ?) AS tail ORDER BY version",
-                game_id,
-                since_version,
-                limit,
-            )
+        last = (1 << 62) if limit is None else limit  # the last `limit` of them (all: as many as can be)
+        rows = await self._read(
+            "SELECT version, body FROM (SELECT version, body FROM events WHERE game_id = ? AND version > ?"
+            " ORDER BY version DESC LIMIT ?) AS tail ORDER BY version",
+            *(game_id, since_version, last),
+        )
+        if not rows:  # a game over keeps them packed
+            rows = [(v, b) for v, b, _ in await packed(self._glance, game_id) if v > since_version]
+            rows = rows[max(0, len(rows) - last) :]
         return [(int(v), from_json(b)) for v, b in rows]
 
 
@@ -390,9 +414,7 @@ class Transfer(StoreCore):
     async def export_game(self, game_id: int) -> JsonDict:
         async def body(conn: Conn) -> JsonDict:
             game = await self._fetch_game(conn, game_id)
-            events = await conn.fetch(
-                "SELECT version, body, created_at FROM events WHERE game_id = ? ORDER BY version", game_id
-            )
+            events = await conn.fetch(EVENT_ROWS, game_id) or await packed(conn.fetch, game_id)
             snap = await conn.fetchrow("SELECT version, body FROM snapshots WHERE game_id = ?", game_id)
             duties = await conn.fetch(
                 f"SELECT {DUTY_COLUMNS} FROM duties WHERE game_id = ? AND done_at IS NULL ORDER BY id",
@@ -458,6 +480,8 @@ class Transfer(StoreCore):
                 "INSERT INTO events (game_id, version, body, created_at) VALUES (?, ?, ?, ?)",
                 [(new_id, v, b, t) for v, b, t in event_rows],
             )
+            if game["status"] in TERMINAL_STATUSES:
+                await pack_game(conn, new_id)
             if snapshot is not None:
                 await conn.run(
                     "INSERT INTO snapshots (game_id, version, body) VALUES (?, ?, ?)", new_id, *snapshot

@@ -189,7 +189,30 @@ _V5: Final[tuple[str, ...]] = (
     " guild_id = NULL, channel_id = NULL, user_id = NULL WHERE done_at IS NOT NULL",
 )
 
-MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5)
+# A lean database (issue 32): the games over are packed (ops_games.pack_game; here as plain JSON, which TOAST
+# compresses), and done duties lose their worker's name and last error (rows.DONE_LEAN).
+_V6: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE packed (
+        game_id bigint PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+        events  bytea  NOT NULL,
+        duties  bytea
+    )
+    """,
+    """
+    INSERT INTO packed (game_id, events, duties) SELECT g.id,
+        (SELECT convert_to(COALESCE(json_agg(json_build_array(version, body, created_at) ORDER BY version),
+         '[]')::text, 'UTF8') FROM events WHERE game_id = g.id), (SELECT convert_to(COALESCE(json_agg(
+         json_build_array(id, kind, created_at, due_at, done_at, attempts, outcome) ORDER BY id), '[]')::text,
+         'UTF8') FROM duties WHERE game_id = g.id AND done_at IS NOT NULL)
+    FROM games g WHERE g.status IN ('finished', 'abandoned')
+    """,
+    "DELETE FROM events e USING packed p WHERE p.game_id = e.game_id",
+    "DELETE FROM duties d USING packed p WHERE p.game_id = d.game_id AND d.done_at IS NOT NULL",
+    "UPDATE duties SET lease_owner = NULL, last_error = NULL WHERE done_at IS NOT NULL",
+)
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (_V1, _V2, _V3, _V4, _V5, _V6)
 LATEST_VERSION: Final[int] = len(MIGRATIONS)
 
 _VERSION_TABLE: Final[str] = """

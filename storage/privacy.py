@@ -5,7 +5,7 @@ A finished game's record must stay whole (its events, seats and scores still add
 to be forgotten is not deleted from it but replaced: their user id by a pseudonym (a negative number, so it
 can never be a Discord id, the same in every game of one request) and their name by "former player N"
 (N: their seat, counted from 1). Their settings are deleted. Events and snapshots hold seats, never user
-ids or names, so they are not touched.
+ids or names, so they are not touched (nor are a finished game's packed events: core.pack_game).
 
 Every game whose rows name the user is found, not only the games they played: a moderator who paused a
 game or offered a seat is named in its options, its bookkeeping and its posts. The JSON the store keeps
@@ -13,8 +13,8 @@ for the bot (a game's options, its bookkeeping "meta", the outbox's payloads) is
 equal to the user id, every string or key equal to it and a mention ``<@id>`` (`scrub`); their own entry
 of the names (`forget_options`, `forget_payload`); in the words of posts not yet delivered, their names
 too, where one stands as a word of its own. The outbox's log of messages already delivered is deleted
-rather than rewritten (it is only a log): in their games, and anywhere its text holds their id or a name
-of theirs (`needles`: the names the bot knows them by, and those the records kept).
+rather than rewritten (it is only a log): in their games (packed, too), and anywhere its text holds their
+id or a name of theirs (`needles`: the names the bot knows them by, and those the records kept).
 """
 
 from __future__ import annotations
@@ -224,7 +224,8 @@ class Privacy(StoreCore):
                         )
                 deleted = await conn.run(
                     "DELETE FROM duties WHERE game_id = ? AND done_at IS NOT NULL", game_id
-                )
+                )  # and the log a game over packed of them:
+                await conn.run("UPDATE packed SET duties = NULL WHERE game_id = ?", game_id)
                 duties += deleted
                 changed = changed or deleted > 0
                 for duty_id, payload in await conn.fetch(

@@ -354,8 +354,9 @@ async def test_three_processes_deliver_once_by_shard_race_and_survive_a_kill(
     assert len(notices) == NOTICES
     assert all(messages[i] == 1 for i in notices), "a notice was lost or made twice"
     assert all(d["done_at"] is not None for d in duties.values() if d["due_at"] <= killed_at)
-    for i in held:
-        assert duties[i]["lease_owner"] == owners["p2-replacement"], "a held duty went elsewhere"
+    for i in held:  # (a done duty keeps no worker's name: who claimed it, each process says)
+        assert "p2-replacement" in claimed_by[i], "a held duty was not taken over"
+        assert claimed_by[i] <= {"p2", "p2-replacement"}, "a held duty went elsewhere"
 
     # Timers that fell due were handled, by their guild's owner (the ownership checks above cover every
     # claim and every message): a reminder planned the next one after pinging, a deadline skipped the turn.

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sqlite3
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -1262,7 +1264,7 @@ async def test_a_delivered_duty_keeps_its_id_kind_times_and_outcome_not_its_payl
     backend: Backend,
 ) -> None:
     """Issue 32: a done duty's payload (a post's text and picture state, 2 KB) is dropped when it is
-    finished, with its routing; its id (the nonce), kind, times, outcome and who delivered it stay. A
+    finished, with its routing and the worker's name; its id (the nonce), kind, times and outcome stay. A
     pending one keeps its payload whole."""
     store = await backend.open()
     big = {"text": "x" * 2000, "public": "{}" * 500}
@@ -1274,7 +1276,152 @@ async def test_a_delivered_duty_keeps_its_id_kind_times_and_outcome_not_its_payl
     assert await store.finish_duty(sent.id, W1, T0 + 2, "sent 1234") is True
     rows = await _duty_rows(backend)
     kind, payload, owner, done_at, outcome = rows[sent.id]
-    assert (kind, json.loads(payload), owner, done_at, outcome) == ("post", {}, W1, T0 + 2, "sent 1234")
+    assert (kind, json.loads(payload), owner, done_at, outcome) == ("post", {}, None, T0 + 2, "sent 1234")
     assert json.loads(rows[waiting.id][1]) == big
     assert [d.payload for d in await store.pending_duties(None)] == [big]
     await backend.close_all()
+
+
+# ---------------------------------------------------------------- a lean database (issue 32)
+
+
+async def raw(backend: Backend, sql: str) -> list[tuple[Any, ...]]:
+    """Rows read past the store (``sql`` has no arguments, and reads alike in both backends)."""
+    if isinstance(backend, SqliteBackend):
+        with contextlib.closing(sqlite3.connect(backend.path)) as conn:
+            return conn.execute(sql).fetchall()
+    assert isinstance(backend, PostgresBackend)
+    pg = await asyncpg.connect(backend.url)
+    try:
+        return [tuple(r) for r in await pg.fetch(sql)]
+    finally:
+        await pg.close()
+
+
+async def deliver(store: GameStore, at: float) -> list[int]:
+    """Claim and finish every due duty as the worker does; their ids."""
+    done: list[int] = []
+    while claimed := await store.claim_duties(at, W1, LEASE):
+        for duty in claimed:
+            assert await store.finish_duty(duty.id, W1, at + 1, f"sent {duty.id}")
+            done.append(duty.id)
+    return done
+
+
+async def played(store: GameStore, channel: int = CHANNEL) -> GameRecord:
+    """A game in play at version 5, each action with a post, every post delivered."""
+    game = await started_game(store, channel)
+    log: list[dict[str, Any]] = [{"n": 1}]
+    for k in range(2, 6):
+        log.append({"n": k, "text": "ἀλέξανδρος ✓"})
+        game = await store.append(game.id, k - 1, [log[-1]], fold(log), T0 + k, duties=[post(channel, k)])
+    await deliver(store, T0 + 10)
+    return game
+
+
+async def end(store: GameStore, game: GameRecord) -> GameRecord:
+    """The game's last action: it finishes, with an end post."""
+    log = [e for _, e in await store.events(game.id)] + [{"n": 9}, {"n": 10}]
+    return await store.append(
+        game.id, game.version, log[-2:], fold(log), T0 + 20, status="finished", duties=[post(game.channel_id)]
+    )
+
+
+async def test_a_game_over_keeps_its_events_and_delivery_log_packed_and_reads_them_back(
+    backend: Backend,
+) -> None:
+    """Issue 32: when a game ends, its events (a row each: 60 KB a whole game) and the log of its delivered
+    duties become one row of two compressed lists, in the same transaction; every read gives the events as
+    they were (all, since a version, the last few, an export), and the integrity check holds. A duty done
+    after the end stays a row."""
+    store = await backend.open()
+    game = await played(store)
+    delivered = [(d[0], d[1]) for d in await raw(backend, "SELECT id, kind FROM duties ORDER BY id")]
+    over = await end(store, game)
+    events = await store.events(game.id)
+    assert [v for v, _ in events] == list(range(1, 8)) and events[-1] == (7, {"n": 10})
+    exported = await store.export_game(game.id)
+
+    assert await raw(backend, "SELECT game_id FROM events") == [], "no event row is left"
+    [(events_blob, log_blob)] = await raw(
+        backend, f"SELECT events, duties FROM packed WHERE game_id = {game.id}"
+    )
+    log = json.loads(zlib.decompress(bytes(log_blob)))
+    assert [(i, kind) for i, kind, *_ in log] == delivered, "the delivered duties' log, by id"
+    assert [(len(entry), entry[-1]) for entry in log] == [(7, f"sent {i}") for i, _ in delivered]
+    [pending] = await store.pending_duties(game.id)
+    assert await raw(backend, "SELECT id FROM duties") == [(pending.id,)], "pending duties stay rows"
+
+    assert await store.events(game.id, since_version=4) == events[4:]
+    assert await store.events(game.id, limit=2) == events[-2:]
+    assert await store.events(game.id, since_version=7) == []
+    assert await store.events(game.id, limit=0) == []
+    assert [(e["version"], e["body"]) for e in exported["events"]] == events
+    assert [e["created_at"] for e in exported["events"]] == [
+        T0 + 2,
+        *(T0 + k for k in range(2, 6)),
+        T0 + 20,
+        T0 + 20,
+    ]
+    assert await store.load_snapshot(game.id) == (7, fold([e for _, e in events]))
+    assert await store.integrity_check()
+    assert await deliver(store, T0 + 30) == [pending.id]
+    assert len(await raw(backend, "SELECT id FROM duties WHERE done_at IS NOT NULL")) == 1
+    assert over.status == "finished"
+    assert [(v, json.loads(b)) for v, b, _ in json.loads(zlib.decompress(bytes(events_blob)))] == events
+    await backend.close_all()
+
+
+async def test_a_packed_game_exports_and_imports_whole_and_is_packed_where_it_lands(
+    store: GameStore, make_backend: Callable[[], Backend]
+) -> None:
+    """Issue 32: an export of a game over reads its packed events; imported (a move, a restore), the game
+    is packed there too, and its export is the same."""
+    game = await end(store, await played(store))
+    exported = await store.export_game(game.id)
+    assert [e["version"] for e in exported["events"]] == list(range(1, 8))
+    target = make_backend()
+    other = await target.open()
+    assert await other.import_game(json.loads(json.dumps(exported))) == game
+    assert await other.events(game.id) == await store.events(game.id)
+    assert await raw(target, "SELECT game_id FROM events") == []
+    assert await raw(target, "SELECT game_id FROM packed") == [(game.id,)]
+    assert await other.export_game(game.id) == exported
+    assert await other.integrity_check()
+    copy = await other.import_game(exported, keep_id=False)  # a copy under a new id, packed as well
+    assert await other.events(copy.id) == await store.events(game.id)
+    assert await raw(target, "SELECT game_id FROM events") == []
+
+
+async def test_an_abandoned_game_is_packed_and_a_purge_takes_its_pack(backend: Backend) -> None:
+    """Issue 32: abandoning a game packs its events and delivery log like an end; purging the game
+    takes the pack with it."""
+    store = await backend.open()
+    game = await played(store)
+    events = await store.events(game.id)
+    await store.abandon_game(game.id, T0 + 20)
+    assert await store.events(game.id) == events
+    assert await raw(backend, "SELECT game_id FROM events") == []
+    assert await raw(backend, "SELECT id FROM duties WHERE done_at IS NOT NULL") == []
+    await store.create_game(GUILD, CHANNEL + 1, ALICE, {}, T0 + 30)  # the newest game stays (SQLite's ids)
+    assert await store.purge_games(T0 + 25) == 1
+    assert await raw(backend, "SELECT game_id FROM packed") == []
+
+
+async def test_forget_user_reaches_a_packed_game(backend: Backend) -> None:
+    """Issue 32: forgetting a player of a game over pseudonymises it as before, drops the packed log of its
+    delivered duties as it deletes their rows, and leaves its packed events readable and the same (they
+    name seats, never users)."""
+    store = await backend.open()
+    game = await end(store, await played(store))
+    events = await store.events(game.id)
+    await deliver(store, T0 + 30)  # the end post: a done row after the end
+    report = await store.forget_user(ALICE, FORMER, T0 + 40)
+    assert report.games == 1
+    forgotten = await store.game_by_id(game.id)
+    assert forgotten is not None and forgotten.seats == ((0, FORMER), (1, BOB))
+    assert await store.events(game.id) == events
+    assert await raw(backend, "SELECT duties FROM packed") == [(None,)]
+    assert await raw(backend, "SELECT id FROM duties") == []
+    assert str(ALICE) not in json.dumps(await store.export_game(game.id))
+    assert await store.integrity_check()

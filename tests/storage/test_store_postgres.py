@@ -12,6 +12,7 @@ import asyncpg
 import pg_cluster as pg
 import pytest
 from pg_cluster import PgCluster
+from store_backends import OLD_LEAN_ROWS, packed_list, reads_after_lean_migration
 
 from storage import (
     NewDuty,
@@ -489,3 +490,35 @@ async def test_a_join_committed_while_a_user_is_forgotten_is_not_pseudonymised(p
     finally:
         await forgetting.close()
         await joining.close()
+
+
+async def test_migration_6_packs_the_games_over_and_drops_the_worker_of_done_duties(
+    pg_cluster: PgCluster,
+) -> None:
+    """Issue 32: a database of schema 5 opens with its finished and abandoned games packed (their events and
+    their delivered duties' log, one row; plain JSON, which TOAST compresses), every event read back the
+    same, and the worker's name and last error of the done duties gone; a game in play keeps its rows."""
+    url = await fresh_schema(pg_cluster)
+    conn = await asyncpg.connect(url)
+    try:
+        assert await migrate(conn, 5) == 5
+        for statement in OLD_LEAN_ROWS:
+            await conn.execute(statement)
+        for table, top in (("games", 9), ("duties", 44)):  # as the rows' ids had come from the sequences
+            await conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), {top})")
+    finally:
+        await conn.close()
+    store = await open_postgres_store(url)
+    try:
+        await reads_after_lean_migration(store)
+    finally:
+        await store.close()
+    conn = await asyncpg.connect(url)
+    try:
+        assert [tuple(r) for r in await conn.fetch("SELECT DISTINCT game_id FROM events")] == [(8,)]
+        rows = await conn.fetch("SELECT id, lease_owner, last_error FROM duties ORDER BY id")
+        assert [tuple(r) for r in rows] == [(43, None, None), (44, None, None)]
+        log = await conn.fetchval("SELECT duties FROM packed WHERE game_id = 7")
+    finally:
+        await conn.close()
+    assert packed_list(log) == [[41, "post", 1, 1, 2, 1, "sent 9"], [42, "edit", 3, 3, 4, 2, "edited 9"]]

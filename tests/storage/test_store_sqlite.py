@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_backends import OLD_LEAN_ROWS, packed_list, reads_after_lean_migration
 
 from storage import LATEST_VERSION, GameNotFound, NewDuty, SchemaTooNew, VersionConflict, open_store
 from storage import migrations as migrations_module
@@ -572,5 +573,35 @@ async def test_the_lean_outbox_migration_drops_the_payloads_of_done_duties_only(
         await store.close()
     with contextlib.closing(sqlite3.connect(path)) as db:
         rows = db.execute("SELECT payload, lease_owner, done_at, outcome FROM duties ORDER BY id").fetchall()
-    assert rows[0] == ("{}", "w1", T0 + 5, "sent 9")
+    assert rows[0] == ("{}", None, T0 + 5, "sent 9"), "and (migration 8) its worker's name"
     assert rows[1][0] == '{"text":"' + "x" * 3000 + '"}'
+
+
+async def test_migration_8_packs_the_games_over_and_drops_the_worker_of_done_duties(tmp_path: Path) -> None:
+    """Issue 32: a database of schema 7 opens with its finished and abandoned games packed (their events and
+    their delivered duties' log, each one compressed row), every event read back the same, and the worker's
+    name and last error of the done duties left gone; a game in play keeps its rows."""
+    path = tmp_path / "old.db"
+    conn = await connect(path)
+    try:
+        assert await migrate(conn, target=7) == 7
+        for statement in OLD_LEAN_ROWS:
+            await conn.execute(statement)
+    finally:
+        await conn.close()
+    store = await open_store(path)
+    try:
+        await reads_after_lean_migration(store)
+    finally:
+        await store.close()
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        assert db.execute("SELECT DISTINCT game_id FROM events").fetchall() == [(8,)]
+        assert db.execute("SELECT id, lease_owner, last_error FROM duties ORDER BY id").fetchall() == [
+            (43, None, None),
+            (44, None, None),
+        ]
+        [(log,)] = db.execute("SELECT duties FROM packed WHERE game_id = 7").fetchall()
+    assert packed_list(log) == [
+        [41, "post", 1.0, 1.0, 2.0, 1, "sent 9"],
+        [42, "edit", 3.0, 3.0, 4.0, 2, "edited 9"],
+    ]
