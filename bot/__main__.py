@@ -158,7 +158,7 @@ async def _run(config: Config, sync: bool) -> int:
     import aiohttp
     import discord
 
-    from storage import BadDatabase, DatabaseUnreachable, PgSchemaTooNew, SchemaTooNew, check_postgres
+    from storage import BadDatabase, DatabaseUnreachable, SchemaTooNew, check_postgres
 
     from .client import make_bot
     from .games.pictures import Pictures
@@ -234,7 +234,7 @@ async def _run(config: Config, sync: bool) -> int:
     except (BadDatabase, DatabaseUnreachable) as err:  # a file changed since its check; PostgreSQL
         print(str(err), file=sys.stderr)
         return 1
-    except (SchemaTooNew, PgSchemaTooNew) as err:  # PostgreSQL: its schema is read when the store opens
+    except SchemaTooNew as err:  # PostgreSQL: its schema is read when the store opens
         print(
             f"The database was written by a newer version of the bot ({err}): upgrade the bot, or restore a "
             "backup made by this version.",
@@ -318,7 +318,7 @@ def backup(argv: Sequence[str]) -> int:
 def purge(argv: Sequence[str]) -> int:
     """``python -m bot purge DAYS``: the host deletes finished and abandoned games of every server older
     than DAYS days (one sentence). Safe while the bot runs: one transaction, like the bot's own writes."""
-    from storage import BadDatabase, PgSchemaTooNew, SchemaTooNew, StoreError, open_existing_database
+    from storage import BadDatabase, SchemaTooNew, StoreError, open_existing_database
 
     from .process.config import load_or_exit
 
@@ -337,7 +337,7 @@ def purge(argv: Sequence[str]) -> int:
 
     try:
         count = asyncio.run(go())
-    except (BadDatabase, StoreError, OSError, sqlite3.Error, SchemaTooNew, PgSchemaTooNew) as err:
+    except (BadDatabase, StoreError, OSError, sqlite3.Error, SchemaTooNew) as err:
         print(f"The purge failed, nothing was deleted: {err}", file=sys.stderr)
         return 1
     print(f"Deleted {count} finished or abandoned game(s) older than {days} days, on every server.")
@@ -365,11 +365,11 @@ def ratings(argv: Sequence[str]) -> int:
         from .process.config import load_or_exit
 
         database = load_or_exit(os.environ, Path(".env"), require_token=False).database
-    from storage import PgSchemaTooNew, SchemaTooNew, StoreError
+    from storage import SchemaTooNew, StoreError
 
     try:
         return asyncio.run(_recompute(database, args.guild))
-    except (StoreError, OSError, sqlite3.Error, SchemaTooNew, PgSchemaTooNew, ValueError) as err:
+    except (StoreError, OSError, sqlite3.Error, SchemaTooNew, ValueError) as err:
         print(f"The ratings were not recomputed: {err}", file=sys.stderr)
         return 1
 

@@ -40,6 +40,7 @@ from .base import MapRow as MapRow
 from .base import NewDuty as NewDuty
 from .base import PlayerRating as PlayerRating
 from .base import RateFn as RateFn
+from .base import SchemaTooNew as SchemaTooNew
 from .base import SeatError as SeatError
 from .base import ShardSlice as ShardSlice
 from .base import Status as Status
@@ -48,15 +49,12 @@ from .base import StoreError as StoreError
 from .base import VersionConflict as VersionConflict
 from .base import redact_url as redact_url
 from .migrations import LATEST_VERSION as LATEST_VERSION
-from .migrations import SchemaTooNew as SchemaTooNew
-from .pg_migrations import PgSchemaTooNew as PgSchemaTooNew
 from .postgres import PostgresGameStore as PostgresGameStore
 from .postgres import check_postgres as check_postgres
 from .postgres import is_postgres_url as is_postgres_url
 from .postgres import open_postgres_store as open_postgres_store
 from .preflight import BadDatabase as BadDatabase
 from .preflight import check_database as check_database
-from .preflight import check_writable as check_writable
 from .preflight import inspect_database as inspect_database
 from .privacy import former_number as former_number
 from .sqlite import SqliteGameStore as SqliteGameStore

@@ -116,6 +116,11 @@ class GameExists(StoreError):
     """`import_game` found a game with the same id and was not asked to replace it."""
 
 
+class SchemaTooNew(RuntimeError):
+    """The database was written by a newer version of this program (either backend's migrations say so):
+    opening it could corrupt it."""
+
+
 class InvalidGameData(StoreError, ValueError):
     """An exported game that does not hold together (gaps in versions, snapshot from another version...)."""
 

@@ -15,6 +15,7 @@ from typing import Final
 
 import aiosqlite
 
+from .base import SchemaTooNew
 from .rows import pack
 
 _V1: Final[tuple[str, ...]] = (
@@ -233,10 +234,6 @@ LATEST_VERSION: Final[int] = len(MIGRATIONS)
 def _pack(rows: str) -> bytes:
     """_V8's packing of rows given as a JSON array in no order (SQLite's aggregates keep none)."""
     return pack(sorted(json.loads(rows)))
-
-
-class SchemaTooNew(RuntimeError):
-    """The database was written by a newer program; opening it could corrupt it."""
 
 
 async def schema_version(conn: aiosqlite.Connection) -> int:

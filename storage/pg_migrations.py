@@ -18,6 +18,8 @@ from typing import Any, Final, TypeAlias
 
 import asyncpg
 
+from .base import SchemaTooNew
+
 # A plain or a pooled connection.
 Conn: TypeAlias = "asyncpg.Connection[Any] | asyncpg.pool.PoolConnectionProxy[Any]"
 
@@ -223,10 +225,6 @@ _VERSION_TABLE: Final[str] = """
 """
 
 
-class PgSchemaTooNew(RuntimeError):
-    """The database was written by a newer program; opening it could corrupt it."""
-
-
 async def schema_version(conn: Conn) -> int:
     """The schema version of the database (0: empty). Creates the version table if it is missing."""
     exists = await conn.fetchval("SELECT to_regclass('schema_version') IS NOT NULL")
@@ -239,7 +237,7 @@ async def schema_version(conn: Conn) -> int:
 async def migrate(conn: Conn, target: int | None = None) -> int:
     """Bring the database up to schema `target` (default: the latest), one transaction per migration.
 
-    Returns the new version. Raises PgSchemaTooNew for a database of a newer program. Reads
+    Returns the new version. Raises SchemaTooNew for a database of a newer program. Reads
     MIGRATIONS at call time, so that tests can swap in a broken one.
     """
     migrations = MIGRATIONS
@@ -253,7 +251,7 @@ async def migrate(conn: Conn, target: int | None = None) -> int:
             await conn.execute(_VERSION_TABLE)
             current = await schema_version(conn)
             if current > latest:
-                raise PgSchemaTooNew(f"database schema {current} is newer than this program's {latest}")
+                raise SchemaTooNew(f"database schema {current} is newer than this program's {latest}")
             if current >= target:
                 return current
             for statement in migrations[current]:

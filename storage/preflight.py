@@ -5,9 +5,8 @@ migrations write tables), so the store, the bot's entry point, the console and t
 it read-only (``immutable=1`` when no -wal file exists) and refuse it with one sentence saying what is wrong
 and what to do (`BadDatabase.kind`): unopenable, garbage (no SQLite header), truncated (shorter than its
 header says), corrupt (``PRAGMA quick_check``), newer (a schema above `LATEST_VERSION`), foreign (another
-program's tables). A missing or empty file passes: the store creates the database there. A file the store
-will write must also be writable by this process's user, with its -wal and -shm files (`check_writable`):
-SQLite opens a read-only file without complaint, and every write then fails.
+program's tables). A missing or empty file passes: the store creates the database there. Whether this
+process's user may write it is asked at the bot's start (bot.process.runlock.check_writable).
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ import sqlite3
 from pathlib import Path
 from typing import Final, Literal
 
-from .base import StoreError
-from .migrations import LATEST_VERSION, SchemaTooNew
+from .base import SchemaTooNew, StoreError
+from .migrations import LATEST_VERSION
 
 Kind = Literal["unopenable", "garbage", "truncated", "corrupt", "newer", "foreign", "missing", "unwritable"]
 
@@ -127,25 +126,3 @@ def check_database(path: str | os.PathLike[str]) -> None:
     problem = inspect_database(path)
     if problem is not None:
         raise problem
-
-
-def check_writable(path: str | os.PathLike[str]) -> None:
-    """Raise BadDatabase ("unwritable") when the file at `path`, or its -wal or -shm file, exists and this
-    process's user cannot open it for writing (a mode 0444 file, a file of another user, a read-only mount).
-    A missing file passes: whether its folder is writable is the run lock's question (bot.runlock)."""
-    path = Path(path)
-    for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-        if not file.is_file():
-            continue
-        try:
-            fd = os.open(file, os.O_WRONLY)  # neither truncates nor writes: only asks for write access
-        except OSError as exc:
-            why = exc.strerror or type(exc).__name__
-            raise BadDatabase(
-                "unwritable",
-                path,
-                f"The database {file} cannot be written by this user ({why})",
-                "give the bot's user write access to it (for example chown it to that user and chmod u+w), "
-                "or point ALEXANDROS_DB at a file it may write",
-            ) from None
-        os.close(fd)

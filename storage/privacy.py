@@ -2,19 +2,17 @@
 what changes in the rows and the operation (`Privacy.forget_user`), and purging old finished games.
 
 A finished game's record must stay whole (its events, seats and scores still add up), so a user who asks
-to be forgotten is not deleted from it but replaced: their user id by a pseudonym (a negative number, so it
-can never be a Discord id, the same in every game of one request) and their name by "former player N"
-(N: their seat, counted from 1). Their settings are deleted. Events and snapshots hold seats, never user
-ids or names, so they are not touched (nor are a finished game's packed events: core.pack_game).
-
-Every game whose rows name the user is found, not only the games they played: a moderator who paused a
-game or offered a seat is named in its options, its bookkeeping and its posts. The JSON the store keeps
-for the bot (a game's options, its bookkeeping "meta", the outbox's payloads) is rewritten: every number
-equal to the user id, every string or key equal to it and a mention ``<@id>`` (`scrub`); their own entry
-of the names (`forget_options`, `forget_payload`); in the words of posts not yet delivered, their names
-too, where one stands as a word of its own. The outbox's log of messages already delivered is deleted
-rather than rewritten (it is only a log): in their games (packed, too), and anywhere its text holds their
-id or a name of theirs (`needles`: the names the bot knows them by, and those the records kept).
+to be forgotten is replaced in it: their user id by a pseudonym (a negative number, never a Discord id,
+the same in every game of one request), their name by "former player N" (N: their seat, from 1). Their
+settings are deleted. Events and snapshots (packed ones too: ops_games.pack_game) hold seats, never user
+ids or names. Every game whose rows name the user is found, not only the games they played (a moderator
+who paused a game or offered a seat is named in its options, bookkeeping and posts). The JSON kept for the
+bot (options, "meta", the outbox's payloads) is rewritten: every number equal to the user id, every string
+or key equal to it and a mention ``<@id>`` (`scrub`); their own entry of the names (`forget_options`,
+`forget_payload`); in the words of posts not yet delivered, their names too, where one stands as a word of
+its own. The outbox's log of messages already delivered is deleted rather than rewritten (it is only a
+log): in their games (packed, too), and anywhere its text holds their id or a name of theirs (`needles`:
+the names the bot knows them by, and those the records kept).
 """
 
 from __future__ import annotations

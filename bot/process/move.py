@@ -30,7 +30,6 @@ import asyncpg
 from storage import (
     GameStore,
     JsonDict,
-    PgSchemaTooNew,
     SchemaTooNew,
     StoreError,
     open_database,
@@ -143,8 +142,7 @@ def main(argv: Sequence[str]) -> int:
     except MoveRefused as exc:
         print(f"refused: {exc}", file=sys.stderr)
         return 2
-    except (StoreError, OSError, ValueError, sqlite3.Error, asyncpg.PostgresError, SchemaTooNew,
-            PgSchemaTooNew) as exc:  # fmt: skip
+    except (StoreError, OSError, ValueError, sqlite3.Error, asyncpg.PostgresError, SchemaTooNew) as exc:
         print(f"the move failed: {exc}", file=sys.stderr)
         return 1
 

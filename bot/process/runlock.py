@@ -34,14 +34,14 @@ import os
 from pathlib import Path
 from types import TracebackType
 
-from storage import BadDatabase, check_database, check_writable
+from storage import BadDatabase, check_database
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["RunLock", "hold", "lock_path", "open_checks"]
+__all__ = ["RunLock", "check_writable", "hold", "lock_path", "open_checks"]
 
 
 def lock_path(db_path: Path) -> Path:
@@ -113,3 +113,27 @@ def open_checks(database_url: str, db_path: Path) -> RunLock | str:
         held.release()
         return str(err)
     return held
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Raise BadDatabase ("unwritable") when the file at `path`, or its -wal or -shm file, exists and this
+    process's user cannot open it for writing (a mode 0444 file, a file of another user, a read-only mount):
+    SQLite opens a read-only file without complaint, and every write then fails. Asked at the start, beside
+    the store's own check of the file (storage.preflight); a missing file passes (the run lock asks whether
+    its folder is writable)."""
+    path = Path(path)
+    for file in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        if not file.is_file():
+            continue
+        try:
+            fd = os.open(file, os.O_WRONLY)  # neither truncates nor writes: only asks for write access
+        except OSError as exc:
+            why = exc.strerror or type(exc).__name__
+            raise BadDatabase(
+                "unwritable",
+                path,
+                f"The database {file} cannot be written by this user ({why})",
+                "give the bot's user write access to it (for example chown it to that user and chmod u+w), "
+                "or point ALEXANDROS_DB at a file it may write",
+            ) from None
+        os.close(fd)

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import main as bot_main
-from storage import LATEST_VERSION, BadDatabase, check_writable, inspect_database, open_store
+from bot.process.runlock import check_writable
+from storage import LATEST_VERSION, BadDatabase, inspect_database, open_store
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = ("garbage", "corrupt", "truncated", "newer", "unopenable", "foreign")

@@ -16,8 +16,8 @@ from store_backends import OLD_LEAN_ROWS, packed_list, reads_after_lean_migratio
 
 from storage import (
     NewDuty,
-    PgSchemaTooNew,
     PostgresGameStore,
+    SchemaTooNew,
     ShardSlice,
     SqliteGameStore,
     StoreError,
@@ -117,7 +117,7 @@ async def test_a_database_from_a_newer_program_is_refused(pg_cluster: PgCluster)
         await conn.execute("UPDATE schema_version SET version = $1", LATEST_VERSION + 1)
     finally:
         await conn.close()
-    with pytest.raises(PgSchemaTooNew):
+    with pytest.raises(SchemaTooNew):
         await open_postgres_store(url)
 
 
