@@ -139,6 +139,32 @@ def test_r10_3_d9_a_play_out_is_valued_as_the_chance_to_win() -> None:
         assert hard.chance(over, seat) == share
 
 
+def test_r10_3_the_chance_of_a_game_still_going_is_calibrated_on_greedy_games() -> None:
+    """Issue 29: over the turns of greedy four-player games on the default map (seeds the fit never saw), the
+    hard player's chance of the player to move averages the share of victories those players really won
+    (a fair quarter, not the half a curve through 0 would give), and it predicts the winners better than the
+    fair share alone (Brier score)."""
+    hard = ai.HardPlayer()
+    rows: list[tuple[float, float]] = []
+    for seed in range(1, 16):
+        state, _ = new_game(default_map(), 4, seed)
+        rng = random.Random(seed)
+        asked: list[tuple[int, float]] = []
+        while state.phase is not Phase.OVER:
+            if state.phase is Phase.MOVE:
+                asked.append((state.current, hard.chance(state, state.current)))
+            state, _ = apply(state, ai.greedy_player(state, rng))
+        assert state.result is not None
+        winners = state.result.winners
+        rows += [(c, 1.0 / len(winners) if me in winners else 0.0) for me, c in asked]
+    mean_chance = sum(c for c, _ in rows) / len(rows)
+    mean_won = sum(y for _, y in rows) / len(rows)
+    assert abs(mean_chance - mean_won) < 0.06, (mean_chance, mean_won)
+    brier = sum((c - y) ** 2 for c, y in rows) / len(rows)
+    fair = sum((0.25 - y) ** 2 for _, y in rows) / len(rows)
+    assert brier < fair - 0.01, (brier, fair)
+
+
 def test_a_view_with_too_many_cards_is_refused() -> None:
     state = _midgame()
     me = state.current
