@@ -648,8 +648,8 @@ class HardPlayer:
     rounds: int = 1
     follow_ups: int = 1
     # The chance of a game still going (fitted to 670 greedy games on the default map and 400 duels on the
-    # small one, issue 29): the lead over the best rival divided by ``spread``, plus a point for each
-    # ``spread_walls`` walls left, then shifted by ``bias`` with four players (half of it with three).
+    # small one, issue 29): the lead over the best rival divided by ``spread`` + the walls left /
+    # ``spread_walls``, then shifted by ``bias`` with four players (half of it with three).
     spread: float = 0.5
     spread_walls: float = 4.0
     bias: float = -0.8
