@@ -6,6 +6,11 @@ it reads the record of each watched game (a point read) and, for each whose vers
 time moved, builds the news once per language and hands the same bytes to every watcher of that game. A
 slow poll covers a lost notification. A watcher that does not keep up (its queue full) is dropped: its
 page reconnects and catches up from the steps it has.
+
+The hub also pings every page now and then (a comment line: proxies cut a stream that stays silent), all
+at once from its own task. A timeout of each page's own around every wait made a task, a timer and a
+dozen objects more per page for every message, alive until the next one: with 1,000 pages open they were
+most of what the collector's young collections looked at (issue 30's loop stall).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ POLL = 5.0  # seconds: the longest a change waits when no notification came
 COALESCE = 0.05  # seconds between two looks: a burst of commits makes one look
 QUEUE = 16  # messages a watcher may fall behind before it is dropped
 BATCH = 25  # pages told in one turn of the loop
+PING = 15.0  # seconds between two pings of every page
+PING_EVENT = b": ping\n\n"
 
 
 @dataclass(eq=False)
@@ -69,6 +76,7 @@ class Hub:
         self._seen: dict[int, tuple[int, float, str]] = {}
         self._known: dict[int, int] = {}  # steps last sent to a game's watchers
         self._poked = asyncio.Event()
+        self._pinged = 0.0  # the loop's time of the last ping
         self._task: asyncio.Task[None] | None = None
         self.count = 0
 
@@ -126,15 +134,28 @@ class Hub:
             w.drop()
 
     async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._pinged = loop.time()
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._poked.wait(), POLL)
             self._poked.clear()
+            if loop.time() - self._pinged >= PING:
+                self._pinged = loop.time()
+                self.ping()
             try:
                 await self.look()
             except Exception:  # one failed look must not end live pages: the next poke or poll tries again
                 log.warning("the live pages' look failed", exc_info=True)
             await asyncio.sleep(COALESCE)
+
+    def ping(self) -> None:
+        """A comment to every page (pages that fell behind are dropped, as by ``publish``)."""
+        for watchers in list(self._watchers.values()):
+            for w in list(watchers):
+                if not w.send(PING_EVENT):
+                    self.leave(w)
+                    w.drop()
 
     async def look(self) -> int:
         """Tell the watchers of every game that changed; returns how many games changed. The records (and

@@ -61,7 +61,6 @@ NOT_FOUND = (
     "<title>Not found</title><link rel=icon href='data:,'><link rel=stylesheet href=/static/app.css>"
     "<main class=missing><h1>Not found</h1><p>There is nothing at this address.</p></main></html>"
 )
-PING = 15.0  # seconds between two comments on a quiet live stream (proxies cut silent ones)
 LOOP_TICK = 0.5
 STALLED = 5.0  # the loop is stuck when its ticker has not run for this long
 
@@ -323,14 +322,8 @@ class WebFace:
             from .pages import dumps
 
             await response.write(event("news", dumps(first)))
-            while True:
-                try:
-                    message = await asyncio.wait_for(watcher.queue.get(), PING)
-                except TimeoutError:
-                    await response.write(b": ping\n\n")
-                    continue
-                if message is None:
-                    break
+            # The news and the hub's pings (bot.web.live), until the hub ends this page (None).
+            while (message := await watcher.queue.get()) is not None:
                 await response.write(message)
             return response
         finally:

@@ -208,6 +208,37 @@ async def test_a_live_page_hears_a_move_made_through_discord_within_a_second(tmp
             await c.close()
 
 
+async def test_a_quiet_page_is_pinged_by_the_hub_and_a_page_that_stops_reading_is_dropped(tmp_path, monkeypatch):
+    from bot.web import live as live_module
+
+    monkeypatch.setattr(live_module, "POLL", 0.05)
+    monkeypatch.setattr(live_module, "PING", 0.2)
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await _game(d, 2)
+        path = await link(d, g.game_id)
+        c = Client(d)
+        try:
+            async with live(c, path, 0) as stream:
+                await stream.next()
+                async with asyncio.timeout(3):  # nothing changes: a ping comes all the same
+                    while (line := await stream.response.content.readline()) != b": ping\n":
+                        assert line, "the stream ended"
+            hub = d.bot.web.hub
+            async with asyncio.timeout(3):  # the page left: the next ping finds its connection closed
+                while hub.count:
+                    await asyncio.sleep(0.02)
+            w = hub.join(await d.bot.store.game_by_id(g.game_id), "en", 0)
+            assert w is not None and hub.count == 1
+            async with asyncio.timeout(3 + live_module.QUEUE * 0.2):  # never read: its queue fills with pings
+                while hub.count:
+                    await asyncio.sleep(0.05)
+            left = [w.queue.get_nowait() for _ in range(w.queue.qsize())]
+            assert left[-1] is None and set(left[:-1]) == {live_module.PING_EVENT}  # its page is told to end
+            assert hub.count == 0
+        finally:
+            await c.close()
+
+
 async def test_history_grows_by_the_new_events_only():
     from engine import ai, serialize
     from engine.game import apply, new_game
