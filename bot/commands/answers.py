@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,7 +19,7 @@ import discord
 from ..games.tables import Refused
 from ..process import limits, metrics
 from ..texts import private
-from ..texts.components import release
+from ..texts.freeing import attachment, release
 from ..words import i18n
 from ..words.words import Speaker
 
@@ -28,7 +27,7 @@ log = logging.getLogger("bot")
 
 
 def png(data: bytes, name: str = "board.png", description: str | None = None) -> discord.File:
-    return discord.File(io.BytesIO(data), filename=name, description=description)
+    return attachment(data, name, description)
 
 
 def display_name(user: discord.abc.User) -> str:
@@ -53,7 +52,7 @@ async def say(
 ) -> None:
     """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update).
     Not after a public defer (``mode`` "public"): Discord then makes the first followup public. The view
-    is let go once sent (``components.release``)."""
+    is let go once sent (``freeing.release``)."""
     text = limits.content(text)
     mode = interaction.extras.get("mode")
     kwargs: dict[str, Any] = {}

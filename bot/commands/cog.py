@@ -24,6 +24,7 @@ from ..games.tables import Refused, Table, names_of
 from ..process import limits
 from ..texts import choices as ch
 from ..texts import private
+from ..texts.freeing import let_go
 from ..words import i18n
 from ..words.words import Speaker
 
@@ -63,6 +64,22 @@ class AlexandrosCog(commands.Cog):
     # --- autocomplete helpers -------------------------------------------------------------------------------
 
     async def _suggest(
+        self,
+        interaction: discord.Interaction,
+        typed: str,
+        make: Callable[[Table, GameState, int], list[ch.Choice]],
+        need_phase: Phase | None,
+    ) -> Choices:
+        choices = await self._choices(interaction, typed, make, need_phase)
+        # Answered here rather than by discord.py once this returns (it answers only an interaction not yet
+        # answered), so that the interaction is let go once answered (bot.texts.freeing).
+        try:
+            await interaction.response.autocomplete(choices)
+        finally:
+            let_go(interaction)
+        return choices
+
+    async def _choices(
         self,
         interaction: discord.Interaction,
         typed: str,

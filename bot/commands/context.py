@@ -22,6 +22,7 @@ from ..games.thinking import Thinkers
 from ..outbox.lanes import Lanes
 from ..outbox.pipeline import Ask, Pipeline
 from ..texts import private
+from ..texts.freeing import let_go
 from .answers import InFlight, defer_private, defer_update, guarded, interaction_kind, show
 
 
@@ -51,16 +52,15 @@ class Context:
 
     async def guard(self, interaction: discord.Interaction, body: Callable[[], Awaitable[None]]) -> None:
         """Run a handler (bot.commands.answers.guarded), lending its interaction's token to the delivery
-        worker for
-        the public posts its change causes, once its own answer is final (bot.outbox.lanes)."""
-        if self.lanes is None:
-            await guarded(interaction, self.in_flight, body)
-            return
-        lane = self.lanes.lend(interaction)
+        worker for the public posts its change causes, once its own answer is final (bot.outbox.lanes);
+        then let the interaction go (bot.texts.freeing)."""
+        lane = self.lanes.lend(interaction) if self.lanes is not None else None
         try:
             await guarded(interaction, self.in_flight, body)
         finally:
-            self.lanes.settle(lane, interaction)
+            if lane is not None and self.lanes is not None:
+                self.lanes.settle(lane, interaction)
+            let_go(interaction)
 
     def ask(
         self,

@@ -14,6 +14,7 @@ from ..outbox import duties as dt
 from ..outbox.pipeline import META_AGREED, META_TURN_POST, user_ids
 from ..texts import components as ui
 from ..texts import posts, private
+from ..texts.freeing import release
 from ..words.words import rules_summary
 from .answers import defer_private, png, say
 from .context import Context
@@ -72,7 +73,7 @@ class Info:
                     content=posts.status_text(table), attachments=[png(picture)], view=buttons
                 )
             finally:
-                ui.release(buttons)
+                release(buttons)
             if live and (await ctx.store.get_game_meta(table.id)).get(META_TURN_POST) is None:
                 # The turn message was never posted (Discord was down): this one takes its place.
                 msg = await interaction.original_response()

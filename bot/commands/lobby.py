@@ -28,6 +28,7 @@ from ..outbox import duties as dt
 from ..outbox.pipeline import IN_PLAY_META, META_TURN_POST
 from ..texts import components as ui
 from ..texts import posts, private
+from ..texts.freeing import release
 from ..words.words import policy_choices
 from .answers import defer_private, display_name, say, server_language
 from .context import Context
@@ -146,7 +147,7 @@ class Lobby:
                     await interaction.response.send_message(posts.lobby_text(table), view=view)
                     msg = await interaction.original_response()
             finally:
-                ui.release(view)
+                release(view)
             async with self.ctx.tables.locks.hold(table.id):  # a Join may have come first: keep its name
                 fresh = await self.ctx.tables.record_of(table.id)
                 await store.update_lobby(
@@ -258,7 +259,7 @@ class Lobby:
             try:
                 await interaction.response.edit_message(content=posts.lobby_text(table), view=lobby_view)
             finally:
-                ui.release(lobby_view)
+                release(lobby_view)
             return
         await say(interaction, note)
         await self.ctx.store.add_duties(table.id, dt.lobby_edit(table, self.ctx.clock()), self.ctx.clock())

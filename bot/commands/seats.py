@@ -34,7 +34,8 @@ from ..games.tables import OPT_FORMER, Refused, Table, names_of
 from ..outbox import duties as dt
 from ..outbox.pipeline import META_ABSENT, user_ids
 from ..texts import posts, private
-from ..texts.components import GameButton, cid_button, release
+from ..texts.components import GameButton, cid_button
+from ..texts.freeing import release
 from ..words import i18n
 from .answers import defer_private, display_name, say
 from .context import Context

@@ -7,7 +7,6 @@ claims, paces, retries and finishes the duties; this says what each one is on Di
 
 from __future__ import annotations
 
-import io
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -22,7 +21,8 @@ from ..games.pictures import Pictures
 from ..games.tables import MapBook, locale_of
 from ..process import limits
 from ..texts import posts
-from ..texts.components import lobby_view, release, view_of_buttons, watch_url, with_watch
+from ..texts.components import lobby_view, view_of_buttons, watch_url, with_watch
+from ..texts.freeing import attachment, release
 from ..words import i18n
 from . import duties as dt
 from .lanes import Lane, Lanes
@@ -34,10 +34,6 @@ Clock = Callable[[], float]
 
 META_FOLLOW_UP = "follow_up"  # the id of the duty last sent as a follow-up (no nonce): see _made_before
 FOLLOW_UP_LOOK = 20  # the channel's newest messages searched for a follow-up sent before a crash
-
-
-def png(data: bytes, name: str, description: str | None = None) -> discord.File:
-    return discord.File(io.BytesIO(data), filename=name, description=description)
 
 
 class Posting:
@@ -84,8 +80,8 @@ class Posting:
             draw = self.pictures.end if end else self.pictures.board
             data = await draw(v, names, language=language)
         if end:
-            return png(data, "end.png", posts.alt_end(language))
-        return png(data, "board.png", posts.alt_board(language))
+            return attachment(data, "end.png", posts.alt_end(language))
+        return attachment(data, "board.png", posts.alt_board(language))
 
     async def _view(self, duty: Duty) -> discord.ui.View | None:
         b = duty.payload.get("buttons")

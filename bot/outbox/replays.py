@@ -10,8 +10,6 @@ second attempt after a crash is the same message. Every frame is drawn from the 
 
 from __future__ import annotations
 
-import io
-
 import discord
 
 from storage import Duty, GameRecord, GameStore, NewDuty
@@ -20,6 +18,7 @@ from ..games.pictures import Pictures
 from ..games.tables import Refused, Tables, locale_of, replay_names
 from ..process import limits
 from ..texts import posts
+from ..texts.freeing import attachment
 
 REPLAY = "replay"  # the duty kind
 FILENAME = "replay.gif"
@@ -32,7 +31,7 @@ def end_duties(record: GameRecord, now: float) -> list[NewDuty]:
 
 def gif(data: bytes, locale: str) -> discord.File:
     """The replay as an attachment, described in the game's language."""
-    return discord.File(io.BytesIO(data), filename=FILENAME, description=posts.alt_replay(locale))
+    return attachment(data, FILENAME, posts.alt_replay(locale))
 
 
 class Replays:

@@ -20,6 +20,7 @@ from ..process import limits
 from ..texts.choices import Choice
 from ..words import i18n
 from ..words.i18n import _
+from .freeing import release
 
 MAX_ID = limits.MAX_CUSTOM_ID
 
@@ -40,19 +41,6 @@ def cid_select(kind: str, *args: Any) -> str:
 
 
 # --- views ----------------------------------------------------------------------------------------------
-
-
-def release(view: discord.ui.View | discord.ui.LayoutView | None) -> None:
-    """Let a view go once its message is sent or edited: its items unlinked from it (``clear_items``).
-
-    A view and its items refer to each other, a reference cycle that only the garbage collector frees, and
-    collections hold the event loop (issue 30: a view of a post and its buttons were about a third of the
-    cyclic garbage the collector found in bench_web). Unlinked, they are freed as soon as they are let go.
-    Safe for every view of this bot: their buttons and selects are DynamicItems (and links), which
-    discord.py does not keep once the message is sent; a click makes new ones from the custom_id, in a view
-    of the clicked message, let go when the click's callback returns."""
-    if view is not None:
-        view.clear_items()
 
 
 def lobby_view(game_id: int, locale: str | None = None) -> discord.ui.View:
