@@ -177,12 +177,12 @@ class AlexandrosBot(commands.AutoShardedBot):
             return None
         return self.web.url_of(game_id, await web_links.secret_of(self.store, game_id, self.clock()))
 
-    def _changed(self) -> None:
-        """A commit wrote duties: deliver them, and let the live pages look."""
+    def _changed(self, game_id: int) -> None:
+        """A commit of this game wrote duties: deliver them, and let its live pages look."""
         assert self.deliveries is not None
         self.deliveries.wake()
         if self.web is not None:
-            self.web.poke()
+            self.web.poke(game_id)
 
     async def setup_hook(self) -> None:
         spec = self._store_spec

@@ -263,7 +263,7 @@ class Lobby:
             return
         await say(interaction, note)
         await self.ctx.store.add_duties(table.id, dt.lobby_edit(table, self.ctx.clock()), self.ctx.clock())
-        self.ctx.pipeline.wake()
+        self.ctx.pipeline.wake(table.id)
 
     # --- starting ------------------------------------------------------------------------------------------
 
@@ -373,7 +373,7 @@ class Lobby:
             await store.abandon_game(record.id, now, duties=closing)
             await store.set_game_meta(record.id, dict.fromkeys(IN_PLAY_META), now)
             self.ctx.tables.cache.drop(record.id)
-            self.ctx.pipeline.wake()
+            self.ctx.pipeline.wake(record.id)
             await interaction.response.edit_message(content=private.abandoned_private(record.id), view=None)
 
         await self.ctx.guard(interaction, self._locked(interaction, game_id, body, self._closable))

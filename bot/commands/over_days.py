@@ -157,7 +157,7 @@ class OverDays:
                         duties.append(deadline)
                         due = deadline.due_at
                 await ctx.store.add_duties(table.id, duties, now, meta=changes)
-            ctx.pipeline.wake()
+            ctx.pipeline.wake(table.id)
             log.info("back game=%s user=%s", table.id, uid)
             await say(interaction, private.back_text(table, due))
 

@@ -237,7 +237,7 @@ class Seats:
             saved = await self.ctx.store.amend(rec.id, rec.version, now, **changes)
         except VersionConflict as conflict:
             raise Refused("game/stale", expected=conflict.expected, actual=conflict.actual) from None
-        self.ctx.pipeline.wake()
+        self.ctx.pipeline.wake(rec.id)
         return saved
 
     # --- vacations ----------------------------------------------------------------------------------------

@@ -155,7 +155,7 @@ class TurnActions:
                         ctx.clock(),
                         meta={META_AGREED: sorted(agreed | {interaction.user.id})},
                     )
-                    ctx.pipeline.wake()
+                    ctx.pipeline.wake(table.id)
                     await say(interaction, private.agree_noted(names))
                     return
                 # The last vote is not stored: the game ends with it, and ending clears the votes.

@@ -125,14 +125,14 @@ class Pipeline:
         tables: Tables,
         clock: Clock,
         reminder_hours: float,
-        wake: Callable[[], None] = lambda: None,
+        wake: Callable[[int], None] = lambda game_id: None,
     ) -> None:
         self.tables = tables
         self.store = tables.store
         self.clock = clock
         self.reminder_hours = reminder_hours
         self.prefs = PrefsCache(tables.store)
-        self.wake = wake
+        self._wake = wake
         # Hooks on the duties of every change, in order (bot.outbox.notices: turn pings by DM;
         # bot.commands.dashboard: the pinned status message). Each gets the table as it will be after the
         # change (``hooked``).
@@ -300,8 +300,12 @@ class Pipeline:
                 format_action(action),
             )
         metrics.ACTIONS.inc(max(len(actions), 1))
-        self.wake()
+        self.wake(rec.id)
         return dataclasses.replace(outcome, table=Table(saved, new_state, names_of(saved)))
+
+    def wake(self, game_id: int) -> None:
+        """This game changed (a commit): its duties are delivered at once, its live pages told."""
+        self._wake(game_id)
 
     async def hooked(self, table: Table, duties: list[NewDuty], now: float) -> list[NewDuty]:
         """``duties`` as the hooks make them (turn pings by DM, the status message), ``table`` as it will be
@@ -326,7 +330,7 @@ class Pipeline:
             await self.store.add_duties(
                 game_id, [dt.turn_post(table, since or table.version, turn_events, now, lean=lean)], now
             )
-        self.wake()
+        self.wake(game_id)
         return True
 
     async def current_turn(self, table: Table) -> tuple[int | None, list[Event]]:

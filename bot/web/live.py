@@ -1,11 +1,12 @@
 """Live pages: every open page of a game hears of its changes within a second (server-sent events).
 
-Nothing tells the web which game changed, so the hub looks: whenever something may have changed (``poke``:
-this process committed, or the store heard another process of a cluster commit, ``listen_for_changes``)
-it reads the record of each watched game (a point read) and, for each whose version, status or update
-time moved, builds the news once per language and hands the same bytes to every watcher of that game. A
-slow poll covers a lost notification. A watcher that does not keep up (its queue full) is dropped: its
-page reconnects and catches up from the steps it has.
+Whenever something may have changed (``poke``), the hub looks: it reads the record of each watched game
+that may have changed (a point read) and, for each whose version, status or update time moved, builds the
+news once per language and hands the same bytes to every watcher of that game. A commit of this process
+names its game, so only that game is read; another process's commit, heard through the store
+(``listen_for_changes``), names none, and every watched game is read (as every few seconds, ``POLL``,
+which covers a lost notification and the changes that poke nobody). A watcher that does not keep up (its
+queue full) is dropped: its page reconnects and catches up from the steps it has.
 
 The hub also pings every page now and then (a comment line: proxies cut a stream that stays silent), all
 at once from its own task. A timeout of each page's own around every wait made a task, a timer and a
@@ -76,6 +77,8 @@ class Hub:
         self._seen: dict[int, tuple[int, float, str]] = {}
         self._known: dict[int, int] = {}  # steps last sent to a game's watchers
         self._poked = asyncio.Event()
+        self._named: set[int] = set()  # games poked by name since the last look
+        self._unnamed = False  # a poke that named no game since the last look
         self._pinged = 0.0  # the loop's time of the last ping
         self._task: asyncio.Task[None] | None = None
         self.count = 0
@@ -93,8 +96,12 @@ class Hub:
                 await self._task
             self._task = None
 
-    def poke(self) -> None:
-        """Something may have changed: look soon."""
+    def poke(self, game_id: int | None = None) -> None:
+        """This game (None: any game) may have changed: look soon."""
+        if game_id is None:
+            self._unnamed = True
+        else:
+            self._named.add(game_id)
         self._poked.set()
 
     def join(self, record: GameRecord, lang: str, known: int) -> Watcher | None:
@@ -137,14 +144,17 @@ class Hub:
         loop = asyncio.get_running_loop()
         self._pinged = loop.time()
         while True:
-            with contextlib.suppress(TimeoutError):
+            try:
                 await asyncio.wait_for(self._poked.wait(), POLL)
+                everything = False
+            except TimeoutError:
+                everything = True
             self._poked.clear()
             if loop.time() - self._pinged >= PING:
                 self._pinged = loop.time()
                 self.ping()
             try:
-                await self.look()
+                await self.look(everything)
             except Exception:  # one failed look must not end live pages: the next poke or poll tries again
                 log.warning("the live pages' look failed", exc_info=True)
             await asyncio.sleep(COALESCE)
@@ -157,11 +167,18 @@ class Hub:
                     self.leave(w)
                     w.drop()
 
-    async def look(self) -> int:
-        """Tell the watchers of every game that changed; returns how many games changed. The records (and
-        each server's switch) are read all at once, and the changed games told at once: one by one, each
-        read waited for a turn of a busy loop (50 games acting: 4 s to go round 100 watched games)."""
-        ids = list(self._watchers)
+    async def look(self, everything: bool = True) -> int:
+        """Tell the watchers of every game that changed (``everything``: every watched game is read, else
+        only the games poked by name, or all after a poke that named none); returns how many games
+        changed. The records (and each server's switch) are read all at once, and the changed games told at
+        once: one by one, each read waited for a turn of a busy loop (50 games acting: 4 s to go round 100
+        watched games); reading every watched game on every commit read 100 records for each."""
+        if everything or self._unnamed:
+            ids = list(self._watchers)
+        else:
+            ids = [g for g in self._named if g in self._watchers]
+        self._named.clear()  # pokes that come while these are read are kept for the next look
+        self._unnamed = False
         records = await asyncio.gather(*(self.store.game_by_id(g) for g in ids))
         guilds = sorted({r.guild_id for r in records if r is not None and r.guild_id is not None})
         switches = await asyncio.gather(*(watching_off(self.store, g) for g in guilds))

@@ -144,9 +144,9 @@ class WebFace:
             await self._runner.cleanup()
             self._runner = None
 
-    def poke(self) -> None:
-        """A commit happened (this process's, or another's heard through the store)."""
-        self.hub.poke()
+    def poke(self, game_id: int | None = None) -> None:
+        """A commit happened: this process's, of ``game_id``, or another's heard through the store (None)."""
+        self.hub.poke(game_id)
 
     def url_of(self, game_id: int, secret: str) -> str:
         return self.public_url + links.path_of(game_id, secret)

@@ -31,7 +31,7 @@ async def store(tmp_path):
 
 def pipeline(store, woken: list[int] | None = None) -> Pipeline:
     calls = woken if woken is not None else []
-    return Pipeline(Tables(store, cache_size=8), Clock(), 24.0, lambda: calls.append(1))
+    return Pipeline(Tables(store, cache_size=8), Clock(), 24.0, lambda game_id: calls.append(game_id))
 
 
 async def started(p: Pipeline, players: int = 2, seed: int = 5) -> Table:
@@ -95,10 +95,11 @@ async def test_one_commit_holds_the_events_and_every_duty_it_causes(store):
     assert all(hand[1:] == [0, 0, 0, 0] for hand, *_ in public["players"]) and public["rng"] == 0
     current = table.current_user
     rng = random.Random(1)
+    woken.clear()
     move = await p.act(
         Ask(current, game_id=table.id, version=table.version), lambda st, s: ai.greedy_player(st, rng)
     )
-    assert move.table.version == table.version + len(move.events) and woken
+    assert move.table.version == table.version + len(move.events) and woken == [table.id]
     kinds = [d.kind for d in await store.pending_duties(table.id)]
     assert kinds == [dt.POST, dt.EDIT, dt.REMIND], "the move edits the turn post; the reminder stays"
     end = await p.act(Ask(current, channel_id=CH), lambda st, s: EndTurn(s))

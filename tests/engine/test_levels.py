@@ -45,7 +45,7 @@ def _reshuffle_hidden(state: GameState, rng: random.Random) -> GameState:
             players.append(p)
         else:
             n = total(p.hand)
-            players.append(replace(p, hand=cards_of(hidden[at:at + n])))
+            players.append(replace(p, hand=cards_of(hidden[at : at + n])))
             at += n
     return replace(state, players=tuple(players), supply=tuple(hidden[at:]), rng=rng.getrandbits(64))
 
@@ -204,8 +204,13 @@ def _levy_position(rival_value: int) -> GameState:
     row = "~".join(["T" + "." * 8] + ["T" + "." * rival_value] * 3)
     m = parse_map(f"name: t\nstart: A1\nwalls: 65 black, 10 red\ngrid:\n{row}\n")
     temples = [c for c, ch in enumerate(row) if ch == "T"]
-    return position(m, players=4, phase=Phase.ACTIONS, hands={0: hand(T), 1: hand(), 2: hand(), 3: hand()},
-                    guards={i: ((0, c),) for i, c in enumerate(temples)})
+    return position(
+        m,
+        players=4,
+        phase=Phase.ACTIONS,
+        hands={0: hand(T), 1: hand(), 2: hand(), 3: hand()},
+        guards={i: ((0, c),) for i, c in enumerate(temples)},
+    )
 
 
 def test_greedy_does_not_levy_when_each_rival_gains_more() -> None:

@@ -27,4 +27,3 @@ def test_r4_4_r4_5_province_infos_agree_with_each_provinces_rules(name: str) -> 
             assert info.guards == tuple(sorted(s for s in p.spaces if s in fresh.guard_owner))
             owned += info.owner is not None
     assert owned > 20
-

@@ -187,7 +187,6 @@ def test_recent_boards_keep_their_labels_and_changed_boards_are_placed_anew() ->
     assert reused > 0 and placed > 0
 
 
-
 def _wall_pixels(im: Image.Image, lay: Layout, sd: Side, n: int = 40) -> list[object]:
     (ax, ay), (bx, by) = lay.px(sd[0]), lay.px(sd[1])
     ts = [0.15 + 0.7 * k / n for k in range(n + 1)]

@@ -152,9 +152,7 @@ def test_the_confirm_form_counts_red_walls_when_black_ones_run_short(monkeypatch
     assert f"Places {walls} red walls" in text and "black wall" not in text
     # R3.7: no move fits, and the walls left are placed, no more: one black wall and no red one.
     last = replace(short, black_left=1, red_left=0)
-    text = _caption(
-        monkeypatch, lambda: render_path_preview(last, corner.point, [path], NAMES, confirm=True)
-    )
+    text = _caption(monkeypatch, lambda: render_path_preview(last, corner.point, [path], NAMES, confirm=True))
     assert "Places 1 black wall" in text and "red wall" not in text
 
 

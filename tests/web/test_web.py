@@ -208,7 +208,9 @@ async def test_a_live_page_hears_a_move_made_through_discord_within_a_second(tmp
             await c.close()
 
 
-async def test_a_quiet_page_is_pinged_by_the_hub_and_a_page_that_stops_reading_is_dropped(tmp_path, monkeypatch):
+async def test_a_quiet_page_is_pinged_by_the_hub_and_a_page_that_stops_reading_is_dropped(
+    tmp_path, monkeypatch
+):
     from bot.web import live as live_module
 
     monkeypatch.setattr(live_module, "POLL", 0.05)
@@ -235,6 +237,36 @@ async def test_a_quiet_page_is_pinged_by_the_hub_and_a_page_that_stops_reading_i
             left = [w.queue.get_nowait() for _ in range(w.queue.qsize())]
             assert left[-1] is None and set(left[:-1]) == {live_module.PING_EVENT}  # its page is told to end
             assert hub.count == 0
+        finally:
+            await c.close()
+
+
+async def test_a_commit_here_makes_the_hub_read_its_own_game_only(tmp_path, monkeypatch):
+    from bot.web import live as live_module
+
+    monkeypatch.setattr(live_module, "POLL", 60.0)  # no look but the pokes' in this test
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await _game(d, 2)
+        path = await link(d, g.game_id)
+        c = Client(d)
+        store = d.bot.store
+        reads: list[int] = []
+        real = store.game_by_id
+
+        async def counted(game_id: int):  # type: ignore[no-untyped-def]
+            reads.append(game_id)
+            return await real(game_id)
+
+        try:
+            async with live(c, path, 0) as stream:
+                await stream.next()
+                monkeypatch.setattr(store, "game_by_id", counted)
+                for poke, read in ((g.game_id + 1, []), (g.game_id, [g.game_id]), (None, [g.game_id])):
+                    await asyncio.sleep(0.3)  # the looks of the game's own last commits are over
+                    reads.clear()
+                    d.bot.web.poke(poke)
+                    await asyncio.sleep(0.3)  # the hub looks (after COALESCE: 0.05 s)
+                    assert reads == read, (poke, reads)
         finally:
             await c.close()
 
