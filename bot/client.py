@@ -51,7 +51,7 @@ from .words import i18n
 from .words.translator import CatalogTranslator
 
 # The collector's youngest generation, in allocations: see AlexandrosBot._warm_then_freeze.
-YOUNG_COLLECTION = 20_000
+YOUNG_COLLECTION = 10_000
 
 
 _MAY_GO_UNANSWERED = (discord.InteractionType.component, discord.InteractionType.modal_submit)
@@ -296,10 +296,12 @@ class AlexandrosBot(commands.AutoShardedBot):
         gc.freeze()
         # An interaction allocates thousands of short-lived objects (discord.py's models, payloads, engine
         # values), so the default threshold (700) ran a young collection every few hundred microseconds:
-        # 0.5-0.8 ms of CPU per action in bench_bot. At 20,000 most young ones are gone before a collection
-        # looks at them (10-15 % more actions a second than at 700). At 50,000 as many actions a second,
-        # but each young collection held the loop 20-30 ms, too long a stall once the render workers'
-        # pictures came back faster (bench_bot, 50 games: the longest stall 39-63 ms, at 20,000 26-45).
+        # 0.5-0.8 ms of CPU per action in bench_bot. Larger, most young ones are gone before a collection
+        # looks at them; but a young collection's time is that of the young objects still alive, and
+        # bursts of them (1,000 live pages told of a change) made it the loop's longest stall. Since the
+        # cycles made per action are let go (bot.texts.freeing), 10,000 gives bench_bot as many actions a
+        # second as 20,000 (132, 119 vs 127, 131) and bench_web's longest stall with 1,000 pages 34-43 ms
+        # against 44-51 (alternating, quiet).
         gc.set_threshold(YOUNG_COLLECTION, 20, 10)
 
     def _warm_up(self) -> None:
