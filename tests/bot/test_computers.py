@@ -108,7 +108,8 @@ async def test_a_game_paused_on_the_computers_turn_and_resumed_lets_the_computer
         if is_computer((await g.table()).current_user):
             await d.bot.deliveries.drain()
         rng, turn = random.Random(3), (await g.state()).turn
-        worker_wake, d.bot.pipeline.wake = d.bot.pipeline.wake, lambda: None  # the computer's turn waits
+        # The computer's turn waits.
+        worker_wake, d.bot.pipeline.wake = d.bot.pipeline.wake, lambda game_id: None
         for _ in range(10):
             st = await g.state()
             if st.turn != turn:

@@ -200,7 +200,7 @@ async def main(db):
     async with harness(bot_factory(db, WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
-        d.bot.pipeline.wake = lambda: None  # commits write their duties; nobody delivers them
+        d.bot.pipeline.wake = lambda game_id: None  # commits write their duties; nobody delivers them
         await d.click(users[0], msg.id, f"alx:start:{gid}")
         print("committed", gid, flush=True)
         await asyncio.sleep(60)
@@ -240,7 +240,8 @@ async def test_a_turn_post_edit_waiting_behind_a_later_one_is_not_drawn_nor_sent
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock, lanes=False)) as d:
         g = await open_game(d)
         (post,) = turn_posts(d, 1)
-        d.bot.pipeline.wake = lambda: None  # a backlog: the commits write their edits, nobody sends them yet
+        # A backlog: the commits write their edits, nobody sends them yet.
+        d.bot.pipeline.wake = lambda game_id: None
         for n in range(2):
             st = await g.state()
             action = ai.greedy_player(st, random.Random(n))
@@ -336,7 +337,7 @@ async def test_a_worker_that_stalls_past_its_lease_never_records_an_older_turn_p
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         users, msg, gid = await open_lobby(d)
         await d.click(users[1], msg.id, f"alx:join:{gid}")
-        d.bot.pipeline.wake = lambda: None  # a backlog: turn 1's post, turn 2's post and an edit
+        d.bot.pipeline.wake = lambda game_id: None  # a backlog: turn 1's post, turn 2's post and an edit
         await d.click(users[0], msg.id, f"alx:start:{gid}")
         g = Game(d, users, game_id=gid)
         first, n = (await g.table()).current_user, 0
@@ -369,7 +370,7 @@ async def test_a_worker_that_stalls_past_its_lease_never_records_an_older_turn_p
         await stalled
         store.set_game_meta = real_set_meta
         assert (await store.get_game_meta(gid))[META_TURN_POST] == newest
-        d.bot.pipeline.wake = a.wake
+        d.bot.pipeline.wake = lambda game_id: a.wake()
         await act(d, g, n)  # another action of turn 2: its edit
         await a.drain()
         assert len(turn_posts(d, 2)) == 1
@@ -391,7 +392,7 @@ async def test_closing_waits_for_every_send_in_flight_whichever_round_started_it
     clock = Clock()
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         worker = d.bot.deliveries
-        d.bot.pipeline.wake = lambda: None  # the turn post waits in the outbox
+        d.bot.pipeline.wake = lambda game_id: None  # the turn post waits in the outbox
         g = await open_game(d)
         real_send, started = worker._send, asyncio.Event()
 

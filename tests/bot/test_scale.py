@@ -102,7 +102,7 @@ async def test_snapshots_and_pictures_are_lean_and_the_map_is_stored_once(tmp_pa
         rng = random.Random(3)
         for n in range(6):
             if n == 5:  # the last action's duties stay in the outbox: a delivered duty keeps no payload
-                d.bot.pipeline.wake = lambda: None
+                d.bot.pipeline.wake = lambda game_id: None
             await g.play(ai.greedy_player(await g.state(), rng), n)
         assert any(r.files for r in d.requests if r.public_post), "boards were posted"
     store = await open_store(db)
