@@ -137,8 +137,12 @@ class Hub:
             self.poke()
             return
         for w in list(self._watchers.get(game_id, ())):
-            self.leave(w)
-            w.drop()
+            self._drop(w)
+
+    def _drop(self, w: Watcher) -> None:
+        """End a watcher's page (it fell behind, or its game's link changed): its page reconnects or ends."""
+        self.leave(w)
+        w.drop()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -164,8 +168,7 @@ class Hub:
         for watchers in list(self._watchers.values()):
             for w in list(watchers):
                 if not w.send(PING_EVENT):
-                    self.leave(w)
-                    w.drop()
+                    self._drop(w)
 
     async def look(self, everything: bool = True) -> int:
         """Tell the watchers of every game that changed (``everything``: every watched game is read, else
@@ -207,8 +210,7 @@ class Hub:
         self._known[record.id] = self.pages.steps(record.id)
         for n, w in enumerate(list(self._watchers.get(record.id, ()))):
             if not w.send(messages[w.lang]):
-                self.leave(w)
-                w.drop()
+                self._drop(w)
             if n % BATCH == BATCH - 1:
                 # Each send wakes that page's task: a batch at a time, so that a game watched by hundreds
                 # does not hold the loop for all their writes in one turn.
