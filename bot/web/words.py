@@ -4,6 +4,7 @@ browser's ``Accept-Language``: one of the bot's languages, English when none fit
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from engine.state import EndReason
 from engine.symbols import LETTER_SYMBOLS, SYMBOLS
@@ -80,20 +81,27 @@ def labels(lang: str) -> dict[str, str]:
         return out
 
 
-def names(stored: Iterable[str], lang: str) -> list[str]:
+def names(stored: tuple[str, ...], lang: str) -> list[str]:
     """Players' names as the channel shows them (a forgotten user's pseudonym worded in ``lang``)."""
-    with i18n.speaking(lang):
-        return [shown_name(n) for n in stored]
+    return list(_names(stored, lang))
 
 
 def costs(letters: Iterable[str], lang: str) -> dict[str, str]:
     """Each distinct card list (symbol letters, "AAH") in words ("2 amphora cards, 1 horse card")."""
+    return {text: _cost(text, lang) for text in letters}
+
+
+# Every live page's news words its game's names and costs again; the same few, so they are worded once.
+@lru_cache(maxsize=1024)
+def _names(stored: tuple[str, ...], lang: str) -> tuple[str, ...]:
     with i18n.speaking(lang):
-        out: dict[str, str] = {}
-        for text in letters:
-            if text not in out:
-                counts = [0] * len(SYMBOLS)
-                for ch in text:
-                    counts[LETTER_SYMBOLS[ch].ordinal] += 1
-                out[text] = cards_text(counts)
-        return out
+        return tuple(shown_name(n) for n in stored)
+
+
+@lru_cache(maxsize=4096)
+def _cost(text: str, lang: str) -> str:
+    counts = [0] * len(SYMBOLS)
+    for ch in text:
+        counts[LETTER_SYMBOLS[ch].ordinal] += 1
+    with i18n.speaking(lang):
+        return cards_text(counts)

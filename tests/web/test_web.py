@@ -279,17 +279,25 @@ async def test_history_grows_by_the_new_events_only():
     state, events = new_game(WALLS_MAP, 2, 5)
     rows = [(i + 1, serialize.dump(e)) for i, e in enumerate(events)]
     rng = random.Random(1)
+    cuts = [len(rows)]  # where each action's events end: the hub extends a history by one commit at a time
     for _ in range(30):
         if state.over:
             break
         state, more = apply(state, ai.greedy_player(state, rng))
         rows += [(len(rows) + i + 1, serialize.dump(e)) for i, e in enumerate(more)]
+        cuts.append(len(rows))
     whole = History()
     whole.extend(rows)
-    grown = History()
-    for cut in range(0, len(rows), 7):
-        grown.extend(rows[cut : cut + 7])
-    assert [s.doc for s in grown.steps] == [s.doc for s in whole.steps]
+    by_seven = [(cut, cut + 7) for cut in range(0, len(rows), 7)]
+    by_one = [(cut, cut + 1) for cut in range(len(rows))]
+    by_action = list(zip([0, *cuts], cuts, strict=False))
+    for pieces in (by_seven, by_one, by_action):
+        grown = History()
+        for start, end in pieces:
+            grown.extend(rows[start:end])
+        assert [(s.version, s.doc, s.events) for s in grown.steps] == [
+            (s.version, s.doc, s.events) for s in whole.steps
+        ]
     docs = [s.doc for s in whole.steps]
     assert diff(docs[0], docs[0]) == {"v": docs[0]["v"], "mv": docs[0]["mv"]}
     assert whole.steps[-1].version == len(rows)
