@@ -171,14 +171,16 @@ async def settle_own(d: Any, before: int, until: Any = None) -> None:
 def worker_cpu(pics: Any) -> float:
     """CPU seconds used so far by the render worker processes (0 for a bot that draws in threads)."""
     pool = getattr(pics, "pool", None)
-    total = 0.0
-    for pid in pool.pids() if pool is not None else ():
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    return sum(process_cpu(pid) for pid in (pool.pids() if pool is not None else ()))
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds used so far by a process (Linux's /proc; 0 for one that is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:

@@ -36,7 +36,7 @@ def test_bench_web_runs_rounds_with_and_without_watchers(capsys: pytest.CaptureF
     assert bench("bench_web").main(argv) == 0
     out = capsys.readouterr().out
     assert out.count("round 1, ") == 2 and out.count("round 2, ") == 2
-    assert "missed 0" in out and "interaction p99 with / without watchers" in out
+    assert "missed 0" in out and "interaction p99 over all rounds' 4 interactions each" in out
 
 
 def test_bench_web_lets_the_fakes_old_records_go_and_the_bot_never_asks_for_one(
