@@ -81,9 +81,10 @@ def labels(lang: str) -> dict[str, str]:
         return out
 
 
-def names(stored: tuple[str, ...], lang: str) -> list[str]:
+def names(stored: Iterable[str], lang: str) -> list[str]:
     """Players' names as the channel shows them (a forgotten user's pseudonym worded in ``lang``)."""
-    return list(_names(stored, lang))
+    with i18n.speaking(lang):
+        return [shown_name(n) for n in stored]
 
 
 def costs(letters: Iterable[str], lang: str) -> dict[str, str]:
@@ -91,13 +92,8 @@ def costs(letters: Iterable[str], lang: str) -> dict[str, str]:
     return {text: _cost(text, lang) for text in letters}
 
 
-# Every live page's news words its game's names and costs again; the same few, so they are worded once.
-@lru_cache(maxsize=1024)
-def _names(stored: tuple[str, ...], lang: str) -> tuple[str, ...]:
-    with i18n.speaking(lang):
-        return tuple(shown_name(n) for n in stored)
-
-
+# Every live page's news words its game's costs again; the same few, so they are worded once. (Not its
+# names: a user forgotten since must not stay in a cache.)
 @lru_cache(maxsize=4096)
 def _cost(text: str, lang: str) -> str:
     counts = [0] * len(SYMBOLS)
