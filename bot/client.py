@@ -239,6 +239,7 @@ class AlexandrosBot(commands.AutoShardedBot):
             )  # fmt: skip
             await self.web.start()
             await store.listen_for_changes(self.web.poke)  # other processes' commits (PostgreSQL)
+            self.pipeline.on_events = self.web.pages.offer  # this process's: the pages need not read them
         # Parse the map and draw one board now, in a thread: the first game would otherwise pay for the
         # map's distance tables and the renderer's cached map layer while players wait.
         self._warm = asyncio.create_task(self._warm_then_freeze(), name="bot-warm-up")

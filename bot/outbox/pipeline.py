@@ -133,6 +133,9 @@ class Pipeline:
         self.reminder_hours = reminder_hours
         self.prefs = PrefsCache(tables.store)
         self._wake = wake
+        # Told the events of each commit of this process (the web's live pages, when the web is on), so that
+        # they need not read back from the store what was just written: (game, version before, events).
+        self.on_events: Callable[[int, int, tuple[Event, ...]], None] | None = None
         # Hooks on the duties of every change, in order (bot.outbox.notices: turn pings by DM;
         # bot.commands.dashboard: the pinned status message). Each gets the table as it will be after the
         # change (``hooked``).
@@ -300,6 +303,8 @@ class Pipeline:
                 format_action(action),
             )
         metrics.ACTIONS.inc(max(len(actions), 1))
+        if self.on_events is not None:
+            self.on_events(rec.id, rec.version, events)
         self.wake(rec.id)
         return dataclasses.replace(outcome, table=Table(saved, new_state, names_of(saved)))
 

@@ -63,9 +63,10 @@ class History:
     _ended: bool = False  # the open events hold a step's end: the next event that is not trailing cuts
     _tail: Step | None = None  # the open events as last shown (a step), while no event joined them
 
-    def extend(self, rows: Sequence[tuple[int, dict[str, Any]]]) -> int:
-        """Fold the stored events ``rows`` ((version, body), in order, after ``self.version``); returns the
-        index of the first step that changed (the open tail, shown as a step, is replaced as it grows)."""
+    def extend(self, rows: Sequence[tuple[int, dict[str, Any] | Event]]) -> int:
+        """Fold the events ``rows`` ((version, stored body or the event itself), in order, after
+        ``self.version``); returns the index of the first step that changed (the open tail, shown as a step,
+        is replaced as it grows)."""
         rows = [(v, b) for v, b in rows if v > self.version]
         first = len(self.steps)
         if not rows:
@@ -74,7 +75,7 @@ class History:
             self._tail = self.steps.pop()  # the open tail was shown as a step: it grows now
             first -= 1
         for version, body in rows:
-            event = serialize.load(body)
+            event = serialize.load(body) if isinstance(body, dict) else body
             if self._ended and self._open and not isinstance(event, _TRAILING):
                 self._cut()
             self._state = evolve(self._state, event)

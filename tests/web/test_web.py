@@ -271,6 +271,63 @@ async def test_a_commit_here_makes_the_hub_read_its_own_game_only(tmp_path, monk
             await c.close()
 
 
+async def test_a_watched_games_commits_here_are_folded_without_reading_their_events_back(tmp_path):
+    """Issue 30: the events a commit of this process saved reach the page's history from the pipeline; the
+    store's events are read only when the offered ones do not follow the history (a page's first load, a
+    commit of another process or of another path), and the steps are those the store's events make."""
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await _game(d, 3)
+        path = await link(d, g.game_id)
+        c = Client(d)
+        store = d.bot.store
+        reads: list[int] = []
+        real = store.events
+
+        async def counted(game_id, since_version=0, limit=None):  # type: ignore[no-untyped-def]
+            reads.append(since_version)
+            return await real(game_id, since_version=since_version, limit=limit)
+
+        store.events = counted
+        rng = random.Random(4)
+        try:
+            data = await c.json(path + "/game.json")
+            assert reads == [0]  # the first load reads the whole game
+            async with live(c, path, len(data["steps"])) as stream:
+                await stream.next()
+                for n in range(4):
+                    before = (await g.state()).version
+                    await act(g, 200 + n, rng)
+                    async with asyncio.timeout(5):
+                        while True:
+                            _name, news = await stream.next(timeout=2.0)
+                            if news["steps"] and news["steps"][-1]["v"] > before:
+                                break
+                assert reads == [0], "a commit of this process was read back from the store"
+                # A commit whose events were not offered (as another process's): the store is read, from
+                # the history's version on; the commit after it is offered again, and follows.
+                pipeline = d.bot.pipeline
+                hook, pipeline.on_events = pipeline.on_events, None
+                unoffered = (await g.state()).version
+                for n, offered in enumerate((False, True)):
+                    pipeline.on_events = hook if offered else None
+                    before = (await g.state()).version
+                    await act(g, 300 + n, rng)
+                    async with asyncio.timeout(5):
+                        while True:
+                            _name, news = await stream.next(timeout=2.0)
+                            if news["steps"] and news["steps"][-1]["v"] > before:
+                                break
+                    assert reads == [0, unoffered], (offered, reads)
+            whole = History()
+            whole.extend(await real(g.game_id))
+            kept = d.bot.web.pages._games[g.game_id].history
+            assert [(s.version, s.doc, s.events) for s in kept.steps] == [
+                (s.version, s.doc, s.events) for s in whole.steps
+            ]
+        finally:
+            await c.close()
+
+
 async def test_history_grows_by_the_new_events_only():
     from engine import ai, serialize
     from engine.game import apply, new_game
