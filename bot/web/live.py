@@ -10,8 +10,10 @@ queue full) is dropped: its page reconnects and catches up from the steps it has
 
 The hub also pings every page now and then (a comment line: proxies cut a stream that stays silent), all
 at once from its own task. A timeout of each page's own around every wait made a task, a timer and a
-dozen objects more per page for every message, alive until the next one: with 1,000 pages open they were
-most of what the collector's young collections looked at (issue 30's loop stall).
+dozen objects more per page for every message, alive until the next: with 1,000 pages open they were
+most of what the collector's young collections looked at (issue 30's loop stall). For the same reason the
+hub writes each message to the pages' connections itself (``Watcher.send``): a page's task waiting on a
+queue made a future, a wake-up and a write's coroutine per page per message.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from storage import GameRecord, GameStore
 
@@ -31,33 +34,59 @@ log = logging.getLogger(__name__)
 
 POLL = 5.0  # seconds: the longest a change waits when no notification came
 COALESCE = 0.05  # seconds between two looks: a burst of commits makes one look
-QUEUE = 16  # messages a watcher may fall behind before it is dropped
+QUEUE = 16  # messages kept for a page whose stream is not open yet: beyond, it is dropped
+BEHIND = 256 * 1024  # bytes a page's connection may hold unsent (a reader that does not keep up): dropped
 BATCH = 25  # pages told in one turn of the loop
 PING = 15.0  # seconds between two pings of every page
 PING_EVENT = b": ping\n\n"
 
 
+class Connection(Protocol):
+    """What a watcher writes to: the page's connection (``asyncio.WriteTransport``'s few methods)."""
+
+    def write(self, data: bytes) -> None: ...
+
+    def is_closing(self) -> bool: ...
+
+    def get_write_buffer_size(self) -> int: ...
+
+
 @dataclass(eq=False)
 class Watcher:
+    """One open page of a game: what it is told is written straight to its connection once its stream is
+    open (``open``); until then (its first news being built) up to ``QUEUE`` messages wait."""
+
     game_id: int
     lang: str
-    queue: asyncio.Queue[bytes | None] = field(default_factory=lambda: asyncio.Queue(QUEUE))
+    ended: asyncio.Event = field(default_factory=asyncio.Event)  # set when the hub ends the page
+    waiting: list[bytes] = field(default_factory=list)
+    _connection: Connection | None = None
+    _chunked: bool = True
+
+    def open(self, connection: Connection, chunked: bool) -> bool:
+        """The stream is open on ``connection`` (its body ``chunked``, as HTTP/1.1 sends a body of no set
+        length): the messages that waited go out; False if the page cannot take them."""
+        self._connection, self._chunked = connection, chunked
+        waiting, self.waiting = self.waiting, []
+        return all(self.send(message) for message in waiting)
 
     def send(self, message: bytes) -> bool:
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:
+        """Write ``message`` to the page; False if the page fell behind or went (then drop it)."""
+        connection = self._connection
+        if connection is None:
+            if len(self.waiting) >= QUEUE:
+                return False
+            self.waiting.append(message)
+            return True
+        if connection.is_closing() or connection.get_write_buffer_size() > BEHIND:
             return False
+        # One chunk of the chunked body, as aiohttp framed the stream's first write.
+        connection.write(b"%x\r\n%b\r\n" % (len(message), message) if self._chunked else message)
         return True
 
     def drop(self) -> None:
-        """End this watcher's page (its stream closes when it reads the None)."""
-        while True:
-            try:
-                self.queue.put_nowait(None)
-                return
-            except asyncio.QueueFull:
-                self.queue.get_nowait()
+        """End this watcher's page (its stream's handler returns, and the response ends)."""
+        self.ended.set()
 
 
 def event(name: str, data: bytes) -> bytes:

@@ -322,9 +322,12 @@ class WebFace:
             from .pages import dumps
 
             await response.write(event("news", dumps(first)))
-            # The news and the hub's pings (bot.web.live), until the hub ends this page (None).
-            while (message := await watcher.queue.get()) is not None:
-                await response.write(message)
+            # From now on the hub writes the news and its pings to the connection itself (bot.web.live),
+            # until it ends this page.
+            connection = request.transport
+            chunked = response.headers.get("Transfer-Encoding") == "chunked"
+            if connection is not None and watcher.open(connection, chunked):
+                await watcher.ended.wait()
             return response
         finally:
             self.hub.leave(watcher)

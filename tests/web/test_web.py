@@ -231,12 +231,34 @@ async def test_a_quiet_page_is_pinged_by_the_hub_and_a_page_that_stops_reading_i
                     await asyncio.sleep(0.02)
             w = hub.join(await d.bot.store.game_by_id(g.game_id), "en", 0)
             assert w is not None and hub.count == 1
-            async with asyncio.timeout(3 + live_module.QUEUE * 0.2):  # never read: its queue fills with pings
+            # Never opened: its pings wait, then there are too many.
+            async with asyncio.timeout(3 + live_module.QUEUE * 0.2):
                 while hub.count:
                     await asyncio.sleep(0.05)
-            left = [w.queue.get_nowait() for _ in range(w.queue.qsize())]
-            assert left[-1] is None and set(left[:-1]) == {live_module.PING_EVENT}  # its page is told to end
-            assert hub.count == 0
+            assert w.ended.is_set() and w.waiting == [live_module.PING_EVENT] * live_module.QUEUE
+            # A page whose connection holds too much unsent (a reader that does not keep up) is dropped too.
+            slow = hub.join(await d.bot.store.game_by_id(g.game_id), "en", 0)
+            assert slow is not None
+
+            class Full:
+                def __init__(self) -> None:
+                    self.written: list[bytes] = []
+
+                def write(self, data: bytes) -> None:
+                    self.written.append(data)
+
+                def is_closing(self) -> bool:
+                    return False
+
+                def get_write_buffer_size(self) -> int:
+                    return live_module.BEHIND + 1 if self.written else 0
+
+            connection = Full()
+            assert slow.open(connection, chunked=True) and slow.waiting == []
+            hub.ping()
+            assert connection.written == [b"8\r\n: ping\n\n\r\n"] and not slow.ended.is_set()
+            hub.ping()
+            assert slow.ended.is_set() and hub.count == 0 and len(connection.written) == 1
         finally:
             await c.close()
 
