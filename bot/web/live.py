@@ -6,7 +6,8 @@ news once per language and hands the same bytes to every watcher of that game. A
 names its game, so only that game is read; another process's commit, heard through the store
 (``listen_for_changes``), names none, and every watched game is read (as every few seconds, ``POLL``,
 which covers a lost notification and the changes that poke nobody). A watcher that does not keep up (its
-queue full) is dropped: its page reconnects and catches up from the steps it has.
+connection holding ``BEHIND`` bytes unsent) is dropped: its page reconnects and catches up from the steps
+it has.
 
 The hub also pings every page now and then (a comment line: proxies cut a stream that stays silent), all
 at once from its own task. A timeout of each page's own around every wait made a task, a timer and a
