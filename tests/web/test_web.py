@@ -17,7 +17,7 @@ from bot.web.history import History, diff, public_doc
 from bot.web.pages import dumps
 from engine.views import view
 from tests.bot.driver import NAMES, Game, play_whole_game
-from tests.web.helpers import Client, act, link, live, web_bot
+from tests.web.helpers import Client, Stream, act, link, live, web_bot
 
 TOKEN = "x" * 30
 
@@ -293,6 +293,17 @@ async def test_a_commit_here_makes_the_hub_read_its_own_game_only(tmp_path, monk
             await c.close()
 
 
+async def _act_and_hear(g: Game, stream: Stream, n: int, rng: random.Random) -> None:
+    """Make the game's next action, then read the live page until its news reaches the new version."""
+    before = (await g.state()).version
+    await act(g, n, rng)
+    async with asyncio.timeout(5):
+        while True:
+            _name, news = await stream.next(timeout=2.0)
+            if news["steps"] and news["steps"][-1]["v"] > before:
+                return
+
+
 async def test_a_watched_games_commits_here_are_folded_without_reading_their_events_back(tmp_path):
     """Issue 30: the events a commit of this process saved reach the page's history from the pipeline; the
     store's events are read only when the offered ones do not follow the history (a page's first load, a
@@ -317,13 +328,7 @@ async def test_a_watched_games_commits_here_are_folded_without_reading_their_eve
             async with live(c, path, len(data["steps"])) as stream:
                 await stream.next()
                 for n in range(4):
-                    before = (await g.state()).version
-                    await act(g, 200 + n, rng)
-                    async with asyncio.timeout(5):
-                        while True:
-                            _name, news = await stream.next(timeout=2.0)
-                            if news["steps"] and news["steps"][-1]["v"] > before:
-                                break
+                    await _act_and_hear(g, stream, 200 + n, rng)
                 assert reads == [0], "a commit of this process was read back from the store"
                 # A commit whose events were not offered (as another process's): the store is read, from
                 # the history's version on; the commit after it is offered again, and follows.
@@ -332,13 +337,7 @@ async def test_a_watched_games_commits_here_are_folded_without_reading_their_eve
                 unoffered = (await g.state()).version
                 for n, offered in enumerate((False, True)):
                     pipeline.on_events = hook if offered else None
-                    before = (await g.state()).version
-                    await act(g, 300 + n, rng)
-                    async with asyncio.timeout(5):
-                        while True:
-                            _name, news = await stream.next(timeout=2.0)
-                            if news["steps"] and news["steps"][-1]["v"] > before:
-                                break
+                    await _act_and_hear(g, stream, 300 + n, rng)
                     assert reads == [0, unoffered], (offered, reads)
             whole = History()
             whole.extend(await real(g.game_id))
