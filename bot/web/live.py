@@ -242,6 +242,6 @@ class Hub:
             if not w.send(messages[w.lang]):
                 self._drop(w)
             if n % BATCH == BATCH - 1:
-                # Each send wakes that page's task: a batch at a time, so that a game watched by hundreds
-                # does not hold the loop for all their writes in one turn.
+                # Each send is a write to that page's socket: a batch at a time, so that a game watched by
+                # hundreds does not hold the loop for all their writes in one turn.
                 await asyncio.sleep(0)

@@ -8,6 +8,8 @@ import json
 import random
 import re
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -263,6 +265,19 @@ async def test_a_quiet_page_is_pinged_by_the_hub_and_a_page_that_stops_reading_i
             await c.close()
 
 
+def _recorded(monkeypatch: pytest.MonkeyPatch, store: Any, name: str, pick: Callable[..., Any]) -> list[Any]:
+    """The calls of ``store.name`` from now on, each as ``pick`` sees its arguments."""
+    calls: list[Any] = []
+    real = getattr(store, name)
+
+    async def recording(*args: Any, **kwargs: Any) -> Any:
+        calls.append(pick(*args, **kwargs))
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(store, name, recording)
+    return calls
+
+
 async def test_a_commit_here_makes_the_hub_read_its_own_game_only(tmp_path, monkeypatch):
     from bot.web import live as live_module
 
@@ -271,18 +286,10 @@ async def test_a_commit_here_makes_the_hub_read_its_own_game_only(tmp_path, monk
         g = await _game(d, 2)
         path = await link(d, g.game_id)
         c = Client(d)
-        store = d.bot.store
-        reads: list[int] = []
-        real = store.game_by_id
-
-        async def counted(game_id: int):  # type: ignore[no-untyped-def]
-            reads.append(game_id)
-            return await real(game_id)
-
         try:
             async with live(c, path, 0) as stream:
                 await stream.next()
-                monkeypatch.setattr(store, "game_by_id", counted)
+                reads = _recorded(monkeypatch, d.bot.store, "game_by_id", lambda game_id: game_id)
                 for poke, read in ((g.game_id + 1, []), (g.game_id, [g.game_id]), (None, [g.game_id])):
                     await asyncio.sleep(0.3)  # the looks of the game's own last commits are over
                     reads.clear()
@@ -304,7 +311,9 @@ async def _act_and_hear(g: Game, stream: Stream, n: int, rng: random.Random) -> 
                 return
 
 
-async def test_a_watched_games_commits_here_are_folded_without_reading_their_events_back(tmp_path):
+async def test_a_watched_games_commits_here_are_folded_without_reading_their_events_back(
+    tmp_path, monkeypatch
+):
     """Issue 30: the events a commit of this process saved reach the page's history from the pipeline; the
     store's events are read only when the offered ones do not follow the history (a page's first load, a
     commit of another process or of another path), and the steps are those the store's events make."""
@@ -312,15 +321,11 @@ async def test_a_watched_games_commits_here_are_folded_without_reading_their_eve
         g = await _game(d, 3)
         path = await link(d, g.game_id)
         c = Client(d)
-        store = d.bot.store
-        reads: list[int] = []
-        real = store.events
-
-        async def counted(game_id, since_version=0, limit=None):  # type: ignore[no-untyped-def]
-            reads.append(since_version)
-            return await real(game_id, since_version=since_version, limit=limit)
-
-        store.events = counted
+        real = d.bot.store.events
+        # The version each read of the events starts after.
+        reads = _recorded(
+            monkeypatch, d.bot.store, "events", lambda game_id, since_version=0, limit=None: since_version
+        )
         rng = random.Random(4)
         try:
             data = await c.json(path + "/game.json")
