@@ -6,7 +6,8 @@ size (``Layout.text``), cut with an ellipsis if it is too long: nothing in the b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -366,20 +367,73 @@ def board_panel(
     im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme, words: Words = ENGLISH
 ) -> None:
     """The board's band: the players; the turn, the walls and the cards; the face-up cards."""
+    for part in board_panel_parts(im, v, lay, names, theme, words):
+        part.draw()
+
+
+def panel_split(lay: Layout) -> int:
+    """The first row of a board picture that is the panel's alone: below the separator line's upper half
+    (walls at the map's edge may reach its lower half)."""
+    return lay.panel_top + 2
+
+
+Box = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class PanelPart:
+    """One part of the board's band, drawn alone within ``box``; ``facts``: everything its pixels depend on
+    besides the picture's layout, theme and language (a key to keep them by)."""
+
+    box: Box
+    facts: tuple[object, ...]
+    draw: Callable[[], None]
+
+
+def board_panel_parts(
+    im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme, words: Words = ENGLISH
+) -> list[PanelPart]:
+    """The board's band in four parts side by side, which draw nothing outside their boxes: the players,
+    the turn (its status, the walls, supply and discard), the face-up cards, and the legend under them. An
+    action changes one or two of them: a picture keeps the others' pixels (rendering.pictures)."""
     b = Band(im, lay, theme, words)
     b.bottom = lay.legend_top
     players, turn, cards = b.split(0.38, 0.35, 0.27)
-    players_column(players, v, names)
+    # The boxes meet halfway across the gaps between the columns.
+    left, right = round((players.x1 + turn.x0) / 2), round((turn.x1 + cards.x0) / 2)
+    # The cards' outline is drawn on the band's last row, the legend's first (``legend_top``).
+    top, bottom = panel_split(lay), lay.legend_top + 1
     # Turn 0 is the deal, before the first turn: a replay's first frame (it read "Turn 0").
     title = words.tr("The deal") if v.turn == 0 else words.tr("Turn {turn}").format(turn=v.turn)
-    turn.text(title, bold=True, title=True)
-    turn.text(status(v, words), bold=True)
-    walls_line(turn, v)
-    turn.text(
-        words.tr("Supply {supply} · discard {discard}").format(supply=v.supply_size, discard=sum(v.discard))
+    said = status(v, words)
+    stock = words.tr("Supply {supply} · discard {discard}").format(
+        supply=v.supply_size, discard=sum(v.discard)
     )
-    face_up_cards(b, cards.x0, cards.x1, v)
-    legend(b)
+
+    def turn_column() -> None:
+        turn.text(title, bold=True, title=True)
+        turn.text(said, bold=True)
+        walls_line(turn, v)
+        turn.text(stock)
+
+    winners = v.result.winners if v.result else ()
+    seats = tuple((p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned) for p in v.players)
+    return [
+        PanelPart(
+            (0, top, left, bottom),
+            ("players", seats, tuple(names), v.current, v.over, winners),
+            lambda: players_column(players, v, names),
+        ),
+        PanelPart(
+            (left, top, right, bottom), ("turn", title, said, v.black_left, v.red_left, stock), turn_column
+        ),
+        PanelPart(
+            (right, top, lay.width, bottom),
+            ("cards", v.face_up[:2]),
+            lambda: face_up_cards(b, cards.x0, cards.x1, v),
+        ),
+        PanelPart((0, bottom, lay.width, lay.height), ("legend",), lambda: legend(b)),
+    ]
 
 
 def legend(b: Band) -> None:

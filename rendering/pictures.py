@@ -29,9 +29,11 @@ from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import (
     Band,
     board_panel,
+    board_panel_parts,
     colour_name,
     draw_card,
     end_panel,
+    panel_split,
     player_names,
     symbol_name,
 )
@@ -125,37 +127,59 @@ def render_board(
     rows as the map layer has them, and the panel drew nothing above them), so a kept board gives the very
     file a fresh drawing would."""
     lay = layout(v.map, width, theme)
-    split = _panel_split(lay)
+    split = panel_split(lay)
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
     key = (v.map, width, theme, words, v.last_move, v.red_walls, *pieces(v))
     kept = BOARDS.get(key)
-    below, near = (0, split, width, lay.height), (0, max(0, cut - ROWS), width, split)
+    below = (0, split, width, lay.height)
     shown = player_names(v, names, theme, words)
     if kept is None:
         im, _ = b.board_image(v, width, theme, words=words)
-        clear = im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme)
-        above = im.crop(near).tobytes()
-        board_panel(im, v, lay, shown, theme, words)
-        q = quantized(im, theme)
-        pixels = q.tobytes()
-        top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
-        if clear and im.crop(near).tobytes() == above:
+        if im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme):
+            q = _panel_pixels(v, lay, shown, theme, words)
+            pixels = quantized(im.crop((0, 0, width, split)), theme).tobytes() + q.tobytes()
+            top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
             BOARDS.put(key, (top, pixels[cut * width : split * width]))
+        else:  # the board reaches into the panel's rows: drawn whole, not kept
+            board_panel(im, v, lay, shown, theme, words)
+            q = quantized(im, theme)
+            pixels = q.tobytes()
+            top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
         rest = pixels[cut * width :]
     else:
         top, board_rows = kept
-        im = _panel_canvas(v.map, width, theme)
-        board_panel(im, v, lay, shown, theme, words)
-        q = quantized(im.crop(below), theme)
+        q = _panel_pixels(v, lay, shown, theme, words)
         rest = board_rows + q.tobytes()
     panel = bands(rest, width, COMPRESS_LEVEL, strategy=PANEL_STRATEGY)
     return png_of_bands(width, lay.height, palette_of(q), [*top, *panel])
 
 
-def _panel_split(lay: Layout) -> int:
-    """The first row of a board picture that is the panel's alone: below the separator line's upper half
-    (walls at the map's edge may reach its lower half)."""
-    return lay.panel_top + 2
+# The panel's parts lately drawn, as palette pixels, by their facts (rendering.panel.board_panel_parts):
+# about 100 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept.
+PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(160)
+
+
+def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words) -> Image.Image:
+    """The board panel's rows (from the split down) on the theme's palette: the same pixels as the panel
+    drawn whole on the map layer and quantized (pixel by pixel, without dithering), assembled from its
+    parts' kept pixels; only the parts whose facts changed are drawn and quantized."""
+    split = panel_split(lay)
+    im = _panel_canvas(v.map, lay.width, theme)
+    out = _panel_background(v.map, lay.width, theme).copy()
+    for part in board_panel_parts(im, v, lay, shown, theme, words):
+        key = (v.map, lay, theme, words, part.box, *part.facts)
+        pixels = PANEL_PARTS.get(key)
+        if pixels is None:
+            part.draw()
+            pixels = quantized(im.crop(part.box), theme)
+            PANEL_PARTS.put(key, pixels)
+        out.paste(pixels, (part.box[0], part.box[1] - split))
+    return out
+
+
+@lru_cache(maxsize=8)
+def _panel_background(m: Map, width: int, theme: Theme) -> Image.Image:
+    return quantized(_map_layer_panel(m, width, theme), theme)
 
 
 _canvases = threading.local()  # each thread's (a console draws in threads; a render worker in one)
@@ -182,7 +206,7 @@ def _map_layer_panel(m: Map, width: int, theme: Theme) -> Image.Image:
     """The map layer from the panel's split row down (as ``render_board`` splits): the panel's rows before
     anything is drawn on them."""
     layer = b.map_layer(m, width, theme)
-    top = _panel_split(layout(m, width, theme))
+    top = panel_split(layout(m, width, theme))
     return layer.crop((0, top, width, layer.height))
 
 

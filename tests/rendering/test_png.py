@@ -178,6 +178,25 @@ def test_a_board_kept_from_before_gives_the_same_file_as_one_drawn_afresh(
             assert got.tobytes() == quantized(board_picture(v, names, width)).tobytes()
 
 
+@pytest.mark.parametrize(("players", "seed", "width"), [(4, 5, 1280), (3, 9, 800)])
+def test_the_panels_kept_parts_give_the_pixels_of_the_panel_drawn_whole(
+    players: int, seed: int, width: int
+) -> None:
+    """render_board draws only the panel's parts whose facts changed (rendering.panel.board_panel_parts)
+    and pastes the others' kept pixels: on every state of a whole game (face-up cards taken and refilled,
+    levies, turns, the end) its pixels are those of the picture drawn whole at once, and parts are reused."""
+    from rendering.pictures import PANEL_PARTS, render_board
+
+    PANEL_PARTS.clear()
+    names = ["Ada", "Bo", "Cy", "Di"][:players]
+    states = play(load_map(MAP), players=players, seed=seed).states
+    for state in states:
+        v = view(state)
+        with Image.open(io.BytesIO(render_board(v, names, width))) as got:
+            assert got.tobytes() == quantized(board_picture(v, names, width)).tobytes()
+    assert PANEL_PARTS.hits > len(states)
+
+
 def test_a_font_that_keeps_its_texts_draws_the_very_pixels_freetype_draws() -> None:
     """rendering.fonts.KeptFont keeps the masks and lengths of the texts it drew lately: the boards of a
     game (panel, badges, region names, at many fractions of a pixel), drawn with its texts kept, are byte
