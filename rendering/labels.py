@@ -94,7 +94,17 @@ class _Index:
                         yield q
 
     def hits(self, b: Box) -> bool:
-        return next(self._overlapping(b), None) is not None
+        # ``_overlapping`` written out: asked for every candidate spot, a generator's set-up was most of it.
+        get = self.buckets.get
+        c = self.cell
+        x0, y0, x1, y1 = b
+        j0, j1 = int(y0 // c), int(y1 // c) + 1
+        for i in range(int(x0 // c), int(x1 // c) + 1):
+            for j in range(j0, j1):
+                for q in get((i, j), ()):
+                    if x0 < q[2] and q[0] < x1 and y0 < q[3] and q[1] < y1:
+                        return True
+        return False
 
     def count(self, b: Box) -> int:
         return len(set(self._overlapping(b)))
@@ -284,24 +294,43 @@ class _Placer:
         return 2 * self.icons.count(b)
 
 
-def _badge_candidates(
-    v: GameView, p: ProvinceView, lay: Layout, limit: int = 20
-) -> Iterable[tuple[XY, XY | None, float]]:
+Candidate = tuple[XY, XY | None, float]
+
+
+def _badge_candidates(v: GameView, p: ProvinceView, lay: Layout, limit: int = 20) -> Iterable[Candidate]:
     """Candidate badge centres, best first: (centre, leader anchor or None, rank penalty). Inside the
     province first, nearest its middle first; then nearby spaces outside it, with a leader line."""
-    centres = _centres(v.map, lay)
-    own = [centres[s] for s in p.spaces]
+    yield from _inside_candidates(v.map, lay, p.spaces, limit)
+    yield from _outside_candidates(v.map, lay, p.spaces, limit)
+
+
+# A province keeps its spaces from board to board, and its candidates with them (a fresh board asks for
+# every province's).
+@lru_cache(maxsize=2048)
+def _inside_candidates(m: Map, lay: Layout, spaces: frozenset[Space], limit: int) -> tuple[Candidate, ...]:
+    centres = _centres(m, lay)
+    own = [centres[s] for s in spaces]
     cx, cy = _centroid(own)
     inside = sorted(own, key=lambda c: ((c[0] - cx) ** 2 + (c[1] - cy) ** 2, c))[:limit]
     quarter = lay.side / 4
     sixth = lay.side * SQRT3_2 / 6
-    for rank, (x, y) in enumerate(inside):
-        for dx, dy in ((0.0, 0.0), (-quarter, 0.0), (quarter, 0.0), (0.0, -sixth), (0.0, sixth)):
-            yield (x + dx, y + dy), None, rank * 0.25
-    for depth, s in _nearby(v.map, p.spaces, 6)[: limit * 6]:
+    return tuple(
+        ((x + dx, y + dy), None, rank * 0.25)
+        for rank, (x, y) in enumerate(inside)
+        for dx, dy in ((0.0, 0.0), (-quarter, 0.0), (quarter, 0.0), (0.0, -sixth), (0.0, sixth))
+    )
+
+
+@lru_cache(maxsize=512)
+def _outside_candidates(m: Map, lay: Layout, spaces: frozenset[Space], limit: int) -> tuple[Candidate, ...]:
+    centres = _centres(m, lay)
+    own = [centres[s] for s in spaces]
+    out: list[Candidate] = []
+    for depth, s in _nearby(m, spaces, 6)[: limit * 6]:
         at = centres[s]
         anchor = min(own, key=lambda c: (c[0] - at[0]) ** 2 + (c[1] - at[1]) ** 2)
-        yield at, anchor, 10.0 * depth + math.dist(at, anchor) / lay.side
+        out.append((at, anchor, 10.0 * depth + math.dist(at, anchor) / lay.side))
+    return tuple(out)
 
 
 def _anywhere(pl: _Placer, p: ProvinceView, w: float, h: float) -> tuple[Box, XY] | None:
