@@ -6,10 +6,8 @@ it held the GIL, and every interaction of the process waited behind it. A reques
 a turn's actions, or a hint's advice. The bot applies a turn's actions itself (``engine.game.apply``), so
 the state it commits is always worked out in its own process.
 
-The workers run in the OS's idle class (``render_pool.when_idle``; nice 19 where there is none): on a busy
-machine the bot's event loop and the render workers come first, and a computer that thinks a little longer
-costs nobody a late answer or picture. (At nice 10 a search took a quarter of a core from a render worker
-at nice 5 sharing it with it.) With ``workers`` = 0 the
+The workers run at a lower OS priority (``nice`` 10) than the bot: on a busy machine its event loop comes
+first, and a computer that thinks a little longer costs nobody a late answer. With ``workers`` = 0 the
 computers think in a thread (the tests and the console, where one process is simpler). The process pool
 is bot.process.render_pool's: warm processes fed and read by the event loop, a dead one replaced.
 
@@ -33,10 +31,12 @@ from engine.events import Event
 from engine.game import apply
 from engine.state import GameState
 
-from ..process.render_pool import RenderPool, when_idle
+from ..process.render_pool import RenderPool, behind_the_bot
 from . import computers
 
 T = TypeVar("T")
+
+NICE = 10  # how much lower than the bot a thinking worker runs
 
 
 def _warm_thinker() -> None:
@@ -75,7 +75,7 @@ class Thinkers:
 
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
-            self.pool = RenderPool(self.workers, when_idle, (_warm_thinker,))
+            self.pool = RenderPool(self.workers, behind_the_bot, (NICE, _warm_thinker))
             self.pool.start()
 
     def close(self) -> None:
