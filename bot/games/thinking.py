@@ -6,10 +6,13 @@ it held the GIL, and every interaction of the process waited behind it. A reques
 a turn's actions, or a hint's advice. The bot applies a turn's actions itself (``engine.game.apply``), so
 the state it commits is always worked out in its own process.
 
-The workers run at a lower OS priority (``nice`` 10) than the bot: on a busy machine its event loop comes
-first, and a computer that thinks a little longer costs nobody a late answer. With ``workers`` = 0 the
-computers think in a thread (the tests and the console, where one process is simpler). The process pool
-is bot.process.render_pool's: warm processes fed and read by the event loop, a dead one replaced.
+The workers run at the lowest OS priority (``nice`` 19), below the render workers (5): on a busy machine the
+bot's event loop and the pictures come first, and a computer that thinks a little longer costs nobody a late
+answer or picture. At nice 10 a search took a quarter of a core from a render worker sharing it. Not the
+idle class (``SCHED_IDLE``): on a saturated machine it left a person's hint 0.6 % of a core (nice 19: 5 %).
+With ``workers`` = 0 the computers think in a thread (the tests and the console, where one process is
+simpler). The process pool is bot.process.render_pool's: warm processes fed and read by the event loop, a
+dead one replaced.
 
 Requests wait in the bot, not in a worker's pipe: each worker has one at a time. A request given up while it
 waits (a computer's turn cut off with its delivery, after 30 s behind 20 tables of computers on one worker)
@@ -36,7 +39,7 @@ from . import computers
 
 T = TypeVar("T")
 
-NICE = 10  # how much lower than the bot a thinking worker runs
+NICE = 19  # how much lower than the bot a thinking worker runs: the lowest there is
 
 
 def _warm_thinker() -> None:
