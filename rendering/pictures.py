@@ -23,8 +23,9 @@ from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
+from rendering.band_keys import board_band_keys
 from rendering.fonts import drawable, ellipsize, font
-from rendering.labels import Box, marker_box, marker_radius, overlap, pieces, square, wall_width
+from rendering.labels import Box, board_labels, marker_box, marker_radius, overlap, pieces, square, wall_width
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import (
     Band,
@@ -137,21 +138,51 @@ def render_board(
         im, _ = b.board_image(v, width, theme, words=words)
         if im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme):
             q = _panel_pixels(v, lay, shown, theme, words)
-            pixels = quantized(im.crop((0, 0, width, split)), theme).tobytes() + q.tobytes()
-            top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
-            BOARDS.put(key, (top, pixels[cut * width : split * width]))
+            top = _board_bands(im, v, lay, theme, words, cut)
+            board_rows = quantized(im.crop((0, cut, width, split)), theme).tobytes()
+            BOARDS.put(key, (top, board_rows))
+            rest = board_rows + q.tobytes()
         else:  # the board reaches into the panel's rows: drawn whole, not kept
             board_panel(im, v, lay, shown, theme, words)
             q = quantized(im, theme)
             pixels = q.tobytes()
             top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
-        rest = pixels[cut * width :]
+            rest = pixels[cut * width :]
     else:
         top, board_rows = kept
         q = _panel_pixels(v, lay, shown, theme, words)
         rest = board_rows + q.tobytes()
     panel = bands(rest, width, COMPRESS_LEVEL, strategy=PANEL_STRATEGY)
     return png_of_bands(width, lay.height, palette_of(q), [*top, *panel])
+
+
+# Bands of boards lately drawn, by what each shows (rendering.band_keys): a band's compressed bytes, about
+# 2 KB, shared with rendering.png's cache. Between a game's boards about three bands in four stay the same.
+BOARD_BANDS: Recent[tuple[object, ...], PngBand] = Recent(4096)
+
+
+def _board_bands(
+    im: Image.Image, v: GameView, lay: Layout, theme: Theme, words: Words, cut: int
+) -> list[PngBand]:
+    """The compressed bands of the board ``im`` (of ``v``) above row ``cut``: a band whose pieces were
+    drawn before is taken as kept; the others are quantized and compressed, neighbours together."""
+    labels = board_labels(v, lay, theme, (), words)  # as board_image placed them (kept: no placing)
+    keys = board_band_keys(v, lay, theme, labels, ROWS, cut // ROWS)
+    found = [BOARD_BANDS.get(k) for k in keys]
+    i = 0
+    while i < len(found):
+        if found[i] is not None:
+            i += 1
+            continue
+        j = i
+        while j < len(found) and found[j] is None:
+            j += 1
+        pixels = quantized(im.crop((0, i * ROWS, lay.width, j * ROWS)), theme).tobytes()
+        for k, band in enumerate(bands(pixels, lay.width, COMPRESS_LEVEL, first=i), start=i):
+            found[k] = band
+            BOARD_BANDS.put(keys[k], band)
+        i = j
+    return [band for band in found if band is not None]
 
 
 # The panel's parts lately drawn, as palette pixels, by their facts (rendering.panel.board_panel_parts):

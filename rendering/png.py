@@ -104,13 +104,19 @@ BANDS = BandCache()
 
 
 def bands(
-    pixels: bytes, width: int, level: int, cache: BandCache = BANDS, strategy: int = zlib.Z_DEFAULT_STRATEGY
+    pixels: bytes,
+    width: int,
+    level: int,
+    cache: BandCache = BANDS,
+    strategy: int = zlib.Z_DEFAULT_STRATEGY,
+    first: int = 0,
 ) -> list[Band]:
     """The compressed bands of palette pixels (a whole number of rows, ``width`` bytes each), top down, at
-    zlib ``level`` with its ``strategy`` (``zlib.Z_RLE``: runs of one colour only, faster)."""
+    zlib ``level`` with its ``strategy`` (``zlib.Z_RLE``: runs of one colour only, faster); ``first``: the
+    first band's index in its picture."""
     step = ROWS * width
     tops = range(0, len(pixels), step)
-    return [cache.band(pixels[top : top + step], width, level, strategy, top // step) for top in tops]
+    return [cache.band(pixels[top : top + step], width, level, strategy, first + top // step) for top in tops]
 
 
 def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band]) -> bytes:

@@ -197,6 +197,24 @@ def test_the_panels_kept_parts_give_the_pixels_of_the_panel_drawn_whole(
     assert PANEL_PARTS.hits > len(states)
 
 
+def test_a_boards_band_is_taken_as_kept_only_where_it_shows_the_same_pixels() -> None:
+    """render_board keeps each band of a board by what it shows (rendering.band_keys: the pieces drawn
+    across its rows) and compresses only bands with a new key: over whole games one after the other on one
+    map (two to four players, two widths, walls, guards, badges moving, the games' ends), every file's pixels
+    are those of the picture drawn whole, and most bands were kept."""
+    from rendering.pictures import BOARD_BANDS, BOARDS, render_board
+
+    BOARD_BANDS.clear()
+    for players, seed, width in ((4, 21, 1280), (2, 22, 1280), (3, 23, 800), (4, 24, 800)):
+        names = ["Ada", "Bo", "Cy", "Di"][:players]
+        for state in play(load_map(MAP), players=players, seed=seed).states:
+            v = view(state)
+            BOARDS.clear()  # every board drawn, none kept whole
+            with Image.open(io.BytesIO(render_board(v, names, width))) as got:
+                assert got.tobytes() == quantized(board_picture(v, names, width)).tobytes()
+    assert BOARD_BANDS.hits > 2 * BOARD_BANDS.misses
+
+
 def test_a_font_that_keeps_its_texts_draws_the_very_pixels_freetype_draws() -> None:
     """rendering.fonts.KeptFont keeps the masks and lengths of the texts it drew lately: the boards of a
     game (panel, badges, region names, at many fractions of a pixel), drawn with its texts kept, are byte
