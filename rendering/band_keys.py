@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from typing import Any
+
+from PIL import Image, ImageDraw
 
 from engine.geometry import Point, Space
 from engine.views import GameView
@@ -31,12 +34,23 @@ Piece = tuple[tuple[object, ...], float, float]  # what is drawn, and its first 
 
 
 def board_band_keys(
-    v: GameView, lay: Layout, theme: Theme, labels: Sequence[Label], rows: int, bands: int
+    v: GameView,
+    lay: Layout,
+    theme: Theme,
+    labels: Sequence[Label],
+    rows: int,
+    bands: int,
+    *,
+    last_move: bool = True,
+    under: Sequence[Piece] = (),
+    over: Sequence[Piece] = (),
 ) -> list[tuple[object, ...]]:
-    """The key of each of the first ``bands`` bands of ``rows`` rows of ``board_image(v)`` (with the last
-    move), given its ``labels``: the pieces drawn across the band, in the order ``board_image`` draws them."""
+    """The key of each of the first ``bands`` bands of ``rows`` rows of ``board_image(v)``, given its
+    ``labels``: the pieces drawn across the band, in the order ``board_image`` draws them. A preview's board
+    leaves out the last move (``last_move``) and adds its own marks, those it draws beneath the walls
+    (``under``) and those over everything (``over``), as a ``TracedDraw`` noted them."""
     keys: list[list[object]] = [[] for _ in range(bands)]
-    for what, top, bottom in _pieces(v, lay, theme, labels):
+    for what, top, bottom in _pieces(v, lay, theme, labels, last_move, under, over):
         first = max(0, math.floor(top - MARGIN) // rows)
         last = min(bands - 1, math.ceil(bottom + MARGIN) // rows)
         for k in range(first, last + 1):
@@ -44,10 +58,18 @@ def board_band_keys(
     return [(v.map, lay, theme, k, *key) for k, key in enumerate(keys)]
 
 
-def _pieces(v: GameView, lay: Layout, theme: Theme, labels: Sequence[Label]) -> Iterator[Piece]:
+def _pieces(
+    v: GameView,
+    lay: Layout,
+    theme: Theme,
+    labels: Sequence[Label],
+    last_move: bool,
+    under: Sequence[Piece],
+    over: Sequence[Piece],
+) -> Iterator[Piece]:
     """Every piece of the board with its rows, in ``board_image``'s order: the provinces' tints, the last
-    move, the region names, the walls, the new walls' marks, the guards, the badges' leaders and badges,
-    Alexander."""
+    move, a preview's marks beneath the walls, the region names, the walls, the new walls' marks, the
+    guards, the badges' leaders and badges, Alexander, a preview's marks over everything."""
     owners: dict[int, list[Space]] = {}
     for p in v.provinces:
         if p.owner is not None:
@@ -59,13 +81,14 @@ def _pieces(v: GameView, lay: Layout, theme: Theme, labels: Sequence[Label]) -> 
             ys = [y for _, y in lay.tri(s)]
             yield ("tint", owner, s), min(ys) - 1, max(ys) + 2
     w = wall_width(lay, theme)
-    lm = v.last_move
+    lm = v.last_move if last_move else None
     if lm is not None and len(lm.path) >= 2:
         halo = w + 2 * lay.of_side(theme.sizes.halo_s)
         for a, b in zip(lm.path, lm.path[1:], strict=False):
             yield _segment(("last", a, b), lay, a, b, halo)
         x, y = lay.px(lm.path[0])
         yield ("start", lm.path[0]), y - 2 * halo, y + 2 * halo
+    yield from under
     for lab in labels:
         if lab.kind == REGION:
             h = region_sprite(lab.text, lab.size, theme).height
@@ -103,9 +126,87 @@ def _pieces(v: GameView, lay: Layout, theme: Theme, labels: Sequence[Label]) -> 
     size = alexander_size(lay, theme)
     y = lay.px(v.alexander)[1]
     yield ("alexander", v.alexander), y - size / 2 - 1, y + size / 2 + 1
+    yield from over
 
 
 def _segment(what: tuple[object, ...], lay: Layout, a: Point, b: Point, width: float) -> Piece:
     """A thick line from point ``a`` to ``b`` with round ends (``rendering.board.thick_line``)."""
     ya, yb = lay.px(a)[1], lay.px(b)[1]
     return what, min(ya, yb) - width, max(ya, yb) + width
+
+
+class TracedDraw(ImageDraw.ImageDraw):
+    """An ``ImageDraw`` that notes in ``traced`` each shape it draws, with its arguments and the rows it can
+    reach: a preview's own marks, for its bands' keys. The shapes the previews draw are noted (line,
+    ellipse, rectangle, rounded rectangle, polygon, text; the others Pillow draws inside them are within
+    theirs); a mark drawn any other way would be missing from the keys, and ``tests/rendering`` compares
+    previews with previews drawn with nothing kept."""
+
+    def __init__(self, im: Image.Image, traced: list[Piece]) -> None:
+        super().__init__(im)
+        self.traced = traced
+
+    def _note(self, kind: str, xy: Any, reach: float, *args: object) -> None:
+        ys = [float(y) for y in _flat(xy)[1::2]]
+        self.traced.append(((kind, _frozen(xy), *args), min(ys) - reach, max(ys) + reach))
+
+    def line(self, xy: Any, fill: Any = None, width: int = 0, joint: str | None = None) -> None:
+        self._note("line", xy, width + 1, fill, width, joint)
+        super().line(xy, fill, width, joint)
+
+    def ellipse(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
+        self._note("ellipse", xy, 1, fill, outline, width)
+        super().ellipse(xy, fill, outline, width)
+
+    def rectangle(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
+        self._note("rectangle", xy, 1, fill, outline, width)
+        super().rectangle(xy, fill, outline, width)
+
+    def rounded_rectangle(
+        self,
+        xy: Any,
+        radius: float = 0,
+        fill: Any = None,
+        outline: Any = None,
+        width: int = 1,
+        *,
+        corners: tuple[bool, bool, bool, bool] | None = None,
+    ) -> None:
+        self._note("rounded rectangle", xy, 1, radius, fill, outline, width, corners)
+        super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
+
+    def polygon(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
+        self._note("polygon", xy, width + 1, fill, outline, width)
+        super().polygon(xy, fill, outline, width)
+
+    def text(
+        self,
+        xy: Any,
+        text: Any,
+        fill: Any = None,
+        font: Any = None,
+        anchor: str | None = None,
+        *args: Any,
+        **kwargs: Any,
+    ) -> None:
+        if args:
+            raise TypeError("a traced text takes its options by name")
+        box = self.textbbox(xy, text, font=font, anchor=anchor, stroke_width=kwargs.get("stroke_width", 0))
+        key = (text, fill, font, anchor, tuple(sorted(kwargs.items())))
+        self.traced.append((("text", _frozen(xy), *key), box[1] - 1, box[3] + 1))
+        super().text(xy, text, fill=fill, font=font, anchor=anchor, **kwargs)
+
+
+def _flat(xy: Any) -> list[float]:
+    """Coordinates as x, y, x, y…, from Pillow's forms of them: a box, points, or (x, y) pairs."""
+    out: list[float] = []
+    for item in xy:
+        if isinstance(item, int | float):
+            out.append(item)
+        else:
+            out.extend(item)
+    return out
+
+
+def _frozen(xy: Any) -> tuple[float, ...]:
+    return tuple(_flat(xy))

@@ -13,6 +13,7 @@ import threading
 import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from PIL import Image, ImageDraw
@@ -23,7 +24,7 @@ from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
-from rendering.band_keys import board_band_keys
+from rendering.band_keys import Piece, TracedDraw, board_band_keys
 from rendering.fonts import drawable, ellipsize, font
 from rendering.labels import Box, board_labels, marker_box, marker_radius, overlap, pieces, square, wall_width
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
@@ -164,10 +165,16 @@ BOARD_BANDS: Recent[tuple[object, ...], PngBand] = Recent(4096)
 def _board_bands(
     im: Image.Image, v: GameView, lay: Layout, theme: Theme, words: Words, cut: int
 ) -> list[PngBand]:
-    """The compressed bands of the board ``im`` (of ``v``) above row ``cut``: a band whose pieces were
-    drawn before is taken as kept; the others are quantized and compressed, neighbours together."""
+    """The compressed bands of the board ``im`` (of ``v``) above row ``cut``."""
     labels = board_labels(v, lay, theme, (), words)  # as board_image placed them (kept: no placing)
-    keys = board_band_keys(v, lay, theme, labels, ROWS, cut // ROWS)
+    return _kept_bands(im, board_band_keys(v, lay, theme, labels, ROWS, cut // ROWS), lay, theme)
+
+
+def _kept_bands(
+    im: Image.Image, keys: Sequence[tuple[object, ...]], lay: Layout, theme: Theme
+) -> list[PngBand]:
+    """The compressed bands of ``im``'s first ``len(keys)`` bands: a band whose key was seen before is taken
+    as kept; the others are quantized and compressed, neighbours together."""
     found = [BOARD_BANDS.get(k) for k in keys]
     i = 0
     while i < len(found):
@@ -368,6 +375,47 @@ def _outline_spaces(
             b.thick_line(d, a, c, colour, width)
 
 
+@dataclass
+class _Preview:
+    """A preview being drawn: its picture and layout, and what its bands' keys are made of (the view, its
+    labels' ``avoid`` boxes, the marks drawn beneath the walls and over everything)."""
+
+    im: Image.Image
+    lay: Layout
+    v: GameView
+    theme: Theme
+    words: Words
+    avoid: tuple[Box, ...]
+    under: list[Piece]
+    over: list[Piece] = field(default_factory=list)
+
+    def draw(self) -> ImageDraw.ImageDraw:
+        """A pen for the preview's marks over the board, which notes them for the keys."""
+        return TracedDraw(self.im, self.over)
+
+    def png(self) -> bytes:
+        """The file (``encode``'s, byte for byte): the bands above the panel kept by their keys where they
+        were drawn before (rendering.band_keys), the panel's rows quantized and compressed."""
+        lay, width = self.lay, self.lay.width
+        cut = panel_split(lay) // ROWS * ROWS
+        labels = board_labels(self.v, lay, self.theme, self.avoid, self.words)
+        keys = board_band_keys(
+            self.v,
+            lay,
+            self.theme,
+            labels,
+            ROWS,
+            cut // ROWS,
+            last_move=False,
+            under=self.under,
+            over=self.over,
+        )
+        top = _kept_bands(self.im, keys, lay, self.theme)
+        q = quantized(self.im.crop((0, cut, width, lay.height)), self.theme)
+        rest = bands(q.tobytes(), width, COMPRESS_LEVEL, first=cut // ROWS)
+        return png_of_bands(width, lay.height, palette_of(q), [*top, *rest])
+
+
 def _preview_image(
     v: GameView,
     width: int,
@@ -375,11 +423,20 @@ def _preview_image(
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
     avoid: Sequence[Box] = (),
     words: Words = ENGLISH,
-) -> tuple[Image.Image, Layout]:
+) -> _Preview:
     """The board for a preview: no last-move highlight, so that the preview's own marks stand out, and no
     badge under the preview's markers (``avoid``). Drawn on a copy of a kept board where one fits
-    (``rendering.board.preview_board``)."""
-    return b.preview_board(v, width, theme, under_walls, avoid, words)
+    (``rendering.board.preview_board``); the marks drawn beneath the walls are noted for the bands' keys."""
+    under: list[Piece] = []
+    traced = None
+    if under_walls is not None:
+        outline = under_walls
+
+        def traced(d: ImageDraw.ImageDraw, lay: Layout) -> None:
+            outline(TracedDraw(d._image, under), lay)
+
+    im, lay = b.preview_board(v, width, theme, traced, avoid, words)
+    return _Preview(im, lay, v, theme, words, tuple(avoid), under)
 
 
 def _mover(v: GameView) -> int:
@@ -418,8 +475,8 @@ def render_move_preview(
         _outline_spaces(d, spaces, lay, pal.highlight, max(3, lay.of_side(0.09)))
 
     avoid = [marker_box(lay.px(at), letter, lay, theme) for letter, at in letters]
-    im, lay = _preview_image(v, width, theme, outline, avoid, words)
-    d = ImageDraw.Draw(im)
+    pv = _preview_image(v, width, theme, outline, avoid, words)
+    im, lay, d = pv.im, pv.lay, pv.draw()
     for letter, at in letters:
         _marker(d, lay.px(at), letter, lay, theme, pal.white, pal.highlight)
     if symbol is None and targets:
@@ -435,7 +492,7 @@ def render_move_preview(
     head.text(words.tr("Alexander is at {point}").format(point=point_label(v.alexander)), colour=pal.muted)
     if not targets:
         head.text(words.tr("No empty space shows this symbol."), colour=pal.warning)
-        return encode(im, theme)
+        return pv.png()
     sides = targets[0].distance
     head.text(
         words.ntr("closest: {n} side away", "closest: {n} sides away", sides).format(n=sides),
@@ -471,7 +528,7 @@ def render_move_preview(
         x, y = _grid(band, rest.x0, rest.x1, len(letters), band.size * 7.4)[0][len(cells)]
         more = words.tr("… {n} more").format(n=len(letters) - len(cells))
         band.d.text((x, y), more, font=f, fill=pal.muted)
-    return encode(im, theme)
+    return pv.png()
 
 
 def _path_style(i: int, theme: Theme) -> tuple[RGB, tuple[float, float] | None]:
@@ -573,8 +630,8 @@ def render_path_preview(
             at = _clearest(spots, text, taken, lay, theme)
             taken.append(marker_box(at, text, lay, theme))
             labels.append((at, i))
-    im, lay = _preview_image(v, width, theme, avoid=taken, words=words)
-    d = ImageDraw.Draw(im)
+    pv = _preview_image(v, width, theme, avoid=taken, words=words)
+    im, lay, d = pv.im, pv.lay, pv.draw()
     # White casings first, under every path: dashes read against any land, and crossings stay clear.
     for pts in lines:
         _styled_polyline(d, pts, pal.white, line_w + lay.size(4), None, lay)
@@ -588,7 +645,7 @@ def render_path_preview(
     band = Band(im, lay, theme, words)
     if confirm:
         _confirm_caption(band, v, point, paths[0], who, ends_game)
-        return encode(im, theme)
+        return pv.png()
     head, rest = band.split(0.4, 0.6)
     head.text(words.tr("Paths to {point}").format(point=point_label(point)), bold=True, title=True)
     head.text(words.tr("{name}: choose a path").format(name=who), bold=True)
@@ -630,7 +687,7 @@ def render_path_preview(
         x, y = cells[-1]
         more = words.tr("… {n} more").format(n=n - runs[shown][0])
         band.d.text((x, y), more, font=font(band.size, condensed=True), fill=pal.muted)
-    return encode(im, theme)
+    return pv.png()
 
 
 def _runs(values: Sequence[int]) -> list[tuple[int, int]]:
@@ -741,8 +798,8 @@ def render_province_preview(
     mover = _mover(v)
     ghost = lay.of_side(theme.sizes.guard_s) * 2.6
     avoid = [square(lay.centre(s), ghost) for s in (plan.guards if plan is not None else ())]
-    im, lay = _preview_image(v, width, theme, outline, avoid, words)
-    d = ImageDraw.Draw(im)
+    pv = _preview_image(v, width, theme, outline, avoid, words)
+    im, lay, d = pv.im, pv.lay, pv.draw()
     if plan is not None:
         for s in plan.guards:
             b.ghost_guard(d, mover, lay.centre(s), lay, theme)
@@ -768,7 +825,7 @@ def render_province_preview(
         )
         cost.text(words.tr("It cannot be taken."), bold=True, colour=pal.warning)
         cost.text(why)
-        return encode(im, theme)
+        return pv.png()
     x = cost.mark(mover)
     guards = len(plan.guards)
     cost.text(
@@ -795,4 +852,4 @@ def render_province_preview(
         # The taker's cards (R6.4), not the owner's own coming "back".
         gets = words.ntr("gets {n} of your cards", "gets {n} of your cards", back).format(n=back)
         verdict.text(gets, colour=pal.muted)
-    return encode(im, theme)
+    return pv.png()

@@ -1,4 +1,5 @@
-"""Previews drawn on a kept board (rendering.board.preview_board) are the very pictures drawn afresh."""
+"""Previews drawn on a kept board (rendering.board.preview_board), with bands kept by their keys
+(rendering.band_keys), are the very pictures drawn afresh."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from engine.state import Phase
 from engine.views import GameView
 from rendering import board as B
 from rendering import labels as L
+from rendering import pictures as P
 from rendering import render_move_preview, render_path_preview, render_province_preview
 from rendering.labels import Box, Label
 from rendering.layout import Layout
+from rendering.recent import Recent
 from rendering.samples import play, sample_map
 from rendering.theme import DEFAULT_THEME, Theme
 from rendering.words import ENGLISH, Words
@@ -82,6 +85,7 @@ def positions(states: list[GameState], n: int) -> list[GameState]:
 def clear() -> None:
     B.PREVIEW_BOARDS.clear()
     B.TINTED.clear()
+    P.BOARD_BANDS.clear()
 
 
 @pytest.mark.parametrize("which", ["test map", "default map"])
@@ -106,11 +110,12 @@ def test_previews_on_kept_boards_are_the_pictures_drawn_afresh(
                 with monkeypatch.context() as m:
                     m.setattr(B, "preview_board", uncached)
                     m.setattr(B, "board_labels", placed_afresh)
+                    m.setattr(P, "BOARD_BANDS", Recent(0))  # no band kept by its key (rendering.band_keys)
                     fresh = draw()
                 # The caches as every picture before left them (never cleared in this pass).
                 assert draw() == fresh, f"{where}: a warm cache drew another picture"
                 drawn.append((where, draw, fresh))
-    hits = [B.PREVIEW_BOARDS.hits, B.TINTED.hits]
+    hits = [B.PREVIEW_BOARDS.hits, B.TINTED.hits, P.BOARD_BANDS.hits]
     for where, draw, fresh in drawn:
         clear()
         assert draw() == fresh, f"{where}: a cold cache drew another picture"
