@@ -39,6 +39,7 @@ import gc
 import itertools
 import json
 import os
+import pickle
 import random
 import shutil
 import statistics
@@ -425,6 +426,7 @@ async def one_run(
         pics = pictures_module.Pictures(workers=render_workers())  # type: ignore[call-arg]
     except TypeError:
         pics = pictures_module.Pictures()  # the old bot: threads
+    recorded = _record_pictures(pics)
     seeds = itertools.count(seed * 100_003)  # every game its own deal
     with tempfile.TemporaryDirectory() as tmp:
         game_map = load_map(map_path) if map_path else default_map()
@@ -581,6 +583,8 @@ async def one_run(
             collections.stop()
             ledger.settle_all()
             first, whole = ledger.first, ledger.whole
+            if recorded is not None:
+                Path(os.environ[RECORD]).write_bytes(pickle.dumps(recorded))
             return {
                 "games": games,
                 "actions": done,
@@ -616,11 +620,34 @@ async def one_run(
             }
 
 
+RECORD = "ALX_BENCH_RECORD_PICTURES"  # a file for the run's picture requests (``--record-pictures``)
+
+
+def _record_pictures(pics: Any) -> list[tuple[str, tuple[Any, ...]]] | None:
+    """With ``RECORD`` set, every picture the bot asks its render workers for, as (the workers' entry
+    point, its arguments), for ``bench_render.py --replay``: one run's drawing, replayed in one process
+    against another tree's. Pickling them costs the bot's process a little CPU; such a run is for the
+    requests, not its figures."""
+    if not os.environ.get(RECORD) or not hasattr(pics, "_call"):
+        return None
+    recorded: list[tuple[str, tuple[Any, ...]]] = []
+    call = pics._call
+
+    async def noted(key: Any, fn: Any, *args: Any, weight: int = 1) -> bytes:
+        recorded.append((fn.__name__, args))
+        return await call(key, fn, *args, weight=weight)  # type: ignore[no-any-return]
+
+    pics._call = noted
+    return recorded
+
+
 def in_process(
     root: Path, games: int, actions: int, seed: int, map_path: str, callbacks: bool = True
 ) -> dict[str, Any]:
     """One run in a fresh process whose code is the tree at ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
+    if root != HERE:
+        env.pop(RECORD, None)  # only this tree's requests are recorded (its last run's)
     proc = subprocess.run(
         [
             sys.executable,
@@ -797,7 +824,15 @@ if __name__ == "__main__":
     parser.add_argument(
         "--workers", type=int, default=None, help="the new bot's render workers (default: the config's)"
     )
+    parser.add_argument(
+        "--record-pictures",
+        metavar="FILE",
+        help="write the new bot's picture requests to FILE, for bench_render.py --replay (its runs are then "
+        "for the requests, not the figures)",
+    )
     a = parser.parse_args()
+    if a.record_pictures:
+        os.environ[RECORD] = str(Path(a.record_pictures).resolve())
     if a.workers is not None:
         os.environ["ALX_BENCH_RENDER_WORKERS"] = str(a.workers)
     if a.no_pacer:

@@ -31,6 +31,25 @@ def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown" in out
 
 
+def test_bench_bot_records_its_pictures_and_bench_pictures_replays_them(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """bench_bot --record-pictures writes every picture its bot asked for; bench_pictures replays them in
+    fresh processes, this tree against another (here this tree again), and compares the files."""
+    recorded = tmp_path / "pictures.pkl"
+    bot = bench("bench_bot")
+    monkeypatch.setenv(bot.RECORD, str(recorded))
+    assert bot.main(games=2, stall_games=0, actions=3, baseline=False) == 0
+    assert recorded.stat().st_size > 0
+    capsys.readouterr()
+    here = Path(__file__).resolve().parents[2]
+    argv = [str(recorded), "--against", str(here), "--rounds", "1", "--actions", "6"]
+    assert bench("bench_pictures").main(argv) == 0
+    out = capsys.readouterr().out
+    assert "files this tree's" in out and "files the same" in out and "board " in out, out
+    assert re.search(r"\d+ pictures, [\d.]+ s CPU, [\d.]+ ms an action", out), out
+
+
 def test_bench_web_runs_rounds_with_and_without_watchers(capsys: pytest.CaptureFixture[str]) -> None:
     argv = "--games 2 --watched 2 --watchers 4 --actions 1 --repeat 2".split()
     assert bench("bench_web").main(argv) == 0

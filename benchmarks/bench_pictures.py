@@ -1,0 +1,94 @@
+"""The render workers' CPU on a real run's pictures: the requests of a bench_bot run replayed in one process,
+this tree against others, in alternating rounds, and every file compared.
+
+    python benchmarks/bench_bot.py --games 50 --no-baseline --record-pictures /tmp/pictures.pkl
+    python benchmarks/bench_pictures.py /tmp/pictures.pkl [--against TREE ...] [--rounds 3] [--actions 1200]
+
+bench_bot's ``--record-pictures`` writes every picture its bot asked the render workers for (the boards of
+the turn posts, a guided move's previews, the Actions menu's province previews), as (the workers' entry
+point, its arguments). Each round replays them, in order, in a fresh process per tree (``PYTHONPATH`` the
+tree, its render worker warmed as the pool warms one), timing each request's CPU (``time.process_time``,
+which stays meaningful on a loaded machine). Printed for each tree and round: CPU per picture by kind, the
+total, and per action (``--actions``: the run's actions, as bench_bot printed them), the load average, and
+whether the files are byte for byte this tree's. A tree to compare with is a checkout, e.g. ``git worktree
+add /tmp/base COMMIT``, whose request classes read the recorded ones (the trees of issue 32 onward).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+
+REPLAY = r"""
+import hashlib, json, pickle, sys, time
+import rendering.worker as worker
+calls = pickle.loads(open(sys.argv[1], "rb").read())
+texts, widths = set(), set()
+for name, (req,) in calls:
+    texts.add(req.view.map.text if name == "render_request" else req.map_text)
+    widths.add(req.width)
+worker.warm_worker(sorted(texts), max(widths))
+kinds, digest = {}, hashlib.sha256()
+start = time.process_time()
+for name, (req,) in calls:
+    t = time.process_time()
+    png = getattr(worker, name)(req)
+    n, ms = kinds.get(req.kind, (0, 0.0))
+    kinds[req.kind] = (n + 1, ms + (time.process_time() - t) * 1000)
+    digest.update(png)
+print(json.dumps({"kinds": kinds, "ms": (time.process_time() - start) * 1000, "digest": digest.hexdigest()}))
+"""
+
+
+def replay(tree: Path, requests: Path) -> dict[str, object]:
+    """One replay of ``requests`` in a fresh process whose code is ``tree``'s."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run(
+        [sys.executable, "-c", REPLAY, str(requests)], cwd=tree, env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the replay in {tree} failed:\n{done.stderr[-3000:]}")
+    out: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("requests", type=Path, help="a file of bench_bot --record-pictures")
+    parser.add_argument("--against", type=Path, action="append", default=[], help="another tree")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--actions", type=int, default=0, help="the recorded run's actions, for ms an action")
+    a = parser.parse_args(argv)
+    trees = [HERE, *(t.resolve() for t in a.against)]
+    listed = ", ".join(map(str, trees))
+    print(f"bench_pictures: {a.requests} replayed, {a.rounds} rounds, trees alternating: {listed}")
+    mine: str | None = None
+    order = list(enumerate(trees))
+    for k in range(a.rounds):
+        for i, tree in order if k % 2 == 0 else order[::-1]:
+            load = os.getloadavg()[0]
+            r = replay(tree, a.requests)
+            kinds = r["kinds"]
+            assert isinstance(kinds, dict)
+            total = float(r["ms"])  # type: ignore[arg-type]
+            pictures = sum(n for n, _ in kinds.values())
+            if i == 0:
+                mine = str(r["digest"])
+            same = "this tree's" if i == 0 else ("the same" if r["digest"] == mine else "DIFFERENT")
+            by_kind = ", ".join(f"{kind} {n} x {ms / n:.2f}" for kind, (n, ms) in sorted(kinds.items()))
+            per_action = f", {total / a.actions:.2f} ms an action" if a.actions else ""
+            print(
+                f"round {k + 1} {'this tree' if i == 0 else tree}: {pictures} pictures, {total / 1000:.2f} s "
+                f"CPU{per_action} ({by_kind} ms); files {same}; load {load:.1f}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
