@@ -163,7 +163,7 @@ def test_bench_computers_runs_rounds_with_and_without_computer_tables(
 ) -> None:
     """Issue 29, item 2: people's games beside tables of computers playing by themselves (tiny sizes, the
     easy level: the figures mean nothing here)."""
-    argv = "--games 2 --computers 2 --actions 2 --repeat 2 --level easy --workers 1".split()
+    argv = "--games 2 --computers 2 --actions 12 --repeat 2 --level easy --workers 1".split()
     assert bench("bench_computers").main(argv) == 0
     out = capsys.readouterr().out
     for k in (1, 2):
