@@ -126,8 +126,9 @@ def render_board(
     from the last picture that showed the same pieces (``BOARDS``: its compressed bands down to the panel,
     and the rows that share a band with the panel), and only the panel is drawn on the map layer, quantized
     and compressed. A board is kept only if it is cleanly apart from its panel (the board left the panel's
-    rows as the map layer has them, and the panel drew nothing above them), so a kept board gives the very
-    file a fresh drawing would."""
+    rows as the map layer has them; the panel's parts draw only below the split), so a kept board gives the
+    very file a fresh drawing would. A board drawn afresh keeps its bands by what they show
+    (``BOARD_BANDS``), and the panel's parts by their facts (``PANEL_PARTS``)."""
     lay = layout(v.map, width, theme)
     split = panel_split(lay)
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
@@ -395,7 +396,8 @@ class _Preview:
 
     def png(self) -> bytes:
         """The file (``encode``'s, byte for byte): the bands above the panel kept by their keys where they
-        were drawn before (rendering.band_keys), the panel's rows quantized and compressed."""
+        were drawn before (rendering.band_keys), the panel's rows quantized and compressed. The caption is
+        drawn in the panel's band (``Band``: from below the split), never in a band kept by its key."""
         lay, width = self.lay, self.lay.width
         cut = panel_split(lay) // ROWS * ROWS
         labels = board_labels(self.v, lay, self.theme, self.avoid, self.words)
@@ -433,6 +435,7 @@ def _preview_image(
         outline = under_walls
 
         def traced(d: ImageDraw.ImageDraw, lay: Layout) -> None:
+            # A pen of its own on the image board.preview_board's pen draws on (Pillow keeps it as _image).
             outline(TracedDraw(d._image, under), lay)
 
     im, lay = b.preview_board(v, width, theme, traced, avoid, words)
