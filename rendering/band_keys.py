@@ -21,9 +21,9 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from engine.geometry import Point, Space
+from engine.geometry import Point
 from engine.views import GameView
-from rendering.board import DEAD, region_sprite
+from rendering.board import region_sprite, tints
 from rendering.labels import BADGE, REGION, Label, alexander_size, guard_size, wall_width
 from rendering.layout import Layout
 from rendering.theme import Theme
@@ -70,13 +70,7 @@ def _pieces(
     """Every piece of the board with its rows, in ``board_image``'s order: the provinces' tints, the last
     move, a preview's marks beneath the walls, the region names, the walls, the new walls' marks, the
     guards, the badges' leaders and badges, Alexander, a preview's marks over everything."""
-    owners: dict[int, list[Space]] = {}
-    for p in v.provinces:
-        if p.owner is not None:
-            owners.setdefault(p.owner, []).extend(p.spaces)
-        elif not p.can_be_occupied:
-            owners.setdefault(DEAD, []).extend(p.spaces)
-    for owner, spaces in sorted(owners.items()):
+    for owner, spaces in tints(v):
         for s in spaces:
             ys = [y for _, y in lay.tri(s)]
             yield ("tint", owner, s), min(ys) - 1, max(ys) + 2

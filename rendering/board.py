@@ -179,16 +179,21 @@ def paste_centred(im: Image.Image, icon: Image.Image, at: XY) -> None:
 # --- Pieces ---------------------------------------------------------------------------------------
 
 
-def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
-    """Occupied provinces in their owner's tint, provinces nobody can occupy in dead land; free provinces
-    keep the free land of the base layer (R4.4, R4.5)."""
+def tints(v: GameView) -> list[tuple[int, list[Space]]]:
+    """The land drawn in a tint, by tint in drawing order: occupied provinces in their owner's tint,
+    provinces nobody can occupy in dead land (``DEAD``); free provinces keep the free land (R4.4, R4.5)."""
     by_owner: dict[int, list[Space]] = {}
     for p in v.provinces:
         if p.owner is not None:
             by_owner.setdefault(p.owner, []).extend(p.spaces)
         elif not p.can_be_occupied:
             by_owner.setdefault(DEAD, []).extend(p.spaces)
-    for owner, spaces in sorted(by_owner.items()):
+    return sorted(by_owner.items())
+
+
+def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
+    """The land of ``tints(v)`` pasted from the tinted map layers (R4.4, R4.5)."""
+    for owner, spaces in tints(v):
         tris = [lay.tri(s) for s in spaces]
         # A mask only as large as the provinces (a whole-picture mask costs more than the drawing).
         x0 = math.floor(min(x for t in tris for x, _ in t)) - 1

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -80,31 +80,26 @@ class _Index:
         for key in self._cells(b):
             self.buckets[key].append(b)
 
-    def _overlapping(self, b: Box) -> Iterator[Box]:
-        """The boxes that overlap ``b`` (one in several cells, as often as it is met), walking the cells in
-        place: placing a board's labels asks some 2,000 times, and ``_cells``' lists were a third of it."""
+    def _overlapping(self, b: Box, first: bool = False) -> list[Box]:
+        """The boxes that overlap ``b`` (one in several cells, as often as it is met), or with ``first`` only
+        the first met, walking the cells in place: placing a board's labels asks some 2,000 times, and
+        ``_cells``' lists were a third of it, then a generator's set-up most of what was left."""
         get = self.buckets.get
         c = self.cell
         x0, y0, x1, y1 = b
         j0, j1 = int(y0 // c), int(y1 // c) + 1
+        out: list[Box] = []
         for i in range(int(x0 // c), int(x1 // c) + 1):
             for j in range(j0, j1):
                 for q in get((i, j), ()):
                     if x0 < q[2] and q[0] < x1 and y0 < q[3] and q[1] < y1:
-                        yield q
+                        out.append(q)
+                        if first:
+                            return out
+        return out
 
     def hits(self, b: Box) -> bool:
-        # ``_overlapping`` written out: asked for every candidate spot, a generator's set-up was most of it.
-        get = self.buckets.get
-        c = self.cell
-        x0, y0, x1, y1 = b
-        j0, j1 = int(y0 // c), int(y1 // c) + 1
-        for i in range(int(x0 // c), int(x1 // c) + 1):
-            for j in range(j0, j1):
-                for q in get((i, j), ()):
-                    if x0 < q[2] and q[0] < x1 and y0 < q[3] and q[1] < y1:
-                        return True
-        return False
+        return bool(self._overlapping(b, first=True))
 
     def count(self, b: Box) -> int:
         return len(set(self._overlapping(b)))
