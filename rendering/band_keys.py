@@ -141,6 +141,7 @@ class TracedDraw(ImageDraw.ImageDraw):
         self.traced = traced
 
     def _note(self, kind: str, xy: Any, reach: float, *args: object) -> None:
+        # ``reach``: rows beyond the shape's points; an outline wider than half its box grows outward.
         ys = [float(y) for y in _flat(xy)[1::2]]
         self.traced.append(((kind, _frozen(xy), *args), min(ys) - reach, max(ys) + reach))
 
@@ -149,11 +150,11 @@ class TracedDraw(ImageDraw.ImageDraw):
         super().line(xy, fill, width, joint)
 
     def ellipse(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
-        self._note("ellipse", xy, 1, fill, outline, width)
+        self._note("ellipse", xy, width + 1, fill, outline, width)
         super().ellipse(xy, fill, outline, width)
 
     def rectangle(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
-        self._note("rectangle", xy, 1, fill, outline, width)
+        self._note("rectangle", xy, width + 1, fill, outline, width)
         super().rectangle(xy, fill, outline, width)
 
     def rounded_rectangle(
@@ -166,7 +167,7 @@ class TracedDraw(ImageDraw.ImageDraw):
         *,
         corners: tuple[bool, bool, bool, bool] | None = None,
     ) -> None:
-        self._note("rounded rectangle", xy, 1, radius, fill, outline, width, corners)
+        self._note("rounded rectangle", xy, width + 1, radius, fill, outline, width, corners)
         super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
 
     def polygon(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
