@@ -744,8 +744,7 @@ class HardPlayer:
         moves (each followed by the greedy rest of that rival's turn), valued by ``chance``; mixed with the
         play-out when ``reply_mix`` < 1. None when time ran out."""
         rng = random.Random(seed)
-        state, _ = apply(world, option)
-        state = self._finish_turn(state, rng, stop)
+        state = self._finish_turn(apply(world, option)[0], rng, stop)
         if state is None:
             return None
         if state.phase is Phase.OVER or state.current == me:
@@ -753,8 +752,7 @@ class HardPlayer:
         else:
             values = []
             for reply in self._options(state, rng, self.replies):
-                after, _ = apply(state, reply)
-                after = self._finish_turn(after, random.Random(seed + 1), stop)
+                after = self._finish_turn(apply(state, reply)[0], random.Random(seed + 1), stop)
                 if after is None:
                     return None
                 values.append(self.chance(after, me))
