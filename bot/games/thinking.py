@@ -6,18 +6,20 @@ it held the GIL, and every interaction of the process waited behind it. A reques
 a turn's actions, or a hint's advice. The bot applies a turn's actions itself (``engine.game.apply``), so
 the state it commits is always worked out in its own process.
 
-The workers run at the lowest OS priority (``nice`` 19), below the render workers (5): on a busy machine the
-bot's event loop and the pictures come first, and a computer that thinks a little longer costs nobody a late
-answer or picture. At nice 10 a search took a quarter of a core from a render worker sharing it. Not the
-idle class (``SCHED_IDLE``): on a saturated machine it left a person's hint 0.6 % of a core (nice 19: 5 %).
+The computers' turns are thought in the OS's idle class (``render_pool.when_idle``; nice 19 where there is
+none): on a busy machine the bot's event loop and the render workers come first, and the kernel hands them
+a core the computers hold at once (at nice 19 a computer still took most of a core, and people's
+interactions waited twice as long beside 20 computer tables; in the idle class 1.2x, bench_computers).
+A hint, which a person waits for, is thought in a worker of its own at nice 10, started with the first
+hint: in the idle class a saturated machine gave it 0.6 % of a core.
 With ``workers`` = 0 the computers think in a thread (the tests and the console, where one process is
 simpler). The process pool is bot.process.render_pool's: warm processes fed and read by the event loop, a
 dead one replaced.
 
 Requests wait in the bot, not in a worker's pipe: each worker has one at a time. A request given up while it
 waits (a computer's turn cut off with its delivery, after 30 s behind 20 tables of computers on one worker)
-is never sent, where it was once thought through for nobody before the turns behind it; and a person's
-hint goes before the computers' turns waiting (``urgent``).
+is never sent, where it was once thought through for nobody before the turns behind it; a person's hint
+(``urgent``) waits behind no computer's turn.
 """
 
 from __future__ import annotations
@@ -34,12 +36,12 @@ from engine.events import Event
 from engine.game import apply
 from engine.state import GameState
 
-from ..process.render_pool import RenderPool, behind_the_bot
+from ..process.render_pool import RenderPool, behind_the_bot, when_idle
 from . import computers
 
 T = TypeVar("T")
 
-NICE = 19  # how much lower than the bot a thinking worker runs: the lowest there is
+HINT_NICE = 10  # how much lower than the bot the hints' worker runs (the computers' turns: idle class)
 
 
 def _warm_thinker() -> None:
@@ -69,24 +71,27 @@ class Thinkers:
 
     def __init__(self, workers: int = 0) -> None:
         self.workers = workers
-        self.pool: RenderPool | None = None
+        self.pool: RenderPool | None = None  # the computers' turns, in the idle class
+        self.hints: RenderPool | None = None  # one worker for the hints, started with the first
         self.waiting = 0  # decisions asked for and not yet answered (the metrics' queue depth)
         self.decided_in_workers = 0  # decisions a worker process answered
         self._idle = workers  # workers with no request
-        self._queues: tuple[deque[asyncio.Future[None]], deque[asyncio.Future[None]]] = (deque(), deque())
+        self._queue: deque[asyncio.Future[None]] = deque()
         self._loop: asyncio.AbstractEventLoop | None = None  # the loop the waiting requests' futures are of
 
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
-            self.pool = RenderPool(self.workers, behind_the_bot, (NICE, _warm_thinker))
+            self.pool = RenderPool(self.workers, when_idle, (_warm_thinker,))
             self.pool.start()
 
     def close(self) -> None:
         # No pool first: a request handed a worker while the pool closes (from a thread) is told so, instead
         # of sending to a worker whose pipes are being closed.
         pool, self.pool = self.pool, None
-        if pool is not None:
-            pool.close()
+        hints, self.hints = self.hints, None
+        for closing in (pool, hints):
+            if closing is not None:
+                closing.close()
         # The requests waiting for a worker fail with those the workers held (the bot closes this from a
         # thread: on the loop's own thread, as the futures ask).
         loop = self._loop
@@ -94,19 +99,22 @@ class Thinkers:
             loop.call_soon_threadsafe(self._fail_waiting)
 
     def _fail_waiting(self) -> None:
-        for queue in self._queues:
-            while queue:
-                turn = queue.popleft()
-                if not turn.done():
-                    turn.set_exception(RuntimeError("the computer workers are closed"))
+        while self._queue:
+            turn = self._queue.popleft()
+            if not turn.done():
+                turn.set_exception(RuntimeError("the computer workers are closed"))
 
     async def run(self, fn: Callable[..., T], *args: Any, urgent: bool = False) -> T:
         """``fn(*args)`` in a worker process (in a thread without workers); ``urgent``: a person waits for
-        it (a hint), so it goes before the computers' turns waiting for a worker."""
+        it (a hint), so it goes to the hints' worker, behind no computer's turn."""
         self.waiting += 1
         try:
+            if urgent and self.pool is not None:
+                answer = await self._hint_pool().run(None, fn, *args)
+                self.decided_in_workers += 1
+                return answer
             if self.pool is not None:
-                await self._worker_free(urgent)
+                await self._worker_free()
                 try:
                     if self.pool is None:  # closed while this one waited
                         raise RuntimeError("the computer workers are closed")
@@ -119,10 +127,17 @@ class Thinkers:
         finally:
             self.waiting -= 1
 
-    async def _worker_free(self, urgent: bool) -> None:
+    def _hint_pool(self) -> RenderPool:
+        """The hints' worker, at nice 10: started with the first hint (a process many bots never need)."""
+        if self.hints is None:
+            self.hints = RenderPool(1, behind_the_bot, (HINT_NICE, _warm_thinker))
+            self.hints.start()
+        return self.hints
+
+    async def _worker_free(self) -> None:
         """Until a worker has no request: then it is this one's."""
-        queue = self._queues[0 if urgent else 1]
-        if self._idle > 0 and not any(self._queues):
+        queue = self._queue
+        if self._idle > 0 and not queue:
             self._idle -= 1
             return
         self._loop = asyncio.get_running_loop()
@@ -139,13 +154,12 @@ class Thinkers:
             raise
 
     def _hand_on(self) -> None:
-        """A worker is free: to the first request waiting (a hint before a computer's turn)."""
-        for queue in self._queues:
-            while queue:
-                turn = queue.popleft()
-                if not turn.done():
-                    turn.set_result(None)
-                    return
+        """A worker is free: to the first request waiting."""
+        while self._queue:
+            turn = self._queue.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
         self._idle += 1
 
     async def turn(

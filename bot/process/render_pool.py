@@ -103,6 +103,18 @@ def behind_the_bot(nice: int, initializer: Callable[..., None], *args: Any) -> N
     initializer(*args)
 
 
+def when_idle(initializer: Callable[..., None], *args: Any) -> None:
+    """A worker's start in the OS's idle class (Linux's ``SCHED_IDLE``; elsewhere only the lowest priority,
+    nice 19), then ``initializer(*args)``: it gets a core only when nothing else wants it, and a core
+    running it counts as free when the bot or a render worker wakes (the kernel places them there, and
+    they go first at once; at nice 19 they queued behind the bot on its core instead)."""
+    with contextlib.suppress(OSError):
+        os.nice(19)
+    with contextlib.suppress(AttributeError, OSError):  # no idle class on this system: nice 19 stays
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    initializer(*args)
+
+
 PIPE_BYTES = 1 << 20  # room for about ten pictures on their way back to the bot
 
 

@@ -187,20 +187,25 @@ async def test_a_computer_turn_is_one_clean_post_naming_the_player_once(tmp_path
 
 async def test_issue_29_computers_think_in_worker_processes_behind_the_bot() -> None:
     """A computer's search held the GIL in a thread of the bot's process (asyncio.to_thread): now it runs in
-    a worker process of its own, at a lower OS priority, and the bot applies the actions it chose."""
+    a worker process of its own, in the OS's idle class (a hint, which a person waits for, in a worker of its
+    own at nice 10), and the bot applies the actions it chose."""
     import os
 
-    from bot.games.thinking import NICE, Thinkers
+    from bot.games.thinking import HINT_NICE, Thinkers
 
     thinkers = Thinkers(workers=1)
     thinkers.start()
     try:
         assert await thinkers.run(os.getpid) != os.getpid()
-        assert await thinkers.run(os.nice, 0) == 19 == NICE, "the lowest priority there is"
+        assert await thinkers.run(os.sched_getscheduler, 0) == os.SCHED_IDLE, "the computers' turns"
+        own = os.nice(0)
+        assert await thinkers.run(os.sched_getscheduler, 0, urgent=True) == os.SCHED_OTHER, "a hint"
+        assert await thinkers.run(os.nice, 0, urgent=True) == min(19, own + HINT_NICE)
+        assert await thinkers.run(os.getpid, urgent=True) != await thinkers.run(os.getpid)
         state, _ = new_game(WALLS_MAP, 3, 11)
         turn = await thinkers.turn(state, "normal", random.Random(4))
         assert turn == play_turn(state, "normal", random.Random(4)), "the same turn as thought in-process"
-        assert thinkers.decided_in_workers == 3 and thinkers.waiting == 0
+        assert thinkers.decided_in_workers == 7 and thinkers.waiting == 0
     finally:
         thinkers.close()
 
@@ -258,8 +263,9 @@ async def test_issue_29_a_decision_given_up_before_its_worker_took_it_costs_the_
 
 
 async def test_issue_29_a_hint_a_person_waits_for_goes_before_the_computers_turns() -> None:
-    """Hints and computer turns share the workers: a person's hint waited behind every computer turn asked
-    for before it (20 computer tables: about 20 turns). It is thought next."""
+    """Hints and computer turns shared the workers: a person's hint waited behind every computer turn asked
+    for before it (20 computer tables: about 20 turns). Now a hint has a worker of its own: it is answered
+    while a computer's turn still holds the computers' worker and others wait for it."""
     import time
 
     from bot.games.thinking import Thinkers
@@ -267,11 +273,12 @@ async def test_issue_29_a_hint_a_person_waits_for_goes_before_the_computers_turn
     thinkers = Thinkers(workers=1)
     thinkers.start()
     try:
-        busy = asyncio.ensure_future(thinkers.run(time.sleep, 0.3))
+        busy = asyncio.ensure_future(thinkers.run(time.sleep, 1.0))
         await asyncio.sleep(0.05)
         turns = [asyncio.ensure_future(thinkers.run(time.monotonic)) for _ in range(3)]
         await asyncio.sleep(0.05)
-        hint = await thinkers.run(time.monotonic, urgent=True)
+        hint = await asyncio.wait_for(thinkers.run(time.monotonic, urgent=True), 30)
+        assert not busy.done(), "answered while the computers' worker was still busy"
         await busy
         assert all(hint < t for t in await asyncio.gather(*turns)), "the hint went first"
     finally:
