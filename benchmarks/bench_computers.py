@@ -113,7 +113,13 @@ async def computer_table(d: Any, bb: Any, driver: Any, i: int, level: str) -> in
 
 
 async def one_run(
-    games: int, computers: int, actions: int, seed: int, workers: int, level: str = "hard"
+    games: int,
+    computers: int,
+    actions: int,
+    seed: int,
+    workers: int,
+    level: str = "hard",
+    turns_nice: int | None = None,
 ) -> dict[str, Any]:
     import bench_bot as bb
 
@@ -128,7 +134,7 @@ async def one_run(
 
     load_before = os.getloadavg()
     pics = Pictures(workers=bb.render_workers())
-    thinkers = Thinkers(workers=workers)
+    thinkers = Thinkers(workers=workers, turns_nice=turns_nice)
     seeds = iter(range(seed * 100_003, seed * 100_003 + 10 * (games + computers) + 100))  # a deal each
     with tempfile.TemporaryDirectory() as tmp:
         game_map = default_map()
@@ -253,6 +259,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=2, help="rounds, each with and without computers")
     parser.add_argument("--workers", type=int, default=None, help="computer workers (default: the config's)")
     parser.add_argument("--level", default="hard", choices=("easy", "normal", "hard"))
+    parser.add_argument(
+        "--turns-nice",
+        type=int,
+        default=None,
+        help="the computers' turns at this nice (default: as the bot runs them, in the idle class)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     workers = computer_workers() if args.workers is None else args.workers
     os.environ.setdefault("PYTHONHASHSEED", "0")
@@ -262,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed + 1000 * n
         order = (0, args.computers) if n % 2 == 0 else (args.computers, 0)
         runs = {
-            c: asyncio.run(one_run(args.games, c, args.actions, seed, workers, args.level)) for c in order
+            c: asyncio.run(one_run(args.games, c, args.actions, seed, workers, args.level, args.turns_nice))
+            for c in order
         }
         without, with_ = runs[0], runs[args.computers]
         for name, r in (("without computers", without), (f"with {args.computers} computer tables", with_)):
@@ -272,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"bench_computers: {args.games} games of 3 people acting at once ({args.actions} actions a game) "
         f"beside {args.computers} tables of {SEATS} {args.level} computers each playing by themselves, "
-        f"{workers} computer worker(s), {os.cpu_count()} cores"
+        f"{workers} computer worker(s) "
+        f"({'in the idle class' if args.turns_nice is None else f'at nice {args.turns_nice}'}), "
+        f"{os.cpu_count()} cores"
     )
     head = ("round", "run", "secs", "stall", "st cpu", "cb cpu", "gc cpu", "p99", "turns", "decis", "cut",
             "cpu cmp", "cpu bot", "cpu draw", "load")  # fmt: skip

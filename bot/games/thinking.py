@@ -69,8 +69,9 @@ def replay(
 class Thinkers:
     """The computer players' processes: ``turn`` plays a computer's turn, ``run`` another decision."""
 
-    def __init__(self, workers: int = 0) -> None:
+    def __init__(self, workers: int = 0, turns_nice: int | None = None) -> None:
         self.workers = workers
+        self.turns_nice = turns_nice  # None: the computers' turns in the idle class; else at this nice
         self.pool: RenderPool | None = None  # the computers' turns, in the idle class
         self.hints: RenderPool | None = None  # one worker for the hints, started with the first
         self.waiting = 0  # decisions asked for and not yet answered (the metrics' queue depth)
@@ -81,7 +82,10 @@ class Thinkers:
 
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
-            self.pool = RenderPool(self.workers, when_idle, (_warm_thinker,))
+            if self.turns_nice is None:
+                self.pool = RenderPool(self.workers, when_idle, (_warm_thinker,))
+            else:
+                self.pool = RenderPool(self.workers, behind_the_bot, (self.turns_nice, _warm_thinker))
             self.pool.start()
 
     def close(self) -> None:
