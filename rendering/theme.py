@@ -155,6 +155,15 @@ class Theme:
     palette: Palette = field(default_factory=Palette)
     sizes: Sizes = field(default_factory=Sizes)
 
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        # Kept: every band's and panel part's key holds the theme (rendering.pictures), and the generated
+        # hash walked all its colours and sizes each time, 2 of a band key's 2.1 us.
+        return hash((self.palette, self.sizes))
+
     @cached_property
     def png_palette(self) -> list[int]:
         """A fixed 256-colour palette: the theme's colours, their blends with ink, white and each other
