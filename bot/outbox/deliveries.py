@@ -241,7 +241,8 @@ class Deliveries:
         """Deliver every duty due by ``now`` (or by the clock, if later); returns how many were handled.
 
         A drain started by ``wake`` that is still running is waited for too, so that when this returns,
-        everything due has been handled (tests and the first round after a start rely on it).
+        everything due has been handled (tests and the first round after a start rely on it), but for
+        computers still thinking when ``rounds`` claims were made: those land by themselves.
         """
         handled = 0
         flying: set[asyncio.Future[None]] = set()  # posts, edits and the like in flight
@@ -307,6 +308,11 @@ class Deliveries:
                     if not landed and not nudged[0]:
                         await wake.wait()
                     look()
+            else:
+                # The round's limit, reached while computers think (20 tables keep a round going): they go on
+                # without it, and their commits wake the next. Waiting for all of them held every commit's
+                # posts behind the computers' whole queue.
+                thinking.clear()
             if flying or thinking:
                 await asyncio.gather(*flying, *thinking)
         finally:

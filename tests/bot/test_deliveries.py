@@ -602,6 +602,46 @@ async def test_commits_beside_a_computer_thinking_are_claimed_together_as_withou
         assert sorted(sent) == [9000, 9001, 9002, 9003, 9004]
 
 
+async def test_a_round_at_its_limit_leaves_the_computers_thinking_and_sends_what_came_since(tmp_path):
+    """20 computer tables keep one round going for as long as they think. At the round's limit it waited
+    for every computer still thinking, the whole queue of the computers' worker, and every commit's posts
+    meanwhile waited for the next round: now the computers go on without it."""
+    from storage import NewDuty
+
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        await d.bot.deliveries.drain(clock() + 5)
+        worker, store = d.bot.deliveries, d.bot.store
+        worker.lease = 10 * HOUR  # each read of the test's clock moves it on by a second
+        thinking, sent = asyncio.Event(), []
+
+        async def send(duty, now):
+            if duty.channel_id == 9000:
+                await thinking.wait()  # a computer thinking
+            sent.append(duty.channel_id)
+            return "sent"
+
+        worker._send = send
+        await store.add_duties(None, [NewDuty(dt.DEADLINE, clock(), 9000, payload={"turn": 3})], clock())
+        try:
+            draining = asyncio.ensure_future(worker.drain(rounds=3))
+            for channel in (9001, 9002, 9003):
+                await asyncio.sleep(0.02)
+                await store.add_duties(None, [NewDuty(dt.POST, clock(), channel, payload={"t": 1})], clock())
+                worker.wake()
+            await asyncio.wait_for(draining, 5)  # not behind the computer
+            await worker.drain()  # the commits' own round, as wake started it
+            assert sorted(sent) == [9001, 9002, 9003], sent
+        finally:
+            thinking.set()
+        await worker.drain()
+        for _ in range(200):
+            if 9000 in sent:
+                break
+            await asyncio.sleep(0.01)
+        assert sorted(sent) == [9000, 9001, 9002, 9003]
+
+
 # --- a store that fails (issue 27: a full disk) --------------------------------------------------------
 
 
