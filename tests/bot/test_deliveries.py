@@ -62,6 +62,22 @@ def turn_posts(d, turn: int) -> list:
     ]
 
 
+def held_sends(worker: Deliveries, held: dict[int, asyncio.Event]) -> list[int]:
+    """The worker's sends recorded, in place of Discord's: a send to a channel of ``held`` waits for its
+    event first (a computer thinking, a slow picture). Returns the channels sent to, in order."""
+    sent: list[int] = []
+
+    async def send(duty, now):
+        gate = held.get(duty.channel_id)
+        if gate is not None:
+            await gate.wait()
+        sent.append(duty.channel_id)
+        return "sent"
+
+    worker._send = send
+    return sent
+
+
 def reminders_since(d, mark: int) -> list:
     return [q for q in d.requests_since(mark) if q.kind == "channel_message" and "a reminder" in q.content]
 
@@ -484,15 +500,8 @@ async def test_a_slow_send_holds_up_neither_the_sends_beside_it_nor_the_claims_b
         await d.bot.deliveries.drain(clock() + 5)
         worker = d.bot.deliveries
         worker.batch = 4
-        release, sent = asyncio.Event(), []
-
-        async def send(duty, now):
-            if duty.channel_id == 9000:
-                await release.wait()
-            sent.append(duty.channel_id)
-            return "sent"
-
-        worker._send = send
+        release = asyncio.Event()
+        sent = held_sends(worker, {9000: release})
         channels = [9000, *range(9001, 9008)]
         for channel in channels:
             duty = NewDuty(dt.POST, clock(), channel, payload={"text": "x"})
@@ -518,15 +527,8 @@ async def test_a_duty_committed_while_a_slow_one_runs_is_sent_without_waiting_fo
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         await d.bot.deliveries.drain(clock() + 5)
         worker, store = d.bot.deliveries, d.bot.store
-        release, sent = asyncio.Event(), []
-
-        async def send(duty, now):
-            if duty.channel_id == 9000:
-                await release.wait()  # a computer thinking
-            sent.append(duty.channel_id)
-            return "sent"
-
-        worker._send = send
+        release = asyncio.Event()
+        sent = held_sends(worker, {9000: release})  # a computer thinking
         await store.add_duties(None, [NewDuty(dt.DEADLINE, clock(), 9000, payload={"turn": 3})], clock())
         worker.wake()
         await asyncio.sleep(0.05)  # the round claimed it, found nothing more, and waits for it
@@ -555,16 +557,9 @@ async def test_commits_beside_a_computer_thinking_are_claimed_together_as_withou
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
         await d.bot.deliveries.drain(clock() + 5)
         worker, store = d.bot.deliveries, d.bot.store
-        thinking, slow, sent, claims = asyncio.Event(), asyncio.Event(), [], []
-
-        async def send(duty, now):
-            if duty.channel_id == 9000:
-                await thinking.wait()  # a computer thinking
-            if duty.channel_id == 9001:
-                await slow.wait()  # a post still in flight (its picture, Discord)
-            sent.append(duty.channel_id)
-            return "sent"
-
+        thinking, slow, claims = asyncio.Event(), asyncio.Event(), []
+        # A computer thinking, and a post still in flight (its picture, Discord).
+        sent = held_sends(worker, {9000: thinking, 9001: slow})
         claim = store.claim_duties
 
         async def counted(*args, **kwargs):
@@ -572,7 +567,6 @@ async def test_commits_beside_a_computer_thinking_are_claimed_together_as_withou
             claims.append(sorted(x.channel_id for x in got))
             return got
 
-        worker._send = send
         worker.lease = 10 * HOUR  # each read of the test's clock moves it on by a second
         store.claim_duties = counted
 
@@ -613,15 +607,8 @@ async def test_a_round_at_its_limit_leaves_the_computers_thinking_and_sends_what
         await d.bot.deliveries.drain(clock() + 5)
         worker, store = d.bot.deliveries, d.bot.store
         worker.lease = 10 * HOUR  # each read of the test's clock moves it on by a second
-        thinking, sent = asyncio.Event(), []
-
-        async def send(duty, now):
-            if duty.channel_id == 9000:
-                await thinking.wait()  # a computer thinking
-            sent.append(duty.channel_id)
-            return "sent"
-
-        worker._send = send
+        thinking = asyncio.Event()
+        sent = held_sends(worker, {9000: thinking})  # a computer thinking
         await store.add_duties(None, [NewDuty(dt.DEADLINE, clock(), 9000, payload={"turn": 3})], clock())
         try:
             draining = asyncio.ensure_future(worker.drain(rounds=3))
