@@ -9,7 +9,8 @@ the state it commits is always worked out in its own process.
 The computers' turns are thought in the OS's idle class (``render_pool.when_idle``; nice 19 where there is
 none): on a busy machine the bot's event loop and the render workers come first, and the kernel hands them
 a core the computers hold at once (at nice 19 a computer still took most of a core, and people's
-interactions waited twice as long beside 20 computer tables; in the idle class 1.2x, bench_computers).
+interactions waited twice as long beside 20 computer tables; in the idle class 1.29x, and 1.05x once
+the deliveries stopped claiming each commit on its own beside them: bench_computers).
 A hint, which a person waits for, is thought in a worker of its own at nice 10, started with the first
 hint: in the idle class a saturated machine gave it 0.6 % of a core.
 With ``workers`` = 0 the computers think in a thread (the tests and the console, where one process is
@@ -72,7 +73,7 @@ class Thinkers:
     def __init__(self, workers: int = 0, turns_nice: int | None = None) -> None:
         self.workers = workers
         self.turns_nice = turns_nice  # None: the computers' turns in the idle class; else at this nice
-        self.pool: RenderPool | None = None  # the computers' turns, in the idle class
+        self.pool: RenderPool | None = None  # the computers' turns
         self.hints: RenderPool | None = None  # one worker for the hints, started with the first
         self.waiting = 0  # decisions asked for and not yet answered (the metrics' queue depth)
         self.decided_in_workers = 0  # decisions a worker process answered
