@@ -635,7 +635,8 @@ class HardPlayer:
     best ``keep`` share of the options left (at least two), so more candidates fit in the same work.
 
     Budget: the engine has no clock, so the work is bounded by at most ``candidates * worlds`` play-outs
-    per decision (the same decision on every machine). A caller that needs a hard time limit also passes
+    per decision (``endgame_worlds`` in place of ``worlds`` near the end by walls; the same decision on every
+    machine). A caller that needs a hard time limit also passes
     ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``), here or
     per call: it is asked after every action of a play-out and the search stops at once when it says so;
     the options played out so far decide (the greedy player's own choice is played out first), so a
@@ -658,6 +659,12 @@ class HardPlayer:
     keep: float = 1.0  # after ``prune_after`` worlds, each later world plays out this share of the options
     prune_after: int = 1
     late_walls: int = 0  # with this many black walls left or fewer, one more round is played out (R10.1)
+    # Near the end by walls (R10.1) a game turns on the hidden cards (who can pay for a levy, which card
+    # comes up face up) and every decision counts: with ``endgame_walls`` black walls left or fewer,
+    # ``endgame_worlds`` worlds are sampled (0: ``worlds``, as earlier in the game). Screened on seeds
+    # 3001-3200 against 3 greedy (the same games without it: 66.4 %): 8 worlds 69.2 %, 12 worlds 71.2 %.
+    endgame_walls: int = 12
+    endgame_worlds: int = 12
     # Replies (off at 0): an option is also valued after the rest of its turn by the next rival's best
     # ``replies`` greedy moves, each with the greedy rest of that rival's turn: the mean chance, moved
     # ``reply_worst`` of the way to the worst of them, counts ``reply_mix`` of the option's value (1: no
@@ -684,7 +691,10 @@ class HardPlayer:
         me = v.viewer
         assert me is not None and me == v.current and v.phase is not Phase.OVER
         deadline = deadline or self.deadline
-        worlds = [sample_world(v, rng) for _ in range(self.worlds)]
+        count = self.worlds
+        if self.endgame_worlds and v.black_left <= self.endgame_walls:
+            count = max(count, self.endgame_worlds)
+        worlds = [sample_world(v, rng) for _ in range(count)]
         options = self._options(worlds[0], rng)
         if len(options) == 1:
             return options[0]

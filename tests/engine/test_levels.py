@@ -21,7 +21,7 @@ from engine.views import view
 from tests.engine.helpers import T, hand, position
 
 AEGEAN = packaged_map("aegean")
-FAST_HARD = ai.HardPlayer(candidates=3, worlds=2)  # a smaller budget keeps the tests fast
+FAST_HARD = ai.HardPlayer(candidates=3, worlds=2, endgame_worlds=3)  # a smaller budget keeps the tests fast
 
 
 def _midgame(game_map=AEGEAN, players: int = 3, seed: int = 4, turns: int = 5) -> GameState:  # type: ignore[no-untyped-def]
@@ -194,6 +194,31 @@ def test_a_deadline_stops_the_search_after_one_world() -> None:
     hard = ai.HardPlayer(candidates=3, worlds=5, deadline=deadline)
     apply(state, hard(state, random.Random(2)))
     assert len(asked) == 1
+
+
+def test_r10_1_near_the_end_by_walls_the_hard_player_samples_more_worlds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """R10.1, issue 29: with ``endgame_walls`` black walls left or fewer, a decision samples
+    ``endgame_worlds`` worlds, before that ``worlds``."""
+    sampled: list[int] = []
+
+    def counted(v, rng):  # type: ignore[no-untyped-def]
+        sampled.append(1)
+        return sample_world(v, rng)
+
+    monkeypatch.setattr(ai, "sample_world", counted)
+    hard = ai.HardPlayer(candidates=2, worlds=2, endgame_walls=12, endgame_worlds=5)
+    state, _ = new_game(AEGEAN, 3, 6)
+    rng, asked = random.Random(6), []
+    while state.phase is not Phase.OVER:
+        if state.phase is Phase.MOVE:
+            sampled.clear()
+            hard(state, random.Random(1))
+            asked.append((state.black_left <= 12, len(sampled)))
+        state, _ = apply(state, ai.greedy_player(state, rng))
+    assert {n for late, n in asked if not late} == {2}
+    assert {n for late, n in asked if late} == {5}
 
 
 # --- greedy's levy judgement (R7.3) -----------------------------------------------------------------------
