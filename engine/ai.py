@@ -662,7 +662,8 @@ class HardPlayer:
     # Near the end by walls (R10.1) a game turns on the hidden cards (who can pay for a levy, which card
     # comes up face up) and every decision counts: with ``endgame_walls`` black walls left or fewer,
     # ``endgame_worlds`` worlds are sampled (0: ``worlds``, as earlier in the game). Screened on seeds
-    # 3001-3200 against 3 greedy (the same games without it: 66.4 %): 8 worlds 69.2 %, 12 worlds 71.2 %.
+    # 3001-3200 against 3 greedy (the same games without it: 66.4 %): 8 worlds 69.2 %, 12 worlds 71.2 %;
+    # on fresh seeds 10001-10400 / 20001-20400 65.5 / 66.2 % (docs/MEASURED.md): the gain not shown there.
     endgame_walls: int = 12
     endgame_worlds: int = 12
     # Replies (off at 0): an option is also valued after the rest of its turn by the next rival's best
