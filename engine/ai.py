@@ -634,16 +634,15 @@ class HardPlayer:
     Successive halving (``keep`` < 1): after ``prune_after`` worlds, each further world plays out only the
     best ``keep`` share of the options left (at least two), so more candidates fit in the same work.
 
-    Budget: the engine has no clock, so the work is bounded by at most ``candidates * worlds`` play-outs
-    per decision (``endgame_worlds`` in place of ``worlds`` near the end by walls; the same decision on every
-    machine). A caller that needs a hard time limit also passes
-    ``deadline``, a callable that says when time is up (e.g. ``lambda: time.monotonic() > t``), here or
-    per call: it is asked after every action of a play-out and the search stops at once when it says so;
-    the options played out so far decide (the greedy player's own choice is played out first), so a
-    decision takes at most the deadline plus one greedy action. With ``follow_ups`` > 1, a move is valued
-    by the best of the greedy player's first few actions after it. Without a deadline a decision
-    is a pure function of the view and the random source; either way it can run in a worker thread or
-    process, off the bot's event loop.
+    Budget: the engine has no clock, so the work is bounded by at most ``candidates * worlds`` play-outs per
+    decision (``endgame_worlds`` in place of ``worlds`` near the end by walls; the same decision on every
+    machine). A caller that needs a hard time limit also passes ``deadline``, a callable that says when time
+    is up (e.g. ``lambda: time.monotonic() > t``), here or per call: it is asked after every action of a
+    play-out and the search stops at once when it says so; the options played out so far decide (the greedy
+    player's own choice is played out first), so a decision takes at most the deadline plus one greedy action.
+    With ``follow_ups`` > 1, a move is valued by the best of the greedy player's first few actions after it.
+    Without a deadline a decision is a pure function of the view and the random source; either way it can run
+    in a worker thread or process, off the bot's event loop.
     """
 
     candidates: int = 6
@@ -663,7 +662,8 @@ class HardPlayer:
     # comes up face up) and every decision counts: with ``endgame_walls`` black walls left or fewer,
     # ``endgame_worlds`` worlds are sampled (0: ``worlds``, as earlier in the game). Screened on seeds
     # 3001-3200 against 3 greedy (the same games without it: 66.4 %): 8 worlds 69.2 %, 12 worlds 71.2 %;
-    # on fresh seeds 10001-10400 / 20001-20400 65.5 / 66.2 % (docs/MEASURED.md): the gain not shown there.
+    # on fresh seeds 10001-10400 / 20001-20400 65.5 / 66.2 %, and paired on 10001-10200 +0.5 +- 3.9
+    # points (docs/MEASURED.md): neutral there, the screen's gain was the luck of the pick.
     endgame_walls: int = 12
     endgame_worlds: int = 12
     # Replies (off at 0): an option is also valued after the rest of its turn by the next rival's best
