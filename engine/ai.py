@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from engine import rules
+from engine import outlook, rules
 from engine.actions import (
     Action,
     CardSource,
@@ -333,19 +333,44 @@ class GreedyPlayer:
     ) -> float:
         mine = state.players[me].score + self.alpha(state) * inc[me] + self.cards_value(total(hand))
         best_other = self.best_rival(state, me, inc)
-        owner = state.guard_owner
-        potential = 0.0
-        if guards:
-            table = self._table(state)
-            held = total(hand) + guards
-            for spaces in provinces:
-                f = self.facts(state, spaces, table)
-                if f.symbols == 0 or f.symbols > held:
-                    continue
-                if not spaces.isdisjoint(owner):
-                    continue
-                potential = max(potential, self.occupy_gain(state, f, hand, guards))
+        potential = self.reach(state, hand, guards, provinces)
         return mine + hope * potential - self.lam(state) * best_other
+
+    def reach(
+        self, state: GameState, hand: Cards, guards: int, provinces: Sequence[frozenset[Space]] | None = None
+    ) -> float:
+        """The best ``occupy_gain`` of a free province this hand and these guards could occupy now."""
+        if not guards:
+            return 0.0
+        if provinces is None:
+            provinces = [p.spaces for p in state.provinces]
+        owner = state.guard_owner
+        table = self._table(state)
+        held = total(hand) + guards
+        best = 0.0
+        for spaces in provinces:
+            f = self.facts(state, spaces, table)
+            if f.symbols == 0 or f.symbols > held:
+                continue
+            if not spaces.isdisjoint(owner):
+                continue
+            best = max(best, self.occupy_gain(state, f, hand, guards))
+        return best
+
+    def outlook_rows(self, state: GameState) -> list[tuple[float, ...] | None]:
+        """Each player's features for engine.outlook (score, income, cards, guards, reach), None for one
+        who resigned."""
+        inc = self.state_incomes(state)
+        provinces = [p.spaces for p in state.provinces]
+        rows: list[tuple[float, ...] | None] = []
+        for j, p in enumerate(state.players):
+            if p.resigned:
+                rows.append(None)
+                continue
+            cards = self.cards_value(total(p.hand))
+            reach = self.reach(state, p.hand, p.guards_in_supply, provinces)
+            rows.append((float(p.score), float(inc[j]), cards, float(p.guards_in_supply), reach))
+        return rows
 
     def best_rival(self, state: GameState, me: int, inc: list[int]) -> float:
         """The best score still in play among the others, with their incomes counted as ``_value`` counts."""
@@ -627,9 +652,9 @@ class HardPlayer:
     own turn and the other players' next turns by the greedy player, ``rounds`` times round the table
     (one round more once ``late_walls`` black walls or fewer are left, so that the end by walls, R10.1,
     comes within sight). The option with the best mean chance to win over the worlds is chosen
-    (``chance``: won, lost or shared when a play-out ends the game; otherwise a logistic curve of the
-    greedy estimate of its lead over the best rival, steep near the end by walls and centred, with four
-    players, on a fair quarter's chance: fitted to greedy games, it predicts their winners).
+    (``chance``: won, lost or shared when a play-out ends the game; otherwise the chance engine.outlook
+    gives a game still going, fitted to greedy games: every player's score, income, cards, guards and
+    reach, weighed by how many walls are left).
 
     Successive halving (``keep`` < 1): after ``prune_after`` worlds, each further world plays out only the
     best ``keep`` share of the options left (at least two), so more candidates fit in the same work.
@@ -649,23 +674,16 @@ class HardPlayer:
     worlds: int = 3
     rounds: int = 1
     follow_ups: int = 1
-    # The chance of a game still going (fitted to 670 greedy games on the default map and 400 duels on the
-    # small one, issue 29): the lead over the best rival divided by ``spread`` + the walls left /
-    # ``spread_walls``, then shifted by ``bias`` with four players (half of it with three).
-    spread: float = 0.5
-    spread_walls: float = 4.0
-    bias: float = -0.8
     keep: float = 1.0  # after ``prune_after`` worlds, each later world plays out this share of the options
     prune_after: int = 1
     late_walls: int = 0  # with this many black walls left or fewer, one more round is played out (R10.1)
     # Near the end by walls (R10.1) a game turns on the hidden cards (who can pay for a levy, which card
-    # comes up face up) and every decision counts: with ``endgame_walls`` black walls left or fewer,
-    # ``endgame_worlds`` worlds are sampled (0: ``worlds``, as earlier in the game). Screened on seeds
-    # 3001-3200 against 3 greedy (the same games without it: 66.4 %): 8 worlds 69.2 %, 12 worlds 71.2 %;
-    # on fresh seeds 10001-10400 / 20001-20400 65.5 / 66.2 %, and paired on 10001-10200 +0.5 +- 3.9
-    # points (docs/MEASURED.md): neutral there, the screen's gain was the luck of the pick.
+    # comes up face up): with ``endgame_walls`` black walls left or fewer, ``endgame_worlds`` worlds are
+    # sampled (0: ``worlds``, as earlier in the game). With the logistic curve engine.outlook replaced, 12
+    # worlds from 12 walls won 71.2 % against 3 greedy on seeds 3001-3200 (66.4 % without), but paired on
+    # fresh seeds 10001-10200 only +0.5 +- 3.9 points (docs/MEASURED.md): off.
     endgame_walls: int = 12
-    endgame_worlds: int = 12
+    endgame_worlds: int = 0
     # Replies (off at 0): an option is also valued after the rest of its turn by the next rival's best
     # ``replies`` greedy moves, each with the greedy rest of that rival's turn: the mean chance, moved
     # ``reply_worst`` of the way to the worst of them, counts ``reply_mix`` of the option's value (1: no
@@ -844,24 +862,13 @@ class HardPlayer:
     def chance(self, state: GameState, me: int) -> float:
         """A play-out's end as this player's chance to win (R10.3), so that the worlds' mean weighs an
         unfinished game and a finished one on one scale: 1 for a victory (a share of it when tied, D9), 0
-        for a loss, and for a game still going a logistic curve of the greedy estimate of the lead over the
-        best rival, flatter while many walls are left (much can still happen), and lower with more rivals
-        (an even position among four is about a quarter's chance, not a half)."""
+        for a loss, and for a game still going the chance engine.outlook gives it, fitted to greedy games."""
         if state.phase is Phase.OVER:
             assert state.result is not None
             winners = state.result.winners
             return 1.0 / len(winners) if me in winners else 0.0
-        g = self.greedy
-        provinces = [p.spaces for p in state.provinces]
-        inc = g.state_incomes(state)  # once: greedy's value below is made from the same incomes
-        best_other = g.best_rival(state, me, inc)
-        # greedy's value counts the best rival at weight lam; the lead counts them in full.
-        mine = state.players[me]
-        value = g._value(state, me, inc, mine.hand, provinces, mine.guards_in_supply)  # = g.value(state, me)
-        lead = value - (1.0 - g.lam(state)) * best_other
-        spread = self.spread + rules.walls_left(state) / self.spread_walls
-        z = lead / spread + self.bias * (len(state.players) - 2) / 2
-        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+        t = state.black_left / state.map.black_walls
+        return outlook.chances(self.greedy.outlook_rows(state), t, state.current)[me]
 
 
 def _never() -> bool:
