@@ -14,7 +14,7 @@ moves (0 for the player to move).
 The weights were fitted by ``tools/fit_outlook.py`` (maximum likelihood) to the turns of greedy games the
 benchmarks never play (seeds from 100,000; issue 29): 8,000 four-player and 6,000 three-player games on the
 default map, 4,000 duels on each packaged map. On the games held out (a fifth) the Brier score per player is
-0.132 with four players (the logistic curve of the greedy lead it replaced: 0.140; a fair share: 0.182),
+0.132 with four players (the logistic curve of the greedy lead it replaced: 0.140; a fair share: 0.178),
 0.168 with three (fair 0.215) and 0.181 in duels (fair 0.243).
 """
 
