@@ -65,9 +65,9 @@ WEIGHTS: dict[int, tuple[tuple[Weights, ...], tuple[tuple[float, float], ...]]] 
 
 
 def strengths(rows: Sequence[Sequence[float]], t: float, current: int) -> list[float]:
-    """u_j for every player from its features (in ``FEATURES``' order)."""
+    """u_j for every player from its features (in ``FEATURES``' order), for 2 to 4 players."""
     n = len(rows)
-    features, order = WEIGHTS[n] if n in WEIGHTS else WEIGHTS[max(WEIGHTS)]
+    features, order = WEIGHTS[n]
     tt = t * t
     scale = [a + b * t + c * tt for a, b, c in features]
     out = []
@@ -75,7 +75,7 @@ def strengths(rows: Sequence[Sequence[float]], t: float, current: int) -> list[f
         u = sum(x * w for x, w in zip(row, scale, strict=True))
         wait = (j - current) % n
         if wait:
-            d, e = order[min(wait, len(order)) - 1]
+            d, e = order[wait - 1]
             u += d + e * t
         out.append(u)
     return out
@@ -83,10 +83,9 @@ def strengths(rows: Sequence[Sequence[float]], t: float, current: int) -> list[f
 
 def chances(rows: Sequence[Sequence[float] | None], t: float, current: int) -> list[float]:
     """Each player's chance to win; a row of None (a player out of the game) has none."""
-    present = [r for r in rows if r is not None]
-    u = strengths([r if r is not None else [0.0] * len(FEATURES) for r in rows], t, current)
-    if not present:
+    if all(r is None for r in rows):
         return [0.0] * len(rows)
+    u = strengths([r if r is not None else [0.0] * len(FEATURES) for r in rows], t, current)
     top = max(x for x, r in zip(u, rows, strict=True) if r is not None)
     e = [math.exp(x - top) if r is not None else 0.0 for x, r in zip(u, rows, strict=True)]
     total = sum(e)

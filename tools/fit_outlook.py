@@ -21,6 +21,7 @@ import math
 import random
 import sys
 import time
+from collections.abc import Callable
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -141,12 +142,14 @@ def fit(data: list[tuple[list[list[float]], list[float]]], size: int) -> list[fl
     return w
 
 
-def scores(turns: list[Turn], chance: object) -> tuple[float, float]:
+def scores(
+    turns: list[Turn], chance: Callable[[float, int, list[tuple[float, ...]]], list[float]]
+) -> tuple[float, float]:
     """Brier score (per player) and log-loss (per turn) of ``chance(t, current, rows)``."""
     brier = loss = 0.0
     cells = 0
     for _, t, current, rows, y in turns:
-        p = chance(t, current, rows)  # type: ignore[operator]
+        p = chance(t, current, rows)
         brier += sum((a - b) ** 2 for a, b in zip(p, y, strict=True))
         loss -= sum(b * math.log(max(a, 1e-12)) for a, b in zip(p, y, strict=True))
         cells += len(y)
