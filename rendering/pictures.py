@@ -56,8 +56,9 @@ def _palette_image(theme: Theme) -> Image.Image:
 
 
 # zlib level 3 rather than the default 6: on a mid-game board of palette pixels it compresses in under half
-# the time for about 15 % more bytes (benchmarks/bench_render.py prints both side by side).
-COMPRESS_LEVEL = 3
+# the time for about 15 % more bytes (benchmarks/bench_render.py prints both side by side). The bands are
+# compressed by zlib-ng (rendering.png), whose level 2 is both faster and smaller than zlib's level 3 was.
+COMPRESS_LEVEL = 2
 # The panel's rows, drawn again for nearly every picture (the board above them is mostly kept), are
 # compressed as runs of one colour (zlib's Z_RLE): 0.3 ms less a picture whose board is kept, for 3 % more
 # bytes (bench_render: 103.6 -> 107.1 KB; bench_bot: the workers' CPU an action 3.5 -> 3.3 ms).

@@ -11,6 +11,10 @@ the picture's.
 Measured (benchmarks/bench_render.py, 60 boards of one game one after the other): half of Pillow's encoding
 time at the same zlib level (2.9 ms against 5.8 ms; 63 % of the bands reused), for about 5 % more bytes (the
 bands cannot refer to each other).
+
+The bands are compressed by zlib-ng (the ``zlib-ng`` package), whose deflate streams any zlib reads: on the
+bands of a bench_bot run's pictures, at level 2 it took 0.080 ms a band and 1,491 bytes, where the standard
+library's zlib at level 3 took 0.127 ms and 1,548 bytes (runs of one colour: 0.062 against 0.072 ms).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import zlib
 from collections.abc import Sequence
 
 from PIL import Image
+from zlib_ng import zlib_ng
 
 from rendering.recent import Recent
 
@@ -90,8 +95,9 @@ class BandCache(Recent[bytes, Band]):
         if found is not None:
             return found
         rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
-        squeeze = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS, 8, strategy)
-        made = (squeeze.compress(rows) + squeeze.flush(zlib.Z_FULL_FLUSH), zlib.adler32(rows), len(rows))
+        squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8, strategy)
+        data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
+        made = (data, zlib_ng.adler32(rows), len(rows))
         self.put(key, made)
         return made
 
