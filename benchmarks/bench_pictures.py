@@ -3,6 +3,7 @@ this tree against others, in alternating rounds, and every file compared.
 
     python benchmarks/bench_bot.py --games 50 --no-baseline --record-pictures /tmp/pictures.pkl
     python benchmarks/bench_pictures.py /tmp/pictures.pkl [--against TREE ...] [--rounds 3] [--actions 1200]
+                                        [--together]
 
 bench_bot's ``--record-pictures`` writes every picture its bot asked the render workers for (the boards of
 the turn posts, a guided move's previews, the Actions menu's province previews), as (the workers' entry
@@ -10,7 +11,10 @@ point, its arguments). Each round replays them, in order, in a fresh process per
 tree, its render worker warmed as the pool warms one), timing each request's CPU (``time.process_time``,
 which stays meaningful on a loaded machine). Printed for each tree and round: CPU per picture by kind, the
 total, and per action (``--actions``: the run's actions, as bench_bot printed them), the load average, and
-whether the files are byte for byte this tree's. A tree to compare with is a checkout, e.g. ``git worktree
+whether the files are byte for byte this tree's, and their mean size. ``--together`` runs each round's
+replays at the same time, one a core, rather than one after the other: on a machine whose speed drifts
+(the same replay took 13-17 s of CPU from run to run here), two trees compared side by side are slowed
+alike. A tree to compare with is a checkout, e.g. ``git worktree
 add /tmp/base COMMIT``, whose request classes read the recorded ones (the trees of issue 32 onward).
 """
 
@@ -34,7 +38,7 @@ for name, (req,) in calls:
     texts.add(req.view.map.text if name == "render_request" else req.map_text)
     widths.add(req.width)
 worker.warm_worker(sorted(texts), max(widths))
-kinds, digest = {}, hashlib.sha256()
+kinds, digest, size = {}, hashlib.sha256(), 0
 start = time.process_time()
 for name, (req,) in calls:
     t = time.process_time()
@@ -42,20 +46,37 @@ for name, (req,) in calls:
     n, ms = kinds.get(req.kind, (0, 0.0))
     kinds[req.kind] = (n + 1, ms + (time.process_time() - t) * 1000)
     digest.update(png)
-print(json.dumps({"kinds": kinds, "ms": (time.process_time() - start) * 1000, "digest": digest.hexdigest()}))
+    size += len(png)
+ms = (time.process_time() - start) * 1000
+print(json.dumps({"kinds": kinds, "ms": ms, "digest": digest.hexdigest(), "bytes": size}))
 """
+
+
+def start_replay(tree: Path, requests: Path) -> subprocess.Popen[str]:
+    """One replay of ``requests`` started in a fresh process whose code is ``tree``'s."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.Popen(
+        [sys.executable, "-c", REPLAY, str(requests)],
+        cwd=tree,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def result(tree: Path, running: subprocess.Popen[str]) -> dict[str, object]:
+    """A started replay's figures, once it is done."""
+    stdout, stderr = running.communicate()
+    if running.returncode != 0:
+        raise RuntimeError(f"the replay in {tree} failed:\n{stderr[-3000:]}")
+    out: dict[str, object] = json.loads(stdout.strip().splitlines()[-1])
+    return out
 
 
 def replay(tree: Path, requests: Path) -> dict[str, object]:
     """One replay of ``requests`` in a fresh process whose code is ``tree``'s."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run(
-        [sys.executable, "-c", REPLAY, str(requests)], cwd=tree, env=env, capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"the replay in {tree} failed:\n{done.stderr[-3000:]}")
-    out: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
-    return out
+    return result(tree, start_replay(tree, requests))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,19 +85,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--against", type=Path, action="append", default=[], help="another tree")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--actions", type=int, default=0, help="the recorded run's actions, for ms an action")
+    parser.add_argument(
+        "--together",
+        action="store_true",
+        help="each round, every tree's replay at the same time (one a core): a machine whose speed drifts "
+        "(seen here: the same replay 13-17 s of CPU from run to run) then slows them alike",
+    )
     a = parser.parse_args(argv)
     trees = [HERE, *(t.resolve() for t in a.against)]
     listed = ", ".join(map(str, trees))
-    print(f"bench_pictures: {a.requests} replayed, {a.rounds} rounds, trees alternating: {listed}")
+    how = "together" if a.together else "alternating"
+    print(f"bench_pictures: {a.requests} replayed, {a.rounds} rounds, trees {how}: {listed}")
     mine: str | None = None
     order = list(enumerate(trees))
     for k in range(a.rounds):
-        for i, tree in order if k % 2 == 0 else order[::-1]:
-            load = os.getloadavg()[0]
-            r = replay(tree, a.requests)
+        load = os.getloadavg()[0]
+        rounds = order if k % 2 == 0 else order[::-1]
+        if a.together:
+            running = [(i, tree, start_replay(tree, a.requests)) for i, tree in rounds]
+            done = sorted((i, tree, result(tree, r)) for i, tree, r in running)
+        else:
+            done = []
+            for i, tree in rounds:
+                load = os.getloadavg()[0]
+                done.append((i, tree, replay(tree, a.requests)))
+        for i, tree, r in done:
             kinds = r["kinds"]
             assert isinstance(kinds, dict)
             total = float(r["ms"])  # type: ignore[arg-type]
+            size = float(r["bytes"])  # type: ignore[arg-type]
             pictures = sum(n for n, _ in kinds.values())
             if i == 0:
                 mine = str(r["digest"])
@@ -85,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
             per_action = f", {total / a.actions:.2f} ms an action" if a.actions else ""
             print(
                 f"round {k + 1} {'this tree' if i == 0 else tree}: {pictures} pictures, {total / 1000:.2f} s "
-                f"CPU{per_action} ({by_kind} ms); files {same}; load {load:.1f}"
+                f"CPU{per_action} ({by_kind} ms); {size / pictures / 1000:.1f} KB a picture; "
+                f"files {same}; load {load:.1f}"
             )
     return 0
 

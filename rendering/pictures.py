@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import math
 import threading
-import zlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -59,10 +58,12 @@ def _palette_image(theme: Theme) -> Image.Image:
 # the time for about 15 % more bytes (benchmarks/bench_render.py prints both side by side). The bands are
 # compressed by zlib-ng (rendering.png), whose level 2 is both faster and smaller than zlib's level 3 was.
 COMPRESS_LEVEL = 2
-# The panel's rows, drawn again for nearly every picture (the board above them is mostly kept), are
-# compressed as runs of one colour (zlib's Z_RLE): 0.3 ms less a picture whose board is kept, for 3 % more
-# bytes (bench_render: 103.6 -> 107.1 KB; bench_bot: the workers' CPU an action 3.5 -> 3.3 ms).
-PANEL_STRATEGY = zlib.Z_RLE
+# The panel's rows, drawn again for nearly every picture (the board above them is mostly kept), and a
+# preview's rows from the panel down, are compressed at zlib-ng's fastest level: on the panel bands of a
+# bench_bot run's pictures 0.037 ms and 1,969 bytes a band, where runs of one colour (zlib's Z_RLE, used
+# before) took 0.070 ms and 1,798 bytes. A board is about 2.5 KB larger (of some 100), for half a
+# millisecond less CPU (its 15 bands of panel).
+PANEL_LEVEL = 1
 
 
 def encode(im: Image.Image, theme: Theme = DEFAULT_THEME, compress_level: int = COMPRESS_LEVEL) -> bytes:
@@ -155,7 +156,7 @@ def render_board(
         top, board_rows = kept
         q = _panel_pixels(v, lay, shown, theme, words)
         rest = board_rows + q.tobytes()
-    panel = bands(rest, width, COMPRESS_LEVEL, strategy=PANEL_STRATEGY)
+    panel = bands(rest, width, PANEL_LEVEL)
     return png_of_bands(width, lay.height, palette_of(q), [*top, *panel])
 
 
@@ -415,7 +416,7 @@ class _Preview:
         )
         top = _kept_bands(self.im, keys, lay, self.theme)
         q = quantized(self.im.crop((0, cut, width, lay.height)), self.theme)
-        rest = bands(q.tobytes(), width, COMPRESS_LEVEL, first=cut // ROWS)
+        rest = bands(q.tobytes(), width, PANEL_LEVEL, first=cut // ROWS)
         return png_of_bands(width, lay.height, palette_of(q), [*top, *rest])
 
 
