@@ -644,8 +644,10 @@ def _place_names(v: GameView, lay: Layout, theme: Theme, words: Words) -> tuple[
 
 # Boards placed lately, by everything their placement depends on: placing every badge is a quarter of
 # drawing a board. Boards whose pieces did not move are kept whole (rendering.pictures.BOARDS) and never ask;
-# what this serves is a picture drawn again on the same pieces, such as a preview without markers.
-PLACED: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(32)
+# what this serves is a picture drawn again on the same pieces, such as a preview without markers. 256 of
+# them (about 7 MB, 29 KB each), so that a game's are still here when its preview comes with 50 games
+# acting at once (bench_bot's requests replayed: 373 boards placed whole against 556 with 32).
+PLACED: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(256)
 
 
 def pieces(v: GameView) -> tuple[object, ...]:

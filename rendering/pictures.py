@@ -197,10 +197,11 @@ def _kept_bands(
 
 # The panel's parts lately drawn, as palette pixels, by their facts (rendering.panel.board_panel_parts):
 # about 80 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept.
-# 64 of them: the face-up cards and the legend are the same across games; a game's players and turn parts
-# are kept only from its last board or two (replayed bench_bot requests: 2,499 parts kept against 2,908
-# with 160, the same CPU within 1 %, 10 MB less).
-PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(64)
+# 256 of them (about 23 MB): the face-up cards and the legend are the same across games, and a game's
+# players and turn parts are still kept when its next action comes with 50 games acting at once (bench_bot's
+# requests replayed: 2,006 parts drawn of 5,000 against 2,505 with 64; with PLACED's 256, 10-12 % less CPU
+# in replays run side by side).
+PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(256)
 
 
 def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words) -> Image.Image:
