@@ -250,10 +250,14 @@ class PostgresGameStore(Operations, PostgresBase):
                 pause = 1.0
                 wake()  # whatever was committed while nobody listened
                 while not lost.is_set() and not self._closed:
+                    # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that comes
+                    # just as what it waits for is done, and closing then waited for this task for ever.
                     try:
-                        await asyncio.wait_for(lost.wait(), _LISTEN_CHECK)
+                        async with asyncio.timeout(_LISTEN_CHECK):
+                            await lost.wait()
                     except TimeoutError:
-                        await asyncio.wait_for(conn.execute("SELECT 1"), _LISTEN_CHECK)
+                        async with asyncio.timeout(_LISTEN_CHECK):
+                            await conn.execute("SELECT 1")
                 log.warning("lost the connection that listens for duties; connecting again")
             except Exception:  # the worker polls meanwhile; listening must outlive any one failure
                 log.warning("cannot listen for duties; again in %.0f s", pause, exc_info=True)

@@ -234,7 +234,8 @@ class Deliveries:
         """Wait `seconds`, or less if the worker closes meanwhile; True when it is closing."""
         if not self.closing:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._closed.wait(), seconds)
+                async with asyncio.timeout(seconds):  # not wait_for: it can swallow a cancel (bot.web.live)
+                    await self._closed.wait()
         return self.closing
 
     async def drain(self, now: float | None = None, rounds: int = 10_000) -> int:
@@ -348,10 +349,9 @@ class Deliveries:
                 wait = min(poll, self._store_backoff(failures))
                 log.exception("the delivery round failed (%d in a row); again in %.1f s", failures, wait)
             self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), wait)
-            except TimeoutError:
-                pass
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):  # not wait_for: it can swallow a cancel (bot.web.live)
+                    await self._wake.wait()
 
     async def close(self, timeout: float = 10.0) -> None:
         """Claim nothing more, and let every duty in flight finish (at most ``timeout`` s), whichever round
@@ -395,7 +395,8 @@ class Deliveries:
         (two fit in a lease), and a lease lost meanwhile is told by the store's writes (LeaseLost)."""
         while self._held:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._idle.wait(), self.renew_every)
+                async with asyncio.timeout(self.renew_every):  # not wait_for (bot.web.live says why)
+                    await self._idle.wait()
             ids = list(self._held)
             if not ids:
                 return

@@ -91,7 +91,8 @@ class Lanes:
         waiting = [lane.settled.wait() for lane in list(self._pending) if lane.channel_id == channel_id]
         if waiting:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*waiting), WAIT)
+                async with asyncio.timeout(WAIT):  # not wait_for: it can swallow a cancel (bot.web.live)
+                    await asyncio.gather(*waiting)
         lane = self._games.get(game_id)
         if lane is None or not lane.usable or lane.channel_id != channel_id or self.clock() >= lane.until:
             return None

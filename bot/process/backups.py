@@ -41,7 +41,6 @@ FileSource(db_path)
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import re
@@ -58,6 +57,7 @@ from storage import LATEST_VERSION, copy_database, inspect_database
 
 from .health import MAX_AGE, read_heartbeat
 from .runlock import hold
+from .tasks import end_task
 
 try:
     import fcntl
@@ -256,9 +256,7 @@ class BackupScheduler:
         task, self._task = self._task, None
         if task is None:
             return
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await end_task(task)
 
     async def _loop(self) -> None:
         while True:

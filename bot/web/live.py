@@ -20,7 +20,6 @@ queue made a future, a wake-up and a write's coroutine per page per message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -28,6 +27,7 @@ from typing import Protocol
 from storage import GameRecord, GameStore
 
 from ..process import metrics
+from ..process.tasks import end_task
 from .links import watching_off
 from .pages import Pages, dumps
 
@@ -120,11 +120,9 @@ class Hub:
         for watchers in list(self._watchers.values()):
             for w in list(watchers):
                 w.drop()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is not None:
+            await end_task(task)
 
     def poke(self, game_id: int | None = None) -> None:
         """This game (None: any game) may have changed: look soon."""
@@ -179,7 +177,11 @@ class Hub:
         self._pinged = loop.time()
         while True:
             try:
-                await asyncio.wait_for(self._poked.wait(), POLL)
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that comes just as
+                # the event is set, and close() then waited for this task for ever (a web test hung about
+                # one run in 20; tests/web/test_live_close.py).
+                async with asyncio.timeout(POLL):
+                    await self._poked.wait()
                 everything = False
             except TimeoutError:
                 everything = True
