@@ -12,6 +12,8 @@ import pytest
 from PIL import ImageDraw
 
 import rendering
+import rendering.board
+import rendering.pictures
 import rendering.replay
 from bot.games.pictures import Pictures, plural_rule, words_for
 from bot.words import i18n
@@ -45,6 +47,9 @@ def drawing(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         real(self, xy, text, *args, **kwargs)
 
     rendering.board.region_sprite.cache_clear()
+    # Pictures kept from earlier tests in this process would be pasted, not drawn: their words unseen.
+    for kept in (rendering.pictures.BOARDS, rendering.pictures.PANEL_PARTS, rendering.board.PREVIEW_BOARDS):
+        kept.clear()
     with monkeypatch.context() as m:
         m.setattr(ImageDraw.ImageDraw, "text", text)
         yield drawn
