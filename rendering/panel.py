@@ -6,8 +6,10 @@ size (``Layout.text``), cut with an ellipsis if it is too long: nothing in the b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -270,68 +272,106 @@ def status(v: GameView, words: Words = ENGLISH) -> str:
     return words.tr("{n} left · used {actions}").format(n=left, actions=used)
 
 
+@dataclass(frozen=True)
+class PlayerRows:
+    """Where the players' rows lie in their column: the first one's top and the pitch from row to row, and
+    whether each row draws only within its own box (``row_box``), so that a picture may keep a row's pixels
+    while another row changes (rendering.pictures)."""
+
+    top: int
+    pitch: int
+    apart: bool
+    score_w: float  # the scores' column, as wide as the widest score: every row's name is cut to it
+
+    def row_top(self, i: int) -> int:
+        return self.top + i * self.pitch
+
+
+def player_rows(b: Band, v: GameView) -> PlayerRows:
+    """The players' rows: a line apart, or more where the band has room, so that each row keeps its ink
+    (the name's descenders, the score bar under it, the highlight) off the next row's box."""
+    fb = font(b.size, True, condensed=True)
+    ascent, descent = fb.getmetrics()
+    reach = max(ascent + descent, math.ceil(b.size * 1.08 + _bar_h(b))) + 1  # rows of ink from a row's top
+    needed = reach + b.k(2)  # the next row's highlight starts k(2) above its top
+    # The last row's highlight ends k(2) above the next row's top would be: it may end on the band's bottom.
+    room = (b.bottom - b.top + b.k(2)) // max(len(v.players), 1)
+    pitch = min(max(b.line, needed), room)
+    score_w = max(fb.getlength(str(pl.score)) for pl in v.players)
+    return PlayerRows(b.top, pitch, pitch >= needed, score_w)
+
+
+def _bar_h(b: Band) -> int:
+    return max(2, b.k(b.theme.sizes.track_h))
+
+
 def players_column(c: Column, v: GameView, names: list[str]) -> None:
     """Every player on one line: mark, name, score (with a bar to 100), guards in supply, hand size."""
+    rows = player_rows(c.b, v)
+    for i in range(len(v.players)):
+        player_row(c, v, names, i, rows)
+
+
+def player_row(c: Column, v: GameView, names: list[str], i: int, rows: PlayerRows) -> None:
+    """The ``i``-th player's row of the players' column (``players_column``)."""
     b = c.b
     pal = b.pal
+    pl = v.players[i]
     winners = set(v.result.winners) if v.result else set()
     fb = c.font(bold=True)
     f = c.font()
     gr = b.size * 0.22
     guards_w = 4 * (2 * gr + b.k(5))
     hand_w = f.getlength("99") + b.size * 0.7
-    score_w = max(fb.getlength(str(pl.score)) for pl in v.players)
-    row = min(b.line, (b.bottom - b.top) // max(len(v.players), 1))
-    for pl in v.players:
-        top = c.y
-        current = pl.seat == v.current and not v.over
-        if current or pl.seat in winners:
-            b.d.rounded_rectangle(
-                (c.x0 - b.k(10), top - b.k(2), c.x1 + b.k(10), top + row - b.k(2)),
-                radius=b.k(10),
-                fill=mix(pal.panel, pal.player(pl.seat), 0.3),
-                outline=pal.ink,
-                width=b.k(2),
-            )
-        x = c.mark(pl.seat)
-        hand_x = c.x1 - hand_w
-        guards_x = hand_x - b.k(14) - guards_w
-        score_x = guards_x - b.k(14)
-        prefix = "▶ " if current else ("★ " if pl.seat in winners else "")
-        shown = b.words.tr("{name} (resigned)").format(name=names[pl.seat]) if pl.resigned else names[pl.seat]
-        name = ellipsize(prefix + shown, b.size, round(score_x - score_w - b.k(10) - x), True, True)
-        b.d.text((x, top), name, font=fb, fill=pal.muted if pl.resigned else pal.ink)
-        b.d.text((score_x, top), str(pl.score), font=fb, fill=pal.ink, anchor="ra")
-        # The score as a bar under the name, to 100 points (R10.2).
-        bar_y = top + b.size * 1.08
-        bar_h = max(2, b.k(b.theme.sizes.track_h))
-        end = x + (score_x - x) * min(pl.score, WINNING_SCORE) / WINNING_SCORE
-        b.d.rectangle((x, bar_y, score_x, bar_y + bar_h), fill=pal.white, outline=pal.panel_line)
-        if pl.score:
-            b.d.rectangle((x, bar_y, max(end, x + bar_h), bar_y + bar_h), fill=pal.player(pl.seat))
-        gx = guards_x
-        for k in range(4):
-            supply = k < pl.guards_in_supply
-            draw_mark(
-                b.d,
-                pl.seat,
-                gx + gr,
-                top + b.size * 0.6,
-                gr,
-                b.theme,
-                fill=None if supply else pal.panel,
-                outline=pal.ink if supply else pal.panel_line,
-                width=1,
-            )
-            gx += 2 * gr + b.k(5)
-        # The hand: a small card with the number of cards in it (R2.5: the count is public).
-        cw, ch = b.size * 0.42, b.size * 0.62
-        cy = top + b.size * 0.6
+    top = c.y = rows.row_top(i)
+    current = pl.seat == v.current and not v.over
+    if current or pl.seat in winners:
         b.d.rounded_rectangle(
-            (hand_x, cy - ch / 2, hand_x + cw, cy + ch / 2), radius=b.k(3), fill=pal.white, outline=pal.ink
+            (c.x0 - b.k(10), top - b.k(2), c.x1 + b.k(10), top + rows.pitch - b.k(2) - 1),
+            radius=b.k(10),
+            fill=mix(pal.panel, pal.player(pl.seat), 0.3),
+            outline=pal.ink,
+            width=b.k(2),
         )
-        b.d.text((hand_x + cw + b.k(6), top), str(pl.hand_size), font=fb, fill=pal.ink)
-        c.y = top + row
+    x = c.mark(pl.seat)
+    hand_x = c.x1 - hand_w
+    guards_x = hand_x - b.k(14) - guards_w
+    score_x = guards_x - b.k(14)
+    prefix = "▶ " if current else ("★ " if pl.seat in winners else "")
+    shown = b.words.tr("{name} (resigned)").format(name=names[pl.seat]) if pl.resigned else names[pl.seat]
+    name = ellipsize(prefix + shown, b.size, round(score_x - rows.score_w - b.k(10) - x), True, True)
+    b.d.text((x, top), name, font=fb, fill=pal.muted if pl.resigned else pal.ink)
+    b.d.text((score_x, top), str(pl.score), font=fb, fill=pal.ink, anchor="ra")
+    # The score as a bar under the name, to 100 points (R10.2).
+    bar_y = top + b.size * 1.08
+    bar_h = _bar_h(b)
+    end = x + (score_x - x) * min(pl.score, WINNING_SCORE) / WINNING_SCORE
+    b.d.rectangle((x, bar_y, score_x, bar_y + bar_h), fill=pal.white, outline=pal.panel_line)
+    if pl.score:
+        b.d.rectangle((x, bar_y, max(end, x + bar_h), bar_y + bar_h), fill=pal.player(pl.seat))
+    gx = guards_x
+    for k in range(4):
+        supply = k < pl.guards_in_supply
+        draw_mark(
+            b.d,
+            pl.seat,
+            gx + gr,
+            top + b.size * 0.6,
+            gr,
+            b.theme,
+            fill=None if supply else pal.panel,
+            outline=pal.ink if supply else pal.panel_line,
+            width=1,
+        )
+        gx += 2 * gr + b.k(5)
+    # The hand: a small card with the number of cards in it (R2.5: the count is public).
+    cw, ch = b.size * 0.42, b.size * 0.62
+    cy = top + b.size * 0.6
+    b.d.rounded_rectangle(
+        (hand_x, cy - ch / 2, hand_x + cw, cy + ch / 2), radius=b.k(3), fill=pal.white, outline=pal.ink
+    )
+    b.d.text((hand_x + cw + b.k(6), top), str(pl.hand_size), font=fb, fill=pal.ink)
+    c.y = top + rows.pitch
 
 
 def walls_line(c: Column, v: GameView) -> None:
@@ -416,14 +456,8 @@ def board_panel_parts(
         walls_line(turn, v)
         turn.text(stock)
 
-    winners = v.result.winners if v.result else ()
-    seats = tuple((p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned) for p in v.players)
     return [
-        PanelPart(
-            (0, top, left, bottom),
-            ("players", seats, tuple(names), v.current, v.over, winners),
-            lambda: players_column(players, v, names),
-        ),
+        *_players_parts(players, v, names, (0, top, left, bottom)),
         PanelPart(
             (left, top, right, bottom), ("turn", title, said, v.black_left, v.red_left, stock), turn_column
         ),
@@ -434,6 +468,26 @@ def board_panel_parts(
         ),
         PanelPart((0, bottom, lay.width, lay.height), ("legend",), lambda: legend(b)),
     ]
+
+
+def _players_parts(c: Column, v: GameView, names: list[str], box: Box) -> list[PanelPart]:
+    """The players' column as parts: a row each where the rows keep apart (most actions change one player's
+    row: their hand, score or guards), else the column whole."""
+    rows = player_rows(c.b, v)
+    winners = v.result.winners if v.result else ()
+    if not rows.apart:
+        seats = tuple((p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned) for p in v.players)
+        whole = ("players", seats, tuple(names), v.current, v.over, winners, rows)
+        return [PanelPart(box, whole, lambda: players_column(c, v, names))]
+    x0, top, x1, bottom = box
+    edges = [top, *(rows.row_top(i) - c.b.k(2) for i in range(1, len(v.players))), bottom]
+    parts = []
+    for i, p in enumerate(v.players):
+        marked = (p.seat == v.current and not v.over, p.seat in winners)
+        facts = ("player", p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned, names[p.seat])
+        draw = partial(player_row, c, v, names, i, rows)
+        parts.append(PanelPart((x0, edges[i], x1, edges[i + 1]), (*facts, *marked, rows), draw))
+    return parts
 
 
 def legend(b: Band) -> None:

@@ -14,7 +14,7 @@ bands cannot refer to each other).
 
 The bands are compressed by zlib-ng (the ``zlib-ng`` package), whose deflate streams any zlib reads: on the
 bands of a bench_bot run's pictures, at level 2 it took 0.080 ms a band and 1,491 bytes, where the standard
-library's zlib at level 3 took 0.127 ms and 1,548 bytes (runs of one colour: 0.062 against 0.072 ms).
+library's zlib at level 3 took 0.127 ms and 1,548 bytes.
 """
 
 from __future__ import annotations
@@ -65,37 +65,36 @@ class BandCache(Recent[bytes, Band]):
 
     def __init__(self, size: int = BANDS_KEPT) -> None:
         super().__init__(size)
-        self._last: dict[tuple[int, int, int, int], tuple[bytes, Band]] = {}
+        self._last: dict[tuple[int, int, int], tuple[bytes, Band]] = {}
 
     def band(
         self,
         pixels: bytes,
         width: int,
         level: int,
-        strategy: int = zlib.Z_DEFAULT_STRATEGY,
         at: int | None = None,
     ) -> Band:
         """(compressed bytes, Adler-32, length) of one band's rows, each row led by its filter byte (0);
         ``at``: the band's height in its picture (its index), where the last band there is compared."""
-        spot = (width, level, strategy, -1 if at is None else at)
+        spot = (width, level, -1 if at is None else at)
         last = self._last.get(spot)
         if last is not None and last[0] == pixels:
             self.hits += 1
             return last[1]
-        made = self._hashed(pixels, width, level, strategy)
+        made = self._hashed(pixels, width, level)
         if at is not None:
             if len(self._last) >= LAST_KEPT:
                 self._last.clear()
             self._last[spot] = (pixels, made)
         return made
 
-    def _hashed(self, pixels: bytes, width: int, level: int, strategy: int) -> Band:
-        key = hashlib.sha256(pixels).digest() + struct.pack(">IBB", width, level, strategy)
+    def _hashed(self, pixels: bytes, width: int, level: int) -> Band:
+        key = hashlib.sha256(pixels).digest() + struct.pack(">IB", width, level)
         found = self.get(key)
         if found is not None:
             return found
         rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
-        squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8, strategy)
+        squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8)
         data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
         made = (data, zlib_ng.adler32(rows), len(rows))
         self.put(key, made)
@@ -114,15 +113,13 @@ def bands(
     width: int,
     level: int,
     cache: BandCache = BANDS,
-    strategy: int = zlib.Z_DEFAULT_STRATEGY,
     first: int = 0,
 ) -> list[Band]:
     """The compressed bands of palette pixels (a whole number of rows, ``width`` bytes each), top down, at
-    zlib ``level`` with its ``strategy`` (``zlib.Z_RLE``: runs of one colour only, faster); ``first``: the
-    first band's index in its picture."""
+    zlib ``level``; ``first``: the first band's index in its picture."""
     step = ROWS * width
     tops = range(0, len(pixels), step)
-    return [cache.band(pixels[top : top + step], width, level, strategy, first + top // step) for top in tops]
+    return [cache.band(pixels[top : top + step], width, level, first + top // step) for top in tops]
 
 
 def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band]) -> bytes:

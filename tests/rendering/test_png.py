@@ -178,7 +178,7 @@ def test_a_board_kept_from_before_gives_the_same_file_as_one_drawn_afresh(
             assert got.tobytes() == quantized(board_picture(v, names, width)).tobytes()
 
 
-@pytest.mark.parametrize(("players", "seed", "width"), [(4, 5, 1280), (3, 9, 800)])
+@pytest.mark.parametrize(("players", "seed", "width"), [(4, 5, 1280), (3, 9, 800), (4, 6, 640)])
 def test_the_panels_kept_parts_give_the_pixels_of_the_panel_drawn_whole(
     players: int, seed: int, width: int
 ) -> None:
