@@ -275,8 +275,8 @@ def status(v: GameView, words: Words = ENGLISH) -> str:
 @dataclass(frozen=True)
 class PlayerRows:
     """Where the players' rows lie in their column: the first one's top and the pitch from row to row, and
-    whether each row draws only within its own box (``row_box``), so that a picture may keep a row's pixels
-    while another row changes (rendering.pictures)."""
+    whether each row draws only within its own box (from ``k(2)`` above its top to ``k(2)`` above the next
+    row's), so that a picture may keep a row's pixels while another row changes (rendering.pictures)."""
 
     top: int
     pitch: int
