@@ -305,9 +305,8 @@ def _bar_h(b: Band) -> int:
     return max(2, b.k(b.theme.sizes.track_h))
 
 
-def players_column(c: Column, v: GameView, names: list[str]) -> None:
+def players_column(c: Column, v: GameView, names: list[str], rows: PlayerRows) -> None:
     """Every player on one line: mark, name, score (with a bar to 100), guards in supply, hand size."""
-    rows = player_rows(c.b, v)
     for i in range(len(v.players)):
         player_row(c, v, names, i, rows)
 
@@ -478,7 +477,7 @@ def _players_parts(c: Column, v: GameView, names: list[str], box: Box) -> list[P
     if not rows.apart:
         seats = tuple((p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned) for p in v.players)
         whole = ("players", seats, tuple(names), v.current, v.over, winners, rows)
-        return [PanelPart(box, whole, lambda: players_column(c, v, names))]
+        return [PanelPart(box, whole, partial(players_column, c, v, names, rows))]
     x0, top, x1, bottom = box
     edges = [top, *(rows.row_top(i) - c.b.k(2) for i in range(1, len(v.players))), bottom]
     parts = []

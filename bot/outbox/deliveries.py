@@ -39,7 +39,6 @@ they still apply, and other kinds to the handlers registered in ``Deliveries.han
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -53,6 +52,7 @@ from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from ..games.pictures import Pictures
 from ..process import metrics
+from ..process.tasks import wait_for_event
 from ..words import i18n
 from . import duties as dt
 from .lanes import Lanes
@@ -233,9 +233,7 @@ class Deliveries:
     async def _rest(self, seconds: float) -> bool:
         """Wait `seconds`, or less if the worker closes meanwhile; True when it is closing."""
         if not self.closing:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(seconds):  # not wait_for: it can swallow a cancel (bot.web.live)
-                    await self._closed.wait()
+            await wait_for_event(self._closed, seconds)
         return self.closing
 
     async def drain(self, now: float | None = None, rounds: int = 10_000) -> int:
@@ -349,9 +347,7 @@ class Deliveries:
                 wait = min(poll, self._store_backoff(failures))
                 log.exception("the delivery round failed (%d in a row); again in %.1f s", failures, wait)
             self._wake.clear()
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(wait):  # not wait_for: it can swallow a cancel (bot.web.live)
-                    await self._wake.wait()
+            await wait_for_event(self._wake, wait)
 
     async def close(self, timeout: float = 10.0) -> None:
         """Claim nothing more, and let every duty in flight finish (at most ``timeout`` s), whichever round
@@ -394,9 +390,7 @@ class Deliveries:
         from now: one write for all of them. A failed renewal is logged; the next one may still be in time
         (two fit in a lease), and a lease lost meanwhile is told by the store's writes (LeaseLost)."""
         while self._held:
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(self.renew_every):  # not wait_for (bot.web.live says why)
-                    await self._idle.wait()
+            await wait_for_event(self._idle, self.renew_every)
             ids = list(self._held)
             if not ids:
                 return

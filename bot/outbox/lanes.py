@@ -91,7 +91,7 @@ class Lanes:
         waiting = [lane.settled.wait() for lane in list(self._pending) if lane.channel_id == channel_id]
         if waiting:
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(WAIT):  # not wait_for: it can swallow a cancel (bot.web.live)
+                async with asyncio.timeout(WAIT):  # not wait_for (bot.process.tasks says why)
                     await asyncio.gather(*waiting)
         lane = self._games.get(game_id)
         if lane is None or not lane.usable or lane.channel_id != channel_id or self.clock() >= lane.until:

@@ -27,7 +27,7 @@ from typing import Protocol
 from storage import GameRecord, GameStore
 
 from ..process import metrics
-from ..process.tasks import end_task
+from ..process.tasks import end_task, wait_for_event
 from .links import watching_off
 from .pages import Pages, dumps
 
@@ -176,15 +176,7 @@ class Hub:
         loop = asyncio.get_running_loop()
         self._pinged = loop.time()
         while True:
-            try:
-                # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that comes just as
-                # the event is set, and close() then waited for this task for ever (a web test hung about
-                # one run in 20; tests/web/test_live_close.py).
-                async with asyncio.timeout(POLL):
-                    await self._poked.wait()
-                everything = False
-            except TimeoutError:
-                everything = True
+            everything = not await wait_for_event(self._poked, POLL)
             self._poked.clear()
             if loop.time() - self._pinged >= PING:
                 self._pinged = loop.time()
