@@ -17,7 +17,7 @@ from engine.errors import IllegalAction
 from engine.geometry import Point, Side, Space, corners, side
 from engine.maps import Map, SideKind
 from engine.state import ACTIONS_PER_TURN, GameState, Phase, Province
-from engine.symbols import NO_CARDS, SYMBOLS, Cards, Symbol, add, contains, missing, one, sub, total
+from engine.symbols import NO_CARDS, SYMBOLS, Cards, Symbol, add, cards_of, contains, missing, one, sub, total
 
 T = TypeVar("T")
 
@@ -646,8 +646,8 @@ def province_owner(state: GameState, province: Province) -> int | None:
 
 
 def province_symbol_spaces(state: GameState, province: Province) -> tuple[Space, ...]:
-    sym = state.map.symbol
-    return tuple(sorted(s for s in province.spaces if sym[s] is not None))
+    """The province's symbol spaces, in order (kept per shape: ``_shape``)."""
+    return _shape(state.map, province.spaces)[1]
 
 
 def split_province(state: GameState, province: Province, walls: frozenset[Side]) -> list[frozenset[Space]]:
@@ -780,11 +780,7 @@ def _cut(
 def occupation_cost(state: GameState, province: Province, guards: tuple[Space, ...]) -> Cards:
     """R6.1-R6.2: one card for every symbol space of the province without one of the new guards."""
     sym = state.map.symbol
-    need = NO_CARDS
-    for s in province_symbol_spaces(state, province):
-        if s not in guards:
-            need = add(need, one(_symbol(sym[s])))
-    return need
+    return cards_of([_symbol(sym[s]) for s in province_symbol_spaces(state, province) if s not in guards])
 
 
 def removal_cost(state: GameState, province: Province) -> Cards:
