@@ -61,7 +61,9 @@ class Probe:
     """Sleeps ``period`` again and again and records how late each wake-up is: the loop's stalls. A late
     wake-up adds up every callback that was ready before it (under load, a queue of short ones); so the
     probe also times each callback the loop runs, on its own (``worst_callback``: the longest piece of work
-    that held the loop, in CPU time)."""
+    that held the loop, in CPU time), and keeps what ran in the longest gap by what it was (``worst_gap``:
+    a task's coroutine or a plain callback, how many steps, their CPU): a gap of many short steps is a convoy
+    of tasks resumed together, not one piece of synchronous work."""
 
     def __init__(self, period: float = 0.001, callbacks: bool = True) -> None:
         self.period = period
@@ -72,6 +74,8 @@ class Probe:
         self.worst_cpu = 0.0
         self.worst_callback = 0.0
         self.worst_callback_name = ""
+        self.worst_gap: list[tuple[str, int, float]] = []  # (what, steps, CPU seconds), the most CPU first
+        self._gap: list[tuple[str, float]] = []  # what ran since the last wake-up, with its CPU
         self.over_50ms = 0
         self._task: asyncio.Task[None] | None = None
         self._run_handle: Any = None
@@ -81,8 +85,11 @@ class Probe:
         while True:
             due = loop.time() + self.period
             cpu = time.thread_time()
+            self._gap.clear()
             await asyncio.sleep(self.period)
             late = loop.time() - due
+            if late > self.worst and self.callbacks:
+                self.worst_gap = _made_of(self._gap)
             self.worst = max(self.worst, late)
             self.over_50ms += late > 0.050
             # The loop thread's own CPU time in between: what the loop's callbacks cost, without the time
@@ -101,6 +108,7 @@ class Probe:
             cpu = time.thread_time()
             original(handle)
             spent = time.thread_time() - cpu
+            probe._gap.append((_what(handle), spent))
             if spent > probe.worst_callback:
                 probe.worst_callback = spent
                 probe.worst_callback_name = repr(handle)[:300]
@@ -112,6 +120,24 @@ class Probe:
             self._task.cancel()
         if self._run_handle is not None:
             asyncio.Handle._run = self._run_handle  # type: ignore[method-assign]
+
+
+def _what(handle: asyncio.Handle) -> str:
+    """What a ready callback is: the coroutine of the task it steps, or the callback's own name."""
+    callback = handle._callback  # type: ignore[attr-defined]
+    task = getattr(callback, "__self__", None)
+    if isinstance(task, asyncio.Task):
+        return str(getattr(task.get_coro(), "__qualname__", "a task"))
+    return str(getattr(callback, "__qualname__", type(callback).__name__))
+
+
+def _made_of(gap: list[tuple[str, float]]) -> list[tuple[str, int, float]]:
+    steps: dict[str, int] = {}
+    cpu: dict[str, float] = {}
+    for what, spent in gap:
+        steps[what] = steps.get(what, 0) + 1
+        cpu[what] = cpu.get(what, 0.0) + spent
+    return sorted(((w, steps[w], cpu[w]) for w in steps), key=lambda x: -x[2])
 
 
 class Collections:
@@ -603,6 +629,7 @@ async def one_run(
                 "stall max": probe.worst * 1000,
                 "stall cpu": probe.worst_cpu * 1000,
                 "callback cpu": probe.worst_callback * 1000,
+                "longest gap": [[w, n, round(c * 1000, 1)] for w, n, c in probe.worst_gap[:6]],
                 "post wait p99": pct(post_waits, 0.99),
                 "gc max": collections.longest(),
                 "records let go": ledger.let_go,  # the fake's old messages and tokens (Ledger)
@@ -754,6 +781,10 @@ def main(
               f"of {r['games']}, {r['shown n']} actions seen "
               f"shown, render workers {r['render workers']}, send pacer {r['send rate'] or 'none'}/s, "
               f"load average (1/5/15 min) {r['load']} before, {r['load after']} after")  # fmt: skip
+    for name, r in rows:
+        if r.get("longest gap"):
+            parts = ", ".join(f"{w} x{n} {c:.1f} ms" for w, n, c in r["longest gap"])
+            print(f"  {name}: in the longest gap (CPU by what ran, the most first): {parts}")
     print("(ms; 1st: an interaction sent -> its first answer (what the presser sees); shown: an action's")
     print(" applying interaction sent -> the channel shows the new turn post or its edit (delivered);")
     print(" all: -> the interaction's handler done; chan/act: channel requests per action (POST/PATCH/PUT/")

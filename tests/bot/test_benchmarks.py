@@ -31,6 +31,14 @@ def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown" in out
 
 
+def test_bench_bot_says_what_ran_in_the_loops_longest_gap(capsys: pytest.CaptureFixture[str]) -> None:
+    """The stall probe's run names what held the loop in its longest gap, with each one's steps and CPU."""
+    assert bench("bench_bot").main(games=2, stall_games=2, actions=2, baseline=False) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "stall probe: in the longest gap" in x)
+    assert re.search(r"\S+ x\d+ \d+\.\d ms", line), line
+
+
 def test_bench_bot_records_its_pictures_and_bench_pictures_replays_them(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
