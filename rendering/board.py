@@ -417,13 +417,13 @@ def _draw_pieces(
 
 # --- Previews' boards, kept -----------------------------------------------------------------------
 
-# A guided move draws three previews of one position (its points, its paths, the confirm step): each drew
-# the whole board again. The whole board of previews that draw only above it is kept here (a render
-# worker's memory, 4 MB a picture at 1280 px, so few), keyed by everything its drawing reads and by the
-# viewer: a preview copies only a board drawn from its own view's facts. Previews that outline beneath the
-# walls start from the map layer: keeping the tinted land for them too cost a copy of it on each of its
-# misses (88 % of its calls with 50 games acting at once), more than its hits saved (bench_bot's requests
-# replayed: 2.9 % less CPU without it, the same files).
+# A guided move draws three previews of one position (its points, its paths, the confirm step) and the
+# Actions menu one a province: each drew the whole board again. What lies under a preview's own marks is
+# kept here (a render worker's memory, 4 MB a picture at 1280 px, so few): the tinted land for previews
+# that outline beneath the walls, and the whole board for those that draw only above it. A kept picture
+# is keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
+# its own view's facts.
+TINTED: Recent[tuple[object, ...], Image.Image] = Recent(6)
 PREVIEW_BOARDS: Recent[tuple[object, ...], Image.Image] = Recent(6)
 
 
@@ -436,8 +436,8 @@ def preview_board(
     words: Words = ENGLISH,
 ) -> tuple[Image.Image, Layout]:
     """``board_image`` without the last move, as a preview needs it, the very same pixels, from kept
-    picture where it can: the whole board when the preview draws nothing beneath the walls (then its
-    labels, which ``avoid`` may move, are part of the key)."""
+    pictures where it can: the whole board when the preview draws nothing beneath the walls (then its
+    labels, which ``avoid`` may move, are part of the key), else the tinted land."""
     lay = layout(v.map, width, theme)
     labels = board_labels(v, lay, theme, avoid, words)
     facts = (v.viewer, v.map, width, theme, words)
@@ -446,8 +446,13 @@ def preview_board(
         kept = PREVIEW_BOARDS.get(key)
         if kept is not None:
             return kept.copy(), lay
-    im = map_layer(v.map, width, theme).copy()
-    tint_provinces(im, v, lay, theme)
+    tint_key = (*facts, v.provinces)
+    tinted = TINTED.get(tint_key)
+    if tinted is None:
+        tinted = map_layer(v.map, width, theme).copy()
+        tint_provinces(tinted, v, lay, theme)
+        TINTED.put(tint_key, tinted)
+    im = tinted.copy()
     _draw_pieces(im, v, lay, theme, labels, False, under_walls)
     if under_walls is None:
         PREVIEW_BOARDS.put(key, im.copy())
