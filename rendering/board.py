@@ -422,7 +422,10 @@ def _draw_pieces(
 # kept here (a render worker's memory, 4 MB a picture at 1280 px, so few): the tinted land for previews
 # that outline beneath the walls, and the whole board for those that draw only above it. A kept picture
 # is keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
-# its own view's facts.
+# its own view's facts. With 50 games acting from their deals (bench_bot), the tinted land missed 88 % of
+# its calls and cost a copy each: without it, 2.9 % less CPU. It stays because a mid-game tint is about
+# 5 ms at 1,280 px, which a guided move's path preview takes from the move preview: without it, a
+# preview of one game's guided move cost 10.6 against 9.4 ms (medians of alternating rounds).
 TINTED: Recent[tuple[object, ...], Image.Image] = Recent(6)
 PREVIEW_BOARDS: Recent[tuple[object, ...], Image.Image] = Recent(6)
 

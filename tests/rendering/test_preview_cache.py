@@ -131,3 +131,11 @@ def test_a_kept_board_serves_only_its_own_viewer() -> None:
     render_move_preview(view(s, s.current), targets, None, None, 900)
     render_move_preview(view(s, (s.current + 1) % 3), targets, None, None, 900)
     assert B.TINTED.hits == 0 and len(B.TINTED) == 2
+    # The whole boards kept for the path previews too.
+    corner = targets[0].corners[0]
+    paths = rules.path_options(s, corner.point)
+    render_path_preview(view(s, s.current), corner, paths, None, 900)
+    render_path_preview(view(s, s.current), corner, paths, None, 900)
+    assert B.PREVIEW_BOARDS.hits == 1, "the same viewer's second preview was drawn on the kept board"
+    render_path_preview(view(s, (s.current + 1) % 3), corner, paths, None, 900)
+    assert B.PREVIEW_BOARDS.hits == 1 and len(B.PREVIEW_BOARDS) == 2
