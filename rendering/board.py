@@ -182,31 +182,47 @@ def paste_centred(im: Image.Image, icon: Image.Image, at: XY) -> None:
 def tints(v: GameView) -> list[tuple[int, list[Space]]]:
     """The land drawn in a tint, by tint in drawing order: occupied provinces in their owner's tint,
     provinces nobody can occupy in dead land (``DEAD``); free provinces keep the free land (R4.4, R4.5)."""
-    by_owner: dict[int, list[Space]] = {}
+    return [(tint, [s for spaces in lands for s in spaces]) for tint, lands in tinted_provinces(v)]
+
+
+def tinted_provinces(v: GameView) -> list[tuple[int, list[frozenset[Space]]]]:
+    """``tints(v)`` a province at a time: each tint's provinces' spaces."""
+    by_tint: dict[int, list[frozenset[Space]]] = {}
     for p in v.provinces:
         if p.owner is not None:
-            by_owner.setdefault(p.owner, []).extend(p.spaces)
+            by_tint.setdefault(p.owner, []).append(p.spaces)
         elif not p.can_be_occupied:
-            by_owner.setdefault(DEAD, []).extend(p.spaces)
-    return sorted(by_owner.items())
+            by_tint.setdefault(DEAD, []).append(p.spaces)
+    return sorted(by_tint.items())
 
 
 def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
-    """The land of ``tints(v)`` pasted from the tinted map layers (R4.4, R4.5)."""
-    for owner, spaces in tints(v):
-        tris = [lay.tri(s) for s in spaces]
-        # A mask only as large as the provinces (a whole-picture mask costs more than the drawing).
-        x0 = math.floor(min(x for t in tris for x, _ in t)) - 1
-        y0 = math.floor(min(y for t in tris for _, y in t)) - 1
-        x1 = math.ceil(max(x for t in tris for x, _ in t)) + 2
-        y1 = math.ceil(max(y for t in tris for _, y in t)) + 2
-        mask = Image.new("L", (x1 - x0, y1 - y0), 0)
-        md = ImageDraw.Draw(mask)
-        for t in tris:
-            md.polygon([(x - x0, y - y0) for x, y in t], fill=255, outline=255)
-        tinted = map_layer(v.map, lay.width, theme, owner)
-        box = (x0, y0, x1, y1)
-        im.paste(tinted.crop(box), box, mask)
+    """The land of ``tints(v)`` pasted from the tinted map layers (R4.4, R4.5), a province at a time (the
+    same pixels as each tint's land at once: one tint's provinces paste the same layer)."""
+    for tint, provinces in tinted_provinces(v):
+        tinted = map_layer(v.map, lay.width, theme, tint)
+        for spaces in provinces:
+            box, mask = _land_mask(lay, spaces)
+            im.paste(tinted.crop(box), box, mask)
+
+
+# A province keeps its spaces from board to board, and its mask with them: drawing every triangle of the
+# tinted provinces was about 5 ms of a mid-game board at 1,280 px. A mask is as large as its province's box
+# (tens of KB), so many are kept.
+@lru_cache(maxsize=1024)
+def _land_mask(lay: Layout, spaces: frozenset[Space]) -> tuple[tuple[int, int, int, int], Image.Image]:
+    """The box of a province's land and its mask there (a mask only as large as the province: a
+    whole-picture mask costs more than the drawing)."""
+    tris = [lay.tri(s) for s in spaces]
+    x0 = math.floor(min(x for t in tris for x, _ in t)) - 1
+    y0 = math.floor(min(y for t in tris for _, y in t)) - 1
+    x1 = math.ceil(max(x for t in tris for x, _ in t)) + 2
+    y1 = math.ceil(max(y for t in tris for _, y in t)) + 2
+    mask = Image.new("L", (x1 - x0, y1 - y0), 0)
+    md = ImageDraw.Draw(mask)
+    for t in tris:
+        md.polygon([(x - x0, y - y0) for x, y in t], fill=255, outline=255)
+    return (x0, y0, x1, y1), mask
 
 
 def _path_sides(path: Sequence[Point]) -> list[tuple[Point, Point]]:
