@@ -583,8 +583,13 @@ async def one_run(
                 plans.append(plan)
             distinct = len({tuple(repr(a) for a in plan) for plan in plans})
 
-            async def player(g: Any, plan: list[Any]) -> None:
+            async def player(g: Any, plan: list[Any], start: float) -> None:
                 nonlocal done
+                # The games start one after another over the first half second, as games do (people do not
+                # press in the same millisecond): started all at once, the 50 games' first presses and their
+                # handlers ran in the same turns of the loop, and those were its longest gaps (47-111 ms in
+                # the run's first 0.3 s, against 32-72 ms after), whichever bot ran.
+                await asyncio.sleep(start)
                 for n, action in enumerate(plan):
                     await g.play(action, n + 1)
                     ledger.settle(g.d._channel)
@@ -599,7 +604,8 @@ async def one_run(
             probe.start()
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
-            await asyncio.gather(*(player(g, plan) for g, plan in zip(tables, plans, strict=True)))
+            starts = [STAGGER * i / len(tables) for i in range(len(tables))]
+            await asyncio.gather(*map(player, tables, plans, starts))
             # The clock runs until every game's last post is out: whatever the bot still has to deliver.
             if worker is not None:
                 await worker.drain()
@@ -646,6 +652,8 @@ async def one_run(
                 "load after": [round(x, 2) for x in os.getloadavg()],
             }
 
+
+STAGGER = 0.5  # seconds over which the games' first actions start, evenly
 
 RECORD = "ALX_BENCH_RECORD_PICTURES"  # a file for the run's picture requests (``--record-pictures``)
 
