@@ -2,12 +2,12 @@
 event-loop stalls, with the bot before its redesign measured side by side in the same run, in one harness.
 
 Each of G games has its own channel, three players and its own deal (a seed of its own: no two games
-alike); every game's players act at once, each action exactly as a person would make it (slash commands
-with their autocomplete, the turn post's buttons, the guided move, the province previews:
-tests/bot/driver.py's ``Game.play``), 24 actions a game by default. A greedy computer player chooses each
-game's actions before the clock starts (people think on their own devices, not on the bot's cores). Real
-renderer (as many warm worker processes as the config's default), real SQLite store, real clock, the
-send pacer at make_bot's default rate, recorded HTTP.
+alike); the games act side by side, each starting in turn over the first half second (``STAGGER``), each
+action exactly as a person would make it (slash commands with their autocomplete, the turn post's buttons,
+the guided move, the province previews: tests/bot/driver.py's ``Game.play``), 24 actions a game by
+default. A greedy computer player chooses each game's actions before the clock starts (people think on
+their own devices, not on the bot's cores). Real renderer (as many warm worker processes as the config's
+default), real SQLite store, real clock, the send pacer at make_bot's default rate, recorded HTTP.
 
 One harness for both bots: the old bot (commit 8afd768, before issues 10 and 12) is checked out in a
 temporary ``git worktree`` and run in a process of its own whose sys.path holds the old tree's bot,
