@@ -439,9 +439,11 @@ def _draw_pieces(
 # that outline beneath the walls, and the whole board for those that draw only above it. A kept picture
 # is keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
 # its own view's facts. With 50 games acting from their deals (bench_bot), the tinted land missed 88 % of
-# its calls and cost a copy each: without it, 2.9 % less CPU. It stays because a mid-game tint is about
+# its calls and cost a copy each: without it, 2.9 % less CPU. It stayed because a mid-game tint was about
 # 5 ms at 1,280 px, which a guided move's path preview takes from the move preview: without it, a
-# preview of one game's guided move cost 10.6 against 9.4 ms (medians of alternating rounds).
+# preview of one game's guided move cost 10.6 against 9.4 ms (medians of alternating rounds). Since the
+# provinces' masks are kept (``_land_mask``) a mid-game tint is 0.6-1.1 ms, near a copy's 0.4-0.7 ms:
+# whether the tinted land still pays its way is not measured yet.
 TINTED: Recent[tuple[object, ...], Image.Image] = Recent(6)
 PREVIEW_BOARDS: Recent[tuple[object, ...], Image.Image] = Recent(6)
 
