@@ -167,7 +167,7 @@ async def _run(config: Config, sync: bool) -> int:
 
     bot = make_bot(
         config.database,
-        pictures=Pictures(workers=config.render_workers),
+        pictures=Pictures(workers=config.render_workers, spare=bool(config.render_spare)),
         thinkers=Thinkers(workers=config.computer_workers),
         cache_size=config.cache_games,
         keep_sent_days=config.keep_sent_days,

@@ -30,7 +30,7 @@ from rendering.words import MESSAGES, Words
 from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
-from ..process.render_pool import SLACK, RenderPool, behind_the_bot
+from ..process.render_pool import SLACK, RenderPool, behind_the_bot, when_idle
 from ..words import i18n, words
 
 RENDER_NICE = 5  # the render workers step back behind the bot, and the computers (bot.games.thinking) further
@@ -114,11 +114,14 @@ class Pictures:
     Only ``recent`` calls are remembered (for tests), so memory does not grow with use.
     """
 
-    def __init__(self, width: int | None = None, workers: int = 0, map_texts: Sequence[str] = ()) -> None:
+    def __init__(
+        self, width: int | None = None, workers: int = 0, map_texts: Sequence[str] = (), spare: bool = False
+    ) -> None:
         import rendering
 
         self.width = width or rendering.BOARD_WIDTH
         self.workers = workers
+        self.spare = spare  # one more worker in the OS's idle class (bot.process.render_pool)
         self.map_texts = tuple(map_texts)
         self.recent: collections.deque[tuple[str, int | None]] = collections.deque(maxlen=64)
         self.failures = 0
@@ -135,8 +138,12 @@ class Pictures:
             return
         import rendering
 
+        warm = (rendering.warm_worker, self.map_texts, self.width)
         self.pool = RenderPool(
-            self.workers, behind_the_bot, (RENDER_NICE, rendering.warm_worker, self.map_texts, self.width)
+            self.workers,
+            behind_the_bot,
+            (RENDER_NICE, *warm),
+            spare=(when_idle, warm) if self.spare else None,
         )
         self.pool.start()
 

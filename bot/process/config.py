@@ -114,6 +114,12 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "processes that draw the pictures (unset: the cores less one, at least 1); 0 draws in a thread",
     ),
     (
+        "ALEXANDROS_RENDER_SPARE",
+        "render_spare",
+        "1: one more render process in the OS's idle class, drawing with the CPU the bot leaves over when "
+        "the others are busy (unset: 1 on 2 cores or more); 0: none",
+    ),
+    (
         "ALEXANDROS_COMPUTER_WORKERS",
         "computer_workers",
         "processes where computer players and hints think, at a lower priority; 0 thinks in a thread",
@@ -159,11 +165,20 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", '"': '"', "\\": "\\", "$": "$"}
 def default_render_workers() -> int:
     """The render workers a host gets unless it says otherwise: the cores this process may run on less
     one, kept for the bot's own process (its event loop), and at least 1 (issue 32)."""
+    return max(1, _cores() - 1)
+
+
+def default_render_spare() -> int:
+    """1 (a spare render worker in the idle class) where there is a core beside the bot's to leave over."""
+    return 1 if _cores() >= 2 else 0
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # no sched_getaffinity (macOS, Windows)
-        cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+        return os.cpu_count() or 1
 
 
 class ConfigError(ValueError):
@@ -186,6 +201,7 @@ class Config:
     rules_url: str = ""
     database_url: str = ""  # postgresql://…: never shown (it may hold a password)
     render_workers: int = dataclasses.field(default_factory=lambda: default_render_workers())
+    render_spare: int = dataclasses.field(default_factory=lambda: default_render_spare())
     computer_workers: int = 1
     cache_games: int = 2000
     keep_sent_days: float = 30.0
@@ -207,7 +223,8 @@ class Config:
             f"backup_interval_hours={self.backup_interval_hours!r}, backup_keep={self.backup_keep!r}, "
             f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r}, "
             f"rules_url={self.rules_url!r}, database_url={'[hidden]' if self.database_url else ''!r}, "
-            f"render_workers={self.render_workers!r}, computer_workers={self.computer_workers!r}, "
+            f"render_workers={self.render_workers!r}, render_spare={self.render_spare!r}, "
+            f"computer_workers={self.computer_workers!r}, "
             f"cache_games={self.cache_games!r}, "
             f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
             f"shard_ids={self.shard_ids!r}, send_rate={self.send_rate!r}, web_port={self.web_port!r}, "
@@ -357,6 +374,9 @@ def load_config(
         database_url=_database_url(get("ALEXANDROS_DATABASE_URL")),
         render_workers=_whole(
             get("ALEXANDROS_RENDER_WORKERS"), "ALEXANDROS_RENDER_WORKERS", default_render_workers(), 0, 64
+        ),
+        render_spare=_whole(
+            get("ALEXANDROS_RENDER_SPARE"), "ALEXANDROS_RENDER_SPARE", default_render_spare(), 0, 1
         ),
         computer_workers=_whole(get("ALEXANDROS_COMPUTER_WORKERS"), "ALEXANDROS_COMPUTER_WORKERS", 1, 0, 16),
         cache_games=_count(get("ALEXANDROS_CACHE_GAMES"), "ALEXANDROS_CACHE_GAMES", 2000),

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 import pytest
 
 from bot.games.pictures import Pictures, placeholder_png
-from bot.process.render_pool import SLACK, RenderPool
+from bot.process import render_pool
+from bot.process.render_pool import SLACK, SPARE_AFTER, RenderPool, when_idle
 from engine import new_game, view
 from engine.maps import default_map
 
@@ -207,3 +208,82 @@ async def test_issue_32_render_workers_run_behind_the_bot() -> None:
         assert await pictures.pool.run(0, os.sched_getscheduler, 0) == os.SCHED_OTHER
     finally:
         pictures.close()
+
+
+def _sleep_then_pid_and_class(seconds: float) -> tuple[int, int]:
+    time.sleep(seconds)
+    return os.getpid(), os.sched_getscheduler(0)
+
+
+@pytest.fixture
+def spared(monkeypatch: pytest.MonkeyPatch) -> Iterator[RenderPool]:
+    """One worker and a spare. The spare is in the idle class, which the suite's other processes may starve
+    on a loaded machine: these tests wait for it as long as it takes (a test that starves it sets HEDGE)."""
+    monkeypatch.setattr(render_pool, "HEDGE", 60.0)
+    p = RenderPool(1, _nothing, (), spare=(when_idle, (_nothing,)))
+    p.start()
+    yield p
+    p.close()
+
+
+async def _spare_free(pool: RenderPool) -> None:
+    while pool.spare_holds:
+        await asyncio.sleep(0.05)
+
+
+async def test_issue_32_a_spare_in_the_idle_class_draws_when_a_games_own_worker_is_busy(
+    spared: RenderPool,
+) -> None:
+    """One worker and a spare: a picture goes to the spare only when its own worker already has SPARE_AFTER
+    waiting and the spare holds none, and the spare runs in the OS's idle class (it takes only CPU nobody
+    else wants)."""
+    own, own_class = await spared.run(0, _sleep_then_pid_and_class, 0)
+    assert own_class == os.SCHED_OTHER and spared.spared == 0
+    answers = await asyncio.gather(
+        *(spared.run(0, _sleep_then_pid_and_class, 0.1) for _ in range(SPARE_AFTER + 2))
+    )
+    spare = [pid for pid, _ in answers if pid != own]
+    assert len(spare) == 1 and answers[SPARE_AFTER][0] == spare[0], "the first past SPARE_AFTER, and only it"
+    assert answers[SPARE_AFTER][1] == os.SCHED_IDLE
+    assert spared.pids() == [own, spare[0]]
+    assert (spared.spared, spared.hedged, spared.spare_holds) == (1, 0, 0)
+    assert await spared.run(0, os.getpid) == own, "back to its own worker once it is free"
+
+
+async def test_issue_32_a_starved_spare_is_drawn_around_and_handed_nothing_more(
+    spared: RenderPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A busy machine may give the idle class no CPU (here: the spare stopped): a picture it has not answered
+    within HEDGE is drawn by its own worker too, and while it holds that one nothing more goes to it."""
+    monkeypatch.setattr(render_pool, "HEDGE", 0.25)
+    own = await spared.run(0, os.getpid)
+    spare = spared.pids()[1]
+    os.kill(spare, signal.SIGSTOP)
+    try:
+        start = time.monotonic()
+        pids = await asyncio.gather(*(spared.run(0, _sleep_then_pid, 0.05) for _ in range(SPARE_AFTER + 4)))
+        assert set(pids) == {own} and (spared.spared, spared.hedged, spared.spare_holds) == (1, 1, 1)
+        assert time.monotonic() - start < 0.25 + 3.0, "the starved picture waited HEDGE, not for the spare"
+    finally:
+        os.kill(spare, signal.SIGCONT)
+    monkeypatch.setattr(render_pool, "HEDGE", 60.0)
+    await _spare_free(spared)  # it answers the one it held (nobody waits for it), and is free again
+    more = await asyncio.gather(*(spared.run(0, _sleep_then_pid, 0.1) for _ in range(SPARE_AFTER + 1)))
+    assert more[SPARE_AFTER] == spare and (spared.spared, spared.hedged) == (2, 1)
+
+
+async def test_issue_32_a_dead_spare_is_drawn_around_then_replaced_by_a_spare(spared: RenderPool) -> None:
+    """The spare killed: the picture sent to it is drawn by its own worker at once (no wait for HEDGE),
+    and the next picture for the spare starts a new spare, in the idle class again."""
+    own = await spared.run(0, os.getpid)
+    spare = spared.pids()[1]
+    os.kill(spare, signal.SIGKILL)
+    start = time.monotonic()
+    first = await asyncio.gather(*(spared.run(0, _sleep_then_pid, 0.1) for _ in range(SPARE_AFTER + 1)))
+    assert set(first) == {own} and spared.hedged == 1 and time.monotonic() - start < 30
+    answers = await asyncio.gather(
+        *(spared.run(0, _sleep_then_pid_and_class, 0.1) for _ in range(SPARE_AFTER + 1))
+    )
+    new, klass = answers[SPARE_AFTER]
+    assert new not in (own, spare) and klass == os.SCHED_IDLE and spared.replaced == 1
+    assert spared.pids() == [own, new]

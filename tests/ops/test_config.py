@@ -131,6 +131,7 @@ def test_missing_token_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
         ("DISCORD_TOKEN", "not a token", "does not look like a bot token"),
         ("ALEXANDROS_DATABASE_URL", "mysql://x/y", "PostgreSQL link"),
         ("ALEXANDROS_RENDER_WORKERS", "lots", "whole number from 0 to 64"),
+        ("ALEXANDROS_RENDER_SPARE", "2", "whole number from 0 to 1"),
         ("ALEXANDROS_CACHE_GAMES", "0", "1 or more"),
         ("ALEXANDROS_KEEP_SENT_DAYS", "0", "more than 0"),
         ("ALEXANDROS_SHARD_COUNT", "4", "go together"),
@@ -324,6 +325,20 @@ def test_issue_32_render_workers_default_to_the_cores_less_one(monkeypatch: pyte
     assert load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RENDER_WORKERS": "2"}).render_workers == 2
     hosting = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
     assert "| `ALEXANDROS_RENDER_WORKERS` | cores − 1 (at least 1) |" in hosting
+
+
+def test_issue_32_a_spare_render_worker_where_a_core_is_left_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unset, ALEXANDROS_RENDER_SPARE is 1 on 2 cores or more (a spare worker in the idle class draws with
+    what the bot's core leaves over), 0 on one core; 0 turns it off; --help and the hosting guide say it."""
+    for cores, spare in ((1, 0), (2, 1), (16, 1)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)), raising=False)
+        assert load_config({"DISCORD_TOKEN": TOKEN}).render_spare == spare
+        assert Config(**_config_fields()).render_spare == spare
+        line = next(line for line in variables_help() if "ALEXANDROS_RENDER_SPARE" in line)
+        assert line.endswith(f"default {spare}"), line
+    assert load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RENDER_SPARE": "0"}).render_spare == 0
+    hosting = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
+    assert "| `ALEXANDROS_RENDER_SPARE` | 1 on 2 cores or more |" in hosting
 
 
 def _config_fields() -> dict[str, object]:
