@@ -7,7 +7,8 @@ action exactly as a person would make it (slash commands with their autocomplete
 the guided move, the province previews: tests/bot/driver.py's ``Game.play``), 24 actions a game by
 default. A greedy computer player chooses each game's actions before the clock starts (people think on
 their own devices, not on the bot's cores). Real renderer (as many warm worker processes as the config's
-default), real SQLite store, real clock, the send pacer at make_bot's default rate, recorded HTTP.
+default, and its spare in the idle class), real SQLite store, real clock, the send pacer at make_bot's
+default rate, recorded HTTP.
 
 One harness for both bots: the old bot (commit 8afd768, before issues 10 and 12) is checked out in a
 temporary ``git worktree`` and run in a process of its own whose sys.path holds the old tree's bot,
@@ -427,6 +428,22 @@ def render_workers() -> int:
             return 2
 
 
+def _spare_said(r: dict[str, Any]) -> str:
+    if not r.get("spare"):
+        return ""
+    return f" (the last a spare: {r['spared']} pictures, {r['hedged']} drawn again by their own worker)"
+
+
+def render_spare() -> bool:
+    """Whether the new bot has a spare render worker in the idle class, as production does (the config's
+    default), or ALX_BENCH_RENDER_SPARE (--spare) to compare."""
+    if os.environ.get("ALX_BENCH_RENDER_SPARE"):
+        return os.environ["ALX_BENCH_RENDER_SPARE"] == "1"
+    from bot.process.config import default_render_spare
+
+    return bool(default_render_spare())
+
+
 async def one_run(
     games: int, actions: int, seed: int, map_path: str = "", callbacks: bool = True
 ) -> dict[str, Any]:
@@ -449,8 +466,10 @@ async def one_run(
     load_before = os.getloadavg()
     try:
         # The redesigned bot's pool, as many workers as production runs (the config's default).
-        pics = pictures_module.Pictures(workers=render_workers())  # type: ignore[call-arg]
-    except TypeError:
+        pics = pictures_module.Pictures(  # type: ignore[call-arg]
+            workers=render_workers(), spare=render_spare()
+        )
+    except (TypeError, ImportError):
         pics = pictures_module.Pictures()  # the old bot: threads
     recorded = _record_pictures(pics)
     seeds = itertools.count(seed * 100_003)  # every game its own deal
@@ -647,6 +666,9 @@ async def one_run(
                 "render workers": len(getattr(pics, "pool", None).pids())
                 if getattr(pics, "pool", None)
                 else 0,
+                "spare": getattr(pics, "spare", False),
+                "spared": getattr(getattr(pics, "pool", None), "spared", None),  # pictures the spare drew
+                "hedged": getattr(getattr(pics, "pool", None), "hedged", None),
                 "send rate": getattr(getattr(worker, "pacer", None), "rate", None),
                 "load": [round(x, 2) for x in load_before],
                 "load after": [round(x, 2) for x in os.getloadavg()],
@@ -787,7 +809,8 @@ def main(
         deals = r.get("distinct deals", "?")
         print(f"  {name}: {deals} distinct deals and {r['distinct games']} distinct games "
               f"of {r['games']}, {r['shown n']} actions seen "
-              f"shown, render workers {r['render workers']}, send pacer {r['send rate'] or 'none'}/s, "
+              f"shown, render workers {r['render workers']}{_spare_said(r)}, "
+              f"send pacer {r['send rate'] or 'none'}/s, "
               f"load average (1/5/15 min) {r['load']} before, {r['load after']} after")  # fmt: skip
     for name, r in rows:
         if r.get("longest gap"):
@@ -864,6 +887,13 @@ if __name__ == "__main__":
         "--workers", type=int, default=None, help="the new bot's render workers (default: the config's)"
     )
     parser.add_argument(
+        "--spare",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="1: the new bot's spare render worker in the idle class, 0: none (default: the config's)",
+    )
+    parser.add_argument(
         "--record-pictures",
         metavar="FILE",
         help="write the new bot's picture requests to FILE, for bench_render.py --replay (its runs are then "
@@ -874,6 +904,8 @@ if __name__ == "__main__":
         os.environ[RECORD] = str(Path(a.record_pictures).resolve())
     if a.workers is not None:
         os.environ["ALX_BENCH_RENDER_WORKERS"] = str(a.workers)
+    if a.spare is not None:
+        os.environ["ALX_BENCH_RENDER_SPARE"] = str(a.spare)
     if a.no_pacer:
         os.environ["ALX_BENCH_NO_PACER"] = "1"
     raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed, a.map, a.repeat))
