@@ -68,7 +68,6 @@ def forget() -> None:
     BANDS.clear()
     BOARDS.clear()
     B.PREVIEW_BOARDS.clear()
-    B.TINTED.clear()
 
 
 def guided_move(names: tuple[str, ...], w: int, runs: int) -> None:

@@ -434,17 +434,15 @@ def _draw_pieces(
 # --- Previews' boards, kept -----------------------------------------------------------------------
 
 # A guided move draws three previews of one position (its points, its paths, the confirm step) and the
-# Actions menu one a province: each drew the whole board again. What lies under a preview's own marks is
-# kept here (a render worker's memory, 4 MB a picture at 1280 px, so few): the tinted land for previews
-# that outline beneath the walls, and the whole board for those that draw only above it. A kept picture
-# is keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
-# its own view's facts. With 50 games acting from their deals (bench_bot), the tinted land missed 88 % of
-# its calls and cost a copy each: without it, 2.9 % less CPU. It stayed because a mid-game tint was about
-# 5 ms at 1,280 px, which a guided move's path preview takes from the move preview: without it, a
-# preview of one game's guided move cost 10.6 against 9.4 ms (medians of alternating rounds). Since the
-# provinces' masks are kept (``_land_mask``) a mid-game tint is 0.6-1.1 ms, near a copy's 0.4-0.7 ms:
-# whether the tinted land still pays its way is not measured yet.
-TINTED: Recent[tuple[object, ...], Image.Image] = Recent(6)
+# Actions menu one a province: each drew the whole board again. The whole board under a preview's own marks
+# is kept here when the preview draws only above it (a render worker's memory, 4 MB a picture at 1280 px, so
+# few), keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
+# its own view's facts. The tinted land under previews that outline beneath the walls was kept too, while a
+# mid-game tint cost about 5 ms. Since the provinces' masks are kept (``_land_mask``) a tint costs 0.6-1.1
+# ms, and with many games at once the kept land missed most calls (88 % in bench_bot) at a copy each. Without
+# it, bench_bot's pictures took 5-13 % less CPU (3 runs of alternating rounds in one process, paired
+# medians; side by side, the previews about 10 % less against the boards); a guided move alone, with nothing
+# between its previews, 2-5 % more (0.4-0.6 ms a preview, 16 rounds twice).
 PREVIEW_BOARDS: Recent[tuple[object, ...], Image.Image] = Recent(6)
 
 
@@ -457,8 +455,8 @@ def preview_board(
     words: Words = ENGLISH,
 ) -> tuple[Image.Image, Layout]:
     """``board_image`` without the last move, as a preview needs it, the very same pixels, from kept
-    pictures where it can: the whole board when the preview draws nothing beneath the walls (then its
-    labels, which ``avoid`` may move, are part of the key), else the tinted land."""
+    picture where it can: the whole board when the preview draws nothing beneath the walls (then its
+    labels, which ``avoid`` may move, are part of the key)."""
     lay = layout(v.map, width, theme)
     labels = board_labels(v, lay, theme, avoid, words)
     facts = (v.viewer, v.map, width, theme, words)
@@ -467,13 +465,8 @@ def preview_board(
         kept = PREVIEW_BOARDS.get(key)
         if kept is not None:
             return kept.copy(), lay
-    tint_key = (*facts, v.provinces)
-    tinted = TINTED.get(tint_key)
-    if tinted is None:
-        tinted = map_layer(v.map, width, theme).copy()
-        tint_provinces(tinted, v, lay, theme)
-        TINTED.put(tint_key, tinted)
-    im = tinted.copy()
+    im = map_layer(v.map, width, theme).copy()
+    tint_provinces(im, v, lay, theme)
     _draw_pieces(im, v, lay, theme, labels, False, under_walls)
     if under_walls is None:
         PREVIEW_BOARDS.put(key, im.copy())

@@ -84,7 +84,6 @@ def positions(states: list[GameState], n: int) -> list[GameState]:
 
 def clear() -> None:
     B.PREVIEW_BOARDS.clear()
-    B.TINTED.clear()
     P.BOARD_BANDS.clear()
 
 
@@ -115,7 +114,7 @@ def test_previews_on_kept_boards_are_the_pictures_drawn_afresh(
                 # The caches as every picture before left them (never cleared in this pass).
                 assert draw() == fresh, f"{where}: a warm cache drew another picture"
                 drawn.append((where, draw, fresh))
-    hits = [B.PREVIEW_BOARDS.hits, B.TINTED.hits, P.BOARD_BANDS.hits]
+    hits = [B.PREVIEW_BOARDS.hits, P.BOARD_BANDS.hits]
     for where, draw, fresh in drawn:
         clear()
         assert draw() == fresh, f"{where}: a cold cache drew another picture"
@@ -128,10 +127,6 @@ def test_a_kept_board_serves_only_its_own_viewer() -> None:
     s = positions(game_states(players=3, seed=5), 3)[-1]
     clear()
     targets = rules.targets(s, rules.move_choices(s)[0].symbol)
-    render_move_preview(view(s, s.current), targets, None, None, 900)
-    render_move_preview(view(s, (s.current + 1) % 3), targets, None, None, 900)
-    assert B.TINTED.hits == 0 and len(B.TINTED) == 2
-    # The whole boards kept for the path previews too.
     corner = targets[0].corners[0]
     paths = rules.path_options(s, corner.point)
     render_path_preview(view(s, s.current), corner, paths, None, 900)
