@@ -313,32 +313,40 @@ def test_the_days_a_sent_message_is_kept_are_called_days() -> None:
     assert "number of days" in str(err.value)
 
 
-def test_issue_32_render_workers_default_to_the_cores_less_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Unset, ALEXANDROS_RENDER_WORKERS is the cores this process may run on less one (kept for the bot's
-    event loop), at least 1; --help shows that number, and the hosting guide says the rule."""
-    for cores, workers in ((1, 1), (2, 1), (4, 3), (16, 15)):
+@pytest.mark.parametrize(
+    ("variable", "field", "by_cores", "other", "default_said"),
+    [
+        # the cores this process may run on less one (kept for the bot's event loop), at least 1
+        (
+            "ALEXANDROS_RENDER_WORKERS",
+            "render_workers",
+            {1: 1, 2: 1, 4: 3, 16: 15},
+            2,
+            "cores − 1 (at least 1)",
+        ),
+        # a spare worker in the idle class draws with what the bot's core leaves over: none on one core
+        ("ALEXANDROS_RENDER_SPARE", "render_spare", {1: 0, 2: 1, 16: 1}, 0, "1 on 2 cores or more"),
+    ],
+)
+def test_issue_32_the_render_workers_default_by_the_cores(
+    monkeypatch: pytest.MonkeyPatch,
+    variable: str,
+    field: str,
+    by_cores: dict[int, int],
+    other: int,
+    default_said: str,
+) -> None:
+    """Unset, the render workers and their spare follow the cores; --help shows the number, the hosting guide
+    the rule, and a value set is taken."""
+    for cores, expected in by_cores.items():
         monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)), raising=False)
-        assert load_config({"DISCORD_TOKEN": TOKEN}).render_workers == workers
-        assert Config(**_config_fields()).render_workers == workers
-        line = next(line for line in variables_help() if "ALEXANDROS_RENDER_WORKERS" in line)
-        assert line.endswith(f"default {workers}"), line
-    assert load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RENDER_WORKERS": "2"}).render_workers == 2
+        assert getattr(load_config({"DISCORD_TOKEN": TOKEN}), field) == expected
+        assert getattr(Config(**_config_fields()), field) == expected
+        line = next(line for line in variables_help() if variable in line)
+        assert line.endswith(f"default {expected}"), line
+    assert getattr(load_config({"DISCORD_TOKEN": TOKEN, variable: str(other)}), field) == other
     hosting = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
-    assert "| `ALEXANDROS_RENDER_WORKERS` | cores − 1 (at least 1) |" in hosting
-
-
-def test_issue_32_a_spare_render_worker_where_a_core_is_left_over(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Unset, ALEXANDROS_RENDER_SPARE is 1 on 2 cores or more (a spare worker in the idle class draws with
-    what the bot's core leaves over), 0 on one core; 0 turns it off; --help and the hosting guide say it."""
-    for cores, spare in ((1, 0), (2, 1), (16, 1)):
-        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)), raising=False)
-        assert load_config({"DISCORD_TOKEN": TOKEN}).render_spare == spare
-        assert Config(**_config_fields()).render_spare == spare
-        line = next(line for line in variables_help() if "ALEXANDROS_RENDER_SPARE" in line)
-        assert line.endswith(f"default {spare}"), line
-    assert load_config({"DISCORD_TOKEN": TOKEN, "ALEXANDROS_RENDER_SPARE": "0"}).render_spare == 0
-    hosting = (ROOT / "docs" / "HOSTING.md").read_text(encoding="utf-8")
-    assert "| `ALEXANDROS_RENDER_SPARE` | 1 on 2 cores or more |" in hosting
+    assert f"| `{variable}` | {default_said} |" in hosting
 
 
 def _config_fields() -> dict[str, object]:
