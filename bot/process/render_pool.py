@@ -357,9 +357,8 @@ class RenderPool:
     def _spare_free(self, i: int, weight: int) -> bool:
         """Whether the spare draws the next picture meant for worker ``i``: there is one, it holds nothing,
         and ``i`` has ``SPARE_AFTER`` waiting. A long job (``weight``) never goes there."""
-        spare = len(self._pool) - 1
         return (
-            spare == self.workers
+            len(self._pool) > self.workers
             and weight == 1
             and self._waiting[i] >= SPARE_AFTER
             and self.spare_holds == 0

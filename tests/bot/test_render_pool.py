@@ -227,8 +227,9 @@ def spared(monkeypatch: pytest.MonkeyPatch) -> Iterator[RenderPool]:
 
 
 async def _spare_free(pool: RenderPool) -> None:
-    while pool.spare_holds:
-        await asyncio.sleep(0.05)
+    async with asyncio.timeout(60):
+        while pool.spare_holds:
+            await asyncio.sleep(0.05)
 
 
 async def test_issue_32_a_spare_in_the_idle_class_draws_when_a_games_own_worker_is_busy(
