@@ -80,7 +80,9 @@ def block_network(attempts: list[str] | None = None) -> Iterator[list[str]]:
     """Make every outgoing IP connection and DNS lookup raise :class:`NetworkBlocked`.
 
     Attempts are also appended to the yielded list, because discord.py may swallow the exception inside a
-    background task. Unix sockets (the event loop's self-pipe) stay allowed.
+    background task. Unix sockets (the event loop's self-pipe) stay allowed. Both socket's functions and the
+    event loops' are guarded: uvloop (the bot's loop, bot.process.event_loop) connects and resolves in
+    libuv, past the socket module.
     """
     seen = attempts if attempts is not None else []
     orig_connect, orig_connect_ex = socket.socket.connect, socket.socket.connect_ex
@@ -112,12 +114,71 @@ def block_network(attempts: list[str] | None = None) -> Iterator[list[str]]:
     socket.getaddrinfo = getaddrinfo
     socket.create_connection = create_connection
     try:
-        yield seen
+        with _loops_blocked(seen, guard):
+            yield seen
     finally:
         socket.socket.connect = orig_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = orig_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = orig_getaddrinfo
         socket.create_connection = orig_create_connection
+
+
+def _loop_classes() -> list[type[asyncio.AbstractEventLoop]]:
+    classes: list[type[asyncio.AbstractEventLoop]] = [asyncio.BaseEventLoop]
+    try:
+        import uvloop
+    except ImportError:  # Windows: asyncio's loop only
+        return classes
+    return [*classes, uvloop.Loop]
+
+
+@contextlib.contextmanager
+def _loops_blocked(seen: list[str], guard: Any) -> Iterator[None]:
+    """The event loops' own ways out (``create_connection``, ``sock_connect``, ``getaddrinfo``) blocked as
+    ``block_network`` blocks socket's; unix sockets still connect."""
+    saved: list[tuple[type, str, Any]] = []
+
+    def patch(cls: type, name: str, make: Any) -> None:
+        saved.append((cls, name, cls.__dict__.get(name)))
+        setattr(cls, name, make(getattr(cls, name)))
+
+    def create_connection(original: Any) -> Any:
+        async def blocked(loop: Any, factory: Any, host: Any = None, port: Any = None, **kw: Any) -> Any:
+            if host is not None:
+                seen.append(f"create_connection {(host, port)!r}")
+                raise NetworkBlocked(f"network access attempted: create_connection {(host, port)!r}")
+            if kw.get("sock") is not None:
+                guard(kw["sock"], "(a socket given to create_connection)")
+            return await original(loop, factory, host, port, **kw)
+
+        return blocked
+
+    def sock_connect(original: Any) -> Any:
+        async def blocked(loop: Any, sock: Any, address: Any) -> Any:
+            guard(sock, address)
+            return await original(loop, sock, address)
+
+        return blocked
+
+    def getaddrinfo(original: Any) -> Any:
+        async def blocked(loop: Any, host: Any, *args: Any, **kw: Any) -> Any:  # noqa: ARG001
+            seen.append(f"getaddrinfo {host!r}")
+            raise NetworkBlocked(f"network access attempted: DNS lookup of {host!r}")
+
+        return blocked
+
+    for cls in _loop_classes():
+        patch(cls, "create_connection", create_connection)
+        patch(cls, "sock_connect", sock_connect)
+        patch(cls, "getaddrinfo", getaddrinfo)
+    try:
+        yield
+    finally:
+        for cls, name, original in reversed(saved):
+            if original is None:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, original)
 
 
 class _LogCapture(logging.Handler):
