@@ -132,12 +132,11 @@ def install_shutdown(close: Callable[[], Coroutine[Any, Any, None]]) -> list[sig
     return done
 
 
-async def run(sync: bool) -> int:
+async def run(config: Config, sync: bool) -> int:
     import discord
 
-    from .process.config import load_or_exit, setup_logging
+    from .process.config import setup_logging
 
-    config = load_or_exit(os.environ, Path(".env"))
     # The bot never joins voice; the library's warnings about voice packages would only alarm owners.
     discord.VoiceClient.warn_nacl = False
     discord.VoiceClient.warn_dave = False
@@ -164,6 +163,7 @@ async def _run(config: Config, sync: bool) -> int:
     from .games.pictures import Pictures
     from .games.thinking import Thinkers
     from .process.config import invite_url
+    from .process.event_loop import running_loop_name
 
     bot = make_bot(
         config.database,
@@ -205,6 +205,7 @@ async def _run(config: Config, sync: bool) -> int:
                     file=sys.stderr,
                 )
                 return 2
+            log.info("event loop: %s", running_loop_name())
             if bot.application_id is not None:
                 log.info("invite link (exactly the permissions it needs): %s", invite_url(bot.application_id))
             if sync and bot.sync_refused:
@@ -434,8 +435,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(help_text())
         return 0
     if args in ([], ["--sync"]):
+        from .process.config import load_or_exit
+        from .process.event_loop import run_on
+
+        # Read before the loop starts: ALEXANDROS_EVENT_LOOP chooses it.
+        config = load_or_exit(os.environ, Path(".env"))
         try:
-            return asyncio.run(run(sync=bool(args)))
+            return run_on(config.event_loop, run(config, sync=bool(args)))
         except KeyboardInterrupt:
             return 0
     print(USAGE, file=sys.stderr)

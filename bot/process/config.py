@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NoReturn
 
+from .event_loop import LOOPS, default_event_loop, have_uvloop
+
 __all__ = [
     "BOT_PERMISSION_NAMES",
     "VARIABLES",
@@ -118,6 +120,12 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "render_spare",
         "1: one more render process in the OS's idle class, drawing with the CPU the bot leaves over when "
         "the others are busy (unset: 1 on 2 cores or more); 0: none",
+    ),
+    (
+        "ALEXANDROS_EVENT_LOOP",
+        "event_loop",
+        "uvloop or asyncio: the event loop of the bot's process (unset: uvloop where it is installed; "
+        "there is none for Windows)",
     ),
     (
         "ALEXANDROS_COMPUTER_WORKERS",
@@ -202,6 +210,7 @@ class Config:
     database_url: str = ""  # postgresql://…: never shown (it may hold a password)
     render_workers: int = dataclasses.field(default_factory=lambda: default_render_workers())
     render_spare: int = dataclasses.field(default_factory=lambda: default_render_spare())
+    event_loop: str = dataclasses.field(default_factory=lambda: default_event_loop())
     computer_workers: int = 1
     cache_games: int = 2000
     keep_sent_days: float = 30.0
@@ -224,6 +233,7 @@ class Config:
             f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r}, "
             f"rules_url={self.rules_url!r}, database_url={'[hidden]' if self.database_url else ''!r}, "
             f"render_workers={self.render_workers!r}, render_spare={self.render_spare!r}, "
+            f"event_loop={self.event_loop!r}, "
             f"computer_workers={self.computer_workers!r}, "
             f"cache_games={self.cache_games!r}, "
             f"keep_sent_days={self.keep_sent_days!r}, shard_count={self.shard_count!r}, "
@@ -378,6 +388,7 @@ def load_config(
         render_spare=_whole(
             get("ALEXANDROS_RENDER_SPARE"), "ALEXANDROS_RENDER_SPARE", default_render_spare(), 0, 1
         ),
+        event_loop=_event_loop(get("ALEXANDROS_EVENT_LOOP")),
         computer_workers=_whole(get("ALEXANDROS_COMPUTER_WORKERS"), "ALEXANDROS_COMPUTER_WORKERS", 1, 0, 16),
         cache_games=_count(get("ALEXANDROS_CACHE_GAMES"), "ALEXANDROS_CACHE_GAMES", 2000),
         keep_sent_days=_hours(
@@ -398,6 +409,23 @@ def load_config(
             get("ALEXANDROS_WEB_PER_ADDRESS"), "ALEXANDROS_WEB_PER_ADDRESS", 32, 1, 1_000_000
         ),
     )
+
+
+def _event_loop(value: str | None) -> str:
+    if value is None:
+        return default_event_loop()
+    name = value.lower()
+    if name not in LOOPS:
+        raise ConfigError(
+            f"ALEXANDROS_EVENT_LOOP must be {' or '.join(LOOPS)}: leave it unset for uvloop where it is "
+            "installed."
+        )
+    if name == "uvloop" and not have_uvloop():
+        raise ConfigError(
+            "ALEXANDROS_EVENT_LOOP is uvloop, which is not installed here (there is none for Windows): leave "
+            "it unset, or set it to asyncio."
+        )
+    return name
 
 
 def _web(port_text: str | None, url_text: str | None) -> tuple[int | None, str]:

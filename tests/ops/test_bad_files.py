@@ -262,7 +262,7 @@ def test_the_bot_refuses_a_database_folder_it_cannot_create_before_it_tries_disc
 # first, since root may write a mode 0444 file and would rightly pass the check.
 # What the bot loads is loaded first: the interpreter's own files are root's only here.
 AS_USER = """
-import os, sys, pkgutil, aiohttp, discord
+import os, sys, pkgutil, aiohttp, discord, uvloop
 import bot.client, bot.process.config, bot.games.pictures
 from bot.__main__ import main
 if os.geteuid() == 0:

@@ -132,6 +132,7 @@ def test_missing_token_prints_one_line_and_no_traceback(tmp_path: Path) -> None:
         ("ALEXANDROS_DATABASE_URL", "mysql://x/y", "PostgreSQL link"),
         ("ALEXANDROS_RENDER_WORKERS", "lots", "whole number from 0 to 64"),
         ("ALEXANDROS_RENDER_SPARE", "2", "whole number from 0 to 1"),
+        ("ALEXANDROS_EVENT_LOOP", "tokio", "uvloop or asyncio"),
         ("ALEXANDROS_CACHE_GAMES", "0", "1 or more"),
         ("ALEXANDROS_KEEP_SENT_DAYS", "0", "more than 0"),
         ("ALEXANDROS_SHARD_COUNT", "4", "go together"),
