@@ -98,8 +98,10 @@ class Probe:
             self.worst_cpu = max(self.worst_cpu, time.thread_time() - cpu)
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="bench-probe")
-        if not self.callbacks:
+        loop = asyncio.get_running_loop()
+        self._task = loop.create_task(self._run(), name="bench-probe")
+        # uvloop runs its callbacks in its own handles, not asyncio.Handle's: they are not timed there.
+        if not self.callbacks or not isinstance(loop, asyncio.BaseEventLoop):
             self.worst_callback = float("nan")
             return
         original = self._run_handle = asyncio.Handle._run
@@ -434,6 +436,32 @@ def _spare_said(r: dict[str, Any]) -> str:
     return f" (the last a spare: {r['spared']} pictures, {r['hedged']} drawn again by their own worker)"
 
 
+LOOP = "ALX_BENCH_EVENT_LOOP"  # the event loop of the new bot's runs (``--loop``)
+OLD_LOOP = "ALX_BENCH_OLD_EVENT_LOOP"  # the old bot's (``--old-loop``)
+RUN_LOOP = "ALX_BENCH_RUN_LOOP"  # the one run's, as in_process passes it
+
+
+def production_loop() -> str:
+    """The event loop the tree on sys.path runs its bot on: the config's default (bot.process.event_loop),
+    or asyncio's for a tree from before it chose one (the old bot)."""
+    try:
+        from bot.process.event_loop import default_event_loop
+    except ImportError:
+        return "asyncio"
+    return default_event_loop()
+
+
+def run_on_loop(name: str, main: Any) -> Any:
+    """``asyncio.run(main)`` on the event loop ``name`` (uvloop or asyncio)."""
+    factory = None
+    if name == "uvloop":
+        import uvloop
+
+        factory = uvloop.new_event_loop
+    with asyncio.Runner(loop_factory=factory) as runner:
+        return runner.run(main)
+
+
 def render_spare() -> bool:
     """Whether the new bot has a spare render worker in the idle class, as production does (the config's
     default), or ALX_BENCH_RENDER_SPARE (--spare) to compare."""
@@ -667,6 +695,7 @@ async def one_run(
                 if getattr(pics, "pool", None)
                 else 0,
                 "spare": getattr(pics, "spare", False),
+                "loop": type(asyncio.get_running_loop()).__module__.split(".")[0],  # uvloop or asyncio
                 "spared": getattr(getattr(pics, "pool", None), "spared", None),  # pictures the spare drew
                 "hedged": getattr(getattr(pics, "pool", None), "hedged", None),
                 "send rate": getattr(getattr(worker, "pacer", None), "rate", None),
@@ -703,6 +732,10 @@ def in_process(
 ) -> dict[str, Any]:
     """One run in a fresh process whose code is the tree at ``root``."""
     env = {**os.environ, "PYTHONPATH": str(root)}
+    env.pop(RUN_LOOP, None)
+    chosen = os.environ.get(LOOP if root == HERE else OLD_LOOP)
+    if chosen:
+        env[RUN_LOOP] = chosen
     if root != HERE:
         env.pop(RECORD, None)  # only this tree's requests are recorded (its last run's)
     proc = subprocess.run(
@@ -809,7 +842,8 @@ def main(
         deals = r.get("distinct deals", "?")
         print(f"  {name}: {deals} distinct deals and {r['distinct games']} distinct games "
               f"of {r['games']}, {r['shown n']} actions seen "
-              f"shown, render workers {r['render workers']}{_spare_said(r)}, "
+              f"shown, event loop {r.get('loop', 'asyncio')}, "
+              f"render workers {r['render workers']}{_spare_said(r)}, "
               f"send pacer {r['send rate'] or 'none'}/s, "
               f"load average (1/5/15 min) {r['load']} before, {r['load after']} after")  # fmt: skip
     for name, r in rows:
@@ -822,7 +856,8 @@ def main(
     print(" DELETE on /channels/..., interaction callbacks and webhooks left out); the clock of act/s runs")
     print(" until every game's last post is shown and the bot's deliveries are drained;")
     print(" stall: the loop's longest late wake-up; stall cpu: the loop thread's CPU time in that gap (every")
-    print(" callback that was ready then); cb cpu: the longest single callback (task step) in CPU time;")
+    print(" callback that was ready then); cb cpu: the longest single callback (task step) in CPU time, on")
+    print(" asyncio's loop only (nan on uvloop, whose callbacks are not asyncio's);")
     print(" gc cpu: the longest garbage collection in CPU time, in this process (bot, fake, driver);")
     print(" cpu bot / cpu draw: CPU per action of this process (bot, fake Discord, driver; the old bot draws")
     print(" here too) and of the render worker processes; load: the 1-minute load average before/after)")
@@ -862,7 +897,8 @@ if __name__ == "__main__":
     if len(sys.argv) == 7 and sys.argv[1] == "--one":
         sys.path.insert(0, os.getcwd())
         games, actions, seed = (int(a) for a in sys.argv[2:5])
-        out = asyncio.run(one_run(games, actions, seed, sys.argv[5], sys.argv[6] == "callbacks"))
+        loop = os.environ.get(RUN_LOOP) or production_loop()
+        out = run_on_loop(loop, one_run(games, actions, seed, sys.argv[5], sys.argv[6] == "callbacks"))
         print(json.dumps(out))
         raise SystemExit(0)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -894,6 +930,16 @@ if __name__ == "__main__":
         help="1: the new bot's spare render worker in the idle class, 0: none (default: the config's)",
     )
     parser.add_argument(
+        "--loop",
+        choices=("uvloop", "asyncio"),
+        help="the new bot's event loop (default: the config's, uvloop where installed) to compare",
+    )
+    parser.add_argument(
+        "--old-loop",
+        choices=("uvloop", "asyncio"),
+        help="the old bot's event loop (default: asyncio, as it ran), e.g. both on one loop",
+    )
+    parser.add_argument(
         "--record-pictures",
         metavar="FILE",
         help="write the new bot's picture requests to FILE, for bench_render.py --replay (its runs are then "
@@ -906,6 +952,10 @@ if __name__ == "__main__":
         os.environ["ALX_BENCH_RENDER_WORKERS"] = str(a.workers)
     if a.spare is not None:
         os.environ["ALX_BENCH_RENDER_SPARE"] = str(a.spare)
+    if a.loop:
+        os.environ[LOOP] = a.loop
+    if a.old_loop:
+        os.environ[OLD_LOOP] = a.old_loop
     if a.no_pacer:
         os.environ["ALX_BENCH_NO_PACER"] = "1"
     raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed, a.map, a.repeat))

@@ -28,11 +28,15 @@ def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert bench("bench_bot").main(games=2, stall_games=0, actions=1, baseline=False) == 0
     out = capsys.readouterr().out
     assert "act/s" in out and "chan/act" in out
-    assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown" in out
+    assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown, event loop uvloop" in out
 
 
-def test_bench_bot_says_what_ran_in_the_loops_longest_gap(capsys: pytest.CaptureFixture[str]) -> None:
-    """The stall probe's run names what held the loop in its longest gap, with each one's steps and CPU."""
+def test_bench_bot_says_what_ran_in_the_loops_longest_gap(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stall probe's run names what held the loop in its longest gap, with each one's steps and CPU: on
+    asyncio's loop (``--loop asyncio``), whose callbacks it times (uvloop's are its own)."""
+    monkeypatch.setenv("ALX_BENCH_EVENT_LOOP", "asyncio")
     assert bench("bench_bot").main(games=2, stall_games=2, actions=2, baseline=False) == 0
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if "stall probe: in the longest gap" in x)
