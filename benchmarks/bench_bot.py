@@ -82,13 +82,14 @@ class Probe:
         self._run_handle: Any = None
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
-            due = loop.time() + self.period
+            # The wall clock, not loop.time(): uvloop's is libuv's time cached when its iteration began, so
+            # it would leave out what ran before the probe in the iteration that wakes it.
+            due = time.perf_counter() + self.period
             cpu = time.thread_time()
             self._gap.clear()
             await asyncio.sleep(self.period)
-            late = loop.time() - due
+            late = time.perf_counter() - due
             if late > self.worst and self.callbacks:
                 self.worst_gap = _made_of(self._gap)
             self.worst = max(self.worst, late)
