@@ -275,13 +275,18 @@ def main(argv: list[str] | None = None) -> int:
     workers = computer_workers() if args.workers is None else args.workers
     os.environ.setdefault("PYTHONHASHSEED", "0")
     rows: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
+    import bench_bot as bb
+
     pooled: dict[str, list[float]] = {"without": [], "with": []}
     for n in range(args.repeat):
         # Each round its own deals (a seed of its own), the same for its two runs: like with like.
         seed = args.seed + 1000 * n
         order = (0, args.computers) if n % 2 == 0 else (args.computers, 0)
         runs = {
-            c: asyncio.run(one_run(args.games, c, args.actions, seed, workers, args.level, args.turns_nice))
+            c: bb.run_on_loop(
+                bb.production_loop(),
+                one_run(args.games, c, args.actions, seed, workers, args.level, args.turns_nice),
+            )
             for c in order
         }
         without, with_ = runs[0], runs[args.computers]
