@@ -453,7 +453,8 @@ def production_loop() -> str:
 
 
 def run_on_loop(name: str, main: Any) -> Any:
-    """``asyncio.run(main)`` on the event loop ``name`` (uvloop or asyncio)."""
+    """``asyncio.run(main)`` on the event loop ``name`` (uvloop or asyncio): bot.process.event_loop's
+    ``run_on``, which the old bot's tree (run by this same file) does not have."""
     factory = None
     if name == "uvloop":
         import uvloop

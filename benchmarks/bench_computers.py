@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     workers = computer_workers() if args.workers is None else args.workers
     os.environ.setdefault("PYTHONHASHSEED", "0")
     rows: list[tuple[int, dict[str, Any], dict[str, Any]]] = []
-    import bench_bot as bb
+    from bot.process.event_loop import default_event_loop, run_on
 
     pooled: dict[str, list[float]] = {"without": [], "with": []}
     for n in range(args.repeat):
@@ -283,8 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed + 1000 * n
         order = (0, args.computers) if n % 2 == 0 else (args.computers, 0)
         runs = {
-            c: bb.run_on_loop(
-                bb.production_loop(),
+            c: run_on(
+                default_event_loop(),
                 one_run(args.games, c, args.actions, seed, workers, args.level, args.turns_nice),
             )
             for c in order

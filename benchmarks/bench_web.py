@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("PYTHONHASHSEED", "0")
-    import bench_bot as bb
+    from bot.process.event_loop import default_event_loop, run_on
 
     ratios, stalls, latencies, missed = [], [], [], 0
     pooled: dict[int, list[float]] = {0: [], args.watchers: []}
@@ -305,8 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed + 1000 * n
         order = (0, args.watchers) if n % 2 == 0 else (args.watchers, 0)
         runs = {
-            w: bb.run_on_loop(
-                bb.production_loop(),
+            w: run_on(
+                default_event_loop(),
                 one_run(args.games, args.watched, w, args.actions, seed, args.warm, args.watchers_nice),
             )
             for w in order
@@ -321,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
         latencies.append(with_["latency p99"])
         missed += with_["missed"]
     median_stall = sorted(stalls)[len(stalls) // 2]
+    import bench_bot as bb
+
     p99 = {w: bb.pct(whole, 0.99) for w, whole in pooled.items()}
     print(
         f"{args.repeat} rounds, {args.games} games acting, {args.watchers} watchers over {args.watched} "
