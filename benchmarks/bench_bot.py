@@ -783,6 +783,50 @@ def mixed_tree(old: Path) -> Path:
     return mixed
 
 
+# The busy machine's other work: pure-Python loops, each wanting a whole core. One program of its own
+# (a process that forks the others) in a session of its own, as a test suite run in another terminal,
+# another service or a container is: on Linux the scheduler shares the cores between such groups first
+# (autogroups, cgroups), then among each group's processes, so the bot's render workers, which yield to
+# its own process (nice 5), then yield to it only. ``shared``: the burners in the benchmark's own session
+# (one scheduling group with the bot: a job started beside the bot in its own shell).
+_BURN = "import os\nfor _ in range({n} - 1):\n    if os.fork() == 0:\n        break\nwhile True:\n    pass\n"
+
+
+class Burners:
+    """``n`` CPU burners in one process group, in a session of their own (``own``) or the benchmark's
+    (``shared``), while the rounds run (``--busy``)."""
+
+    def __init__(self, n: int, session: str = "own") -> None:
+        if session not in ("own", "shared"):
+            raise ValueError(f"--busy-session is own or shared, not {session}")
+        self.n, self.session = n, session
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        argv = [sys.executable, "-c", _BURN.format(n=self.n)]
+        if self.session == "own":
+            self._proc = subprocess.Popen(argv, start_new_session=True)
+        else:
+            self._proc = subprocess.Popen(argv, process_group=0)
+        time.sleep(1.0)  # every burner forked and spinning before the first round
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self._proc.pid, 9)
+            self._proc.wait()
+            self._proc = None
+
+    def __str__(self) -> str:
+        where = "a session of their own" if self.session == "own" else "the benchmark's session"
+        try:
+            autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+        except OSError:
+            autogroup = False
+        return (f"{self.n} CPU burners (pure-Python loops at nice 0, one program) in {where}; "
+                f"the kernel's autogroups {'on' if autogroup else 'off'}")  # fmt: skip
+
+
 def main(
     games: int = 50,
     stall_games: int = 0,
@@ -791,10 +835,15 @@ def main(
     seed: int = 7,
     map_path: str = str(OLD_MAP),
     repeat: int = 1,
+    busy: int = 0,
+    busy_session: str = "own",
 ) -> int:
     rows: list[tuple[str, dict[str, Any]]] = []
     old = old_tree() if baseline else None
+    burners = Burners(busy, busy_session) if busy else None
     try:
+        if burners is not None:
+            burners.start()
         mixed = mixed_tree(old) if old is not None else None
         # ``repeat`` rounds, both bots in each round, which goes first alternating from round to round: the
         # machine's speed drifts by 10-20 % within an hour (and other work comes and goes).
@@ -811,11 +860,15 @@ def main(
                     run = in_process(root, stall_games, actions, seed, map_path)
                     rows.append((f"{who}, {stall_games} games, stall probe{tag}", run))
     finally:
+        if burners is not None:
+            burners.stop()
         if old is not None:
             subprocess.run(["git", "-C", str(HERE), "worktree", "remove", "--force", str(old)], check=False)
     where = Path(map_path).name if map_path else "each tree's default map"
     print(f"bench_bot: games acting at once, 3 players each, up to {actions} actions per game, map {where}, "
           f"offline Discord (this tree's driver and fake for both bots), {os.cpu_count()} cores")  # fmt: skip
+    if burners is not None:
+        print(f"  busy: {burners}")
     head: tuple[str, ...] = (
         "run",
         "actions",
@@ -942,6 +995,20 @@ if __name__ == "__main__":
         help="the old bot's event loop (default: asyncio, as it ran), e.g. both on one loop",
     )
     parser.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        metavar="N",
+        help="N CPU burners running beside both bots in every round (a busy machine)",
+    )
+    parser.add_argument(
+        "--busy-session",
+        choices=("own", "shared"),
+        default="own",
+        help="own: the burners in a session of their own, as another program is (default); shared: in the "
+        "benchmark's session, one scheduling group with the bot",
+    )
+    parser.add_argument(
         "--record-pictures",
         metavar="FILE",
         help="write the new bot's picture requests to FILE, for bench_render.py --replay (its runs are then "
@@ -960,4 +1027,16 @@ if __name__ == "__main__":
         os.environ[OLD_LOOP] = a.old_loop
     if a.no_pacer:
         os.environ["ALX_BENCH_NO_PACER"] = "1"
-    raise SystemExit(main(a.games, a.stall_games, a.actions, not a.no_baseline, a.seed, a.map, a.repeat))
+    raise SystemExit(
+        main(
+            a.games,
+            a.stall_games,
+            a.actions,
+            not a.no_baseline,
+            a.seed,
+            a.map,
+            a.repeat,
+            a.busy,
+            a.busy_session,
+        )  # fmt: skip
+    )
