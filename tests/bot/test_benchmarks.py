@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -29,6 +30,40 @@ def test_bench_bot_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "act/s" in out and "chan/act" in out
     assert "2 distinct deals and 2 distinct games of 2, 2 actions seen shown, event loop uvloop" in out
+
+
+@pytest.mark.parametrize("session", ["own", "shared"])
+def test_bench_bots_burners_spin_in_their_session_and_stop(session: str) -> None:
+    """``--busy 2``: two spinning processes in one process group, in a session of their own (another
+    program's scheduling group) or in the benchmark's; none left after ``stop``."""
+    burners = bench("bench_bot").Burners(2, session)
+    burners.start()
+    try:
+        group = burners._proc.pid
+        members = [int(p) for p in _pgrep(group)]
+        assert len(members) == 2, members
+        for pid in members:
+            assert (os.getsid(pid) != os.getsid(0)) == (session == "own")
+            assert _field(Path(f"/proc/{pid}"), 2) == "R"  # spinning
+    finally:
+        burners.stop()
+    assert _pgrep(group) == []
+
+
+def _pgrep(group: int) -> list[str]:
+    return [
+        d.name
+        for d in Path("/proc").iterdir()
+        if d.name.isdigit() and _field(d, 4) == str(group) and _field(d, 2) != "Z"
+    ]
+
+
+def _field(proc: Path, n: int) -> str:
+    """Field ``n`` (from 0) of /proc/PID/stat after the command's name (2 is the state, 4 the group)."""
+    try:
+        return (proc / "stat").read_text().rsplit(")", 1)[1].split()[n - 2]
+    except (OSError, IndexError):
+        return ""
 
 
 def test_bench_bot_says_what_ran_in_the_loops_longest_gap(
