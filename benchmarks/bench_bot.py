@@ -688,6 +688,8 @@ async def one_run(
                 "longest gap": [[w, n, round(c * 1000, 1)] for w, n, c in probe.worst_gap[:6]],
                 "post wait p99": pct(post_waits, 0.99),
                 "gc max": collections.longest(),
+                "gc by generation": collections.longest_by_generation(),
+                "gc count": [collections.generations.count(k) for k in range(3)],
                 "records let go": ledger.let_go,  # the fake's old messages and tokens (Ledger)
                 "forgotten used": ledger.forgotten_used,  # the fake's 404s for records let go: 0 if sound
                 "stalls > 50 ms": probe.over_50ms,
@@ -901,7 +903,9 @@ def main(
               f"shown, event loop {r.get('loop', 'asyncio')}, "
               f"render workers {r['render workers']}{_spare_said(r)}, "
               f"send pacer {r['send rate'] or 'none'}/s, "
-              f"load average (1/5/15 min) {r['load']} before, {r['load after']} after")  # fmt: skip
+              f"load average (1/5/15 min) {r['load']} before, {r['load after']} after"
+              + (f", collections by generation {r['gc count']}, the longest of each "
+                 f"{r['gc by generation']} ms" if "gc count" in r else ""))  # fmt: skip
     for name, r in rows:
         if r.get("longest gap"):
             parts = ", ".join(f"{w} x{n} {c:.1f} ms" for w, n, c in r["longest gap"])
