@@ -26,6 +26,11 @@ process and of its render workers. ``--repeat N`` rounds, both bots in each, whi
 
     python benchmarks/bench_bot.py [--games 50] [--stall-games 0] [--actions 24] [--seed 7] [--repeat 1]
                                    [--map PATH] [--no-baseline] [--workers N]
+                                   [--busy N [--busy-session own|shared]]
+
+``--busy N`` runs N CPU burners beside both bots in every round: one program, in a session of its own by
+default (another program's, as a suite in another terminal, a service or a container is: on Linux the
+kernel shares the cores between such groups first), or ``--busy-session shared``, in the benchmark's own.
 
 Targets (issue 12) on 2 cores: first response p99 <= 500 ms, whole interaction p99 <= 2 s,
 >= 60 actions/s and >= 4x the old bot; 50 games: longest loop stall <= 50 ms.
