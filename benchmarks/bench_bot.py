@@ -954,7 +954,9 @@ def main(
         median = statistics.median(ratios)
         rounds = f" (median of {each})" if repeat > 1 else ""
         print(f"throughput: {median:.2f}x the old bot's at {games} games{rounds}")
-        checks[">= 4x the old bot" + (" (median of the rounds)" if repeat > 1 else "")] = median >= 4
+        target = 2.5 if burners is not None else 4.0  # issue 32: >= 2.5x on a busy machine, >= 4x quiet
+        said = f">= {target:g}x the old bot" + (", busy" if burners is not None else "")
+        checks[said + (" (median of the rounds)" if repeat > 1 else "")] = median >= target
     for name, ok in checks.items():
         print(f"  {name}: {'met' if ok else 'NOT met'}")
     return 0
