@@ -49,6 +49,7 @@ import os
 import pickle
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -821,7 +822,7 @@ class Burners:
     def stop(self) -> None:
         if self._proc is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(self._proc.pid, 9)
+                os.killpg(self._proc.pid, signal.SIGKILL)
             self._proc.wait()
             self._proc = None
 
@@ -1052,5 +1053,5 @@ if __name__ == "__main__":
             a.repeat,
             a.busy,
             a.busy_session,
-        )  # fmt: skip
+        )
     )

@@ -72,7 +72,7 @@ def _pgrep(group: int) -> list[str]:
 
 
 def _field(proc: Path, n: int) -> str:
-    """Field ``n`` (from 0) of /proc/PID/stat after the command's name (2 is the state, 4 the group)."""
+    """Field ``n`` of /proc/PID/stat, counted from 0 at the pid (2 is the state, 4 the process group)."""
     try:
         return (proc / "stat").read_text().rsplit(")", 1)[1].split()[n - 2]
     except (OSError, IndexError):
