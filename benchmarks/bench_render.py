@@ -16,9 +16,10 @@ Rows:
   and the same board again;
 - "a game's boards in turn": what the bot meets, consecutive boards of one game, each drawn once.
 - "guided move's previews": the move, path and confirm previews of one position, each with nothing kept
-  (cold) and with the board under it kept (rendering.board.preview_board), and the three in turn as a guided
-  move draws them, before (every preview draws the whole board, its labels placed around its markers) and
-  now (the labels of the board without markers where no badge meets a marker, the board kept);
+  (cold) and with the bands of the board under it kept by their keys (rendering.band_keys), and the three
+  in turn as a guided move draws them, before (every preview draws the whole board, its labels placed
+  around its markers) and now (the labels of the board without markers where no badge meets a marker, the
+  board drawn only in the bands not kept: rendering.pictures' ``_Preview``);
 - "pool request": ``render_request`` on a request that went through pickle, as a pool worker runs it.
 The first render (which builds the cached map layers) and a warm worker's first render are reported apart.
 """
@@ -53,6 +54,7 @@ from rendering import (  # noqa: E402
     warm_worker,
 )
 from rendering import board as B  # noqa: E402
+from rendering import pictures as P  # noqa: E402
 from rendering.labels import NAMES, PLACED, _place_all  # noqa: E402
 from rendering.layout import BOARD_WIDTH  # noqa: E402
 from rendering.pictures import BOARDS, board_picture, encode, encode_pillow, encode_rgb  # noqa: E402
@@ -67,7 +69,7 @@ def forget() -> None:
     NAMES.clear()
     BANDS.clear()
     BOARDS.clear()
-    B.PREVIEW_BOARDS.clear()
+    P.BOARD_BANDS.clear()
 
 
 def guided_move(names: tuple[str, ...], w: int, runs: int) -> None:
@@ -90,7 +92,7 @@ def guided_move(names: tuple[str, ...], w: int, runs: int) -> None:
         forget()
         return f()
 
-    def kept(f: Callable[[], bytes]) -> bytes:  # the board under the preview kept, no band reused
+    def kept(f: Callable[[], bytes]) -> bytes:  # the board's bands kept by their keys, no band by its pixels
         BANDS.clear()
         return f()
 
@@ -110,15 +112,15 @@ def guided_move(names: tuple[str, ...], w: int, runs: int) -> None:
 
     now_ms, _ = cpu_ms(in_turn, runs)
     # Before: every preview drew the whole board, its labels placed around its own markers.
-    drawn_whole, labelled = B.preview_board, B.board_labels
-    B.preview_board = lambda v, width, theme, under=None, avoid=(), words=ENGLISH: B.board_image(
-        v, width, theme, False, under, avoid, words
+    labelled = P.board_labels
+    P.board_labels = B.board_labels = lambda v, lay, theme, avoid=(), words=ENGLISH: _place_all(
+        v, lay, theme, avoid, words
     )
-    B.board_labels = lambda v, lay, theme, avoid=(), words=ENGLISH: _place_all(v, lay, theme, avoid, words)
     try:
-        before_ms, _ = cpu_ms(in_turn, runs)
+        with P.drawn_whole():
+            before_ms, _ = cpu_ms(in_turn, runs)
     finally:
-        B.preview_board, B.board_labels = drawn_whole, labelled
+        P.board_labels = B.board_labels = labelled
     print(
         f"a guided move's three previews in turn, ms CPU a preview: before {before_ms / 3:.1f}, now "
         f"{now_ms / 3:.1f} ({now_ms / before_ms:.2f}x); load average {os.getloadavg()[0]:.1f} on "

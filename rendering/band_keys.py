@@ -16,7 +16,7 @@ files drawn with nothing kept.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from PIL import Image, ImageDraw
@@ -31,6 +31,7 @@ from rendering.theme import Theme
 MARGIN = 3  # pixels beyond a piece's computed reach, for rounding and anti-aliased edges
 
 Piece = tuple[tuple[object, ...], float, float]  # what is drawn, and its first and last row
+Call = tuple[str, tuple[Any, ...], dict[str, Any]]  # a pen's method, with its arguments
 
 
 def board_band_keys(
@@ -134,28 +135,41 @@ class TracedDraw(ImageDraw.ImageDraw):
     reach: a preview's own marks, for its bands' keys. The shapes the previews draw are noted (line,
     ellipse, rectangle, rounded rectangle, polygon, text; the others Pillow draws inside them are within
     theirs); a mark drawn any other way would be missing from the keys, and ``tests/rendering`` compares
-    previews with previews drawn with nothing kept."""
+    previews with previews drawn with nothing kept.
 
-    def __init__(self, im: Image.Image, traced: list[Piece]) -> None:
+    With ``calls`` it only notes: each shape is kept there, to be drawn later by ``replay`` (a preview's
+    marks, noted before the board beneath them is drawn, in the rows that need it)."""
+
+    def __init__(self, im: Image.Image, traced: list[Piece], calls: list[Call] | None = None) -> None:
         super().__init__(im)
         self.traced = traced
+        self.calls = calls
 
     def _note(self, kind: str, xy: Any, reach: float, *args: object) -> None:
         # ``reach``: rows beyond the shape's points; an outline wider than half its box grows outward.
         ys = [float(y) for y in _flat(xy)[1::2]]
         self.traced.append(((kind, _frozen(xy), *args), min(ys) - reach, max(ys) + reach))
 
+    def _kept(self, method: str, *args: Any, **kwargs: Any) -> bool:
+        if self.calls is None:
+            return False
+        self.calls.append((method, args, kwargs))
+        return True
+
     def line(self, xy: Any, fill: Any = None, width: int = 0, joint: str | None = None) -> None:
         self._note("line", xy, width + 1, fill, width, joint)
-        super().line(xy, fill, width, joint)
+        if not self._kept("line", xy, fill, width, joint):
+            super().line(xy, fill, width, joint)
 
     def ellipse(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
         self._note("ellipse", xy, width + 1, fill, outline, width)
-        super().ellipse(xy, fill, outline, width)
+        if not self._kept("ellipse", xy, fill, outline, width):
+            super().ellipse(xy, fill, outline, width)
 
     def rectangle(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
         self._note("rectangle", xy, width + 1, fill, outline, width)
-        super().rectangle(xy, fill, outline, width)
+        if not self._kept("rectangle", xy, fill, outline, width):
+            super().rectangle(xy, fill, outline, width)
 
     def rounded_rectangle(
         self,
@@ -168,11 +182,13 @@ class TracedDraw(ImageDraw.ImageDraw):
         corners: tuple[bool, bool, bool, bool] | None = None,
     ) -> None:
         self._note("rounded rectangle", xy, width + 1, radius, fill, outline, width, corners)
-        super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
+        if not self._kept("rounded_rectangle", xy, radius, fill, outline, width, corners=corners):
+            super().rounded_rectangle(xy, radius, fill, outline, width, corners=corners)
 
     def polygon(self, xy: Any, fill: Any = None, outline: Any = None, width: int = 1) -> None:
         self._note("polygon", xy, width + 1, fill, outline, width)
-        super().polygon(xy, fill, outline, width)
+        if not self._kept("polygon", xy, fill, outline, width):
+            super().polygon(xy, fill, outline, width)
 
     def text(
         self,
@@ -189,7 +205,21 @@ class TracedDraw(ImageDraw.ImageDraw):
         box = self.textbbox(xy, text, font=font, anchor=anchor, stroke_width=kwargs.get("stroke_width", 0))
         key = (text, fill, font, anchor, tuple(sorted(kwargs.items())))
         self.traced.append((("text", _frozen(xy), *key), box[1] - 1, box[3] + 1))
-        super().text(xy, text, fill=fill, font=font, anchor=anchor, **kwargs)
+        if not self._kept("text", xy, text, fill=fill, font=font, anchor=anchor, **kwargs):
+            super().text(xy, text, fill=fill, font=font, anchor=anchor, **kwargs)
+
+
+def replay(
+    d: ImageDraw.ImageDraw,
+    calls: Sequence[Call],
+    traced: Sequence[Piece],
+    show: Callable[[tuple[object, ...]], bool],
+) -> None:
+    """Draw the shapes a noting ``TracedDraw`` kept (``calls``, one a note of ``traced``), in order, those
+    whose note ``show`` lets through."""
+    for (method, args, kwargs), (what, _, _) in zip(calls, traced, strict=True):
+        if show(what):
+            getattr(ImageDraw.ImageDraw, method)(d, *args, **kwargs)
 
 
 def _flat(xy: Any) -> list[float]:

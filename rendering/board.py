@@ -10,6 +10,7 @@ them.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -28,11 +29,9 @@ from rendering.labels import (
     alexander_size,
     board_labels,
     guard_size,
-    pieces,
     wall_width,
 )
 from rendering.layout import XY, Layout, layout
-from rendering.recent import Recent
 from rendering.theme import PLAYER_MARKS, RGB, Theme, mix
 from rendering.words import ENGLISH, Words
 
@@ -196,12 +195,23 @@ def tinted_provinces(v: GameView) -> list[tuple[int, list[frozenset[Space]]]]:
     return sorted(by_tint.items())
 
 
-def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
+# Which pieces to draw, by what each is (``rendering.band_keys`` names them): a board drawn only in some
+# rows draws only the pieces that reach them.
+Show = Callable[[tuple[object, ...]], bool]
+
+
+def every(_: tuple[object, ...]) -> bool:
+    return True
+
+
+def tint_provinces(im: Image.Image, v: GameView, lay: Layout, theme: Theme, show: Show = every) -> None:
     """The land of ``tints(v)`` pasted from the tinted map layers (R4.4, R4.5), a province at a time (the
     same pixels as each tint's land at once: one tint's provinces paste the same layer)."""
     for tint, provinces in tinted_provinces(v):
         tinted = map_layer(v.map, lay.width, theme, tint)
         for spaces in provinces:
+            if show is not every and not any(show(("tint", tint, s)) for s in spaces):
+                continue
             box, mask = _land_mask(lay, spaces)
             im.paste(tinted.crop(box), box, mask)
 
@@ -229,15 +239,19 @@ def _path_sides(path: Sequence[Point]) -> list[tuple[Point, Point]]:
     return list(zip(path, path[1:], strict=False))
 
 
-def draw_walls(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
+def draw_walls(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme, show: Show = every) -> None:
     pal = theme.palette
     w = wall_width(lay, theme)
     black = sorted(v.walls - v.red_walls)
     for sd in black:
-        thick_line(d, lay.px(sd[0]), lay.px(sd[1]), pal.wall, w)
+        if show(("wall", sd)):
+            thick_line(d, lay.px(sd[0]), lay.px(sd[1]), pal.wall, w)
     for sd in sorted(v.red_walls):
-        thick_line(d, lay.px(sd[0]), lay.px(sd[1]), pal.wall, w + lay.size(4))
+        if show(("red wall", sd)):
+            thick_line(d, lay.px(sd[0]), lay.px(sd[1]), pal.wall, w + lay.size(4))
     for sd in sorted(v.red_walls):
+        if not show(("red wall's dots", sd)):
+            continue
         a, b = lay.px(sd[0]), lay.px(sd[1])
         thick_line(d, a, b, pal.red_wall, w)
         # White dots down the middle tell red walls from black ones without colour.
@@ -247,14 +261,19 @@ def draw_walls(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -
             d.ellipse((x - r, y - r, x + r, y + r), fill=pal.white)
 
 
-def draw_last_move(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
+def draw_last_move(
+    d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme, show: Show = every
+) -> None:
     """A band under Alexander's last path; drawn before the walls so the walls stay on top."""
     lm = v.last_move
     if lm is None or len(lm.path) < 2:
         return
     w = wall_width(lay, theme) + 2 * lay.of_side(theme.sizes.halo_s)
     for a, b in _path_sides(lm.path):
-        thick_line(d, lay.px(a), lay.px(b), theme.palette.highlight, w)
+        if show(("last", a, b)):
+            thick_line(d, lay.px(a), lay.px(b), theme.palette.highlight, w)
+    if not show(("start", lm.path[0])):
+        return
     x, y = lay.px(lm.path[0])
     r = w * 0.9
     d.ellipse(
@@ -265,7 +284,9 @@ def draw_last_move(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Them
     )
 
 
-def draw_new_wall_marks(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme) -> None:
+def draw_new_wall_marks(
+    d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme: Theme, show: Show = every
+) -> None:
     """White arrowheads on the walls that the last move placed, pointing the way Alexander walked."""
     lm = v.last_move
     if lm is None:
@@ -273,7 +294,7 @@ def draw_new_wall_marks(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme:
     placed = set(lm.black) | set(lm.red)
     w = wall_width(lay, theme)
     for a, b in _path_sides(lm.path):
-        if (min(a, b), max(a, b)) not in placed:
+        if (min(a, b), max(a, b)) not in placed or not show(("new wall's mark", a, b)):
             continue
         pa, pb = lay.px(a), lay.px(b)
         mx, my = (pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2
@@ -292,12 +313,14 @@ def draw_new_wall_marks(d: ImageDraw.ImageDraw, v: GameView, lay: Layout, theme:
         )
 
 
-def draw_guards(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
+def draw_guards(im: Image.Image, v: GameView, lay: Layout, theme: Theme, show: Show = every) -> None:
     size = guard_size(lay, theme)
     small = max(8, round(size * 0.5))
     for pl in v.players:
         icon = guard_icon(pl.seat, size, theme)
         for s in sorted(pl.guards):
+            if not show(("guard", pl.seat, s)):
+                continue
             c = lay.centre(s)
             paste_centred(im, icon, c)
             sym = v.map.symbol.get(s)
@@ -319,16 +342,20 @@ def ghost_guard(d: ImageDraw.ImageDraw, seat: int, at: XY, lay: Layout, theme: T
             d.line(pts + pts[:1], fill=colour, width=width, joint="curve")
 
 
-def draw_alexander(im: Image.Image, v: GameView, lay: Layout, theme: Theme) -> None:
+def draw_alexander(im: Image.Image, v: GameView, lay: Layout, theme: Theme, show: Show = every) -> None:
+    if not show(("alexander", v.alexander)):
+        return
     size = alexander_size(lay, theme)
     paste_centred(im, alexander_icon(size, theme), lay.px(v.alexander))
 
 
-def draw_leaders(d: ImageDraw.ImageDraw, labels: Sequence[Label], lay: Layout, theme: Theme) -> None:
+def draw_leaders(
+    d: ImageDraw.ImageDraw, labels: Sequence[Label], lay: Layout, theme: Theme, show: Show = every
+) -> None:
     """A line from each badge placed outside its province to the province, ending in a dot."""
     w = max(2, lay.size(3))
     for lab in labels:
-        if lab.kind != BADGE or lab.anchor is None:
+        if lab.kind != BADGE or lab.anchor is None or not show(("leader", lab.box, lab.anchor)):
             continue
         b = lab.box
         ax, ay = lab.anchor
@@ -367,20 +394,26 @@ def draw_badge(d: ImageDraw.ImageDraw, lab: Label, v: GameView, theme: Theme) ->
     d.text(((split + x1) / 2, cy), lab.value, font=f, fill=readable_on(fill, theme), anchor="mm")
 
 
-def draw_regions(im: Image.Image, labels: Sequence[Label], theme: Theme) -> None:
+def draw_regions(im: Image.Image, labels: Sequence[Label], theme: Theme, show: Show = every) -> None:
     """The region names, beneath the walls (``rendering.labels`` keeps them clear of walls anyway)."""
     for lab in labels:
-        if lab.kind == REGION:
+        if lab.kind == REGION and show(("region", lab)):
             sprite = region_sprite(lab.text, lab.size, theme)
             paste_centred(im, sprite, ((lab.box[0] + lab.box[2]) / 2, (lab.box[1] + lab.box[3]) / 2))
 
 
-def draw_badges(im: Image.Image, v: GameView, labels: Sequence[Label], lay: Layout, theme: Theme) -> None:
+def draw_badges(
+    im: Image.Image, v: GameView, labels: Sequence[Label], lay: Layout, theme: Theme, show: Show = every
+) -> None:
     """The provinces' badges and their leader lines, over the pieces."""
     d = ImageDraw.Draw(im)
-    draw_leaders(d, labels, lay, theme)
+    draw_leaders(d, labels, lay, theme, show)
+    holder = {p.id: p.owner for p in v.provinces}
     for lab in labels:
-        if lab.kind == BADGE:
+        if lab.kind != BADGE:
+            continue
+        held = holder.get(lab.province) if lab.province is not None else None
+        if show(("badge", lab, held)):
             draw_badge(d, lab, v, theme)
 
 
@@ -415,59 +448,56 @@ def _draw_pieces(
     labels: Sequence[Label],
     last_move: bool,
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None,
+    show: Show = every,
 ) -> None:
-    """Everything above the tinted land, in the order ``board_image`` layers it."""
+    """Everything above the tinted land, in the order ``board_image`` layers it (and
+    ``rendering.band_keys`` names it)."""
     d = ImageDraw.Draw(im)
     if last_move:
-        draw_last_move(d, v, lay, theme)
+        draw_last_move(d, v, lay, theme, show)
     if under_walls is not None:
         under_walls(d, lay)
-    draw_regions(im, labels, theme)
-    draw_walls(d, v, lay, theme)
+    draw_regions(im, labels, theme, show)
+    draw_walls(d, v, lay, theme, show)
     if last_move:
-        draw_new_wall_marks(d, v, lay, theme)
-    draw_guards(im, v, lay, theme)
-    draw_badges(im, v, labels, lay, theme)
-    draw_alexander(im, v, lay, theme)
+        draw_new_wall_marks(d, v, lay, theme, show)
+    draw_guards(im, v, lay, theme, show)
+    draw_badges(im, v, labels, lay, theme, show)
+    draw_alexander(im, v, lay, theme, show)
 
 
-# --- Previews' boards, kept -----------------------------------------------------------------------
+# --- Boards drawn in some rows only ---------------------------------------------------------------
 
-# A guided move draws three previews of one position (its points, its paths, the confirm step) and the
-# Actions menu one a province: each drew the whole board again. The whole board under a preview's own marks
-# is kept here when the preview draws only above it (a render worker's memory, 4 MB a picture at 1280 px, so
-# few), keyed by everything its drawing reads, and by the viewer: a preview copies only a board drawn from
-# its own view's facts. The tinted land under previews that outline beneath the walls was kept too, while a
-# mid-game tint cost about 5 ms. Since the provinces' masks are kept (``_land_mask``) a tint costs 0.6-1.1
-# ms, and with many games at once the kept land missed most calls (88 % in bench_bot) at a copy each. Without
-# it, bench_bot's pictures took 5-13 % less CPU (3 runs of alternating rounds in one process, paired
-# medians; side by side, the previews about 10 % less against the boards); a guided move alone, with nothing
-# between its previews, 2-5 % more (0.4-0.6 ms a preview, 16 rounds twice).
-PREVIEW_BOARDS: Recent[tuple[object, ...], Image.Image] = Recent(6)
+_canvases = threading.local()  # each thread's (a console draws in threads; a render worker in one)
 
 
-def preview_board(
+def board_in_rows(
     v: GameView,
-    width: int,
+    lay: Layout,
     theme: Theme,
+    labels: Sequence[Label],
+    rows: Sequence[tuple[int, int]],
+    show: Show,
+    last_move: bool = True,
     under_walls: Callable[[ImageDraw.ImageDraw, Layout], None] | None = None,
-    avoid: Sequence[Box] = (),
-    words: Words = ENGLISH,
-) -> tuple[Image.Image, Layout]:
-    """``board_image`` without the last move, as a preview needs it, the very same pixels, from kept
-    picture where it can: the whole board when the preview draws nothing beneath the walls (then its
-    labels, which ``avoid`` may move, are part of the key)."""
-    lay = layout(v.map, width, theme)
-    labels = board_labels(v, lay, theme, avoid, words)
-    facts = (v.viewer, v.map, width, theme, words)
-    if under_walls is None:
-        key = (*facts, labels, v.red_walls, *pieces(v))
-        kept = PREVIEW_BOARDS.get(key)
-        if kept is not None:
-            return kept.copy(), lay
-    im = map_layer(v.map, width, theme).copy()
-    tint_provinces(im, v, lay, theme)
-    _draw_pieces(im, v, lay, theme, labels, False, under_walls)
-    if under_walls is None:
-        PREVIEW_BOARDS.put(key, im.copy())
-    return im, lay
+) -> Image.Image:
+    """``board_image``'s very pixels in ``rows`` (ranges of rows, top to bottom), for a board whose other rows
+    are kept already (as compressed bands, ``rendering.band_keys``): only the pieces ``show`` lets through
+    are drawn, and the caller lets through every piece that reaches those rows, in ``band_keys``' names.
+
+    The image is this thread's, drawn over from picture to picture: its other rows hold whatever an earlier
+    board left there, and nobody may read them. Copying the whole map layer and drawing every piece was
+    most of a preview's board, where a preview's marks change a few bands of some ninety."""
+    kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("images", {})
+    im = kept.get((v.map, lay.width, theme))
+    if im is None:
+        if len(kept) >= 4:
+            kept.clear()
+        im = kept[v.map, lay.width, theme] = Image.new("RGB", (lay.width, lay.height))
+    layer = map_layer(v.map, lay.width, theme)
+    for top, bottom in rows:
+        box = (0, top, lay.width, min(bottom, lay.height))
+        im.paste(layer.crop(box), box)
+    tint_provinces(im, v, lay, theme, show)
+    _draw_pieces(im, v, lay, theme, labels, last_move, under_walls, show)
+    return im

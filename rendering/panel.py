@@ -75,6 +75,11 @@ def player_names(v: GameView, names: Sequence[str] | None, theme: Theme, words: 
     return out
 
 
+def caption_top(lay: Layout) -> int:
+    """The first row the panel band's texts and marks are drawn in (``Band``): nothing above it."""
+    return lay.panel_top + lay.size(12)
+
+
 class Band:
     """The panel band: its box, its text size and line height, and columns across it."""
 
@@ -89,7 +94,7 @@ class Band:
         self.size = lay.text(theme.sizes.text_font)
         self.title = lay.text(theme.sizes.title_font)
         self.line = round(self.size * 1.18)
-        self.top = lay.panel_top + self.k(12)
+        self.top = caption_top(lay)
         self.bottom = lay.height - self.k(10)
         self.left = self.k(24)
         self.right = lay.width - self.k(24)

@@ -11,9 +11,11 @@ import io
 import math
 import threading
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, wraps
+from typing import ParamSpec
 
 from PIL import Image, ImageDraw
 
@@ -23,14 +25,25 @@ from engine.rules import CornerOption, OccupyPlan, PathOption, Target
 from engine.symbols import SYMBOLS, Symbol, total
 from engine.views import GameView
 from rendering import board as b
-from rendering.band_keys import Piece, TracedDraw, board_band_keys
+from rendering.band_keys import MARGIN, Call, Piece, TracedDraw, board_band_keys, replay
 from rendering.fonts import drawable, ellipsize, font
-from rendering.labels import Box, board_labels, marker_box, marker_radius, overlap, pieces, square, wall_width
+from rendering.labels import (
+    Box,
+    Label,
+    board_labels,
+    marker_box,
+    marker_radius,
+    overlap,
+    pieces,
+    square,
+    wall_width,
+)
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import (
     Band,
     board_panel,
     board_panel_parts,
+    caption_top,
     colour_name,
     draw_card,
     end_panel,
@@ -43,6 +56,8 @@ from rendering.png import Band as PngBand
 from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, RGB, Theme
 from rendering.words import ENGLISH, Words
+
+_P = ParamSpec("_P")
 
 # --- Encoding -------------------------------------------------------------------------------------
 
@@ -139,19 +154,22 @@ def render_board(
     below = (0, split, width, lay.height)
     shown = player_names(v, names, theme, words)
     if kept is None:
-        im, _ = b.board_image(v, width, theme, words=words)
+        # Only the bands not kept by their keys are drawn, and every band from the cut down.
+        labels = board_labels(v, lay, theme, (), words)
+        keys = board_band_keys(v, lay, theme, labels, ROWS, -(-lay.height // ROWS))
+        found = _found(keys[: cut // ROWS])
+        rows, show = _to_draw(keys, found)
+        im = b.board_in_rows(v, lay, theme, labels, rows, show)
+        top = _kept_bands(im, keys[: cut // ROWS], found, lay, theme)
         if im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme):
             q = _panel_pixels(v, lay, shown, theme, words)
-            top = _board_bands(im, v, lay, theme, words, cut)
             board_rows = quantized(im.crop((0, cut, width, split)), theme).tobytes()
             BOARDS.put(key, (top, board_rows))
             rest = board_rows + q.tobytes()
-        else:  # the board reaches into the panel's rows: drawn whole, not kept
+        else:  # the board reaches into the panel's rows: the panel drawn over it, not kept
             board_panel(im, v, lay, shown, theme, words)
-            q = quantized(im, theme)
-            pixels = q.tobytes()
-            top = bands(pixels[: cut * width], width, COMPRESS_LEVEL)
-            rest = pixels[cut * width :]
+            q = quantized(im.crop((0, cut, width, lay.height)), theme)
+            rest = q.tobytes()
     else:
         top, board_rows = kept
         q = _panel_pixels(v, lay, shown, theme, words)
@@ -165,20 +183,38 @@ def render_board(
 BOARD_BANDS: Recent[tuple[object, ...], PngBand] = Recent(4096)
 
 
-def _board_bands(
-    im: Image.Image, v: GameView, lay: Layout, theme: Theme, words: Words, cut: int
-) -> list[PngBand]:
-    """The compressed bands of the board ``im`` (of ``v``) above row ``cut``."""
-    labels = board_labels(v, lay, theme, (), words)  # as board_image placed them (kept: no placing)
-    return _kept_bands(im, board_band_keys(v, lay, theme, labels, ROWS, cut // ROWS), lay, theme)
+def _found(keys: Sequence[tuple[object, ...]]) -> list[PngBand | None]:
+    """The bands kept by these keys (None where a band is not)."""
+    return [BOARD_BANDS.get(k) for k in keys]
+
+
+def _to_draw(
+    keys: Sequence[tuple[object, ...]], found: Sequence[PngBand | None]
+) -> tuple[list[tuple[int, int]], b.Show]:
+    """What a board must draw, given its bands' ``keys`` (every band of the picture, rendering.band_keys)
+    and the first bands ``found`` kept: the rows of the bands not kept and of every band after them (runs
+    of rows, top to bottom), and the pieces that reach those rows, as ``rendering.board``'s ``show``."""
+    wanted = [k for k, band in enumerate(found) if band is None] + list(range(len(found), len(keys)))
+    rows: list[tuple[int, int]] = []
+    for k in wanted:
+        if rows and rows[-1][1] == k * ROWS:
+            rows[-1] = (rows[-1][0], (k + 1) * ROWS)
+        else:
+            rows.append((k * ROWS, (k + 1) * ROWS))
+    # A key is (map, layout, theme, band, *what each piece across the band is).
+    shown = {what for k in wanted for what in keys[k][4:]}
+    return rows, shown.__contains__
 
 
 def _kept_bands(
-    im: Image.Image, keys: Sequence[tuple[object, ...]], lay: Layout, theme: Theme
+    im: Image.Image,
+    keys: Sequence[tuple[object, ...]],
+    found: list[PngBand | None],
+    lay: Layout,
+    theme: Theme,
 ) -> list[PngBand]:
-    """The compressed bands of ``im``'s first ``len(keys)`` bands: a band whose key was seen before is taken
-    as kept; the others are quantized and compressed, neighbours together."""
-    found = [BOARD_BANDS.get(k) for k in keys]
+    """The compressed bands of ``im``'s first ``len(keys)`` bands: those ``found`` kept by their keys are
+    taken; the others are quantized and compressed, neighbours together, and kept by their keys."""
     i = 0
     while i < len(found):
         if found[i] is not None:
@@ -379,46 +415,123 @@ def _outline_spaces(
             b.thick_line(d, a, c, colour, width)
 
 
+class _Whole(Exception):
+    """A preview whose marks, board or caption reach rows another of them draws too (the panel's split):
+    it is drawn again with its whole board first, in the order the picture layers them."""
+
+
+_whole = threading.local()  # whether this thread draws previews on whole boards (``drawn_whole``)
+
+
+@contextmanager
+def drawn_whole() -> Iterator[None]:
+    """Within it, this thread's previews are drawn on their whole board, as before boards were drawn band
+    by band (the tests' and the benchmark's reference)."""
+    before = getattr(_whole, "on", False)
+    _whole.on = True
+    try:
+        yield
+    finally:
+        _whole.on = before
+
+
+def _whole_if_needed(draw: Callable[_P, bytes]) -> Callable[_P, bytes]:
+    """A preview drawn band by band, or on its whole board where it cannot be (``_Whole``)."""
+
+    @wraps(draw)
+    def drawn(*args: _P.args, **kwargs: _P.kwargs) -> bytes:
+        try:
+            return draw(*args, **kwargs)
+        except _Whole:
+            with drawn_whole():
+                return draw(*args, **kwargs)
+
+    return drawn
+
+
 @dataclass
 class _Preview:
     """A preview being drawn: its picture and layout, and what its bands' keys are made of (the view, its
-    labels' ``avoid`` boxes, the marks drawn beneath the walls and over everything)."""
+    labels, the marks drawn beneath the walls and over everything).
+
+    Drawn band by band (``calls`` set), the picture holds only the caption, drawn on the map layer's rows
+    from the cut down; the marks are noted with their pens' calls, and ``png`` draws the board, and the
+    marks over it, only in the bands that are not kept by their keys. Drawn whole, the picture is the
+    whole board with everything drawn on it as it comes."""
 
     im: Image.Image
     lay: Layout
     v: GameView
     theme: Theme
     words: Words
-    avoid: tuple[Box, ...]
+    labels: tuple[Label, ...]
     under: list[Piece]
+    under_calls: list[Call] | None
     over: list[Piece] = field(default_factory=list)
+    over_calls: list[Call] | None = None
 
     def draw(self) -> ImageDraw.ImageDraw:
         """A pen for the preview's marks over the board, which notes them for the keys."""
-        return TracedDraw(self.im, self.over)
+        return TracedDraw(self.im, self.over, self.over_calls)
 
     def png(self) -> bytes:
         """The file (``encode``'s, byte for byte): the bands above the panel kept by their keys where they
         were drawn before (rendering.band_keys), the panel's rows quantized and compressed. The caption is
-        drawn in the panel's band (``Band``: from below the split), never in a band kept by its key."""
+        drawn in the panel's band (from below the split), never in a band kept by its key."""
         lay, width = self.lay, self.lay.width
-        cut = panel_split(lay) // ROWS * ROWS
-        labels = board_labels(self.v, lay, self.theme, self.avoid, self.words)
+        split = panel_split(lay)
+        cut = split // ROWS * ROWS
         keys = board_band_keys(
             self.v,
             lay,
             self.theme,
-            labels,
+            self.labels,
             ROWS,
-            cut // ROWS,
+            -(-lay.height // ROWS),
             last_move=False,
             under=self.under,
             over=self.over,
         )
-        top = _kept_bands(self.im, keys, lay, self.theme)
+        found = _found(keys[: cut // ROWS])
+        if self.over_calls is None:
+            top = _kept_bands(self.im, keys[: cut // ROWS], found, lay, self.theme)
+        else:
+            top = self._bands_drawn(keys, found, split, cut)
         q = quantized(self.im.crop((0, cut, width, lay.height)), self.theme)
         rest = bands(q.tobytes(), width, PANEL_LEVEL, first=cut // ROWS)
         return png_of_bands(width, lay.height, palette_of(q), [*top, *rest])
+
+    def _bands_drawn(
+        self, keys: list[tuple[object, ...]], found: list[PngBand | None], split: int, cut: int
+    ) -> list[PngBand]:
+        """The bands above the cut, the board and its marks drawn in those not kept, and the rows from the
+        cut to the caption's top drawn onto the caption's picture. Raises ``_Whole`` where the board or a
+        mark reaches the caption's rows, or the caption was drawn above them: the rows there would need
+        them drawn in their order."""
+        assert self.under_calls is not None and self.over_calls is not None
+        lay, width = self.lay, self.lay.width
+        rows, show = _to_draw(keys, found)
+        under, under_calls = self.under, self.under_calls
+
+        def under_walls(d: ImageDraw.ImageDraw, _: Layout) -> None:
+            replay(d, under_calls, under, show)
+
+        board = b.board_in_rows(self.v, lay, self.theme, self.labels, rows, show, False, under_walls)
+        replay(ImageDraw.Draw(board), self.over_calls, self.over, show)
+        layer = b.map_layer(self.v.map, width, self.theme)
+        top = caption_top(lay)
+        # No piece reaches below the last band whose key names one (rendering.band_keys), nor a mark below
+        # its note: the rows between the caption's top and there are compared, pixel by pixel.
+        pieces_end = max((k + 1 for k in range(cut // ROWS, len(keys)) if keys[k][4:]), default=0) * ROWS
+        marks_end = max((math.ceil(bottom) + MARGIN + 1 for _, _, bottom in self.over), default=0)
+        reached = (0, top, width, min(max(pieces_end, marks_end), lay.height))
+        if reached[3] > top and board.crop(reached).tobytes() != layer.crop(reached).tobytes():
+            raise _Whole
+        above = (0, cut, width, top)
+        if self.im.crop(above).tobytes() != layer.crop(above).tobytes():
+            raise _Whole
+        self.im.paste(board.crop(above), above)
+        return _kept_bands(board, keys[: cut // ROWS], found, lay, self.theme)
 
 
 def _preview_image(
@@ -430,19 +543,45 @@ def _preview_image(
     words: Words = ENGLISH,
 ) -> _Preview:
     """The board for a preview: no last-move highlight, so that the preview's own marks stand out, and no
-    badge under the preview's markers (``avoid``). Drawn on a copy of a kept board where one fits
-    (``rendering.board.preview_board``); the marks drawn beneath the walls are noted for the bands' keys."""
+    badge under the preview's markers (``avoid``). Drawn band by band (``_Preview``) unless this thread
+    draws previews whole (``drawn_whole``); the marks drawn beneath the walls are noted for the bands'
+    keys."""
+    lay = layout(v.map, width, theme)
+    labels = board_labels(v, lay, theme, avoid, words)
     under: list[Piece] = []
-    traced = None
+    if getattr(_whole, "on", False):
+        traced = None
+        if under_walls is not None:
+            outline = under_walls
+
+            def traced(d: ImageDraw.ImageDraw, lay: Layout) -> None:
+                # A pen of its own on the image board_image's pen draws on (Pillow keeps it as _image).
+                outline(TracedDraw(d._image, under), lay)
+
+        im, lay = b.board_image(v, width, theme, False, traced, avoid, words)
+        return _Preview(im, lay, v, theme, words, labels, under, None)
+    im = _caption_canvas(v.map, width, theme)
+    under_calls: list[Call] = []
     if under_walls is not None:
-        outline = under_walls
+        under_walls(TracedDraw(im, under, under_calls), lay)
+    return _Preview(im, lay, v, theme, words, labels, under, under_calls, [], [])
 
-        def traced(d: ImageDraw.ImageDraw, lay: Layout) -> None:
-            # A pen of its own on the image board.preview_board's pen draws on (Pillow keeps it as _image).
-            outline(TracedDraw(d._image, under), lay)
 
-    im, lay = b.preview_board(v, width, theme, traced, avoid, words)
-    return _Preview(im, lay, v, theme, words, tuple(avoid), under)
+def _caption_canvas(m: Map, width: int, theme: Theme) -> Image.Image:
+    """An image of the map layer's size for a preview drawn band by band, its rows from the cut down as
+    the map layer has them (above them it may hold an earlier preview's, which nobody reads). Kept per
+    thread and map, like ``_panel_canvas``."""
+    kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("captions", {})
+    layer = b.map_layer(m, width, theme)
+    cut = panel_split(layout(m, width, theme)) // ROWS * ROWS
+    im = kept.get((m, width, theme))
+    if im is None:
+        if len(kept) >= 8:
+            kept.clear()
+        im = kept[m, width, theme] = layer.copy()
+    else:
+        im.paste(layer.crop((0, cut, width, layer.height)), (0, cut))
+    return im
 
 
 def _mover(v: GameView) -> int:
@@ -460,6 +599,7 @@ def _grid(band: Band, x0: float, x1: float, n: int, min_w: float) -> tuple[list[
     return cells[:n], round(w)
 
 
+@_whole_if_needed
 def render_move_preview(
     v: GameView,
     targets: Sequence[Target],
@@ -577,6 +717,7 @@ def _clearest(spots: Sequence[XY], text: str, taken: Sequence[Box], lay: Layout,
     return best[1]
 
 
+@_whole_if_needed
 def render_path_preview(
     v: GameView,
     corner: Point | CornerOption,
@@ -772,6 +913,7 @@ def _offset_polyline(pts: list[XY], offset: float) -> list[XY]:
 # --- Occupy and take-over previews ----------------------------------------------------------------
 
 
+@_whole_if_needed
 def render_province_preview(
     v: GameView,
     province_id: int,

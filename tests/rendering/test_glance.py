@@ -15,6 +15,7 @@ import math
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -218,9 +219,21 @@ def record(monkeypatch: pytest.MonkeyPatch) -> Callable[[Callable[[], bytes]], D
     spy("_marker", P, marker)
     spy("ghost_guard", B, ghost)
 
+    real_whole = P.drawn_whole
+
+    @contextmanager
+    def whole() -> Iterator[None]:
+        # A preview drawn band by band was given up for its whole board: only the whole drawing shows.
+        if current:
+            current[-1] = Drawn()
+        with real_whole():
+            yield
+
+    monkeypatch.setattr(P, "drawn_whole", whole)
+
     def run(draw: Callable[[], bytes]) -> Drawn:
         P.BOARDS.clear()  # a kept board is not drawn again
-        B.PREVIEW_BOARDS.clear()
+        P.BOARD_BANDS.clear()  # nor a band kept by its key
         current.append(Drawn())
         try:
             draw()

@@ -1,12 +1,16 @@
-"""Previews drawn on a kept board (rendering.board.preview_board), with bands kept by their keys
-(rendering.band_keys), are the very pictures drawn afresh."""
+"""Previews drawn band by band (rendering.pictures' ``_Preview``: the board and the marks drawn only in the
+bands not kept by their keys, rendering.band_keys) are the very pictures drawn on a whole board, with
+nothing kept."""
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
+from typing import Any
 
 import pytest
+from PIL import Image
 
 from bot.games.pictures import words_for
 from engine import GameState, rules, view
@@ -17,24 +21,12 @@ from rendering import labels as L
 from rendering import pictures as P
 from rendering import render_move_preview, render_path_preview, render_province_preview
 from rendering.labels import Box, Label
-from rendering.layout import Layout
+from rendering.layout import Layout, layout
 from rendering.recent import Recent
 from rendering.samples import play, sample_map
 from rendering.theme import DEFAULT_THEME, Theme
 from rendering.words import ENGLISH, Words
 from tests.rendering.games import game_states
-
-
-def uncached(
-    v: object,
-    width: int,
-    theme: Theme,
-    under_walls: object = None,
-    avoid: object = (),
-    words: Words = ENGLISH,
-) -> object:
-    """The board a preview was drawn on before boards were kept: drawn whole, every time."""
-    return B.board_image(v, width, theme, False, under_walls, avoid, words)  # type: ignore[arg-type]
 
 
 def placed_afresh(
@@ -83,12 +75,35 @@ def positions(states: list[GameState], n: int) -> list[GameState]:
 
 
 def clear() -> None:
-    B.PREVIEW_BOARDS.clear()
     P.BOARD_BANDS.clear()
 
 
+def reference(draw: Callable[[], bytes], monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """The picture as drawn before anything was kept: on its whole board, its labels placed afresh, every
+    band quantized and compressed."""
+    with monkeypatch.context() as m:
+        m.setattr(B, "board_labels", placed_afresh)
+        m.setattr(P, "board_labels", placed_afresh)
+        m.setattr(P, "BOARD_BANDS", Recent(0))
+        with P.drawn_whole():
+            return draw()
+
+
+def counting_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The rows each board drawn band by band was drawn in, from here on."""
+    drawn: list[int] = []
+    real = B.board_in_rows
+
+    def board_in_rows(*args: Any, **kwargs: Any) -> Any:
+        drawn.append(sum(bottom - top for top, bottom in args[4]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(B, "board_in_rows", board_in_rows)
+    return drawn
+
+
 @pytest.mark.parametrize("which", ["test map", "default map"])
-def test_previews_on_kept_boards_are_the_pictures_drawn_afresh(
+def test_previews_drawn_band_by_band_are_the_pictures_drawn_whole(
     which: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if which == "test map":
@@ -96,41 +111,58 @@ def test_previews_on_kept_boards_are_the_pictures_drawn_afresh(
     else:
         states, n, width = play(sample_map(), players=4, seed=11).states, 4, 1280
     dark = replace(DEFAULT_THEME, palette=replace(DEFAULT_THEME.palette, land=(200, 190, 150)))
-    # Languages, widths and themes alternate with the caches kept: a kept board of another language,
-    # width or theme must never be taken for this one's.
+    # Languages, widths and themes alternate with the bands kept: a band of another language, width or
+    # theme must never be taken for this one's.
     runs = [(ENGLISH, width, DEFAULT_THEME), (words_for("de"), width, DEFAULT_THEME)]
     runs += [(ENGLISH, width, dark), (ENGLISH, width - 100, dark)]
     drawn: list[tuple[str, Callable[[], bytes], bytes]] = []
     clear()
+    rows = counting_rows(monkeypatch)
+    heights: list[int] = []
     for s in positions(states, n):
         for words, w, theme in runs:
             for kind, draw in previews(s, w, theme, words):
                 where = f"{kind}, turn {s.turn}, {w} px, {theme.palette.land}, {words.tr('Move')}"
-                with monkeypatch.context() as m:
-                    m.setattr(B, "preview_board", uncached)
-                    m.setattr(B, "board_labels", placed_afresh)
-                    m.setattr(P, "BOARD_BANDS", Recent(0))  # no band kept by its key (rendering.band_keys)
-                    fresh = draw()
-                # The caches as every picture before left them (never cleared in this pass).
+                fresh = reference(draw, monkeypatch)
+                # The bands as every picture before left them (never cleared in this pass).
                 assert draw() == fresh, f"{where}: a warm cache drew another picture"
+                heights.append(Image.open(io.BytesIO(fresh)).height)
                 drawn.append((where, draw, fresh))
-    hits = [B.PREVIEW_BOARDS.hits, P.BOARD_BANDS.hits]
+    hits = P.BOARD_BANDS.hits
     for where, draw, fresh in drawn:
         clear()
         assert draw() == fresh, f"{where}: a cold cache drew another picture"
-        assert draw() == fresh, f"{where}: the board just kept drew another picture"
-    assert all(hits), "the kept boards were never used"
+        assert draw() == fresh, f"{where}: the bands just kept drew another picture"
+    assert hits, "no band was ever kept"
+    assert len(rows) >= 3 * len(drawn), "every preview drew its board band by band"
+    assert min(rows) < min(heights) / 2, "a preview with its bands kept still drew most of its board"
 
 
-def test_a_kept_board_serves_only_its_own_viewer() -> None:
-    """Secrets: the key holds the viewer, so a preview copies only a board drawn from its own view."""
+@pytest.mark.parametrize("caption", ["reached by the board", "drawn above its top"])
+def test_a_preview_whose_rows_would_mix_is_drawn_whole(caption: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the board or a mark reaches the caption's rows, or the caption is drawn above the row it
+    starts at, their order matters there: the preview is drawn again on its whole board (``_Whole``)."""
     s = positions(game_states(players=3, seed=5), 3)[-1]
-    clear()
-    targets = rules.targets(s, rules.move_choices(s)[0].symbol)
-    corner = targets[0].corners[0]
-    paths = rules.path_options(s, corner.point)
-    render_path_preview(view(s, s.current), corner, paths, None, 900)
-    render_path_preview(view(s, s.current), corner, paths, None, 900)
-    assert B.PREVIEW_BOARDS.hits == 1, "the same viewer's second preview was drawn on the kept board"
-    render_path_preview(view(s, (s.current + 1) % 3), corner, paths, None, 900)
-    assert B.PREVIEW_BOARDS.hits == 1 and len(B.PREVIEW_BOARDS) == 2
+    real = P.caption_top
+
+    def moved(lay: Layout) -> int:
+        return lay.panel_top - 200 if caption == "reached by the board" else lay.height - 4
+
+    monkeypatch.setattr(P, "caption_top", moved)
+    whole = 0
+    real_whole = P.drawn_whole
+
+    def counted() -> Any:
+        nonlocal whole
+        whole += 1
+        return real_whole()
+
+    for kind, draw in previews(s, 900, DEFAULT_THEME, ENGLISH):
+        clear()
+        fresh = reference(draw, monkeypatch)
+        before = whole
+        monkeypatch.setattr(P, "drawn_whole", counted)
+        assert draw() == fresh, f"{kind}: another picture"
+        monkeypatch.setattr(P, "drawn_whole", real_whole)
+        assert whole == before + 1, f"{kind}: drawn band by band though its rows mix"
+    assert real(layout(s.map, 900, DEFAULT_THEME)) > 0
