@@ -194,6 +194,8 @@ def _to_draw(
     """What a board must draw, given its bands' ``keys`` (every band of the picture, rendering.band_keys)
     and the first bands ``found`` kept: the rows of the bands not kept and of every band after them (runs
     of rows, top to bottom), and the pieces that reach those rows, as ``rendering.board``'s ``show``."""
+    if not any(found):  # every band is drawn: every piece, without asking each
+        return [(0, len(keys) * ROWS)], b.every
     wanted = [k for k, band in enumerate(found) if band is None] + list(range(len(found), len(keys)))
     rows: list[tuple[int, int]] = []
     for k in wanted:
