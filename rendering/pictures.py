@@ -456,10 +456,10 @@ class _Preview:
     """A preview being drawn: its picture and layout, and what its bands' keys are made of (the view, its
     labels, the marks drawn beneath the walls and over everything).
 
-    Drawn band by band (``calls`` set), the picture holds only the caption, drawn on the map layer's rows
-    from the cut down; the marks are noted with their pens' calls, and ``png`` draws the board, and the
-    marks over it, only in the bands that are not kept by their keys. Drawn whole, the picture is the
-    whole board with everything drawn on it as it comes."""
+    Drawn band by band (the ``_calls`` lists set), the picture holds only the caption, drawn on the map
+    layer's rows from the cut down; the marks are noted with their pens' calls, and ``png`` draws the
+    board, and the marks over it, only in the bands that are not kept by their keys. Drawn whole, the
+    picture is the whole board with everything drawn on it as it comes."""
 
     im: Image.Image
     lay: Layout
