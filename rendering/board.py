@@ -471,6 +471,20 @@ def _draw_pieces(
 _canvases = threading.local()  # each thread's (a console draws in threads; a render worker in one)
 
 
+def canvas(purpose: str, m: Map, width: int, theme: Theme) -> Image.Image:
+    """An image of the map layer's size, kept per thread, map and ``purpose``, drawn over from picture to
+    picture: the caller pastes the map layer's rows it draws on; the other rows hold whatever an earlier
+    picture left there, and nobody may read them. A fresh copy of the whole layer for each picture was 5 %
+    of a render worker's time."""
+    kept: dict[tuple[str, Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("images", {})
+    im = kept.get((purpose, m, width, theme))
+    if im is None:
+        if len(kept) >= 12:
+            kept.clear()
+        im = kept[purpose, m, width, theme] = map_layer(m, width, theme).copy()
+    return im
+
+
 def board_in_rows(
     v: GameView,
     lay: Layout,
@@ -488,16 +502,10 @@ def board_in_rows(
     The image is this thread's, drawn over from picture to picture: its other rows hold whatever an earlier
     board left there, and nobody may read them. Copying the whole map layer and drawing every piece was
     most of a preview's board, where a preview's marks change a few bands of some ninety."""
-    kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("images", {})
-    im = kept.get((v.map, lay.width, theme))
-    if im is None:
-        if len(kept) >= 4:
-            kept.clear()
-        im = kept[v.map, lay.width, theme] = Image.new("RGB", (lay.width, lay.height))
+    im = canvas("board", v.map, lay.width, theme)
     layer = map_layer(v.map, lay.width, theme)
     for top, bottom in rows:
-        box = (0, top, lay.width, min(bottom, lay.height))
-        im.paste(layer.crop(box), box)
+        im.paste(layer.crop((0, top, lay.width, min(bottom, lay.height))), (0, top))
     tint_provinces(im, v, lay, theme, show)
     _draw_pieces(im, v, lay, theme, labels, last_move, under_walls, show)
     return im

@@ -156,7 +156,7 @@ def render_board(
     if kept is None:
         # Only the bands not kept by their keys are drawn, and every band from the cut down.
         labels = board_labels(v, lay, theme, (), words)
-        keys = board_band_keys(v, lay, theme, labels, ROWS, -(-lay.height // ROWS))
+        keys = board_band_keys(v, lay, theme, labels, ROWS, _bands_in(lay))
         found = _found(keys[: cut // ROWS])
         rows, show = _to_draw(keys, found)
         im = b.board_in_rows(v, lay, theme, labels, rows, show)
@@ -181,6 +181,11 @@ def render_board(
 # Bands of boards lately drawn, by what each shows (rendering.band_keys): a band's compressed bytes, about
 # 2 KB, shared with rendering.png's cache. Between a game's boards about three bands in four stay the same.
 BOARD_BANDS: Recent[tuple[object, ...], PngBand] = Recent(4096)
+
+
+def _bands_in(lay: Layout) -> int:
+    """How many bands of ``ROWS`` rows a picture of this layout has (the last one may be short)."""
+    return -(-lay.height // ROWS)
 
 
 def _found(keys: Sequence[tuple[object, ...]]) -> list[PngBand | None]:
@@ -247,7 +252,8 @@ def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, word
     drawn whole on the map layer and quantized (pixel by pixel, without dithering), assembled from its
     parts' kept pixels; only the parts whose facts changed are drawn and quantized."""
     split = panel_split(lay)
-    im = _panel_canvas(v.map, lay.width, theme)
+    im = b.canvas("panel", v.map, lay.width, theme)
+    im.paste(_map_layer_panel(v.map, lay.width, theme), (0, split))
     out = _panel_background(v.map, lay.width, theme).copy()
     for part in board_panel_parts(im, v, lay, shown, theme, words):
         key = (v.map, lay, theme, words, part.box, *part.facts)
@@ -263,25 +269,6 @@ def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, word
 @lru_cache(maxsize=8)
 def _panel_background(m: Map, width: int, theme: Theme) -> Image.Image:
     return quantized(_map_layer_panel(m, width, theme), theme)
-
-
-_canvases = threading.local()  # each thread's (a console draws in threads; a render worker in one)
-
-
-def _panel_canvas(m: Map, width: int, theme: Theme) -> Image.Image:
-    """An image of the map layer's size to draw a panel on, its rows from the panel's split down as the map
-    layer has them (above them it may hold an earlier panel's strokes, which nobody reads). Kept per thread
-    and map: a fresh copy of the whole layer for each panel was 5 % of a render worker's time."""
-    kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("images", {})
-    im = kept.get((m, width, theme))
-    if im is None:
-        if len(kept) >= 8:
-            kept.clear()
-        im = kept[m, width, theme] = b.map_layer(m, width, theme).copy()
-    else:
-        panel = _map_layer_panel(m, width, theme)
-        im.paste(panel, (0, im.height - panel.height))
-    return im
 
 
 @lru_cache(maxsize=8)
@@ -489,7 +476,7 @@ class _Preview:
             self.theme,
             self.labels,
             ROWS,
-            -(-lay.height // ROWS),
+            _bands_in(lay),
             last_move=False,
             under=self.under,
             over=self.over,
@@ -562,28 +549,13 @@ def _preview_image(
 
         im, lay = b.board_image(v, width, theme, False, traced, avoid, words)
         return _Preview(im, lay, v, theme, words, labels, under, None)
-    im = _caption_canvas(v.map, width, theme)
+    im = b.canvas("caption", v.map, width, theme)
+    cut = panel_split(lay) // ROWS * ROWS
+    im.paste(b.map_layer(v.map, width, theme).crop((0, cut, width, lay.height)), (0, cut))
     under_calls: list[Call] = []
     if under_walls is not None:
         under_walls(TracedDraw(im, under, under_calls), lay)
     return _Preview(im, lay, v, theme, words, labels, under, under_calls, [], [])
-
-
-def _caption_canvas(m: Map, width: int, theme: Theme) -> Image.Image:
-    """An image of the map layer's size for a preview drawn band by band, its rows from the cut down as
-    the map layer has them (above them it may hold an earlier preview's, which nobody reads). Kept per
-    thread and map, like ``_panel_canvas``."""
-    kept: dict[tuple[Map, int, Theme], Image.Image] = _canvases.__dict__.setdefault("captions", {})
-    layer = b.map_layer(m, width, theme)
-    cut = panel_split(layout(m, width, theme)) // ROWS * ROWS
-    im = kept.get((m, width, theme))
-    if im is None:
-        if len(kept) >= 8:
-            kept.clear()
-        im = kept[m, width, theme] = layer.copy()
-    else:
-        im.paste(layer.crop((0, cut, width, layer.height)), (0, cut))
-    return im
 
 
 def _mover(v: GameView) -> int:
