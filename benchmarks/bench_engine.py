@@ -10,12 +10,17 @@ plus the cost of applying one move;
 (d) loading a 944-space map (the default map tiled 2 x 2; target <= 200 ms, memory linear in the map),
     side by side with the old way, which also built the all-pairs distance table (kept here as baseline);
 (e) the snapshot codec: engine.snapshot (lean, without the map) against engine.serialize (old), dump+load
-    through JSON text, side by side (target: >= 5x faster).
+    through JSON text, side by side (target: >= 5x faster);
+(f) a commit's two snapshot texts (the state's, and the public one of its picture's duty), written from the
+    parts kept as text (``dumps_state``, ``dumps_public``) against ``json.dumps`` of the same documents, on
+    copies of the states that keep nothing yet (as a commit's new state), alternating rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import random
 import statistics
 import sys
@@ -156,7 +161,11 @@ def codec(positions: list[tuple[GameState, Move]]) -> None:
     states = [s for s, _ in positions[::3]]
     lookup = snapshot.maps_by_digest(default_map())
     old = [timed(lambda s=s: serialize.loads(serialize.dumps(s)), 3) for s in states]
-    new = [timed(lambda s=s: snapshot.loads_state(snapshot.dumps_state(s), lookup), 3) for s in states]
+    # A copy of each state, which keeps no text yet (dumps_state keeps its text with the state).
+    new = [
+        timed(lambda s=s: snapshot.loads_state(snapshot.dumps_state(dataclasses.replace(s)), lookup), 3)
+        for s in states
+    ]
     ratio = statistics.median(old) / statistics.median(new)
     size_old = statistics.median(len(serialize.dumps(s)) for s in states)
     size_new = statistics.median(len(snapshot.dumps_state(s)) for s in states)
@@ -165,6 +174,33 @@ def codec(positions: list[tuple[GameState, Move]]) -> None:
         f"(e) state codec dump+load (JSON text), {len(states)} states: old serialize "
         f"{statistics.median(old):.3f} ms {size_old:.0f} B   new snapshot {statistics.median(new):.3f} ms "
         f"{size_new:.0f} B (no map text)   {ratio:.1f}x faster {verdict}"
+    )
+
+
+def snapshot_texts(positions: list[tuple[GameState, Move]], rounds: int = 5) -> None:
+    states = [s for s, _ in positions]
+    with_trail = sum(1 for s in states if snapshot.dump_state(s).get("undo") is not None)
+
+    def whole(st: GameState) -> None:
+        json.dumps(snapshot.dump_state(st), separators=(",", ":"))
+        json.dumps(snapshot.dump_public(st), separators=(",", ":"))
+
+    def kept(st: GameState) -> None:
+        snapshot.dumps_state(st)
+        snapshot.dumps_public(st)
+
+    best = {whole: float("inf"), kept: float("inf")}
+    for k in range(rounds):
+        for way in (whole, kept) if k % 2 == 0 else (kept, whole):
+            copies = [dataclasses.replace(s) for s in states]  # nothing kept with them
+            t = time.perf_counter()
+            for c in copies:
+                way(c)
+            best[way] = min(best[way], (time.perf_counter() - t) / len(copies) * 1e6)
+    print(
+        f"(f) a commit's two snapshot texts, {len(states)} states ({with_trail} with P10's trail), best of "
+        f"{rounds} rounds: json.dumps {best[whole]:.1f} us, from parts kept as text {best[kept]:.1f} us "
+        f"({best[whole] / best[kept]:.1f}x faster)"
     )
 
 
@@ -209,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     report("    apply one move (fully checked)", [timed(lambda s=s, m=m: apply(s, m)) for s, m in positions])
     map_load()
     codec(positions)
+    snapshot_texts(positions)
 
     fast, checked = [], []
     for seed in range(1, args.games + 1):

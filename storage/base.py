@@ -315,7 +315,7 @@ class GameStore(Protocol):
         game_id: int,
         expected_version: int,
         events: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any],
+        snapshot: Mapping[str, Any] | str,
         now: float,
         *,
         status: Status | None = None,
@@ -328,7 +328,8 @@ class GameStore(Protocol):
     ) -> GameRecord:
         """Record one action atomically: its events, the new snapshot, the version, its duties (the outbox)
         and the side changes. ``maps`` are stored once each (by digest) in the same transaction, for lean
-        snapshots that name their map.
+        snapshots that name their map. ``snapshot`` may come as its JSON text
+        (``engine.snapshot.dumps_state``, which keeps it with the state), written as it is.
 
         The game must be at `expected_version`, or VersionConflict is raised and nothing is written (two
         racing writers: one commit wins). The new version is expected_version + len(events). `waiting_on`

@@ -174,7 +174,7 @@ class Games(StoreCore):
         game_id: int,
         expected_version: int,
         events: Sequence[Mapping[str, Any]],
-        snapshot: Mapping[str, Any],
+        snapshot: Mapping[str, Any] | str,
         now: float,
         *,
         status: Status | None = None,
@@ -191,7 +191,7 @@ class Games(StoreCore):
             check_status(status)
         event_rows = [(game_id, expected_version + i + 1, to_json(e), now) for i, e in enumerate(events)]
         new_version = expected_version + len(events)
-        snapshot_json = to_json(snapshot)
+        snapshot_json = snapshot if isinstance(snapshot, str) else to_json(snapshot)
         if status in TERMINAL_STATUSES:
             waiting_on = None
         c = ChangeRows.of(

@@ -21,13 +21,12 @@ Duty kinds and payloads:
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine import serialize
 from engine.events import Event
-from engine.snapshot import dump_public
+from engine.snapshot import dumps_public
 from engine.state import GameState, Phase, UndoTrail
 from engine.symbols import Symbol, total
 from engine.views import view
@@ -71,7 +70,7 @@ def _picture(state: GameState, table: Table, lean: bool = True) -> dict[str, Any
         "locale": table.locale,  # the picture's description speaks the game's language
     }
     if lean:
-        out["public"] = json.dumps(dump_public(state), separators=(",", ":"))  # dump_state(public_state(...))
+        out["public"] = dumps_public(state)  # dump_state(public_state(...)) as JSON text
         out["map"] = state.map.digest
     else:
         out["view"] = serialize.dump(view(state, None))

@@ -34,7 +34,7 @@ from engine.events import Event, TurnStarted
 from engine.game import apply
 from engine.notation import format_action
 from engine.rules import active_players
-from engine.snapshot import dump_state
+from engine.snapshot import dumps_state
 from engine.state import GameState
 from storage import GameClosed, GameNotFound, GameRecord, GameStore, NewDuty, VersionConflict
 
@@ -269,7 +269,7 @@ class Pipeline:
                 rec.id,
                 rec.version,
                 [serialize.dump(e) for e in events],
-                dump_state(new_state),  # lean: the map by its digest, stored once (MapBook)
+                dumps_state(new_state),  # lean, as JSON text: the map by its digest, stored once (MapBook)
                 now,
                 status="finished" if new_state.over else ("playing" if rec.status == "lobby" else None),
                 waiting_on=waiting,

@@ -94,3 +94,26 @@ def test_p10_a_states_lean_snapshot_is_made_once_and_each_caller_gets_its_own_co
     assert snapshot.dump_state(with_trail)["turn"] == st.turn
     fresh = dataclasses.replace(with_trail)  # a new object of equal value keeps nothing of the old one
     assert "snapshot.lean" not in fresh.derived and snapshot.dump_state(fresh) == snapshot._dump(with_trail)
+
+
+def test_p10_a_snapshots_text_is_the_json_of_its_document_for_every_state_of_whole_games() -> None:
+    """dumps_state and dumps_public write their documents' text from parts kept as text (the provinces, the
+    walls, P10's trail): byte for byte what json.dumps writes, over whole games of 2-4 players with trails,
+    and each state's text is kept with it."""
+    m = default_map()
+    with_trail = 0
+    for seed, players in ((4, 4), (5, 3), (6, 2)):
+        _, events, _ = play_game(m, players, seed, ai="greedy", check=False)
+        state: GameState | None = None
+        for e in events:
+            state = evolve(state, e)
+            if state.undo == UndoTrail() and state.version % 3 == 0:  # a trail whose state has no text yet
+                state = dataclasses.replace(state, undo=UndoTrail((dataclasses.replace(state),), True, False))
+            with_trail += state.undo != UndoTrail()
+            text = snapshot.dumps_state(state)
+            assert text == json.dumps(snapshot.dump_state(state), separators=(",", ":"))
+            assert snapshot.dumps_state(state) is text, "kept with the state"
+            public = snapshot.dumps_public(state)
+            assert public == json.dumps(snapshot.dump_public(state), separators=(",", ":"))
+            assert "\x00" not in text and "\\u0000" not in text + public
+    assert with_trail > 100
