@@ -6,6 +6,7 @@ size (``Layout.text``), cut with an ellipsis if it is too long: nothing in the b
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -316,17 +317,33 @@ def players_column(c: Column, v: GameView, names: list[str], rows: PlayerRows) -
         player_row(c, v, names, i, rows)
 
 
-def player_row(c: Column, v: GameView, names: list[str], i: int, rows: PlayerRows) -> None:
-    """The ``i``-th player's row of the players' column (``players_column``)."""
+# The pieces of a player's row, left to right: the mark, name, score and its bar; the guards in supply; the
+# hand. Each may be drawn alone (over the row's highlight), as a part of its own (``_players_parts``).
+NAME, GUARDS, HAND = "name", "guards", "hand"
+ROW_PIECES: frozenset[str] = frozenset((NAME, GUARDS, HAND))
+
+
+def _row_xs(c: Column) -> tuple[float, float, float, float]:
+    """Where a player's row puts its score (right-aligned), its guards and its hand, and the guards' width."""
+    b = c.b
+    gr = b.size * 0.22
+    guards_w = 4 * (2 * gr + b.k(5))
+    hand_x = c.x1 - (c.font().getlength("99") + b.size * 0.7)
+    guards_x = hand_x - b.k(14) - guards_w
+    return guards_x - b.k(14), guards_x, hand_x, guards_w
+
+
+def player_row(
+    c: Column, v: GameView, names: list[str], i: int, rows: PlayerRows, pieces: frozenset[str] = ROW_PIECES
+) -> None:
+    """The ``i``-th player's row of the players' column (``players_column``): its highlight, and the
+    ``pieces`` asked for."""
     b = c.b
     pal = b.pal
     pl = v.players[i]
     winners = set(v.result.winners) if v.result else set()
     fb = c.font(bold=True)
-    f = c.font()
     gr = b.size * 0.22
-    guards_w = 4 * (2 * gr + b.k(5))
-    hand_w = f.getlength("99") + b.size * 0.7
     top = c.y = rows.row_top(i)
     current = pl.seat == v.current and not v.over
     if current or pl.seat in winners:
@@ -337,30 +354,45 @@ def player_row(c: Column, v: GameView, names: list[str], i: int, rows: PlayerRow
             outline=pal.ink,
             width=b.k(2),
         )
-    x = c.mark(pl.seat)
-    hand_x = c.x1 - hand_w
-    guards_x = hand_x - b.k(14) - guards_w
-    score_x = guards_x - b.k(14)
-    prefix = "▶ " if current else ("★ " if pl.seat in winners else "")
-    shown = b.words.tr("{name} (resigned)").format(name=names[pl.seat]) if pl.resigned else names[pl.seat]
-    name = ellipsize(prefix + shown, b.size, round(score_x - rows.score_w - b.k(10) - x), True, True)
-    b.d.text((x, top), name, font=fb, fill=pal.muted if pl.resigned else pal.ink)
-    b.d.text((score_x, top), str(pl.score), font=fb, fill=pal.ink, anchor="ra")
-    # The score as a bar under the name, to 100 points (R10.2).
-    bar_y = top + b.size * 1.08
-    bar_h = _bar_h(b)
-    end = x + (score_x - x) * min(pl.score, WINNING_SCORE) / WINNING_SCORE
-    b.d.rectangle((x, bar_y, score_x, bar_y + bar_h), fill=pal.white, outline=pal.panel_line)
-    if pl.score:
-        b.d.rectangle((x, bar_y, max(end, x + bar_h), bar_y + bar_h), fill=pal.player(pl.seat))
-    gx = guards_x
+    score_x, guards_x, hand_x, _ = _row_xs(c)
+    if NAME in pieces:
+        x = c.mark(pl.seat)
+        prefix = "▶ " if current else ("★ " if pl.seat in winners else "")
+        shown = b.words.tr("{name} (resigned)").format(name=names[pl.seat]) if pl.resigned else names[pl.seat]
+        name = ellipsize(prefix + shown, b.size, round(score_x - rows.score_w - b.k(10) - x), True, True)
+        b.d.text((x, top), name, font=fb, fill=pal.muted if pl.resigned else pal.ink)
+        b.d.text((score_x, top), str(pl.score), font=fb, fill=pal.ink, anchor="ra")
+        # The score as a bar under the name, to 100 points (R10.2).
+        bar_y = top + b.size * 1.08
+        bar_h = _bar_h(b)
+        end = x + (score_x - x) * min(pl.score, WINNING_SCORE) / WINNING_SCORE
+        b.d.rectangle((x, bar_y, score_x, bar_y + bar_h), fill=pal.white, outline=pal.panel_line)
+        if pl.score:
+            b.d.rectangle((x, bar_y, max(end, x + bar_h), bar_y + bar_h), fill=pal.player(pl.seat))
+    if GUARDS in pieces:
+        _row_guards(c, pl.seat, pl.guards_in_supply, guards_x, top + b.size * 0.6, gr)
+    if HAND in pieces:
+        # The hand: a small card with the number of cards in it (R2.5: the count is public).
+        cw, ch = b.size * 0.42, b.size * 0.62
+        cy = top + b.size * 0.6
+        b.d.rounded_rectangle(
+            (hand_x, cy - ch / 2, hand_x + cw, cy + ch / 2), radius=b.k(3), fill=pal.white, outline=pal.ink
+        )
+        b.d.text((hand_x + cw + b.k(6), top), str(pl.hand_size), font=fb, fill=pal.ink)
+    c.y = top + rows.pitch
+
+
+def _row_guards(c: Column, seat: int, in_supply: int, gx: float, cy: float, gr: float) -> None:
+    """A row's four guards, those still in supply filled (R2.1)."""
+    b = c.b
+    pal = b.pal
     for k in range(4):
-        supply = k < pl.guards_in_supply
+        supply = k < in_supply
         draw_mark(
             b.d,
-            pl.seat,
+            seat,
             gx + gr,
-            top + b.size * 0.6,
+            cy,
             gr,
             b.theme,
             fill=None if supply else pal.panel,
@@ -368,14 +400,6 @@ def player_row(c: Column, v: GameView, names: list[str], i: int, rows: PlayerRow
             width=1,
         )
         gx += 2 * gr + b.k(5)
-    # The hand: a small card with the number of cards in it (R2.5: the count is public).
-    cw, ch = b.size * 0.42, b.size * 0.62
-    cy = top + b.size * 0.6
-    b.d.rounded_rectangle(
-        (hand_x, cy - ch / 2, hand_x + cw, cy + ch / 2), radius=b.k(3), fill=pal.white, outline=pal.ink
-    )
-    b.d.text((hand_x + cw + b.k(6), top), str(pl.hand_size), font=fb, fill=pal.ink)
-    c.y = top + rows.pitch
 
 
 def walls_line(c: Column, v: GameView) -> None:
@@ -435,11 +459,22 @@ class PanelPart:
 
 
 def board_panel_parts(
-    im: Image.Image, v: GameView, lay: Layout, names: list[str], theme: Theme, words: Words = ENGLISH
+    im: Image.Image,
+    v: GameView,
+    lay: Layout,
+    names: list[str],
+    theme: Theme,
+    words: Words = ENGLISH,
+    *,
+    pieces: bool = False,
 ) -> list[PanelPart]:
     """The board's band in four parts side by side, which draw nothing outside their boxes: the players,
     the turn (its status, the walls, supply and discard), the face-up cards, and the legend under them. An
-    action changes one or two of them: a picture keeps the others' pixels (rendering.pictures)."""
+    action changes one or two of them: a picture keeps the others' pixels (rendering.pictures).
+
+    ``pieces``: each player's row as three parts (``_players_parts``). Each draws the row's highlight across
+    the whole row, so these parts must be cut out one by one as they are drawn, not drawn in turn on one
+    picture (``board_panel``)."""
     b = Band(im, lay, theme, words)
     b.bottom = lay.legend_top
     players, turn, cards = b.split(0.38, 0.35, 0.27)
@@ -461,7 +496,7 @@ def board_panel_parts(
         turn.text(stock)
 
     return [
-        *_players_parts(players, v, names, (0, top, left, bottom)),
+        *_players_parts(players, v, names, (0, top, left, bottom), pieces),
         PanelPart(
             (left, top, right, bottom), ("turn", title, said, v.black_left, v.red_left, stock), turn_column
         ),
@@ -474,9 +509,11 @@ def board_panel_parts(
     ]
 
 
-def _players_parts(c: Column, v: GameView, names: list[str], box: Box) -> list[PanelPart]:
+def _players_parts(c: Column, v: GameView, names: list[str], box: Box, pieces: bool) -> list[PanelPart]:
     """The players' column as parts: a row each where the rows keep apart (most actions change one player's
-    row: their hand, score or guards), else the column whole."""
+    row: their hand, score or guards), else the column whole. With ``pieces``, each row as three parts
+    side by side, each with the row's highlight: the name and score, the guards, the hand (most actions
+    change one of them: a move's cards, a levy's guards)."""
     rows = player_rows(c.b, v)
     winners = v.result.winners if v.result else ()
     if not rows.apart:
@@ -486,11 +523,26 @@ def _players_parts(c: Column, v: GameView, names: list[str], box: Box) -> list[P
     x0, top, x1, bottom = box
     edges = [top, *(rows.row_top(i) - c.b.k(2) for i in range(1, len(v.players))), bottom]
     parts = []
+    score_x, guards_x, hand_x, guards_w = _row_xs(c)
+    # Each piece's box reaches halfway across the gaps between them.
+    cuts = [x0, round((score_x + guards_x) / 2), round((guards_x + guards_w - c.b.k(5) + hand_x) / 2), x1]
     for i, p in enumerate(v.players):
-        marked = (p.seat == v.current and not v.over, p.seat in winners)
-        facts = ("player", p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned, names[p.seat])
-        draw = partial(player_row, c, v, names, i, rows)
-        parts.append(PanelPart((x0, edges[i], x1, edges[i + 1]), (*facts, *marked, rows), draw))
+        marked = (p.seat == v.current and not v.over, p.seat in winners, rows)
+        if not pieces:
+            row = ("player", p.seat, p.score, p.guards_in_supply, p.hand_size, p.resigned, names[p.seat])
+            draw = partial(player_row, c, v, names, i, rows)
+            parts.append(PanelPart((x0, edges[i], x1, edges[i + 1]), (*row, *marked), draw))
+            continue
+        facts: tuple[object, ...]
+        for (left, right), piece, facts in zip(
+            itertools.pairwise(cuts),
+            (NAME, GUARDS, HAND),
+            ((p.score, p.resigned, names[p.seat]), (p.guards_in_supply,), (p.hand_size,)),
+            strict=True,
+        ):
+            draw = partial(player_row, c, v, names, i, rows, frozenset((piece,)))
+            box = (left, edges[i], right, edges[i + 1])
+            parts.append(PanelPart(box, (piece, p.seat, *facts, *marked), draw))
     return parts
 
 

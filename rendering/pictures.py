@@ -255,7 +255,7 @@ def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, word
     im = b.canvas("panel", v.map, lay.width, theme)
     im.paste(_map_layer_panel(v.map, lay.width, theme), (0, split))
     out = _panel_background(v.map, lay.width, theme).copy()
-    for part in board_panel_parts(im, v, lay, shown, theme, words):
+    for part in board_panel_parts(im, v, lay, shown, theme, words, pieces=True):
         key = (v.map, lay, theme, words, part.box, *part.facts)
         pixels = PANEL_PARTS.get(key)
         if pixels is None:
