@@ -197,6 +197,31 @@ def test_the_panels_kept_parts_give_the_pixels_of_the_panel_drawn_whole(
     assert PANEL_PARTS.hits > len(states)
 
 
+def test_a_players_row_is_kept_in_three_parts_and_a_hand_that_changed_redraws_its_own_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A player's row is three parts (name and score, guards, hand, R2.5's public hand size): a board whose
+    only change is one player's hand size draws that part alone, and gives the pixels drawn whole."""
+    import dataclasses
+
+    from rendering.pictures import BOARDS, PANEL_PARTS, render_board
+
+    names = ["Ada", "Bo", "Cy"]
+    v = view(play(load_map(MAP), players=3, seed=8).states[30])
+    render_board(v, names, 1280)
+    players = list(v.players)
+    players[1] = dataclasses.replace(players[1], hand_size=players[1].hand_size + 1)
+    changed = dataclasses.replace(v, players=tuple(players))
+    BOARDS.clear()
+    drawn: list[tuple[object, ...]] = []
+    put = PANEL_PARTS.put
+    monkeypatch.setattr(PANEL_PARTS, "put", lambda key, pixels: (drawn.append(key), put(key, pixels)))
+    with Image.open(io.BytesIO(render_board(changed, names, 1280))) as got:
+        assert got.tobytes() == quantized(board_picture(changed, names, 1280)).tobytes()
+    facts = [key[5:] for key in drawn]  # after the map, layout, theme, words and box
+    assert facts == [("hand", 1, players[1].hand_size, False, False, facts[0][-1])], facts
+
+
 def test_a_boards_band_is_taken_as_kept_only_where_it_shows_the_same_pixels() -> None:
     """render_board keeps each band of a board by what it shows (rendering.band_keys: the pieces drawn
     across its rows) and compresses only bands with a new key: over whole games one after the other on one
