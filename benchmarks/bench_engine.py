@@ -13,7 +13,8 @@ plus the cost of applying one move;
     through JSON text, side by side (target: >= 5x faster);
 (f) a commit's two snapshot texts (the state's, and the public one of its picture's duty), written from the
     parts kept as text (``dumps_state``, ``dumps_public``) against ``json.dumps`` of the same documents, on
-    copies of the states that keep nothing yet (as a commit's new state), alternating rounds.
+    copies (which keep nothing yet, as a commit's new state) of every state of whole 3-player games,
+    alternating rounds.
 """
 
 from __future__ import annotations
@@ -177,8 +178,20 @@ def codec(positions: list[tuple[GameState, Move]]) -> None:
     )
 
 
-def snapshot_texts(positions: list[tuple[GameState, Move]], rounds: int = 5) -> None:
-    states = [s for s, _ in positions]
+def whole_games(games: int, players: int = 3) -> list[GameState]:
+    """Every state of seeded greedy games, as the engine makes them one action after another: a commit's new
+    states, P10's trails among them."""
+    out = []
+    for seed in range(1, games + 1):
+        state, _ = new_game(default_map(), players, seed)
+        rng = random.Random(seed)
+        while state.phase is not Phase.OVER:
+            state = apply(state, greedy_player(state, rng))[0]
+            out.append(state)
+    return out
+
+
+def snapshot_texts(states: list[GameState], rounds: int = 5) -> None:
     with_trail = sum(1 for s in states if snapshot.dump_state(s).get("undo") is not None)
 
     def whole(st: GameState) -> None:
@@ -245,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     report("    apply one move (fully checked)", [timed(lambda s=s, m=m: apply(s, m)) for s, m in positions])
     map_load()
     codec(positions)
-    snapshot_texts(positions)
+    snapshot_texts(whole_games(max(1, args.games // 5)))
 
     fast, checked = [], []
     for seed in range(1, args.games + 1):
