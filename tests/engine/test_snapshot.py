@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,19 +19,25 @@ from tests.engine.test_views_serialize import MAP, _snapshot_game
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
 
+def states_of_games(*games: tuple[int, int]) -> Iterator[GameState]:
+    """Every state of greedy games on the default map, each given as (seed, players), event by event."""
+    for seed, players in games:
+        _, events, _ = play_game(default_map(), players, seed, ai="greedy", check=False)
+        state: GameState | None = None
+        for e in events:
+            state = evolve(state, e)
+            yield state
+
+
 def test_lean_snapshot_round_trips_every_state_of_whole_games_exactly() -> None:
     m = default_map()
     lookup = snapshot.maps_by_digest(m)
     checked = 0
-    for seed, players in ((1, 4), (2, 3), (3, 2)):
-        _, events, _ = play_game(m, players, seed, ai="greedy", check=False)
-        state: GameState | None = None
-        for e in events:
-            state = evolve(state, e)
-            text = snapshot.dumps_state(state)
-            assert m.text not in text and m.name in text
-            assert snapshot.loads_state(text, lookup) == state
-            checked += 1
+    for state in states_of_games((1, 4), (2, 3), (3, 2)):
+        text = snapshot.dumps_state(state)
+        assert m.text not in text and m.name in text
+        assert snapshot.loads_state(text, lookup) == state
+        checked += 1
     assert checked > 500
 
 
@@ -100,20 +107,15 @@ def test_p10_a_snapshots_text_is_the_json_of_its_document_for_every_state_of_who
     """dumps_state and dumps_public write their documents' text from parts kept as text (the provinces, the
     walls, P10's trail): byte for byte what json.dumps writes, over whole games of 2-4 players with trails,
     and each state's text is kept with it."""
-    m = default_map()
     with_trail = 0
-    for seed, players in ((4, 4), (5, 3), (6, 2)):
-        _, events, _ = play_game(m, players, seed, ai="greedy", check=False)
-        state: GameState | None = None
-        for e in events:
-            state = evolve(state, e)
-            if state.undo == UndoTrail() and state.version % 3 == 0:  # a trail whose state has no text yet
-                state = dataclasses.replace(state, undo=UndoTrail((dataclasses.replace(state),), True, False))
-            with_trail += state.undo != UndoTrail()
-            text = snapshot.dumps_state(state)
-            assert text == json.dumps(snapshot.dump_state(state), separators=(",", ":"))
-            assert snapshot.dumps_state(state) is text, "kept with the state"
-            public = snapshot.dumps_public(state)
-            assert public == json.dumps(snapshot.dump_public(state), separators=(",", ":"))
-            assert "\x00" not in text and "\\u0000" not in text + public
+    for state in states_of_games((4, 4), (5, 3), (6, 2)):
+        if state.undo == UndoTrail() and state.version % 3 == 0:  # a trail whose state has no text yet
+            state = dataclasses.replace(state, undo=UndoTrail((dataclasses.replace(state),), True, False))
+        with_trail += state.undo != UndoTrail()
+        text = snapshot.dumps_state(state)
+        assert text == json.dumps(snapshot.dump_state(state), separators=(",", ":"))
+        assert snapshot.dumps_state(state) is text, "kept with the state"
+        public = snapshot.dumps_public(state)
+        assert public == json.dumps(snapshot.dump_public(state), separators=(",", ":"))
+        assert "\x00" not in text and "\\u0000" not in text + public
     assert with_trail > 100
