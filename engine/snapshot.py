@@ -228,20 +228,16 @@ def _text(doc: dict[str, Any], state: GameState) -> str:
         doc[key] = "\x00" + key
     text = json.dumps(doc, separators=(",", ":"))
     for key in kept:
-        if key == "provinces":
-            part = f"[{','.join(map(_province_text, state.provinces))}]"
-        elif key == "walls":
-            part = _walls_text(state.walls)
-        else:
-            part = _undo_text(state.undo)
-        text = text.replace(f'"\\u0000{key}"', part, 1)
+        text = text.replace(f'"\\u0000{key}"', _KEPT_PARTS[key](state), 1)
     return text
 
 
-_KEPT_PARTS = ("provinces", "walls", "undo")
+def _provinces_text(state: GameState) -> str:
+    return f"[{','.join(map(_province_text, state.provinces))}]"
 
 
-def _undo_text(trail: UndoTrail) -> str:
+def _undo_text(state: GameState) -> str:
+    trail = state.undo
     flags = json.dumps([trail.step_open, trail.revealed], separators=(",", ":"))
     return f"[[{','.join(map(dumps_state, trail.points))}],{flags[1:]}"
 
@@ -254,6 +250,14 @@ def _walls_text(walls: frozenset[Side]) -> str:
 @lru_cache(maxsize=8192)
 def _province_text(p: Province) -> str:
     return json.dumps(_province_entry(p), separators=(",", ":"))
+
+
+# Each part's text, by its key in the document.
+_KEPT_PARTS: dict[str, Callable[[GameState], str]] = {
+    "provinces": _provinces_text,
+    "walls": lambda state: _walls_text(state.walls),
+    "undo": _undo_text,
+}
 
 
 def loads_state(text: str, maps: MapLookup | None = None) -> GameState:

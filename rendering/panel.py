@@ -523,9 +523,10 @@ def _players_parts(c: Column, v: GameView, names: list[str], box: Box, pieces: b
     x0, top, x1, bottom = box
     edges = [top, *(rows.row_top(i) - c.b.k(2) for i in range(1, len(v.players))), bottom]
     parts = []
-    score_x, guards_x, hand_x, guards_w = _row_xs(c)
-    # Each piece's box reaches halfway across the gaps between them.
-    cuts = [x0, round((score_x + guards_x) / 2), round((guards_x + guards_w - c.b.k(5) + hand_x) / 2), x1]
+    if pieces:
+        score_x, guards_x, hand_x, guards_w = _row_xs(c)
+        # Each piece's box reaches halfway across the gaps between them.
+        cuts = [x0, round((score_x + guards_x) / 2), round((guards_x + guards_w - c.b.k(5) + hand_x) / 2), x1]
     for i, p in enumerate(v.players):
         marked = (p.seat == v.current and not v.over, p.seat in winners, rows)
         if not pieces:
