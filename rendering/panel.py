@@ -451,11 +451,13 @@ Box = tuple[int, int, int, int]
 @dataclass(frozen=True)
 class PanelPart:
     """One part of the board's band, drawn alone within ``box``; ``facts``: everything its pixels depend on
-    besides the picture's layout, theme and language (a key to keep them by)."""
+    besides the picture's layout, theme and language (a key to keep them by); ``brief``: its facts change
+    with nearly every action (the turn's status), so its pixels seldom serve again."""
 
     box: Box
     facts: tuple[object, ...]
     draw: Callable[[], None]
+    brief: bool = False
 
 
 def board_panel_parts(
@@ -498,7 +500,10 @@ def board_panel_parts(
     return [
         *_players_parts(players, v, names, (0, top, left, bottom), pieces),
         PanelPart(
-            (left, top, right, bottom), ("turn", title, said, v.black_left, v.red_left, stock), turn_column
+            (left, top, right, bottom),
+            ("turn", title, said, v.black_left, v.red_left, stock),
+            turn_column,
+            brief=True,
         ),
         PanelPart(
             (right, top, lay.width, bottom),

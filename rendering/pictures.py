@@ -238,13 +238,19 @@ def _kept_bands(
     return [band for band in found if band is not None]
 
 
+def _pixels_of(im: Image.Image) -> int:
+    return im.width * im.height  # a palette picture's bytes
+
+
 # The panel's parts lately drawn, as palette pixels, by their facts (rendering.panel.board_panel_parts):
-# about 80 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept.
-# 256 of them (about 23 MB): the face-up cards and the legend are the same across games, and a game's
-# players and turn parts are still kept when its next action comes with 50 games acting at once (bench_bot's
-# requests replayed: 2,006 parts drawn of 5,000 against 2,505 with 64; with PLACED's 256, 10-12 % less CPU
-# in replays run side by side).
-PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(256)
+# 6-90 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept. Kept
+# by their bytes, the brief parts (the turn's, 88 KB, new with nearly every action) apart from the lasting
+# ones (a player's name and score, 21 KB; the face-up cards; the legend), so that the brief ones do not
+# push out the lasting ones: with 50 games acting at once, one cache of 256 parts (about 23 MB) forgot
+# most players' names before their game's next action (bench_bot's requests replayed: 1,493 names drawn
+# of 3,750; 337 now, the fewest any size gives, for the same 24 MB).
+PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(16 << 20, _pixels_of)
+BRIEF_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(8 << 20, _pixels_of)
 
 
 def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words) -> Image.Image:
@@ -257,11 +263,12 @@ def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, word
     out = _panel_background(v.map, lay.width, theme).copy()
     for part in board_panel_parts(im, v, lay, shown, theme, words, pieces=True):
         key = (v.map, lay, theme, words, part.box, *part.facts)
-        pixels = PANEL_PARTS.get(key)
+        kept = BRIEF_PARTS if part.brief else PANEL_PARTS
+        pixels = kept.get(key)
         if pixels is None:
             part.draw()
             pixels = quantized(im.crop(part.box), theme)
-            PANEL_PARTS.put(key, pixels)
+            kept.put(key, pixels)
         out.paste(pixels, (part.box[0], part.box[1] - split))
     return out
 

@@ -222,6 +222,28 @@ def test_a_players_row_is_kept_in_three_parts_and_a_hand_that_changed_redraws_it
     assert facts == [("hand", 1, players[1].hand_size, False, False, facts[0][-1])], facts
 
 
+def test_with_many_games_at_once_a_games_lasting_panel_parts_are_kept_for_its_next_board(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The turn's part is new with nearly every action: kept apart (``BRIEF_PARTS``), it does not push out
+    the parts that last. 80 games in turn (each its own players and position), then each game's next board
+    on the same position: no player's name part is drawn again (one cache of 256 parts forgot them)."""
+    from rendering.pictures import BRIEF_PARTS, PANEL_PARTS, render_board
+
+    states = [s for seed in (31, 32) for s in play(load_map(MAP), players=3, seed=seed).states[1:41]]
+    games = [(view(s), [f"Ada {i}", f"Bo {i}", f"Cy {i}"]) for i, s in enumerate(states)]
+    PANEL_PARTS.clear()
+    BRIEF_PARTS.clear()
+    for v, names in games:
+        render_board(v, names, 1280)
+    drawn: list[tuple[object, ...]] = []
+    put = PANEL_PARTS.put
+    monkeypatch.setattr(PANEL_PARTS, "put", lambda key, pixels: (drawn.append(key), put(key, pixels)))
+    for v, names in games:
+        render_board(v, names, 1280)
+    assert [key for key in drawn if key[5] == "name"] == []
+
+
 def test_a_boards_band_is_taken_as_kept_only_where_it_shows_the_same_pixels() -> None:
     """render_board keeps each band of a board by what it shows (rendering.band_keys: the pieces drawn
     across its rows) and compresses only bands with a new key: over whole games one after the other on one
