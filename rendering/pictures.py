@@ -256,16 +256,19 @@ BRIEF_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(8 << 20, _pixels_o
 def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words) -> Image.Image:
     """The board panel's rows (from the split down) on the theme's palette: the same pixels as the panel
     drawn whole on the map layer and quantized (pixel by pixel, without dithering), assembled from its
-    parts' kept pixels; only the parts whose facts changed are drawn and quantized."""
+    parts' kept pixels; only the parts whose facts changed are drawn and quantized, each on the map layer's
+    pixels of its own box (a part draws nothing outside it that is kept)."""
     split = panel_split(lay)
     im = b.canvas("panel", v.map, lay.width, theme)
-    im.paste(_map_layer_panel(v.map, lay.width, theme), (0, split))
+    layer = _map_layer_panel(v.map, lay.width, theme)
     out = _panel_background(v.map, lay.width, theme).copy()
     for part in board_panel_parts(im, v, lay, shown, theme, words, pieces=True):
         key = (v.map, lay, theme, words, part.box, *part.facts)
         kept = BRIEF_PARTS if part.brief else PANEL_PARTS
         pixels = kept.get(key)
         if pixels is None:
+            x0, y0, x1, y1 = part.box
+            im.paste(layer.crop((x0, y0 - split, x1, y1 - split)), (x0, y0))
             part.draw()
             pixels = quantized(im.crop(part.box), theme)
             kept.put(key, pixels)
