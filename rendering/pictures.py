@@ -41,6 +41,7 @@ from rendering.labels import (
 from rendering.layout import BOARD_WIDTH, XY, Layout, layout, min_text_px
 from rendering.panel import (
     Band,
+    PanelPart,
     board_panel,
     board_panel_parts,
     caption_top,
@@ -51,7 +52,7 @@ from rendering.panel import (
     player_names,
     symbol_name,
 )
-from rendering.png import ROWS, bands, palette_of, palette_png, png_of_bands
+from rendering.png import ROWS, bands, compressed, palette_of, palette_png, png_of_bands
 from rendering.png import Band as PngBand
 from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, RGB, Theme
@@ -161,21 +162,18 @@ def render_board(
         rows, show = _to_draw(keys, found)
         im = b.board_in_rows(v, lay, theme, labels, rows, show)
         top = _kept_bands(im, keys[: cut // ROWS], found, lay, theme)
-        if im.crop(below).tobytes() == _map_layer_rows(v.map, width, theme):
-            q = _panel_pixels(v, lay, shown, theme, words)
-            board_rows = quantized(im.crop((0, cut, width, split)), theme).tobytes()
-            BOARDS.put(key, (top, board_rows))
-            rest = board_rows + q.tobytes()
-        else:  # the board reaches into the panel's rows: the panel drawn over it, not kept
+        if im.crop(below).tobytes() != _map_layer_rows(v.map, width, theme):
+            # The board reaches into the panel's rows: the panel drawn over it, not kept.
             board_panel(im, v, lay, shown, theme, words)
             q = quantized(im.crop((0, cut, width, lay.height)), theme)
-            rest = q.tobytes()
+            rest = bands(q.tobytes(), width, PANEL_LEVEL)
+            return png_of_bands(width, lay.height, palette_of(q), [*top, *rest])
+        board_rows = quantized(im.crop((0, cut, width, split)), theme).tobytes()
+        BOARDS.put(key, (top, board_rows))
     else:
         top, board_rows = kept
-        q = _panel_pixels(v, lay, shown, theme, words)
-        rest = board_rows + q.tobytes()
-    panel = bands(rest, width, PANEL_LEVEL)
-    return png_of_bands(width, lay.height, palette_of(q), [*top, *panel])
+    panel = _panel_bands(v, lay, shown, theme, words, board_rows)
+    return png_of_bands(width, lay.height, palette_of(_panel_background(v.map, width, theme)), [*top, *panel])
 
 
 # Bands of boards lately drawn, by what each shows (rendering.band_keys): a band's compressed bytes, about
@@ -253,16 +251,61 @@ PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(16 << 20, _pixels_
 BRIEF_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(8 << 20, _pixels_of)
 
 
-def _panel_pixels(v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words) -> Image.Image:
-    """The board panel's rows (from the split down) on the theme's palette: the same pixels as the panel
-    drawn whole on the map layer and quantized (pixel by pixel, without dithering), assembled from its
-    parts' kept pixels; only the parts whose facts changed are drawn and quantized, each on the map layer's
-    pixels of its own box (a part draws nothing outside it that is kept)."""
+# The panel's bands lately compressed, by what each shows (``_panel_bands``): about 2 KB each, kept by their
+# bytes.
+PANEL_BANDS: Recent[tuple[object, ...], PngBand] = Recent(8 << 20, lambda band: len(band[0]))
+
+
+def _panel_bands(
+    v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words, board_rows: bytes
+) -> list[PngBand]:
+    """The compressed bands from the cut down: ``board_rows`` (the board's rows from the cut to the split),
+    then the board panel's rows. Each band is kept by what it shows: the facts of the panel's parts across
+    its rows (rendering.panel.board_panel_parts, which tile the panel on its background), and the first
+    band the board's rows too. A band kept is neither assembled nor hashed; the others are assembled from
+    the parts across them (``_panel_pixels``) and compressed."""
+    split, width = panel_split(lay), lay.width
+    cut = split // ROWS * ROWS
+    im = b.canvas("panel", v.map, width, theme)
+    parts = board_panel_parts(im, v, lay, shown, theme, words, pieces=True)
+    facts = [(part.box, *part.facts) for part in parts]
+    keys: list[tuple[object, ...]] = []
+    found: list[PngBand | None] = []
+    wanted: set[int] = set()  # the parts across the bands not kept
+    for top in range(cut, lay.height, ROWS):
+        end = min(top + ROWS, lay.height)
+        across = [k for k, part in enumerate(parts) if part.box[1] < end and part.box[3] > top]
+        key = (v.map, lay, theme, words, top, board_rows if top < split else b"", *(facts[k] for k in across))
+        band = PANEL_BANDS.get(key)
+        keys.append(key)
+        found.append(band)
+        if band is None:
+            wanted.update(across)
+    if not wanted:
+        return [band for band in found if band is not None]
+    drawn = _panel_pixels(v, lay, [parts[k] for k in sorted(wanted)], theme, words, im)
+    pixels = board_rows + drawn.tobytes()
+    out: list[PngBand] = []
+    for i, band in enumerate(found):
+        if band is None:
+            band = compressed(pixels[i * ROWS * width : (i + 1) * ROWS * width], width, PANEL_LEVEL)
+            PANEL_BANDS.put(keys[i], band)
+        out.append(band)
+    return out
+
+
+def _panel_pixels(
+    v: GameView, lay: Layout, parts: Sequence[PanelPart], theme: Theme, words: Words, im: Image.Image
+) -> Image.Image:
+    """The board panel's rows (from the split down) on the theme's palette, where ``parts`` lie (of
+    ``board_panel_parts`` on ``im``; the rest is left as the map layer): the same pixels as the panel drawn
+    whole on the map layer and quantized (pixel by pixel, without dithering), assembled from the parts' kept
+    pixels; only the parts whose facts changed are drawn and quantized, each on the map layer's pixels of
+    its own box (a part draws nothing outside it that is kept)."""
     split = panel_split(lay)
-    im = b.canvas("panel", v.map, lay.width, theme)
     layer = _map_layer_panel(v.map, lay.width, theme)
     out = _panel_background(v.map, lay.width, theme).copy()
-    for part in board_panel_parts(im, v, lay, shown, theme, words, pieces=True):
+    for part in parts:
         key = (v.map, lay, theme, words, part.box, *part.facts)
         kept = BRIEF_PARTS if part.brief else PANEL_PARTS
         pixels = kept.get(key)

@@ -244,6 +244,47 @@ def test_with_many_games_at_once_a_games_lasting_panel_parts_are_kept_for_its_ne
     assert [key for key in drawn if key[5] == "name"] == []
 
 
+def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_ones_compressed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board's panel bands are kept by the facts of the parts across them (``PANEL_BANDS``): the same
+    board again compresses none and hashes none; a board whose one change is a player's hand size
+    compresses only the bands across that hand's part, and its pixels are those drawn whole."""
+    import dataclasses
+
+    import rendering.pictures as P
+    from rendering.layout import layout
+    from rendering.panel import board_panel_parts, panel_split
+
+    names = ["Ada", "Bo", "Cy"]
+    v = view(play(load_map(MAP), players=3, seed=8).states[30])
+    P.render_board(v, names, 1280)
+    made: list[int] = []
+    compressed = P.compressed
+    monkeypatch.setattr(
+        P, "compressed", lambda px, w, level: (made.append(len(px)), compressed(px, w, level))[1]
+    )
+    monkeypatch.setattr(P, "bands", None)  # nothing is hashed by its pixels
+    P.render_board(v, names, 1280)
+    assert made == []
+    players = list(v.players)
+    players[1] = dataclasses.replace(players[1], hand_size=players[1].hand_size + 1)
+    changed = dataclasses.replace(v, players=tuple(players))
+    with Image.open(io.BytesIO(P.render_board(changed, names, 1280))) as got:
+        assert got.tobytes() == quantized(board_picture(changed, names, 1280)).tobytes()
+    lay = layout(v.map, 1280, P.DEFAULT_THEME)
+    (hand,) = [
+        part
+        for part in board_panel_parts(
+            Image.new("RGB", (1, 1)), changed, lay, names, P.DEFAULT_THEME, pieces=True
+        )
+        if part.facts[:2] == ("hand", 1)
+    ]
+    cut = panel_split(lay) // ROWS * ROWS
+    across = [top for top in range(cut, lay.height, ROWS) if hand.box[1] < top + ROWS and hand.box[3] > top]
+    assert len(made) == len(across) >= 1
+
+
 def test_a_boards_band_is_taken_as_kept_only_where_it_shows_the_same_pixels() -> None:
     """render_board keeps each band of a board by what it shows (rendering.band_keys: the pieces drawn
     across its rows) and compresses only bands with a new key: over whole games one after the other on one
