@@ -52,7 +52,7 @@ from rendering.panel import (
     player_names,
     symbol_name,
 )
-from rendering.png import ROWS, bands, compressed, palette_of, palette_png, png_of_bands
+from rendering.png import BANDS, ROWS, bands, palette_of, palette_png, png_of_bands
 from rendering.png import Band as PngBand
 from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, RGB, Theme
@@ -263,7 +263,7 @@ def _panel_bands(
     then the board panel's rows. Each band is kept by what it shows: the facts of the panel's parts across
     its rows (rendering.panel.board_panel_parts, which tile the panel on its background), and the first
     band the board's rows too. A band kept is neither assembled nor hashed; the others are assembled from
-    the parts across them (``_panel_pixels``) and compressed."""
+    the parts across them (``_panel_pixels``) and found by their pixels, or compressed."""
     split, width = panel_split(lay), lay.width
     cut = split // ROWS * ROWS
     im = b.canvas("panel", v.map, width, theme)
@@ -288,7 +288,9 @@ def _panel_bands(
     out: list[PngBand] = []
     for i, band in enumerate(found):
         if band is None:
-            band = compressed(pixels[i * ROWS * width : (i + 1) * ROWS * width], width, PANEL_LEVEL)
+            # Found by its pixels where a part across it changed elsewhere in the part's box (a turn's status
+            # changed, not its walls): hashing a band is cheaper than compressing it.
+            band = BANDS.band(pixels[i * ROWS * width : (i + 1) * ROWS * width], width, PANEL_LEVEL)
             PANEL_BANDS.put(keys[i], band)
         out.append(band)
     return out

@@ -244,12 +244,12 @@ def test_with_many_games_at_once_a_games_lasting_panel_parts_are_kept_for_its_ne
     assert [key for key in drawn if key[5] == "name"] == []
 
 
-def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_ones_compressed(
+def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_ones_looked_at(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A board's panel bands are kept by the facts of the parts across them (``PANEL_BANDS``): the same
-    board again compresses none and hashes none; a board whose one change is a player's hand size
-    compresses only the bands across that hand's part, and its pixels are those drawn whole."""
+    board again neither assembles nor hashes any; a board whose one change is a player's hand size looks
+    only at the bands across that hand's part (by their pixels), and its pixels are those drawn whole."""
     import dataclasses
 
     import rendering.pictures as P
@@ -258,15 +258,16 @@ def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_one
 
     names = ["Ada", "Bo", "Cy"]
     v = view(play(load_map(MAP), players=3, seed=8).states[30])
+    P.PANEL_BANDS.clear()
     P.render_board(v, names, 1280)
-    made: list[int] = []
-    compressed = P.compressed
-    monkeypatch.setattr(
-        P, "compressed", lambda px, w, level: (made.append(len(px)), compressed(px, w, level))[1]
-    )
-    monkeypatch.setattr(P, "bands", None)  # nothing is hashed by its pixels
+    looked: list[int] = []
+    band = P.BANDS.band
+    monkeypatch.setattr(P.BANDS, "band", lambda px, *rest: (looked.append(len(px)), band(px, *rest))[1])
+    monkeypatch.setattr(P, "_panel_pixels", None)  # nothing assembled
     P.render_board(v, names, 1280)
-    assert made == []
+    assert looked == []
+    monkeypatch.undo()
+    monkeypatch.setattr(P.BANDS, "band", lambda px, *rest: (looked.append(len(px)), band(px, *rest))[1])
     players = list(v.players)
     players[1] = dataclasses.replace(players[1], hand_size=players[1].hand_size + 1)
     changed = dataclasses.replace(v, players=tuple(players))
@@ -282,7 +283,7 @@ def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_one
     ]
     cut = panel_split(lay) // ROWS * ROWS
     across = [top for top in range(cut, lay.height, ROWS) if hand.box[1] < top + ROWS and hand.box[3] > top]
-    assert len(made) == len(across) >= 1
+    assert len(looked) == len(across) >= 1
 
 
 def test_a_boards_band_is_taken_as_kept_only_where_it_shows_the_same_pixels() -> None:
