@@ -152,18 +152,23 @@ def render_board(
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
     key = (v.map, width, theme, words, v.last_move, v.red_walls, *pieces(v))
     kept = BOARDS.get(key)
-    below = (0, split, width, lay.height)
     shown = player_names(v, names, theme, words)
     if kept is None:
-        # Only the bands not kept by their keys are drawn, and every band from the cut down.
+        # Only the bands not kept by their keys are drawn, and every band from the cut down that a piece
+        # reaches (rendering.band_keys): none reaches below the last band whose key names one.
         labels = board_labels(v, lay, theme, (), words)
         keys = board_band_keys(v, lay, theme, labels, ROWS, _bands_in(lay))
         found = _found(keys[: cut // ROWS])
-        rows, show = _to_draw(keys, found)
+        ends = max((k + 1 for k in range(cut // ROWS, len(keys)) if keys[k][4:]), default=cut // ROWS + 1)
+        rows, show = _to_draw(keys[:ends], found)
         im = b.board_in_rows(v, lay, theme, labels, rows, show)
         top = _kept_bands(im, keys[: cut // ROWS], found, lay, theme)
-        if im.crop(below).tobytes() != _map_layer_rows(v.map, width, theme):
-            # The board reaches into the panel's rows: the panel drawn over it, not kept.
+        reached = min(ends * ROWS, lay.height)
+        drawn = im.crop((0, split, width, reached)).tobytes()
+        if drawn != _map_layer_rows(v.map, width, theme)[: len(drawn)]:
+            # The board reaches into the panel's rows: the panel drawn over it (on the map layer's rows below
+            # the board's last), not kept.
+            im.paste(b.map_layer(v.map, width, theme).crop((0, reached, width, lay.height)), (0, reached))
             board_panel(im, v, lay, shown, theme, words)
             q = quantized(im.crop((0, cut, width, lay.height)), theme)
             rest = bands(q.tobytes(), width, PANEL_LEVEL)

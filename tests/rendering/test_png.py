@@ -286,6 +286,34 @@ def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_one
     assert len(looked) == len(across) >= 1
 
 
+def test_a_board_that_reaches_into_the_panels_rows_gives_the_pixels_drawn_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board is drawn from the cut down only as far as a piece reaches (rendering.band_keys); where one
+    reaches below the panel's split (Alexander or a badge at the map's bottom edge), the panel is drawn over
+    the board, on the map layer's rows below the board's last: the pixels are those drawn whole."""
+    import random
+
+    import rendering.pictures as P
+    from engine.ai import greedy_player
+    from engine.game import apply, new_game
+    from engine.maps import packaged_map
+
+    over: list[int] = []
+    board_panel = P.board_panel
+    monkeypatch.setattr(P, "board_panel", lambda *args: (over.append(1), board_panel(*args))[1])
+    rng = random.Random(11)
+    state, _ = new_game(packaged_map("empire"), 2, 11)
+    for _ in range(30):  # the panel is drawn over the board at actions 13-16 and 21-24
+        v = view(state)
+        drawn = len(over)
+        with Image.open(io.BytesIO(P.render_board(v, None, 1000))) as got:
+            if len(over) > drawn:
+                assert got.tobytes() == quantized(board_picture(v, None, 1000)).tobytes()
+        state, _ = apply(state, greedy_player(state, rng))
+    assert len(over) >= 4
+
+
 def test_a_boards_band_is_taken_as_kept_only_where_it_shows_the_same_pixels() -> None:
     """render_board keeps each band of a board by what it shows (rendering.band_keys: the pieces drawn
     across its rows) and compresses only bands with a new key: over whole games one after the other on one
