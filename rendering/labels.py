@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.geometry import Point, Side, Space, corners, side
+from engine.geometry import Point, Side, Space, corners
 from engine.maps import Map, SideKind
 from engine.rules import empty_symbol_spaces
 from engine.views import GameView, ProvinceView
@@ -413,6 +413,7 @@ def region_size(lay: Layout, theme: Theme) -> int:
     return lay.text(theme.sizes.region_font)
 
 
+@lru_cache(maxsize=1024)
 def region_name(name: str, words: Words) -> str:
     """A region's name in the picture's language; a name the catalogs do not know stays as the map has it."""
     names = {
@@ -489,43 +490,51 @@ def _region_spots(m: Map, lay: Layout) -> tuple[tuple[XY, ...], ...]:
     return tuple(out)
 
 
-def _shortest_sides(m: Map, start: Point, end: Point) -> set[Side]:
-    """Every side of every shortest path from ``start`` to ``end`` (R3.4)."""
-    to_end = m.distance[end]
-    out: set[Side] = set()
-    frontier = {start}
-    while frontier:
-        nxt: set[Point] = set()
-        for p in frontier:
-            for q in m.adjacent[p]:
-                if to_end[q] == to_end[p] - 1:
-                    out.add(side(p, q))
-                    nxt.add(q)
-        frontier = nxt
-    return out
-
-
-def reach(v: GameView) -> tuple[frozenset[Side], frozenset[Space]]:
-    """Where a preview of this position may draw, whatever the hand of the player to move (a secret): the
-    closest empty spaces of every symbol (R3.2, R3.3: the move preview outlines them and letters their
-    corners) and every side of every shortest path to their corners (R3.4: the path preview draws them)."""
+def _targets(v: GameView) -> frozenset[Space]:
+    """Where a move preview of this position may draw, whatever the hand of the player to move (a secret):
+    the closest empty spaces of every symbol (R3.2, R3.3: the move preview outlines them and letters their
+    corners). A path preview draws the shortest paths to their corners (R3.4: ``_on_shortest_paths``)."""
     m = v.map
     guarded = {s for pl in v.players for s in pl.guards}
     empty = empty_symbol_spaces(m, v.walls, guarded, v.alexander)
     dist = m.distance[v.alexander]
     closest: dict[object, tuple[int, list[Space]]] = {}
-    for s in sorted(empty):
-        d = min(dist[p] for p in corners(s))
-        best = closest.get(m.symbol[s])
+    for s, symbol, points in _symbol_corners(m):
+        if s not in empty:
+            continue
+        d = min(dist[p] for p in points)
+        best = closest.get(symbol)
         if best is None or d < best[0]:
-            closest[m.symbol[s]] = (d, [s])
+            closest[symbol] = (d, [s])
         elif d == best[0]:
             best[1].append(s)
-    targets = frozenset(s for _, spaces in closest.values() for s in spaces)
-    sides: set[Side] = set()
-    for p in {p for s in targets for p in corners(s)}:
-        sides |= _shortest_sides(m, v.alexander, p)
-    return frozenset(sides), targets
+    return frozenset(s for _, spaces in closest.values() for s in spaces)
+
+
+@lru_cache(maxsize=16)
+def _symbol_corners(m: Map) -> tuple[tuple[Space, object, tuple[Point, ...]], ...]:
+    """Each symbol space in order, with its symbol and corners."""
+    return tuple((s, m.symbol[s], tuple(corners(s))) for s in sorted(m.symbol_spaces))
+
+
+def _on_shortest_paths(m: Map, start: Point, ends: Iterable[Point], sides: Iterable[Side]) -> bool:
+    """Whether one of ``sides`` lies on a shortest path from ``start`` to one of ``ends`` (R3.4): a side
+    ``pq`` does when ``p`` is on one (as far from ``start`` and the end together as they are apart) and
+    ``q`` a step nearer the end."""
+    sides = tuple(sides)
+    if not sides:
+        return False
+    from_start = m.distance[start]
+    for end in ends:
+        to_end = m.distance[end]
+        whole = to_end[start]
+        for p, q in sides:
+            to_p, to_q = to_end[p], to_end[q]
+            if to_q == to_p - 1 and from_start[p] + to_p == whole:
+                return True
+            if to_p == to_q - 1 and from_start[q] + to_q == whole:
+                return True
+    return False
 
 
 def _outline(lay: Layout, theme: Theme) -> float:
@@ -564,43 +573,74 @@ def _free_of_the_map(m: Map, lay: Layout, theme: Theme, region: int, w: float, h
     )
 
 
-def _name_obstacles(v: GameView, lay: Layout, theme: Theme) -> tuple[_Index, _Lines]:
-    """What a position adds to ``_free_of_the_map``'s obstacles, everything any picture of it may draw where
-    a name could go: the boxes of Alexander, the last move's start and the previews' markers, and the lines of
-    the walls (as wide as a province preview outlines them), the last move, the move preview's outlines and
-    the path preview's paths (as far as they spread, numbers included)."""
-    cell = lay.side * 2
-    boxes, lines = _Index(cell), _Lines(cell)
-    sz = theme.sizes
-    boxes.add(square(lay.px(v.alexander), alexander_size(lay, theme) + 2))
-    band = wall_width(lay, theme) + 2 * lay.of_side(sz.halo_s)
+@dataclass(frozen=True)
+class _NameSpot:
+    """A box a region's name may take (``_free_of_the_map``), with what of a position would come too near it,
+    as any picture of the position may draw it: a wall on one of ``sides`` (as wide as a province preview
+    outlines it), a path preview's line along one of ``paths`` (as far as it spreads, numbers included), a
+    move preview's outline or letters of one of ``targets``."""
+
+    box: Box
+    sides: frozenset[Side]
+    paths: frozenset[Side]
+    targets: frozenset[Space]
+
+
+def _near(a: XY, b: XY, box: Box, half: float) -> bool:
+    """Whether the line ``ab``, ``half`` wide each way, comes near the box (as ``_Lines.hits`` finds it)."""
+    around = (min(a[0], b[0]) - half, min(a[1], b[1]) - half, max(a[0], b[0]) + half, max(a[1], b[1]) + half)
+    return overlap(around, box) and seg_box_near(a, b, box, half)
+
+
+@lru_cache(maxsize=256)
+def _name_spots(m: Map, lay: Layout, theme: Theme, region: int, w: float, h: float) -> tuple[_NameSpot, ...]:
+    """``_free_of_the_map``'s boxes, each with the sides and spaces whose drawing would come near it: a
+    position then asks its walls, paths and targets of a few sets, not every line of it of every box."""
     outline = _outline(lay, theme)
-    for sd in v.walls:
-        lines.add(lay.px(sd[0]), lay.px(sd[1]), outline)
-    lm = v.last_move
-    if lm is not None and lm.path:
-        boxes.add(square(lay.px(lm.path[0]), 1.8 * band + max(2, band // 3) + 2))
-        for p, q in zip(lm.path, lm.path[1:], strict=False):
-            lines.add(lay.px(p), lay.px(q), outline)
-    sides, targets = reach(v)
-    size = lay.text(sz.point_font)
+    size = lay.text(theme.sizes.point_font)
     radii = (marker_radius("AA", size), marker_radius("★", size))
     letter = (max(r[0] for r in radii), max(r[1] for r in radii))
     line_w = max(4, lay.of_side(0.08))
     path = lay.of_side(0.3) / 2 + max(line_w / 2 + lay.size(4), *marker_radius("88", size)) + 1
-    for sd in sides:
-        lines.add(lay.px(sd[0]), lay.px(sd[1]), path)
     target_line = max(3, lay.of_side(0.09)) / 2 + 1
-    for t in targets:
+    lines = [(sd, lay.px(sd[0]), lay.px(sd[1])) for sd in m.side_kind]
+
+    def target_near(t: Space, box: Box) -> bool:
         pts = lay.tri(t)
-        for a, b in zip(pts, pts[1:] + pts[:1], strict=True):
-            lines.add(a, b, target_line)
-        for x, y in pts:
-            boxes.add((x - letter[0] - 1, y - letter[1] - 1, x + letter[0] + 1, y + letter[1] + 1))
+        return any(_near(a, b, box, target_line) for a, b in zip(pts, pts[1:] + pts[:1], strict=True)) or any(
+            overlap((x - letter[0] - 1, y - letter[1] - 1, x + letter[0] + 1, y + letter[1] + 1), box)
+            for x, y in pts
+        )
+
+    return tuple(
+        _NameSpot(
+            box,
+            frozenset(sd for sd, a, b in lines if _near(a, b, box, outline)),
+            frozenset(sd for sd, a, b in lines if _near(a, b, box, path)),
+            frozenset(t for t in m.symbol_spaces if target_near(t, box)),
+        )
+        for box in _free_of_the_map(m, lay, theme, region, w, h)
+    )
+
+
+def _moving_obstacles(v: GameView, lay: Layout, theme: Theme) -> tuple[_Index, _Lines]:
+    """What of a position ``_NameSpot`` does not name: the boxes of Alexander and of the last move's start,
+    and the last move's lines (as wide as a province preview outlines a wall)."""
+    cell = lay.side * 2
+    boxes, lines = _Index(cell), _Lines(cell)
+    boxes.add(square(lay.px(v.alexander), alexander_size(lay, theme) + 2))
+    band = wall_width(lay, theme) + 2 * lay.of_side(theme.sizes.halo_s)
+    lm = v.last_move
+    if lm is not None and lm.path:
+        boxes.add(square(lay.px(lm.path[0]), 1.8 * band + max(2, band // 3) + 2))
+        outline = _outline(lay, theme)
+        for p, q in zip(lm.path, lm.path[1:], strict=False):
+            lines.add(lay.px(p), lay.px(q), outline)
     return boxes, lines
 
 
-def _name_layouts(text: str, size: int) -> list[tuple[str, float, float]]:
+@lru_cache(maxsize=1024)
+def _name_layouts(text: str, size: int) -> tuple[tuple[str, float, float], ...]:
     """A name's text with its box's width and height: on one line, then split over two where it has words."""
     f = font(size, condensed=True)
     out = [(text, f.getlength(text) + size * 0.3, size * 1.05)]
@@ -609,7 +649,7 @@ def _name_layouts(text: str, size: int) -> list[tuple[str, float, float]]:
         k = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))))
         lines = [" ".join(words[:k]), " ".join(words[k:])]
         out.append(("\n".join(lines), max(f.getlength(x) for x in lines) + size * 0.3, size * 2.1))
-    return out
+    return tuple(out)
 
 
 # Region names lately placed, by the position's public facts: placing them is a few milliseconds.
@@ -620,7 +660,7 @@ def region_labels(
     v: GameView, lay: Layout, theme: Theme = DEFAULT_THEME, words: Words = ENGLISH
 ) -> tuple[Label, ...]:
     """The region names of a position, each on the spot of its region nearest its point that is clear of
-    everything any picture of the position may draw there (``_name_obstacles``) and of the other names;
+    everything any picture of the position may draw there (``_NameSpot``) and of the other names;
     left out where no spot is. They depend on the position alone, never on a preview's overlay."""
     key = (v.map, lay, theme, words, v.alexander, v.walls, v.last_move, tuple(p.guards for p in v.players))
     found = NAMES.get(key)
@@ -634,17 +674,30 @@ def _place_names(v: GameView, lay: Layout, theme: Theme, words: Words) -> tuple[
     size = region_size(lay, theme)
     # Each name's ways of being written, with the boxes the map leaves them (one line first, then two).
     names = [
-        [(text, _free_of_the_map(v.map, lay, theme, i, w, h)) for text, w, h in _name_layouts(shown, size)]
+        [(text, _name_spots(v.map, lay, theme, i, w, h)) for text, w, h in _name_layouts(shown, size)]
         for i, (name, _) in enumerate(v.map.labels)
         for shown in [region_name(name, words).upper()]
     ]
-    if not any(free for ways in names for _, free in ways):
+    if not any(spots for ways in names for _, spots in ways):
         return ()  # the map has no room for any name: the position need not be looked at
-    boxes, lines = _name_obstacles(v, lay, theme)
+    boxes, lines = _moving_obstacles(v, lay, theme)
+    aimed: list[frozenset[Space]] = []  # the position's targets, found when a spot first asks
+
+    def clear(spot: _NameSpot) -> bool:
+        if not spot.sides.isdisjoint(v.walls) or boxes.hits(spot.box) or lines.hits(spot.box):
+            return False
+        if not aimed:
+            aimed.append(_targets(v))
+        targets = aimed[0]
+        ends = {p for s in targets for p in corners(s)} if spot.paths else ()
+        if not spot.targets.isdisjoint(targets):
+            return False
+        return not _on_shortest_paths(v.map, v.alexander, ends, spot.paths)
+
     out: list[Label] = []
     for ways in names:
-        for text, free in ways:
-            found = next((b for b in free if not boxes.hits(b) and not lines.hits(b)), None)
+        for text, spots in ways:
+            found = next((spot.box for spot in spots if clear(spot)), None)
             if found is not None:
                 out.append(Label(REGION, found, text, size))
                 boxes.add(found)

@@ -211,3 +211,78 @@ def test_r4_walls_show_through_region_names(monkeypatch: pytest.MonkeyPatch) -> 
         assert named.tobytes() != unnamed.tobytes()  # there are names to draw
         for sd in v.walls:
             assert _wall_pixels(named, lay, sd) == _wall_pixels(unnamed, lay, sd)
+
+
+def _names_placed_against_every_line(v: GameView, lay: Layout) -> list[tuple[str, tuple[float, ...]]]:
+    """The region names as placed before each free box kept what would cover it (the reference): every
+    wall, every side of every shortest path to a target's corners (R3.4, found by walking the paths), the
+    targets' outlines and letters, Alexander and the last move, in one index, each box asked of all."""
+    import rendering.labels as L
+    from engine.geometry import corners, side
+
+    theme = DEFAULT_THEME
+    m = v.map
+    cell = lay.side * 2
+    boxes, lines = L._Index(cell), L._Lines(cell)
+    boxes.add(L.square(lay.px(v.alexander), L.alexander_size(lay, theme) + 2))
+    band = L.wall_width(lay, theme) + 2 * lay.of_side(theme.sizes.halo_s)
+    outline = L._outline(lay, theme)
+    for sd in v.walls:
+        lines.add(lay.px(sd[0]), lay.px(sd[1]), outline)
+    lm = v.last_move
+    if lm is not None and lm.path:
+        boxes.add(L.square(lay.px(lm.path[0]), 1.8 * band + max(2, band // 3) + 2))
+        for p, q in zip(lm.path, lm.path[1:], strict=False):
+            lines.add(lay.px(p), lay.px(q), outline)
+    targets = L._targets(v)
+    size = lay.text(theme.sizes.point_font)
+    radii = (L.marker_radius("AA", size), L.marker_radius("★", size))
+    letter = (max(r[0] for r in radii), max(r[1] for r in radii))
+    line_w = max(4, lay.of_side(0.08))
+    path = lay.of_side(0.3) / 2 + max(line_w / 2 + lay.size(4), *L.marker_radius("88", size)) + 1
+    for end in {p for s in targets for p in corners(s)}:
+        to_end, frontier = m.distance[end], {v.alexander}
+        while frontier:
+            step = {q for p in frontier for q in m.adjacent[p] if to_end[q] == to_end[p] - 1}
+            for p in frontier:
+                for q in m.adjacent[p]:
+                    if q in step and to_end[q] == to_end[p] - 1:
+                        sd = side(p, q)
+                        lines.add(lay.px(sd[0]), lay.px(sd[1]), path)
+            frontier = step
+    target_line = max(3, lay.of_side(0.09)) / 2 + 1
+    for t in targets:
+        pts = lay.tri(t)
+        for a, b in zip(pts, pts[1:] + pts[:1], strict=True):
+            lines.add(a, b, target_line)
+        for x, y in pts:
+            boxes.add((x - letter[0] - 1, y - letter[1] - 1, x + letter[0] + 1, y + letter[1] + 1))
+    out = []
+    for i, (name, _) in enumerate(m.labels):
+        for text, w, h in L._name_layouts(L.region_name(name, L.ENGLISH).upper(), L.region_size(lay, theme)):
+            free = L._free_of_the_map(m, lay, theme, i, w, h)
+            found = next((b for b in free if not boxes.hits(b) and not lines.hits(b)), None)
+            if found is not None:
+                out.append((text, found))
+                boxes.add(found)
+                break
+    return out
+
+
+@pytest.mark.parametrize("width", [900, 1280])
+def test_region_names_are_placed_as_if_every_line_of_the_position_were_asked(width: int) -> None:
+    """A name's free boxes keep the sides and spaces whose drawing would cover them (``_NameSpot``): on
+    every state of whole games, the names are those placed against every wall, path, target, Alexander and
+    last move of the position built whole."""
+    import rendering.labels as L
+
+    m = default_map()
+    lay = layout(m, width, DEFAULT_THEME)
+    placed = 0
+    for seed in (1, 2):
+        for state in game_states(seed):
+            v = view(state)
+            got = [(lab.text, lab.box) for lab in L._place_names(v, lay, DEFAULT_THEME, L.ENGLISH)]
+            assert got == _names_placed_against_every_line(v, lay)
+            placed += len(got)
+    assert placed > 100
