@@ -652,7 +652,7 @@ def _name_layouts(text: str, size: int) -> tuple[tuple[str, float, float], ...]:
     return tuple(out)
 
 
-# Region names lately placed, by the position's public facts: placing them is a few milliseconds.
+# Region names lately placed, by the position's public facts (a board and its previews share them).
 NAMES: Recent[tuple[object, ...], tuple[Label, ...]] = Recent(64)
 
 
