@@ -65,11 +65,7 @@ from rendering.words import ENGLISH  # noqa: E402
 
 def forget() -> None:
     """Empty the renderer's caches of recent pictures: what a worker that never drew this board does."""
-    PLACED.clear()
-    NAMES.clear()
-    BANDS.clear()
-    BOARDS.clear()
-    P.BOARD_BANDS.clear()
+    P.forget_kept()
 
 
 def guided_move(names: tuple[str, ...], w: int, runs: int) -> None:

@@ -28,6 +28,8 @@ from rendering import board as b
 from rendering.band_keys import MARGIN, Call, Piece, TracedDraw, board_band_keys, replay
 from rendering.fonts import drawable, ellipsize, font
 from rendering.labels import (
+    NAMES,
+    PLACED,
     Box,
     Label,
     board_labels,
@@ -324,6 +326,13 @@ def _panel_pixels(
             kept.put(key, pixels)
         out.paste(pixels, (part.box[0], part.box[1] - split))
     return out
+
+
+def forget_kept() -> None:
+    """Forgets every board, band, panel part and label placement this process keeps: what a worker that
+    never drew a picture has (tests that must see every text drawn, benchmarks of a cold worker)."""
+    for kept in (BOARDS, BOARD_BANDS, PANEL_PARTS, BRIEF_PARTS, PANEL_BANDS, NAMES, PLACED, BANDS):
+        kept.clear()
 
 
 @lru_cache(maxsize=8)

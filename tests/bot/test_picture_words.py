@@ -48,8 +48,7 @@ def drawing(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
     rendering.board.region_sprite.cache_clear()
     # Pictures kept from earlier tests in this process would be pasted, not drawn: their words unseen.
-    for kept in (rendering.pictures.BOARDS, rendering.pictures.PANEL_PARTS, rendering.pictures.BOARD_BANDS):
-        kept.clear()
+    rendering.pictures.forget_kept()
     with monkeypatch.context() as m:
         m.setattr(ImageDraw.ImageDraw, "text", text)
         yield drawn
