@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from engine.geometry import Point, Side, Space, corners
 from engine.maps import Map, SideKind
 from engine.rules import empty_symbol_spaces
+from engine.symbols import Symbol
 from engine.views import GameView, ProvinceView
 from rendering.fonts import font
 from rendering.layout import BOARD_WIDTH, SQRT3_2, XY, Layout, layout
@@ -498,7 +499,7 @@ def _targets(v: GameView) -> frozenset[Space]:
     guarded = {s for pl in v.players for s in pl.guards}
     empty = empty_symbol_spaces(m, v.walls, guarded, v.alexander)
     dist = m.distance[v.alexander]
-    closest: dict[object, tuple[int, list[Space]]] = {}
+    closest: dict[Symbol | None, tuple[int, list[Space]]] = {}
     for s, symbol, points in _symbol_corners(m):
         if s not in empty:
             continue
@@ -512,16 +513,15 @@ def _targets(v: GameView) -> frozenset[Space]:
 
 
 @lru_cache(maxsize=16)
-def _symbol_corners(m: Map) -> tuple[tuple[Space, object, tuple[Point, ...]], ...]:
+def _symbol_corners(m: Map) -> tuple[tuple[Space, Symbol | None, tuple[Point, ...]], ...]:
     """Each symbol space in order, with its symbol and corners."""
     return tuple((s, m.symbol[s], tuple(corners(s))) for s in sorted(m.symbol_spaces))
 
 
-def _on_shortest_paths(m: Map, start: Point, ends: Iterable[Point], sides: Iterable[Side]) -> bool:
+def _on_shortest_paths(m: Map, start: Point, ends: Iterable[Point], sides: Collection[Side]) -> bool:
     """Whether one of ``sides`` lies on a shortest path from ``start`` to one of ``ends`` (R3.4): a side
     ``pq`` does when ``p`` is on one (as far from ``start`` and the end together as they are apart) and
     ``q`` a step nearer the end."""
-    sides = tuple(sides)
     if not sides:
         return False
     from_start = m.distance[start]
@@ -681,15 +681,15 @@ def _place_names(v: GameView, lay: Layout, theme: Theme, words: Words) -> tuple[
     if not any(spots for ways in names for _, spots in ways):
         return ()  # the map has no room for any name: the position need not be looked at
     boxes, lines = _moving_obstacles(v, lay, theme)
-    aimed: list[frozenset[Space]] = []  # the position's targets, found when a spot first asks
+    aimed: list[tuple[frozenset[Space], frozenset[Point]]] = []  # the targets and their corners, when asked
 
     def clear(spot: _NameSpot) -> bool:
         if not spot.sides.isdisjoint(v.walls) or boxes.hits(spot.box) or lines.hits(spot.box):
             return False
         if not aimed:
-            aimed.append(_targets(v))
-        targets = aimed[0]
-        ends = {p for s in targets for p in corners(s)} if spot.paths else ()
+            targets = _targets(v)
+            aimed.append((targets, frozenset(p for s in targets for p in corners(s))))
+        targets, ends = aimed[0]
         if not spot.targets.isdisjoint(targets):
             return False
         return not _on_shortest_paths(v.map, v.alexander, ends, spot.paths)

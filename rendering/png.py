@@ -93,7 +93,10 @@ class BandCache(Recent[bytes, Band]):
         found = self.get(key)
         if found is not None:
             return found
-        made = compressed(pixels, width, level)
+        rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
+        squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8)
+        data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
+        made = (data, zlib_ng.adler32(rows), len(rows))
         self.put(key, made)
         return made
 
@@ -103,15 +106,6 @@ class BandCache(Recent[bytes, Band]):
 
 
 BANDS = BandCache()
-
-
-def compressed(pixels: bytes, width: int, level: int) -> Band:
-    """One band's rows (``width`` bytes each) compressed alone, each row led by its filter byte (0); for a
-    band known to be new (a caller that keeps bands by what they show, not by their pixels)."""
-    rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
-    squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8)
-    data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
-    return data, zlib_ng.adler32(rows), len(rows)
 
 
 def bands(

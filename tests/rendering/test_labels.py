@@ -270,7 +270,7 @@ def _names_placed_against_every_line(v: GameView, lay: Layout) -> list[tuple[str
 
 
 @pytest.mark.parametrize("width", [900, 1280])
-def test_region_names_are_placed_as_if_every_line_of_the_position_were_asked(width: int) -> None:
+def test_r3_4_region_names_are_placed_as_if_every_line_of_the_position_were_asked(width: int) -> None:
     """A name's free boxes keep the sides and spaces whose drawing would cover them (``_NameSpot``): on
     every state of whole games, the names are those placed against every wall, path, target, Alexander and
     last move of the position built whole."""
