@@ -10,7 +10,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -451,13 +451,82 @@ Box = tuple[int, int, int, int]
 @dataclass(frozen=True)
 class PanelPart:
     """One part of the board's band, drawn alone within ``box``; ``facts``: everything its pixels depend on
-    besides the picture's layout, theme and language (a key to keep them by); ``brief``: its facts change
-    with nearly every action (the turn's status), so its pixels seldom serve again."""
+    besides the picture's layout, theme and language (a key to keep them by)."""
 
     box: Box
     facts: tuple[object, ...]
     draw: Callable[[], None]
-    brief: bool = False
+
+
+def turn_lines(b: Band) -> tuple[int, ...]:
+    """The tops of the turn column's lines (its title, status, walls, supply and discard), a line apart as
+    the column's flow puts them (``Column.text``)."""
+    tops, y = [], b.top
+    for size in (b.title, b.size, b.size, b.size):
+        tops.append(y)
+        y += round(size * 1.18)
+    return tuple(tops)
+
+
+@lru_cache(maxsize=1024)
+def _ink_rows(text: str, size: int, bold: bool) -> tuple[int, int]:
+    """The rows a line of text inks, from the row it is drawn at (its ascender's): a stack of accents
+    (Vietnamese "Ấ") reaches above it."""
+    box = font(size, bold, condensed=True).getbbox(text, anchor="la")
+    return int(box[1]), int(box[3])
+
+
+def _turn_parts(c: Column, v: GameView, box: Box) -> list[PanelPart]:
+    """The turn's column (its title, status, walls, supply and discard) as a part for each line, where each
+    line's ink keeps within its rows, from its top to the next line's (an action changes the status, and
+    seldom another line), else as one part. A line's ink is the box FreeType draws its texts in: a deep
+    descender may reach the next line's first row at some sizes ("ʝ"), a stack of accents above its own top
+    ("Ấ"). The kept parts then give the pixels of the column drawn whole."""
+    b, words = c.b, c.b.words
+    # Turn 0 is the deal, before the first turn: a replay's first frame (it read "Turn 0").
+    title = words.tr("The deal") if v.turn == 0 else words.tr("Turn {turn}").format(turn=v.turn)
+    said = status(v, words)
+    stock = words.tr("Supply {supply} · discard {discard}").format(
+        supply=v.supply_size, discard=sum(v.discard)
+    )
+    # Each line: its facts, how to draw it, and its texts (text, size, bold). The walls' swatches lie across
+    # the middle of their line.
+    lines: tuple[tuple[tuple[object, ...], Callable[[], None], tuple[tuple[str, int, bool], ...]], ...] = (
+        (("title", title), partial(c.text, title, bold=True, title=True), ((title, b.title, True),)),
+        (("status", said), partial(c.text, said, bold=True), ((said, b.size, True),)),
+        (
+            ("walls", v.black_left, v.red_left),
+            partial(walls_line, c, v),
+            ((words.tr("Walls"), b.size, False), (f"{v.black_left}{v.red_left}", b.size, True)),
+        ),
+        (("stock", stock), partial(c.text, stock), ((stock, b.size, False),)),
+    )
+    x0, top, x1, bottom = box
+    tops = turn_lines(b)
+    edges = [top, *tops[1:], bottom]
+    within = all(
+        edges[i] <= tops[i] + _ink_rows(*text)[0] and tops[i] + _ink_rows(*text)[1] <= edges[i + 1]
+        for i, (_, _, texts) in enumerate(lines)
+        for text in texts
+    )
+    drawn = [partial(_at, c, tops[i], draw) for i, (_, draw, _) in enumerate(lines)]
+    if not within:
+        return [PanelPart(box, ("turn", *(facts for facts, _, _ in lines)), partial(_in_turn, drawn))]
+    return [
+        PanelPart((x0, edges[i], x1, edges[i + 1]), facts, draw)
+        for i, ((facts, _, _), draw) in enumerate(zip(lines, drawn, strict=True))
+    ]
+
+
+def _at(c: Column, y: int, draw: Callable[[], None]) -> None:
+    """``draw`` a line of ``c`` at row ``y``."""
+    c.y = y
+    draw()
+
+
+def _in_turn(draws: Sequence[Callable[[], None]]) -> None:
+    for draw in draws:
+        draw()
 
 
 def board_panel_parts(
@@ -470,9 +539,9 @@ def board_panel_parts(
     *,
     pieces: bool = False,
 ) -> list[PanelPart]:
-    """The board's band in four parts side by side, which draw nothing outside their boxes: the players,
-    the turn (its status, the walls, supply and discard), the face-up cards, and the legend under them. An
-    action changes one or two of them: a picture keeps the others' pixels (rendering.pictures).
+    """The board's band in parts, which draw nothing outside their boxes: the players, the turn's lines (its
+    title, status, walls, supply and discard), the face-up cards, and the legend under them. An action
+    changes one or two of them: a picture keeps the others' pixels (rendering.pictures).
 
     ``pieces``: each player's row as three parts (``_players_parts``). Each draws the row's highlight across
     the whole row, so these parts must be cut out one by one as they are drawn, not drawn in turn on one
@@ -484,27 +553,9 @@ def board_panel_parts(
     left, right = round((players.x1 + turn.x0) / 2), round((turn.x1 + cards.x0) / 2)
     # The cards' outline is drawn on the band's last row, the legend's first (``legend_top``).
     top, bottom = panel_split(lay), lay.legend_top + 1
-    # Turn 0 is the deal, before the first turn: a replay's first frame (it read "Turn 0").
-    title = words.tr("The deal") if v.turn == 0 else words.tr("Turn {turn}").format(turn=v.turn)
-    said = status(v, words)
-    stock = words.tr("Supply {supply} · discard {discard}").format(
-        supply=v.supply_size, discard=sum(v.discard)
-    )
-
-    def turn_column() -> None:
-        turn.text(title, bold=True, title=True)
-        turn.text(said, bold=True)
-        walls_line(turn, v)
-        turn.text(stock)
-
     return [
         *_players_parts(players, v, names, (0, top, left, bottom), pieces),
-        PanelPart(
-            (left, top, right, bottom),
-            ("turn", title, said, v.black_left, v.red_left, stock),
-            turn_column,
-            brief=True,
-        ),
+        *_turn_parts(turn, v, (left, top, right, bottom)),
         PanelPart(
             (right, top, lay.width, bottom),
             ("cards", v.face_up[:2]),

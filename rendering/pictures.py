@@ -248,14 +248,12 @@ def _pixels_of(im: Image.Image) -> int:
 
 
 # The panel's parts lately drawn, as palette pixels, by their facts (rendering.panel.board_panel_parts):
-# 6-90 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept. Kept
-# by their bytes, the brief parts (the turn's, 88 KB, new with nearly every action) apart from the lasting
-# ones (a player's name and score, 21 KB; the face-up cards; the legend), so that the brief ones do not
-# push out the lasting ones: with 50 games acting at once, one cache of 256 parts (about 23 MB) forgot
-# most players' names before their game's next action (bench_bot's requests replayed: 1,493 names drawn
-# of 3,750; 337 now, the fewest any size gives, for the same 24 MB).
+# 6-25 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept. Kept
+# by their bytes, not their count: with 50 games acting at once, one cache of 256 parts forgot most players'
+# names before their game's next action, when the turn's column was one part of 88 KB, new with nearly
+# every action (bench_bot's requests replayed: 1,493 names drawn of 3,750; 337 now, the fewest any size
+# gives). Its lines are parts of their own now, and their facts repeat from game to game ("Turn 7").
 PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(16 << 20, _pixels_of)
-BRIEF_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(8 << 20, _pixels_of)
 
 
 # The panel's bands lately compressed, by what each shows (``_panel_bands``): about 2 KB each, 8 MB of them
@@ -316,14 +314,13 @@ def _panel_pixels(
     out = _panel_background(v.map, lay.width, theme).copy()
     for part in parts:
         key = (v.map, lay, theme, words, part.box, *part.facts)
-        kept = BRIEF_PARTS if part.brief else PANEL_PARTS
-        pixels = kept.get(key)
+        pixels = PANEL_PARTS.get(key)
         if pixels is None:
             x0, y0, x1, y1 = part.box
             im.paste(layer.crop((x0, y0 - split, x1, y1 - split)), (x0, y0))
             part.draw()
             pixels = quantized(im.crop(part.box), theme)
-            kept.put(key, pixels)
+            PANEL_PARTS.put(key, pixels)
         out.paste(pixels, (part.box[0], part.box[1] - split))
     return out
 
@@ -331,7 +328,7 @@ def _panel_pixels(
 def forget_kept() -> None:
     """Forgets every board, band, panel part and label placement this process keeps: what a worker that
     never drew a picture has (tests that must see every text drawn, benchmarks of a cold worker)."""
-    for kept in (BOARDS, BOARD_BANDS, PANEL_PARTS, BRIEF_PARTS, PANEL_BANDS, NAMES, PLACED, BANDS):
+    for kept in (BOARDS, BOARD_BANDS, PANEL_PARTS, PANEL_BANDS, NAMES, PLACED, BANDS):
         kept.clear()
 
 

@@ -3,13 +3,14 @@ pictures (board, end, replay), the asking user's in private ones (hand, previews
 
 from __future__ import annotations
 
+import io
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from PIL import ImageDraw
+from PIL import Image, ImageDraw
 
 import rendering
 import rendering.board
@@ -99,6 +100,30 @@ def test_german_words_come_from_the_catalog_complete() -> None:
     assert [words.ntr("{n} wall", "{n} walls", n).format(n=n) for n in (1, 2)] == ["1 Mauer", "2 Mauern"]
     assert words.ptr("symbol", "temple") == "Tempel"
     assert words_for("de-DE") is words and words_for("en-US") == rendering.Words() == words_for("fr")
+
+
+@pytest.mark.parametrize("width", [800, 1280])
+def test_german_boards_kept_in_parts_give_the_pixels_drawn_whole(width: int) -> None:
+    """The panel's kept parts (rendering.pictures) in German, where the turn's lines are parts of their own
+    at 1,280 px and its column one part at 800 (the "g" of "Zug" reaches the status line's first row there):
+    on every state of a whole game the pixels are those of the board drawn whole at once."""
+    from engine.maps import load_map
+    from rendering.layout import layout
+    from rendering.panel import board_panel_parts
+    from rendering.pictures import DEFAULT_THEME, board_picture, quantized
+    from rendering.samples import play
+
+    de = words_for("de")
+    rendering.pictures.forget_kept()
+    for state in play(load_map("tests/engine/maps/empire-2026.map"), players=2, seed=4).states:
+        v = view(state)
+        parts = board_panel_parts(
+            Image.new("RGB", (1, 1)), v, layout(v.map, width, DEFAULT_THEME), list(NAMES), DEFAULT_THEME, de
+        )
+        turn = [part.facts[0] for part in parts if part.facts[0] in ("turn", "title", "status")]
+        assert turn == (["turn"] if width == 800 else ["title", "status"]), turn
+        with Image.open(io.BytesIO(rendering.render_board(v, NAMES, width, words=de))) as got:
+            assert got.tobytes() == quantized(board_picture(v, NAMES, width, words=de)).tobytes()
 
 
 async def test_a_public_picture_speaks_the_games_language_and_a_private_one_the_askers(

@@ -225,15 +225,15 @@ def test_a_players_row_is_kept_in_three_parts_and_a_hand_that_changed_redraws_it
 def test_with_many_games_at_once_a_games_lasting_panel_parts_are_kept_for_its_next_board(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The turn's part is new with nearly every action: kept apart (``BRIEF_PARTS``), it does not push out
-    the parts that last. 80 games in turn (each its own players and position), then each game's next board
-    on the same position: no player's name part is drawn again (one cache of 256 parts forgot them)."""
-    from rendering.pictures import BRIEF_PARTS, PANEL_PARTS, render_board
+    """The panel's parts are kept by their bytes (``PANEL_PARTS``), so that parts of many games at once do
+    not push out a game's lasting ones. 80 games in turn (each its own players and position), then each
+    game's next board on the same position: no player's name part is drawn again (one cache of 256 parts
+    forgot them, when the turn's column was one part, new with nearly every action)."""
+    from rendering.pictures import PANEL_PARTS, render_board
 
     states = [s for seed in (31, 32) for s in play(load_map(MAP), players=3, seed=seed).states[1:41]]
     games = [(view(s), [f"Ada {i}", f"Bo {i}", f"Cy {i}"]) for i, s in enumerate(states)]
     PANEL_PARTS.clear()
-    BRIEF_PARTS.clear()
     for v, names in games:
         render_board(v, names, 1280)
     drawn: list[tuple[object, ...]] = []
@@ -284,6 +284,68 @@ def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_one
     cut = panel_split(lay) // ROWS * ROWS
     across = [top for top in range(cut, lay.height, ROWS) if hand.box[1] < top + ROWS and hand.box[3] > top]
     assert len(looked) == len(across) >= 1
+
+
+def test_the_turns_lines_are_parts_and_a_new_status_redraws_its_line_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The turn's column is a part for each line (its title, status, walls, supply and discard): a board
+    whose only change is the status (an action used, R3) draws the status line alone, looks only at the
+    bands across it, and gives the pixels drawn whole."""
+    import dataclasses
+
+    import rendering.pictures as P
+    from engine.state import ActionKind, Phase
+    from rendering.layout import layout
+    from rendering.panel import board_panel_parts, panel_split
+
+    names = ["Ada", "Bo", "Cy"]
+    states = play(load_map(MAP), players=3, seed=8).states
+    v = next(view(s) for s in states[20:] if s.phase is Phase.ACTIONS and not s.actions_taken)
+    P.render_board(v, names, 1280)
+    drawn: list[tuple[object, ...]] = []
+    looked: list[int] = []
+    put, band = P.PANEL_PARTS.put, P.BANDS.band
+    monkeypatch.setattr(P.PANEL_PARTS, "put", lambda key, pixels: (drawn.append(key[5:]), put(key, pixels)))
+    monkeypatch.setattr(P.BANDS, "band", lambda px, *rest: (looked.append(len(px)), band(px, *rest))[1])
+    changed = dataclasses.replace(v, actions_taken=(ActionKind.LEVY,))
+    with Image.open(io.BytesIO(P.render_board(changed, names, 1280))) as got:
+        assert got.tobytes() == quantized(board_picture(changed, names, 1280)).tobytes()
+    assert drawn == [("status", "1 left · used levy")], drawn
+    lay = layout(v.map, 1280, P.DEFAULT_THEME)
+    parts = board_panel_parts(Image.new("RGB", (1, 1)), changed, lay, names, P.DEFAULT_THEME, pieces=True)
+    assert [part.facts[0] for part in parts if part.box[0] > 0 and part.facts[0] in LINES] == list(LINES)
+    (said,) = [part for part in parts if part.facts[0] == "status"]
+    cut = panel_split(lay) // ROWS * ROWS
+    across = [top for top in range(cut, lay.height, ROWS) if said.box[1] < top + ROWS and said.box[3] > top]
+    assert len(looked) == len(across) >= 1
+
+
+LINES = ("title", "status", "walls", "stock")
+
+
+@pytest.mark.parametrize("width", [900, 1280])
+def test_a_turns_line_whose_ink_would_leave_its_rows_keeps_the_column_one_part(width: int) -> None:
+    """A stack of accents ("Ấ") reaches above its line's top, into the line above: a language that writes
+    one in the turn's column has the column as one part, and its pixels are those drawn whole."""
+    from rendering.layout import layout
+    from rendering.panel import board_panel_parts
+    from rendering.pictures import DEFAULT_THEME, forget_kept, render_board
+    from rendering.words import Words
+
+    names = ["Ada", "Bo", "Cy"]
+    v = view(play(load_map(MAP), players=3, seed=8).states[30])
+    words = Words({"Supply {supply} · discard {discard}": "Ấ {supply} · {discard}"}, language="xx")
+    lay = layout(v.map, width, DEFAULT_THEME)
+    parts = board_panel_parts(Image.new("RGB", (1, 1)), v, lay, names, DEFAULT_THEME, words, pieces=True)
+    turn = [part.facts for part in parts if part.facts[0] in (*LINES, "turn")]
+    assert [facts[0] for facts in turn] == ["turn"] and len(turn[0]) == 5, turn
+    english = board_panel_parts(Image.new("RGB", (1, 1)), v, lay, names, DEFAULT_THEME, pieces=True)
+    assert [part.facts[0] for part in english if part.facts[0] in (*LINES, "turn")] == list(LINES)
+    forget_kept()
+    for w in (words, Words()):
+        with Image.open(io.BytesIO(render_board(v, names, width, words=w))) as got:
+            assert got.tobytes() == quantized(board_picture(v, names, width, words=w)).tobytes()
 
 
 def test_a_board_that_reaches_into_the_panels_rows_gives_the_pixels_drawn_whole(
