@@ -248,7 +248,7 @@ def _pixels_of(im: Image.Image) -> int:
 
 
 # The panel's parts lately drawn, as palette pixels, by their facts (rendering.panel.board_panel_parts):
-# 6-25 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept. Kept
+# 4-70 KB each at 1,280 px. An action changes one or two parts; the others' pixels are pasted as kept. Kept
 # by their bytes, not their count: with 50 games acting at once, one cache of 256 parts forgot most players'
 # names before their game's next action, when the turn's column was one part of 88 KB, new with nearly
 # every action (bench_bot's requests replayed: 1,493 names drawn of 3,750; 337 now, the fewest any size
