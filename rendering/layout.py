@@ -7,8 +7,8 @@ the map inside the picture and keeps the side as large as fits beside the panel 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import astuple, dataclass
+from functools import cached_property, lru_cache
 
 from engine.geometry import Point, Side, Space, corners
 from engine.maps import NOTHING, Map
@@ -52,6 +52,15 @@ class Layout:
     lines: int
     ruler: int  # ruler margin in pixels
     map_box: tuple[int, int, int, int]  # the framed map area (left, top, right, bottom)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        # Kept: every band's and panel part's key holds the layout (rendering.pictures), and the generated
+        # hash walked its 13 fields each time.
+        return hash(astuple(self))
 
     def px(self, p: Point) -> XY:
         i, x = p
