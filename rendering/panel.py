@@ -458,7 +458,7 @@ class PanelPart:
     draw: Callable[[], None]
 
 
-def turn_lines(b: Band) -> tuple[int, ...]:
+def _turn_lines(b: Band) -> tuple[int, ...]:
     """The tops of the turn column's lines (its title, status, walls, supply and discard), a line apart as
     the column's flow puts them (``Column.text``)."""
     tops, y = [], b.top
@@ -502,13 +502,10 @@ def _turn_parts(c: Column, v: GameView, box: Box) -> list[PanelPart]:
         (("stock", stock), partial(c.text, stock), ((stock, b.size, False),)),
     )
     x0, top, x1, bottom = box
-    tops = turn_lines(b)
+    tops = _turn_lines(b)
     edges = [top, *tops[1:], bottom]
-    within = all(
-        edges[i] <= tops[i] + _ink_rows(*text)[0] and tops[i] + _ink_rows(*text)[1] <= edges[i + 1]
-        for i, (_, _, texts) in enumerate(lines)
-        for text in texts
-    )
+    inked = [(i, *_ink_rows(*text)) for i, (_, _, texts) in enumerate(lines) for text in texts]
+    within = all(edges[i] <= tops[i] + high and tops[i] + low <= edges[i + 1] for i, high, low in inked)
     drawn = [partial(_at, c, tops[i], draw) for i, (_, draw, _) in enumerate(lines)]
     if not within:
         return [PanelPart(box, ("turn", *(facts for facts, _, _ in lines)), partial(_in_turn, drawn))]

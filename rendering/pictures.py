@@ -161,7 +161,7 @@ def render_board(
         labels = board_labels(v, lay, theme, (), words)
         keys = board_band_keys(v, lay, theme, labels, ROWS, _bands_in(lay))
         found = _found(keys[: cut // ROWS])
-        ends = max((k + 1 for k in range(cut // ROWS, len(keys)) if keys[k][4:]), default=cut // ROWS + 1)
+        ends = max(_pieces_end(keys, cut), cut // ROWS + 1)
         rows, show = _to_draw(keys[:ends], found)
         im = b.board_in_rows(v, lay, theme, labels, rows, show)
         top = _kept_bands(im, keys[: cut // ROWS], found, lay, theme)
@@ -191,6 +191,12 @@ BOARD_BANDS: Recent[tuple[object, ...], PngBand] = Recent(4096)
 def _bands_in(lay: Layout) -> int:
     """How many bands of ``ROWS`` rows a picture of this layout has (the last one may be short)."""
     return -(-lay.height // ROWS)
+
+
+def _pieces_end(keys: Sequence[tuple[object, ...]], cut: int) -> int:
+    """The band after the last one from the ``cut`` down whose key names a piece (``cut // ROWS`` if none):
+    no piece reaches below it (rendering.band_keys). A key is (map, layout, theme, band, *pieces)."""
+    return max((k + 1 for k in range(cut // ROWS, len(keys)) if keys[k][4:]), default=cut // ROWS)
 
 
 def _found(keys: Sequence[tuple[object, ...]]) -> list[PngBand | None]:
@@ -577,7 +583,7 @@ class _Preview:
         top = caption_top(lay)
         # No piece reaches below the last band whose key names one (rendering.band_keys), nor a mark below
         # its note: the rows between the caption's top and there are compared, pixel by pixel.
-        pieces_end = max((k + 1 for k in range(cut // ROWS, len(keys)) if keys[k][4:]), default=0) * ROWS
+        pieces_end = _pieces_end(keys, cut) * ROWS
         marks_end = max((math.ceil(bottom) + MARGIN + 1 for _, _, bottom in self.over), default=0)
         reached = (0, top, width, min(max(pieces_end, marks_end), lay.height))
         if reached[3] > top and board.crop(reached).tobytes() != layer.crop(reached).tobytes():
