@@ -81,6 +81,11 @@ def caption_top(lay: Layout) -> int:
     return lay.panel_top + lay.size(12)
 
 
+def line_height(size: int) -> int:
+    """The rows a line of text at ``size`` takes in the panel's flow, from its top to the next line's."""
+    return round(size * 1.18)
+
+
 class Band:
     """The panel band: its box, its text size and line height, and columns across it."""
 
@@ -94,7 +99,7 @@ class Band:
         self.k = lay.size
         self.size = lay.text(theme.sizes.text_font)
         self.title = lay.text(theme.sizes.title_font)
-        self.line = round(self.size * 1.18)
+        self.line = line_height(self.size)
         self.top = caption_top(lay)
         self.bottom = lay.height - self.k(10)
         self.left = self.k(24)
@@ -146,7 +151,7 @@ class Column:
         left = self.x0 if x is None else x
         fitted = ellipsize(text, size, round(self.x1 - left), bold, condensed=True)
         self.b.d.text((left, self.y), fitted, font=self.font(bold, title), fill=colour or self.b.pal.ink)
-        self.y += round(size * 1.18)
+        self.y += line_height(size)
 
     def mark(self, seat: int, x: float | None = None) -> float:
         """A player's mark at the start of the current line; returns where the text goes on."""
@@ -464,7 +469,7 @@ def _turn_lines(b: Band) -> tuple[int, ...]:
     tops, y = [], b.top
     for size in (b.title, b.size, b.size, b.size):
         tops.append(y)
-        y += round(size * 1.18)
+        y += line_height(size)
     return tuple(tops)
 
 
