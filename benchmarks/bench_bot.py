@@ -447,6 +447,7 @@ def _spare_said(r: dict[str, Any]) -> str:
 LOOP = "ALX_BENCH_EVENT_LOOP"  # the event loop of the new bot's runs (``--loop``)
 OLD_LOOP = "ALX_BENCH_OLD_EVENT_LOOP"  # the old bot's (``--old-loop``)
 RUN_LOOP = "ALX_BENCH_RUN_LOOP"  # the one run's, as in_process passes it
+DELAY = "ALX_BENCH_NETWORK_DELAY"  # ms the fake Discord waits on every request, both bots' (--network-delay)
 
 
 def production_loop() -> str:
@@ -527,7 +528,7 @@ async def one_run(
         # tables are opened.
         d = OfflineDiscord(
             factory, guild_id=driver.GUILD, channel_id=driver.CHANNEL, loggers=("bot",),
-            watched_tasks=("alx-",),
+            watched_tasks=("alx-",), network_delay=float(os.environ.get(DELAY) or 0) / 1000,
         )  # fmt: skip
         async with d:
             warmed = getattr(d.bot, "warmed", None)
@@ -876,6 +877,8 @@ def main(
     where = Path(map_path).name if map_path else "each tree's default map"
     print(f"bench_bot: games acting at once, 3 players each, up to {actions} actions per game, map {where}, "
           f"offline Discord (this tree's driver and fake for both bots), {os.cpu_count()} cores")  # fmt: skip
+    if os.environ.get(DELAY):
+        print(f"  the fake Discord waits {os.environ[DELAY]} ms on every request")
     if burners is not None:
         print(f"  busy: {burners}")
     head: tuple[str, ...] = (
@@ -1024,6 +1027,14 @@ if __name__ == "__main__":
         "benchmark's session, one scheduling group with the bot",
     )
     parser.add_argument(
+        "--network-delay",
+        type=float,
+        default=0.0,
+        metavar="MS",
+        help="the fake Discord waits MS ms on every request, both bots': what a player feels of the round "
+        "trips to Discord (default 0: what the machine does)",
+    )
+    parser.add_argument(
         "--record-pictures",
         metavar="FILE",
         help="write the new bot's picture requests to FILE, for bench_render.py --replay (its runs are then "
@@ -1042,6 +1053,8 @@ if __name__ == "__main__":
         os.environ[OLD_LOOP] = a.old_loop
     if a.no_pacer:
         os.environ["ALX_BENCH_NO_PACER"] = "1"
+    if a.network_delay:
+        os.environ[DELAY] = str(a.network_delay)
     raise SystemExit(
         main(
             a.games,
