@@ -53,6 +53,7 @@ async def say(
     """An ephemeral answer, whatever state the interaction is in (fresh, deferred, or deferred update).
     Not after a public defer (``mode`` "public"): Discord then makes the first followup public. The view
     is let go once sent (``freeing.release``)."""
+    await settle_soon(interaction)
     text = limits.content(text)
     mode = interaction.extras.get("mode")
     kwargs: dict[str, Any] = {}
@@ -85,14 +86,18 @@ async def show(
     file: discord.File | None = None,
     view: discord.ui.View | None = None,
 ) -> None:
-    """Replace the ephemeral flow message a component lives on (after ``defer_update``); the view is let go
-    once sent."""
+    """Replace the ephemeral flow message a component lives on (after ``defer_update``, or at once where
+    ``defer_soon`` did not defer it), else ``say``; the view is let go once sent."""
+    await settle_soon(interaction)
     text = limits.content(text)
-    if interaction.extras.get("mode") == "update":
+    replace = interaction.extras.get("replaces") and not interaction.response.is_done()
+    if interaction.extras.get("mode") == "update" or replace:
+        attachments = [file] if file is not None else []
         try:
-            await interaction.edit_original_response(
-                content=text, attachments=[file] if file is not None else [], view=view
-            )
+            if replace:
+                await interaction.response.edit_message(content=text, attachments=attachments, view=view)
+            else:
+                await interaction.edit_original_response(content=text, attachments=attachments, view=view)
         finally:
             release(view)
     else:
@@ -109,6 +114,53 @@ async def defer_update(interaction: discord.Interaction) -> None:
     if not interaction.response.is_done():
         await interaction.response.defer()
         interaction.extras["mode"] = "update"
+
+
+# Seconds a handler's work may take before its interaction is deferred. Discord wants the first answer
+# within 3 s of the press (ENGINEERING-FACTS), and the press took some of them to reach the bot.
+DEFER_AFTER = 1.0
+
+
+class _Soon:
+    """A defer held back: the loop's timer starts it only if no answer came within its seconds."""
+
+    def __init__(self, interaction: discord.Interaction, update: bool, after: float) -> None:
+        self.interaction = interaction
+        self.update = update
+        self.deferring: asyncio.Task[None] | None = None
+        self.timer = asyncio.get_running_loop().call_later(after, self._defer)
+
+    def _defer(self) -> None:
+        defer = defer_update if self.update else defer_private
+        self.deferring = asyncio.ensure_future(defer(self.interaction))
+
+    async def settle(self) -> None:
+        self.timer.cancel()
+        if self.deferring is not None:
+            await self.deferring  # its error (too late: 404) is the answer's, as an awaited defer's was
+
+
+def defer_soon(interaction: discord.Interaction, update: bool = False, after: float | None = None) -> None:
+    """``defer_private`` (or ``defer_update``, for a component on an ephemeral flow message), only if the
+    handler has not answered within ``after`` seconds (``DEFER_AFTER``): an answer in time is the
+    interaction's one response.
+
+    The presser sees it, and the public posts it causes can follow (bot.outbox.lanes), a round trip to
+    Discord sooner than after a defer and the defer's edit (about a tenth of a second each from a host;
+    the fake Discord answers at once), with one request fewer. Every answer (``say``, ``show``) and the
+    handler's end (``Context.guard``) first settle it (``settle_soon``): a defer on its way is waited for."""
+    if interaction.response.is_done() or "soon" in interaction.extras:
+        return
+    if update:
+        interaction.extras["replaces"] = True
+    interaction.extras["soon"] = _Soon(interaction, update, DEFER_AFTER if after is None else after)
+
+
+async def settle_soon(interaction: discord.Interaction) -> None:
+    """No defer after this (``defer_soon``); one the timer already started is waited for."""
+    soon: _Soon | None = interaction.extras.pop("soon", None)
+    if soon is not None:
+        await soon.settle()
 
 
 class InFlight:

@@ -6,6 +6,7 @@ bot.commands.info and bot.commands.over_days, one module per kind of work.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -23,7 +24,7 @@ from ..outbox.lanes import Lanes
 from ..outbox.pipeline import Ask, Pipeline
 from ..texts import private
 from ..texts.freeing import let_go
-from .answers import InFlight, defer_private, defer_update, guarded, interaction_kind, show
+from .answers import InFlight, defer_soon, guarded, interaction_kind, settle_soon, show
 
 
 @dataclass
@@ -58,6 +59,8 @@ class Context:
         try:
             await guarded(interaction, self.in_flight, body)
         finally:
+            with contextlib.suppress(discord.HTTPException):
+                await settle_soon(interaction)  # a handler that answered nothing: no defer after its end
             if lane is not None and self.lanes is not None:
                 self.lanes.settle(lane, interaction)
             let_go(interaction)
@@ -92,11 +95,9 @@ class Context:
         done: str | None = None,
         update: bool = False,
     ) -> Outcome:
-        """Apply one action through the pipeline and tell the actor, privately, what it did."""
-        if update:
-            await defer_update(interaction)
-        else:
-            await defer_private(interaction)
+        """Apply one action through the pipeline and tell the actor, privately, what it did: at once, or
+        after a defer where the pipeline took long (``defer_soon``)."""
+        defer_soon(interaction, update)
         outcome = await self.pipeline.act(ask, parse)
         interaction.extras["game"] = outcome.table.id
         seat = outcome.table.seat_of(interaction.user.id)

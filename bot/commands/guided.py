@@ -24,7 +24,7 @@ from ..games.tables import Refused, Table
 from ..texts import choices as ch
 from ..texts import components as ui
 from ..texts import private
-from .answers import defer_private, defer_update, png, say, show
+from .answers import defer_soon, png, say, show
 from .context import Context
 from .hints import hinted
 
@@ -56,7 +56,7 @@ class GuidedMove:
         """Step 2: the lettered points for the chosen card, on a preview picture."""
 
         async def body() -> None:
-            await defer_update(interaction)
+            defer_soon(interaction, update=True)
             table, state, seat = await self.ctx.look(interaction, game_id, version)
             await self._points(interaction, table, state, seat, card)
 
@@ -91,7 +91,7 @@ class GuidedMove:
         """Step 3: the numbered paths to the chosen point (straight to Confirm when there is one)."""
 
         async def body() -> None:
-            await defer_update(interaction)
+            defer_soon(interaction, update=True)
             table, state, seat = await self.ctx.look(interaction, game_id, version)
             point = ch.parse_destination(state, ch.parse_card(state, card), to)
             paths = ch.legal_paths(state, point)
@@ -131,7 +131,7 @@ class GuidedMove:
         """Step 4: the chosen path on a picture, and Confirm."""
 
         async def body() -> None:
-            await defer_update(interaction)
+            defer_soon(interaction, update=True)
             table, state, seat = await self.ctx.look(interaction, game_id, version)
             await self._confirm(interaction, table, state, seat, card, to, path)
 
@@ -199,14 +199,14 @@ class GuidedMove:
                 raise Refused("turn/already-moved")
             mc = ch.parse_card(state, card)
             if to is None:
-                await defer_private(interaction)
+                defer_soon(interaction)
                 await self._points(interaction, table, state, seat, card)
                 return
             point = ch.parse_destination(state, mc, to)
             paths = ch.legal_paths(state, point)
             offered = point in rules.destination_points(state, mc)
             if path is None and len(paths) > 1 and offered:
-                await defer_private(interaction)
+                defer_soon(interaction)
                 await self._paths(interaction, table, state, seat, ch.card_code(mc), to, paths)
                 return
             ask = ctx.ask(interaction, table.id, table.version)

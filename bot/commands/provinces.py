@@ -21,7 +21,7 @@ from ..texts import choices as ch
 from ..texts import components as ui
 from ..texts import private
 from ..words.words import cards_text
-from .answers import defer_private, defer_update, png, say, show
+from .answers import defer_soon, png, say, show
 from .context import Context
 from .hints import hinted
 
@@ -87,9 +87,9 @@ class ProvinceActions:
 
         async def body() -> None:
             if update:
-                await defer_update(interaction)
+                defer_soon(interaction, update=True)
             else:
-                await defer_private(interaction)
+                defer_soon(interaction)
             table, state, seat = await self.ctx.look(interaction, game_id, version)
             pid = ch.parse_province(state, value, takeover)
             try:
@@ -153,7 +153,7 @@ class ProvinceActions:
                     interaction, ask, lambda st, s: ch.occupy_action(st, s, pid, spaces), done, update=True
                 )
                 return
-            await defer_update(interaction)
+            defer_soon(interaction, update=True)
             paid = ch.paid_cards(state, seat, pid, spaces)
             hand = state.players[seat].hand
             if not contains(hand, paid):

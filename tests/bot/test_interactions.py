@@ -194,8 +194,10 @@ async def test_second_levy_and_stale_flow_are_refused(tmp_path):
             card, to, path = ch.move_code(st, move)
             await g.d.slash(user, "alexandros move", card=card, to=to, path=path)
             r = await g.d.select(user, flow.id, f"alxs:mc:{g.game_id}:{st.version}", [card])
-            assert r.ephemeral and "out of date" in (r.followups[-1].content or ""), r
-            assert "step" not in (r.followups[-1].content or "")  # no version counters in a player's words
+            # Refused before anything was deferred: the refusal is the press's own answer, a message of its
+            # own (type 4), and the flow message stays as it was.
+            assert r.type == 4 and r.ephemeral and "out of date" in (r.content or ""), r
+            assert "step" not in (r.content or "")  # no version counters in a player's words
             seen["stale"] += 1
 
     async with harness(bot_factory(str(tmp_path / "g.db"), POINTS_MAP, 1)) as d:
