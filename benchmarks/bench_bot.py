@@ -264,6 +264,7 @@ class Ledger:
         self.d = d
         self.forget = forget
         self.first: list[float] = []
+        self.answer: list[float] = []  # -> the presser's own answer final (not a "thinking" placeholder)
         self.whole: list[float] = []
         self.pending: dict[int, list[Any]] = {}
         self.interactions: dict[int, list[int]] = {}  # each channel's interaction ids, oldest first
@@ -290,6 +291,8 @@ class Ledger:
             if r.interaction_type != 4:  # autocomplete is not an interaction a player waits on
                 if r.latency is not None:
                     self.first.append(r.latency * 1000)
+                if getattr(r, "answered_in", None) is not None:
+                    self.answer.append(r.answered_in * 1000)
                 self.whole.append(r.duration * 1000)
             r.requests, r.payload = [], {}
         self.channel_requests += channel_requests(self.d.requests)
@@ -684,6 +687,8 @@ async def one_run(
                 "actions/s": done / wall,
                 "first p50": pct(first, 0.5),
                 "first p99": pct(first, 0.99),
+                "answer p50": pct(ledger.answer, 0.5),
+                "answer p99": pct(ledger.answer, 0.99),
                 "whole p50": pct(whole, 0.5),
                 "whole p99": pct(whole, 0.99),
                 "shown p50": pct(visible, 0.5),
@@ -887,6 +892,8 @@ def main(
         "act/s",
         "1st p50",
         "1st p99",
+        "ans p50",
+        "ans p99",
         "shown p50",
         "shown p99",
         "all p99",
@@ -899,7 +906,9 @@ def main(
         load = "/".join(f"{x:.1f}" for x in r["load"][:1] + r["load after"][:1])
         print(
             f"{name:<{width}}{r['actions']:>10}{r['actions/s']:>10.1f}{r['first p50']:>10.0f}"
-            f"{r['first p99']:>10.0f}{r['shown p50']:>10.0f}{r['shown p99']:>10.0f}{r['whole p99']:>10.0f}"
+            f"{r['first p99']:>10.0f}{r.get('answer p50', math.nan):>10.0f}"
+            f"{r.get('answer p99', math.nan):>10.0f}"
+            f"{r['shown p50']:>10.0f}{r['shown p99']:>10.0f}{r['whole p99']:>10.0f}"
             f"{r['channel requests/action']:>10.2f}{r['stall max']:>10.1f}"
             f"{r['stall cpu']:>10.1f}{r.get('callback cpu', float('nan')):>10.1f}"
             f"{r.get('gc max', float('nan')):>10.1f}{r.get('cpu main', float('nan')):>10.1f}"
@@ -919,8 +928,10 @@ def main(
         if r.get("longest gap"):
             parts = ", ".join(f"{w} x{n} {c:.1f} ms" for w, n, c in r["longest gap"])
             print(f"  {name}: in the longest gap (CPU by what ran, the most first): {parts}")
-    print("(ms; 1st: an interaction sent -> its first answer (what the presser sees); shown: an action's")
-    print(" applying interaction sent -> the channel shows the new turn post or its edit (delivered);")
+    print('(ms; 1st: an interaction sent -> its first answer (a "thinking" placeholder, or the answer);')
+    print(" ans: -> the presser's own answer, final (the response message, or the edit after a defer);")
+    print(" shown: an action's applying interaction sent -> the channel shows the new turn post or its edit")
+    print(" (delivered);")
     print(" all: -> the interaction's handler done; chan/act: channel requests per action (POST/PATCH/PUT/")
     print(" DELETE on /channels/..., interaction callbacks and webhooks left out); the clock of act/s runs")
     print(" until every game's last post is shown and the bot's deliveries are drained;")

@@ -302,6 +302,9 @@ class InteractionResult:
     warnings: list[LoggedError] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
     latency: float | None = None
+    # Seconds until the interaction's own answer was final: its response message (callback 4 or 7), else
+    # the first edit of a deferred response or message after a defer (a "thinking" placeholder is not one).
+    answered_in: float | None = None
     duration: float = 0.0
     response_message: StoredMessage | None = None
 

@@ -315,6 +315,8 @@ class Routes(Recorder):
             raise _http_error(400, 50035, "Invalid Form Body")
         inter.acknowledged = True
         result.latency = elapsed
+        if ctype in (4, 7):
+            result.answered_in = elapsed
         data = req.data
         channel_id = result.channel_id
         message: StoredMessage | None = None
@@ -364,8 +366,13 @@ class Routes(Recorder):
             raise _http_error(404, 10008, "Unknown Message")
         return self._live(inter.original_id)
 
+    def _answered(self, inter: _Interaction) -> None:
+        if inter.result.answered_in is None:
+            inter.result.answered_in = time.monotonic() - inter.started
+
     def _w_edit_original(self, req: Request, inter: _Interaction, args: dict[str, str]) -> Any:
         msg = self._edit(self._original(inter), req.data, req.files)
+        self._answered(inter)
         req.message_id, req.channel_id = msg.id, msg.channel_id
         return msg.json
 
@@ -388,6 +395,7 @@ class Routes(Recorder):
             # was fixed by the defer.
             self._edit(original, {k: v for k, v in data.items() if k != "flags"}, req.files)
             msg = original
+            self._answered(inter)
         else:
             eph = bool((data.get("flags") or 0) & EPHEMERAL)
             msg = self._new_message(
@@ -398,6 +406,8 @@ class Routes(Recorder):
                 ephemeral_to=inter.user.id if eph else None,
             )
             req.public_followup = not eph
+            if eph:  # a private answer after a defer (a public follow-up is the change's post)
+                self._answered(inter)
         req.message_id, req.channel_id = msg.id, msg.channel_id
         req.pinged_user_ids = pinged_users(data, is_new_message=True)
         return msg.json

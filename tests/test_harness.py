@@ -394,6 +394,17 @@ async def test_deferred_then_edit_original_and_followup():
         assert [m.content for m in d.channel_messages()] == ["done thinking"]
 
 
+async def test_the_answer_is_final_at_the_response_or_at_the_edit_after_a_defer():
+    """``answered_in``: what the presser waits for their answer (benchmarks/bench_bot.py's "ans"), not the
+    "thinking" placeholder of a defer (``latency``, the first answer)."""
+    async with make_harness(network_delay=0.01) as d:
+        r = await d.slash(d.member("alice"), "demo.secret")
+        assert r.answered_in is not None and r.answered_in == r.latency
+        r = await d.slash(d.member("alice"), "demo slow")
+        assert r.latency is not None and r.answered_in is not None
+        assert r.answered_in >= r.latency + 0.01  # the edit: one more request after the defer
+
+
 async def test_channel_send_with_allowed_mentions():
     async with make_harness() as d:
         alice, bob = d.member("alice"), d.member("bob")
