@@ -17,7 +17,8 @@ harness finds an interaction's handler tasks by its task mark (no walk over ``as
 
 The clock runs until every game's last turn post is shown in its channel and the bot's deliveries are
 drained. Printed per run, with the machine's load average before and after: the first response (an
-interaction sent -> its first answer, what the presser sees) and "shown" (an action's applying
+interaction sent -> its first answer, a "thinking" placeholder or the answer), the answer ("ans": -> the
+presser's own answer, final: the response message or the edit after a defer) and "shown" (an action's applying
 interaction sent -> the channel shows the new turn post or its edit) p50/p99, the handler's p99, actions
 per second, channel requests per action (POST/PATCH/PUT/DELETE on /channels/..., interaction callbacks
 and webhooks left out), the event loop's longest stall (a probe task that sleeps 1 ms in the stall runs,
@@ -25,8 +26,11 @@ and webhooks left out), the event loop's longest stall (a probe task that sleeps
 process and of its render workers. ``--repeat N`` rounds, both bots in each, which goes first alternating.
 
     python benchmarks/bench_bot.py [--games 50] [--stall-games 0] [--actions 24] [--seed 7] [--repeat 1]
-                                   [--map PATH] [--no-baseline] [--workers N]
+                                   [--map PATH] [--no-baseline] [--workers N] [--network-delay MS]
                                    [--busy N [--busy-session own|shared]]
+
+``--network-delay MS``: the fake Discord waits MS ms on every request, both bots' (a host's round trip
+to Discord, 50-150 ms; 0 by default, where the machine's CPU decides).
 
 ``--busy N`` runs N CPU burners beside both bots in every round: one program, in a session of its own by
 default (another program's, as a suite in another terminal, a service or a container is: on Linux the
