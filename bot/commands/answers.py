@@ -116,9 +116,11 @@ async def defer_update(interaction: discord.Interaction) -> None:
         interaction.extras["mode"] = "update"
 
 
-# Seconds a handler's work may take before its interaction is deferred. Discord wants the first answer
-# within 3 s of the press (ENGINEERING-FACTS), and the press took some of them to reach the bot.
-DEFER_AFTER = 1.0
+# Seconds a handler's work may take before its interaction is deferred. Discord fails an interaction not
+# answered within 3 s of the press (ENGINEERING-FACTS), but a player wants to see something sooner: the
+# first answer's target is p99 <= 500 ms (bench_bot). At 1.0 s, with 3 CPU burners beside the bot, the
+# first answer's p99 was 395-628 ms; an answer ready sooner comes whole, a slower one after "thinking".
+DEFER_AFTER = 0.3
 
 
 class _Soon:
