@@ -86,10 +86,7 @@ class ProvinceActions:
         """A preview of the province with the cheapest plan, then pick the guards."""
 
         async def body() -> None:
-            if update:
-                defer_soon(interaction, update=True)
-            else:
-                defer_soon(interaction)
+            defer_soon(interaction, update=update)
             table, state, seat = await self.ctx.look(interaction, game_id, version)
             pid = ch.parse_province(state, value, takeover)
             try:
