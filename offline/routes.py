@@ -147,9 +147,10 @@ class Routes(Recorder):
             self.unhandled.append(req)
             raise _http_error(404, 10015, "Unknown Webhook")
         # Faults reach follow-ups and their edits too (an expired token, a 5xx): the bot sends those from
-        # its delivery worker, and must fall back to the channel (bot.outbox.lanes).
-        fault = self._fault_for(req) if kind in ("followup", "edit_followup") else None
-        if fault is not None:
+        # its delivery worker, and must fall back to the channel (bot.outbox.lanes). And the interaction's
+        # own answer (its callback, the edit of a deferred one): a lost reply there means Discord took it.
+        fault = self._fault_for(req) if kind in _WEBHOOK_FAULTS else None
+        if fault is not None and not fault.lost_reply:
             self._finish(req)
             raise fault.exception()
         try:
@@ -157,6 +158,8 @@ class Routes(Recorder):
             req.response = _copy(response)
         finally:
             self._finish(req)
+        if fault is not None:
+            raise fault.exception()
         return _copy(response)
 
     def _h_me(self, req: Request, args: dict[str, str]) -> Any:
@@ -440,6 +443,10 @@ class Routes(Recorder):
         "get_followup": _w_get_followup,
         "delete_followup": _w_delete_followup,
     }
+
+
+# The webhook kinds OfflineDiscord.fail reaches (its other kinds are the bot-token routes).
+_WEBHOOK_FAULTS = ("followup", "edit_followup", "callback", "edit_original")
 
 
 def _webhook_kind(method: str, path: str) -> str:

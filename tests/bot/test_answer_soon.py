@@ -160,3 +160,26 @@ async def test_an_action_slower_than_discords_deadline_is_deferred_within_it(tmp
         assert answers_of(r)[:2] == ["callback 5", "edit_original"], answers_of(r)
         assert r.latency is not None and answers.DEFER_AFTER <= r.latency < 2.0
         assert not r.violations and (await g.table()).version > table.version
+
+
+@pytest.mark.parametrize(("fault", "lost"), [("503", False), ("timeout", True)])
+async def test_an_answer_that_fails_after_the_commit_ends_in_a_sentence_and_loses_nothing(
+    tmp_path, fault, lost
+):
+    """The answer at once comes after the commit: when Discord fails it (a 5xx; or a timeout after Discord
+    took it), the action stays applied, its turn post still goes out, and the presser still reads a private
+    sentence: the apology, or the answer Discord took."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        user, table = await current(g)
+        d.fail("callback", fault, times=1, lost_reply=lost, when=lambda q: q.callback_type == 4)
+        r = await d.slash(user, "alexandros move", **first_move(table), check=False)
+        assert r.errors, "the failed answer is logged"
+        assert r.ephemeral and r.content
+        # 503: Discord took nothing, and the apology is the answer; a lost reply: the answer Discord took.
+        assert ("went wrong" in r.content.lower()) is not lost, r.content
+        after = await g.table()
+        assert after.version > table.version  # nothing lost
+        posted = [m for m in d.channel_messages() if any(f":{after.version}" in c for c in m.custom_ids)]
+        assert posted and not posted[-1].ephemeral, "the new turn post is in the channel"
+        g.check_public()  # and it names no drawn card
