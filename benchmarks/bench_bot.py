@@ -295,7 +295,7 @@ class Ledger:
             if r.interaction_type != 4:  # autocomplete is not an interaction a player waits on
                 if r.latency is not None:
                     self.first.append(r.latency * 1000)
-                if getattr(r, "answered_in", None) is not None:
+                if r.answered_in is not None:
                     self.answer.append(r.answered_in * 1000)
                 self.whole.append(r.duration * 1000)
             r.requests, r.payload = [], {}
@@ -910,8 +910,7 @@ def main(
         load = "/".join(f"{x:.1f}" for x in r["load"][:1] + r["load after"][:1])
         print(
             f"{name:<{width}}{r['actions']:>10}{r['actions/s']:>10.1f}{r['first p50']:>10.0f}"
-            f"{r['first p99']:>10.0f}{r.get('answer p50', math.nan):>10.0f}"
-            f"{r.get('answer p99', math.nan):>10.0f}"
+            f"{r['first p99']:>10.0f}{r['answer p50']:>10.0f}{r['answer p99']:>10.0f}"
             f"{r['shown p50']:>10.0f}{r['shown p99']:>10.0f}{r['whole p99']:>10.0f}"
             f"{r['channel requests/action']:>10.2f}{r['stall max']:>10.1f}"
             f"{r['stall cpu']:>10.1f}{r.get('callback cpu', float('nan')):>10.1f}"
