@@ -104,6 +104,12 @@ async def show(
         await say(interaction, text, file=file, view=view)
 
 
+def applied(interaction: discord.Interaction) -> None:
+    """Notes that the handler's change is committed: an error after this (the answer Discord failed) is
+    apologised for without "try again", which would be refused as stale, or would act a second time."""
+    interaction.extras["applied"] = True
+
+
 async def defer_private(interaction: discord.Interaction) -> None:
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -239,6 +245,8 @@ async def guarded(
             interaction.id,
         )
         with contextlib.suppress(discord.HTTPException):
-            await say(interaction, private.oops())
+            await say(
+                interaction, private.oops_applied() if interaction.extras.get("applied") else private.oops()
+            )
     finally:
         metrics.INTERACTION_SECONDS.labels(interaction.type.name).observe(time.perf_counter() - started)

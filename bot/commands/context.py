@@ -24,7 +24,7 @@ from ..outbox.lanes import Lanes
 from ..outbox.pipeline import Ask, Pipeline
 from ..texts import private
 from ..texts.freeing import let_go
-from .answers import InFlight, defer_soon, guarded, interaction_kind, settle_soon, show
+from .answers import InFlight, applied, defer_soon, guarded, interaction_kind, settle_soon, show
 
 
 @dataclass
@@ -99,6 +99,7 @@ class Context:
         after a defer where the pipeline took long (``defer_soon``)."""
         defer_soon(interaction, update)
         outcome = await self.pipeline.act(ask, parse)
+        applied(interaction)
         interaction.extras["game"] = outcome.table.id
         seat = outcome.table.seat_of(interaction.user.id)
         mine = outcome.table.speaker.event_lines([redact(e, seat) for e in outcome.events])

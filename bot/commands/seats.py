@@ -37,7 +37,7 @@ from ..texts import posts, private
 from ..texts.components import GameButton, cid_button
 from ..texts.freeing import release
 from ..words import i18n
-from .answers import defer_private, display_name, say
+from .answers import applied, defer_private, display_name, say
 from .context import Context
 
 META_OFFERS = "seat_offers"  # {seat: [holder's user id, offered to, offered by]}: one open offer per seat
@@ -90,6 +90,7 @@ class Seats:
                 await ctx.pipeline.commit(
                     table, new_state, tuple(events), (action,), extra=[note], user_id=ask.user_id, via=ask.via
                 )
+                applied(interaction)
             await say(interaction, private.took_back(more=bool(new_state.undo.points)))
 
         await ctx.guard(interaction, body)

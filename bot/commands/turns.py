@@ -22,7 +22,7 @@ from ..outbox.pipeline import META_AGREED, user_ids
 from ..texts import choices as ch
 from ..texts import components as ui
 from ..texts import posts, private
-from .answers import defer_private, display_name, say
+from .answers import applied, defer_private, display_name, say
 from .context import Context
 
 
@@ -94,6 +94,7 @@ class TurnActions:
                 return [dt.say(table.record.channel_id, text, now=ctx.clock())]
 
             outcome = await ctx.pipeline.act(ask, lambda st, seat: Resign(seat), note)
+            applied(interaction)
             await say(interaction, private.resigned())
             after = outcome.table.state
             # A resignation that ended the game (one player left) has no vote left to count: asking the
@@ -155,11 +156,13 @@ class TurnActions:
                         ctx.clock(),
                         meta={META_AGREED: sorted(agreed | {interaction.user.id})},
                     )
+                    applied(interaction)
                     ctx.pipeline.wake(table.id)
                     await say(interaction, private.agree_noted(names))
                     return
                 # The last vote is not stored: the game ends with it, and ending clears the votes.
                 await ctx.pipeline.commit(table, *_end_by_agreement(state, seat))
+                applied(interaction)
             await say(interaction, private.all_agreed())
 
         await ctx.guard(interaction, body)

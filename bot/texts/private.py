@@ -93,6 +93,14 @@ def oops() -> str:
     return _("Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`.")
 
 
+def oops_applied() -> str:
+    """After the change was committed: trying again would be refused (or would act twice), so it says so."""
+    return _(
+        "That went through, and the game has it; only this answer could not be shown. The channel shows "
+        "the game as it is now, and `/alexandros board` shows it to you."
+    )
+
+
 def thread_needs_text_channel() -> str:
     return _("Threads can be made in text channels only; start it here instead.")
 

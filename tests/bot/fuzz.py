@@ -5,7 +5,7 @@ showed, from random members in two channels of one server and one channel of ano
 
 After every interaction it checks:
 - the interaction was answered (an autocomplete with its choices), and no error was logged;
-- the generic apology (private.oops()) never appears;
+- the generic apologies (private.oops(), private.oops_applied()) never appear;
 - an interaction that changed no game answered privately (a refusal is ephemeral), but for the nudge and
   the board, public by design;
 - nobody changed what they may not: a game changes only in the interaction's server, and only by a seated
@@ -395,7 +395,7 @@ class Fuzzer:
         for v in r.violations:
             c.problems.append(f"{where}: Discord limit broken: {v}")
         texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
-        if any(private.oops() in t for t in texts_seen):
+        if any(apology in t for t in texts_seen for apology in (private.oops(), private.oops_applied())):
             c.problems.append(f"{where}: the generic error")
         if r.type == 8:
             c.answers["autocomplete"] += 1

@@ -27,7 +27,7 @@ WRONG: dict[str, re.Pattern[str]] = {
     "object repr": re.compile(r"<[\w.]+ object at 0x"),
     "dataclass repr": re.compile(r"\b[A-Z]\w+\((?:\w+=)"),
     "None": re.compile(r"(?<![\w`])None\b(?! of)"),
-    "generic error": re.compile(r"Something went wrong"),
+    "generic error": re.compile(r"Something went wrong|only this answer could not be shown"),
 }
 
 # A refusal names a way forward: a command, a thing to pick, choose, type, press or play, or what is
