@@ -30,7 +30,7 @@ from ..texts import components as ui
 from ..texts import posts, private
 from ..texts.freeing import release
 from ..words.words import policy_choices
-from .answers import defer_private, display_name, say, server_language
+from .answers import applied, defer_private, display_name, say, server_language
 from .context import Context
 from .dashboard import closed_duty as _status_closed
 
@@ -283,6 +283,7 @@ class Lobby:
                 raise Refused("bot/too-few-players", min=MIN_PLAYERS, have=len(rec.seats))
             extra = [] if from_button else dt.lobby_edit(_closed(table, "playing"), self.ctx.clock())
             outcome = await self.deal(table, extra)  # read under the game's lock (_locked)
+            applied(interaction)
             log.info(
                 "game started game=%s channel=%s user=%s players=%s",
                 rec.id, rec.channel_id, uid, len(rec.seats),

@@ -13,7 +13,7 @@ from bot.texts import choices as ch
 from engine import ai
 from engine.actions import Move
 from engine.state import Phase
-from tests.bot.driver import NAMES, WALLS_MAP, Game, bot_factory, harness
+from tests.bot.driver import NAMES, WALLS_MAP, Game, bot_factory, harness, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -185,3 +185,36 @@ async def test_an_answer_that_fails_after_the_commit_ends_in_a_sentence_and_lose
         posted = [m for m in d.channel_messages() if any(f":{after.version}" in c for c in m.custom_ids)]
         assert posted and not posted[-1].ephemeral, "the new turn post is in the channel"
         g.check_public()  # and it names no drawn card
+
+
+async def test_a_start_whose_answer_fails_says_the_game_started(tmp_path):
+    """Start commits the deal, then answers by replacing the lobby message (type 7): when Discord fails that
+    answer, the creator reads that it went through, not "try again" (a second Start would be refused), and
+    the first turn post is in the channel."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        users, lobby, gid = await open_lobby(d)
+        await d.click(users[1], lobby.id, f"alx:join:{gid}")
+        d.fail("callback", "503", times=1, when=lambda q: q.callback_type == 7)
+        r = await d.click(users[0], lobby.id, f"alx:start:{gid}", check=False)
+        assert r.errors and r.ephemeral, r.content
+        assert "went through" in r.content.lower() and "try again" not in r.content.lower(), r.content
+        g = Game(d, users, game_id=gid)
+        assert (await g.table()).record.status == "playing"
+        assert any(m.content.startswith("**Turn 1") for m in d.channel_messages()), "the first turn post"
+
+
+async def test_an_error_before_the_commit_still_says_try_again(tmp_path, monkeypatch):
+    """Only a change that was committed is apologised for as done: an error before the commit leaves the game
+    as it was, and the apology asks to try again."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await started(d)
+        user, table = await current(g)
+
+        async def broken(*args, **kwargs):
+            raise RuntimeError("the disk is gone")
+
+        monkeypatch.setattr(g.bot.pipeline, "act", broken)
+        r = await d.slash(user, "alexandros move", **first_move(table), check=False)
+        assert r.errors and r.ephemeral
+        assert "try again" in r.content.lower() and "went through" not in r.content.lower(), r.content
+        assert (await g.table()).version == table.version
