@@ -61,6 +61,10 @@ class Tutorial:
                 await self._show(interaction, 0)
                 return
             lesson = steps[step]
+            if value not in {v for v, _label in lesson.choices()}:
+                # A button an older lesson left (its choices changed since): the step as it is now.
+                await self._show(interaction, step)
+                return
             picture = await self._picture(lesson, lesson.after)
             if value in lesson.right:
                 await self._save(interaction.user.id, step + 1)

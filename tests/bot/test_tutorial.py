@@ -111,3 +111,25 @@ async def test_the_tutorial_through_the_console(tmp_path, no_network):
     assert text.count("✅") == 10 and text.count("❌") == 10, text[-3000:]
     assert "(10/10)" in text and "Well done" in text and "[only alice]" in text
     assert any("tutorial" in p.name for p in (tmp_path / "p").glob("*.png"))
+
+
+async def test_an_answer_no_step_offers_now_shows_the_step_again(tmp_path):
+    """A button an older lesson left (found by the fuzzer: ``alx:tut:0:400``) is no answer: the step is shown
+    again as it is now, without an error."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 2)) as d:
+        alice = d.member("alice")
+        msg = (await d.slash(alice, "alexandros learn tutorial")).response_message
+        await d.click(alice, msg.id, "alx:tutgo:0")
+        shown = d.message(msg.id)
+        comp = next(c for c in shown.walk_components() if c.get("custom_id", "").startswith("alx:tut:0:"))
+        cid, comp["custom_id"] = comp["custom_id"], "alx:tut:0:400"
+        try:
+            r = await d.click(alice, msg.id, "alx:tut:0:400")
+        finally:
+            comp["custom_id"] = cid
+        assert not r.errors, r.errors
+        shown = d.message(msg.id)
+        assert "(1/10)" in shown.content and "❌" not in shown.content and shown.attachments
+        first = lessons.steps()[0]
+        assert _buttons(shown) == [f"alx:tut:0:{v}" for v, _label in first.choices()]
+        assert (await d.bot.store.get_user_settings(alice.id)).get("tutorial", 0) == 0
