@@ -46,8 +46,10 @@ class Tutorial:
 
         async def body() -> None:
             await defer_update(interaction)
-            await self._save(interaction.user.id, step)
-            await self._show(interaction, step)
+            # A Next an older, longer lesson left counts as the end; none before the start.
+            at = min(max(step, 0), len(lessons.steps()))
+            await self._save(interaction.user.id, at)
+            await self._show(interaction, at)
 
         await self.ctx.guard(interaction, body)
 

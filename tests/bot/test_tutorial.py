@@ -133,3 +133,11 @@ async def test_an_answer_no_step_offers_now_shows_the_step_again(tmp_path):
         first = lessons.steps()[0]
         assert _buttons(shown) == [f"alx:tut:0:{v}" for v, _label in first.choices()]
         assert (await d.bot.store.get_user_settings(alice.id)).get("tutorial", 0) == 0
+        comp = next(c for c in shown.walk_components() if c.get("custom_id", "").startswith("alx:tut:0:"))
+        cid, comp["custom_id"] = comp["custom_id"], "alx:tutgo:400"  # a Next of a longer lesson
+        try:
+            r = await d.click(alice, msg.id, "alx:tutgo:400")
+        finally:
+            comp["custom_id"] = cid
+        assert not r.errors and "Well done" in d.message(msg.id).content
+        assert (await d.bot.store.get_user_settings(alice.id))["tutorial"] == len(lessons.steps())
