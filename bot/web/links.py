@@ -20,6 +20,7 @@ from storage import GameRecord, GameStore
 META_SECRET = "web_secret"  # the game's metadata key
 WEB_OFF = "web_off"  # the server's settings key: True while watching is turned off there
 _TOKEN = re.compile(r"([1-9][0-9]{0,18})-([0-9a-f]{32})")
+_LARGEST_ID = 2**63 - 1  # both stores keep ids as signed 64-bit integers: a larger one is no game
 
 
 def new_secret() -> str:
@@ -61,7 +62,7 @@ async def set_watching(store: GameStore, guild_id: int, on: bool, now: float) ->
 async def find(store: GameStore, token: str) -> GameRecord | None:
     """The game a link's token leads to, or None (for every reason alike)."""
     m = _TOKEN.fullmatch(token)
-    if m is None:
+    if m is None or int(m.group(1)) > _LARGEST_ID:
         return None
     record = await store.game_by_id(int(m.group(1)))
     if record is None:

@@ -111,6 +111,7 @@ async def test_a_games_page_behind_its_secret_link_and_one_404_for_every_link_le
                 "/g/nonsense",
                 f"{path}x",
                 "/g/" + "9" * 30 + "-" + "0" * 32,
+                "/g/" + "9" * 19 + "-" + "0" * 32,  # 19 digits past the stores' 64-bit integers
                 "/static/..%2f..%2fprocess%2fconfig.py",  # bot/process/config.py
                 "/static/../../bot/process/config.py",
                 "/static/%2e%2e/app.js",
