@@ -1,6 +1,9 @@
 """A longer run of the issue-11 fuzzer (tests/bot/fuzz.py) than CI's: many seeds, more steps each.
 
-    python benchmarks/bench_fuzz.py [--seeds 10] [--steps 2000]
+    python benchmarks/bench_fuzz.py [--seeds 10] [--steps 2000] [--map empire] [--german]
+
+``--map``: a packaged map (engine/maps) instead of the small test map; ``--german``: every other player, the
+admin and the second server speak German.
 
 Prints, per seed and in total, the interactions by kind, the answers (ephemeral, public, update,
 autocomplete), how many changed a game, and every problem found (none expected). Exits 1 on a problem.
@@ -17,6 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from engine.maps import parse_map  # noqa: E402
+from tests.bot.console_games import packaged_maps  # noqa: E402
+from tests.bot.driver import WALLS_MAP  # noqa: E402
 from tests.bot.fuzz import run_fuzz  # noqa: E402
 
 
@@ -25,7 +31,10 @@ async def main() -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--first-seed", type=int, default=100)
+    parser.add_argument("--map", choices=sorted(packaged_maps()), help="a packaged map, not the test map")
+    parser.add_argument("--german", action="store_true", help="German-speaking members and second server")
     args = parser.parse_args()
+    game_map = parse_map(packaged_maps()[args.map]) if args.map else WALLS_MAP
     kinds: Counter[str] = Counter()
     answers: Counter[str] = Counter()
     total = changed = 0
@@ -33,7 +42,9 @@ async def main() -> int:
     seconds = 0.0
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         with tempfile.TemporaryDirectory() as tmp:
-            counts = await run_fuzz(seed, args.steps, str(Path(tmp) / "fuzz.db"))
+            counts = await run_fuzz(
+                seed, args.steps, str(Path(tmp) / "fuzz.db"), game_map=game_map, german=args.german
+            )
         print(f"seed {seed}: {counts.summary()}", flush=True)
         kinds.update(counts.kinds)
         answers.update(counts.answers)

@@ -13,7 +13,7 @@ After every interaction it checks:
   games only), or the user forgetting themselves (only their own id goes); seats change only by the actor.
 
 `run_fuzz(seed, steps, db)` returns the counts; tests/bot/test_fuzz.py runs a few hundred steps in CI,
-benchmarks/bench_fuzz.py many more.
+benchmarks/bench_fuzz.py many more, also on a packaged map and with German-speaking members and server.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.texts import private
+from engine.maps import Map
 from offline import OfflineDiscord
 from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
 from offline.records import HarnessError, InteractionResult, StoredMessage
@@ -565,12 +566,21 @@ class Fuzzer:
         )
 
 
-async def run_fuzz(seed: int, steps: int, db: str, *, seconds: float | None = None) -> Counts:
-    """`steps` random interactions (or until `seconds` pass) on a fresh bot; returns the counts."""
+async def run_fuzz(
+    seed: int,
+    steps: int,
+    db: str,
+    *,
+    seconds: float | None = None,
+    game_map: Map = WALLS_MAP,
+    german: bool = False,
+) -> Counts:
+    """`steps` random interactions (or until `seconds` pass) on a fresh bot; returns the counts. ``german``:
+    every other player and the admin speak German, and so does the second server."""
     rng = random.Random(seed)
     clock = Clock()
     d = OfflineDiscord(
-        bot_factory(db, WALLS_MAP, seed, clock=clock),
+        bot_factory(db, game_map, seed, clock=clock),
         guild_name="first server",
         channel_name="game",
         loggers=("bot",),
@@ -582,6 +592,10 @@ async def run_fuzz(seed: int, steps: int, db: str, *, seconds: float | None = No
     members = [d.member(n) for n in PLAYERS]
     members.append(d.member("mod", permissions=DEFAULT_MEMBER_PERMISSIONS | MANAGE_CHANNELS))
     members.append(d.member("admin", permissions=DEFAULT_MEMBER_PERMISSIONS | MANAGE_GUILD | MANAGE_CHANNELS))
+    if german:
+        d.set_guild_locale("de", second)
+        for member in [*members[2:-2:2], members[-1]]:
+            member.locale = "de"
     started = time.monotonic()
     async with d:
         fuzzer = Fuzzer(d, rng, channels, members, clock)
