@@ -22,9 +22,11 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from bot.texts import private
+from bot.words import i18n
 from engine.maps import Map
 from offline import OfflineDiscord
 from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
@@ -396,7 +398,7 @@ class Fuzzer:
         for v in r.violations:
             c.problems.append(f"{where}: Discord limit broken: {v}")
         texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
-        if any(apology in t for t in texts_seen for apology in (private.oops(), private.oops_applied())):
+        if any(apology in t for t in texts_seen for apology in _apologies()):
             c.problems.append(f"{where}: the generic error")
         if r.type == 8:
             c.answers["autocomplete"] += 1
@@ -564,6 +566,16 @@ class Fuzzer:
         await self.observe(
             "modal", cid, user, channel, self.d.stale(user, 5, data, channel_id=channel, check=False), before
         )
+
+
+@cache
+def _apologies() -> tuple[str, ...]:
+    """The generic apologies in every language the bot speaks (a German member reads them in German)."""
+    out: list[str] = []
+    for lang in i18n.LANGUAGES:
+        with i18n.speaking(lang):
+            out += [private.oops(), private.oops_applied()]
+    return tuple(out)
 
 
 async def run_fuzz(
