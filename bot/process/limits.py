@@ -2,7 +2,8 @@
 of them (a 2,001-character message fails as "This interaction failed" for the user).
 
 - message content: 2,000 characters (``content``: whole lines dropped from the middle, then cut);
-- a label (button, select option, autocomplete choice): 100 characters (``label``);
+- a label (button, select option, autocomplete choice): 100 characters (``label``: cut after a whole
+  clause or word);
 - a select or an autocomplete list: 25 options (``options``);
 - a value the user typed and the bot repeats back (``echo``): one line of at most 60 characters, so that a
   refusal quoting a 300-character value still fits and still reads.
@@ -39,7 +40,16 @@ def content(text: str, limit: int = MAX_CONTENT) -> str:
 
 
 def label(text: str) -> str:
-    return shorten(" ".join(text.split()), MAX_LABEL)
+    """One line of at most 100 characters. A longer one is cut after its last whole clause that fits, else
+    its last whole word: cut inside a word, "6 symbol spaces" read "6 symbol space…"."""
+    text = " ".join(text.split())
+    if len(text) <= MAX_LABEL:
+        return text
+    for separators, least in (((", ", "; ", " — "), MAX_LABEL * 2 // 3), ((" ",), MAX_LABEL // 2)):
+        at = max(text.rfind(sep, 0, MAX_LABEL) for sep in separators)
+        if at >= least:
+            return text[:at] + "…"
+    return shorten(text, MAX_LABEL)
 
 
 def echo(value: object) -> str:

@@ -136,6 +136,21 @@ def test_a_long_list_of_values_fits_in_a_message() -> None:
     assert len(text) <= limits.MAX_CONTENT and "more (see the list offered)" in text
 
 
+def test_a_long_label_is_cut_after_a_whole_clause_or_word() -> None:
+    """bench_console_games found "— province 2, 6 symbol space…" on the Empire map with 4 players."""
+    from bot.process import limits
+
+    line = (
+        "P2 (value 4): 2 guards (no score), pay temple + horse + lyre + soldier — province 2, 6 symbol spaces"
+    )
+    cut = limits.label(line + "; two or more guards of yours score nothing")
+    assert cut == "P2 (value 4): 2 guards (no score), pay temple + horse + lyre + soldier — province 2…", cut
+    words = limits.label("word " * 30)
+    assert len(words) <= limits.MAX_LABEL and words.endswith("word…") and "wor…" not in words
+    assert limits.label("x" * 300) == "x" * 99 + "…"  # no space to cut at
+    assert limits.label("a  b\n c") == "a b c" and limits.label(line) == line
+
+
 # --- the cheapest plan that stacks guards says it scores nothing (R7.3) -----------------------------------
 
 CUT = (sd("A5", "B4", STRIP), sd("B4", "C5", STRIP))
