@@ -40,16 +40,21 @@ def content(text: str, limit: int = MAX_CONTENT) -> str:
 
 
 def label(text: str) -> str:
-    """One line of at most 100 characters. A longer one is cut after its last whole clause that fits, else
-    its last whole word: cut inside a word, "6 symbol spaces" read "6 symbol space…"."""
-    text = " ".join(text.split())
-    if len(text) <= MAX_LABEL:
+    """One line of at most 100 characters (``cut``)."""
+    return cut(" ".join(text.split()), MAX_LABEL)
+
+
+def cut(text: str, limit: int) -> str:
+    """At most ``limit`` characters. A longer text ends in "…" after its last whole clause that fits (up to
+    ", " or "; ") if that keeps a third of ``limit``, else after its last whole word if that keeps half.
+    Cut inside a word, "6 symbol spaces" read "6 symbol space…"; after a word, "6 symbol…"."""
+    if len(text) <= limit:
         return text
-    for separators, least in (((", ", "; ", " — "), MAX_LABEL * 2 // 3), ((" ",), MAX_LABEL // 2)):
-        at = max(text.rfind(sep, 0, MAX_LABEL) for sep in separators)
+    for separators, least in (((", ", "; "), limit // 3), ((" ",), limit // 2)):
+        at = max(text.rfind(sep, 0, limit) for sep in separators)
         if at >= least:
             return text[:at] + "…"
-    return shorten(text, MAX_LABEL)
+    return shorten(text, limit)
 
 
 def echo(value: object) -> str:

@@ -60,14 +60,20 @@ class Choice:
 
     @property
     def line(self) -> str:
-        """The name and the detail on one line of at most 100 characters (an autocomplete choice)."""
-        return limits.label(f"{self.name} — {self.detail}" if self.detail else self.name)
+        """The name and the detail on one line of at most 100 characters (an autocomplete choice): the whole
+        name first, then as much of the detail as fits."""
+        name, detail = " ".join(self.name.split()), " ".join(self.detail.split())
+        room = limits.MAX_LABEL - len(name) - len(" — ")
+        if not detail or room < 2:
+            return limits.shorten(f"{name} — {detail}" if detail else name, limits.MAX_LABEL)
+        return f"{name} — {limits.cut(detail, room)}"
 
 
 def filtered(choices: Sequence[Choice], typed: str, limit: int = MAX_CHOICES) -> list[Choice]:
-    """Choices whose label, detail or value contains what was typed (case-insensitive), at most ``limit``."""
+    """Choices whose label, detail or value contains what was typed (case-insensitive), at most ``limit``:
+    the whole detail, also where the autocomplete's line had no room for all of it."""
     t = typed.strip().lower()
-    hits = [c for c in choices if not t or t in c.line.lower() or t in c.value.lower()]
+    hits = [c for c in choices if not t or any(t in s.lower() for s in (c.name, c.detail, c.value))]
     return hits[:limit]
 
 

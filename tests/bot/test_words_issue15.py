@@ -145,6 +145,11 @@ def test_a_long_label_is_cut_after_a_whole_clause_or_word() -> None:
     )
     cut = limits.label(line + "; two or more guards of yours score nothing")
     assert cut == "P2 (value 4): 2 guards (no score), pay temple + horse + lyre + soldier — province 2…", cut
+    from bot.texts.choices import Choice
+
+    name, detail = line.split(" — ")
+    choice = Choice(name, "2", detail + "; two or more guards of yours score nothing")
+    assert choice.line == f"{name} — province 2…", choice.line  # the whole name, then whole clauses
     words = limits.label("word " * 30)
     assert len(words) <= limits.MAX_LABEL and words.endswith("word…") and "wor…" not in words
     assert limits.label("x" * 300) == "x" * 99 + "…"  # no space to cut at
