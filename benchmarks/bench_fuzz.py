@@ -1,9 +1,10 @@
 """A longer run of the issue-11 fuzzer (tests/bot/fuzz.py) than CI's: many seeds, more steps each.
 
-    python benchmarks/bench_fuzz.py [--seeds 10] [--steps 2000] [--map empire] [--german]
+    python benchmarks/bench_fuzz.py [--seeds 10] [--steps 2000] [--map empire] [--german] [--postgres]
 
 ``--map``: a packaged map (engine/maps) instead of the small test map; ``--german``: every other player, the
-admin and the second server speak German.
+admin and the second server speak German; ``--postgres``: each seed on a new database of a throwaway
+PostgreSQL server (tests/storage/pg_cluster.py), not an SQLite file.
 
 Prints, per seed and in total, the interactions by kind, the answers (ephemeral, public, update,
 autocomplete), how many changed a game, and every problem found (none expected). Exits 1 on a problem.
@@ -17,10 +18,12 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "storage"))
 
-from engine.maps import parse_map  # noqa: E402
+from engine.maps import Map, parse_map  # noqa: E402
 from tests.bot.console_games import packaged_maps  # noqa: E402
 from tests.bot.driver import WALLS_MAP  # noqa: E402
 from tests.bot.fuzz import run_fuzz  # noqa: E402
@@ -33,8 +36,24 @@ async def main() -> int:
     parser.add_argument("--first-seed", type=int, default=100)
     parser.add_argument("--map", choices=sorted(packaged_maps()), help="a packaged map, not the test map")
     parser.add_argument("--german", action="store_true", help="German-speaking members and second server")
+    parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server, not SQLite")
     args = parser.parse_args()
     game_map = parse_map(packaged_maps()[args.map]) if args.map else WALLS_MAP
+    cluster = None
+    if args.postgres:
+        import pg_cluster
+
+        cluster = pg_cluster.start_cluster()
+    try:
+        problems = await fuzz(args, game_map, cluster)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    return 1 if problems else 0
+
+
+async def fuzz(args: argparse.Namespace, game_map: Map, cluster: Any) -> list[str]:
+    """Every seed's run, printed as it ends, then the totals; the problems found."""
     kinds: Counter[str] = Counter()
     answers: Counter[str] = Counter()
     total = changed = 0
@@ -42,9 +61,8 @@ async def main() -> int:
     seconds = 0.0
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         with tempfile.TemporaryDirectory() as tmp:
-            counts = await run_fuzz(
-                seed, args.steps, str(Path(tmp) / "fuzz.db"), game_map=game_map, german=args.german
-            )
+            db = cluster.url(cluster.create_database("fuzz")) if cluster else str(Path(tmp) / "fuzz.db")
+            counts = await run_fuzz(seed, args.steps, db, game_map=game_map, german=args.german)
         print(f"seed {seed}: {counts.summary()}", flush=True)
         kinds.update(counts.kinds)
         answers.update(counts.answers)
@@ -58,7 +76,7 @@ async def main() -> int:
     )
     for p in problems[:50]:
         print(" -", p)
-    return 1 if problems else 0
+    return problems
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -71,3 +72,39 @@ def test_the_judge_knows_who_may_seat_a_computer_and_offer_a_gone_players_seat()
     assert _judge("alexandros game replace", member, playing, offered) is not None
     moved_on = dataclasses.replace(playing, version=4)
     assert _judge("alexandros game replace", creator, playing, moved_on) is not None
+
+
+def test_a_change_only_the_bots_own_work_made_is_not_blamed_on_the_actor():
+    """The bot's own commits (a computer's turn, a deadline: the delivery worker, outside any interaction)
+    may land while someone's interaction runs; a PostgreSQL run once blamed one on the actor. A game only
+    they changed is judged by nobody; one the interaction changed too is judged as before."""
+    import logging
+
+    from offline.world import _current
+    from tests.bot.fuzz import _Commits, _snapshot_key
+
+    commits = _Commits()
+
+    def logged(game: int, in_interaction: bool) -> None:
+        reset = _current.set(object() if in_interaction else None)  # type: ignore[arg-type]
+        try:
+            commits.emit(logging.LogRecord("bot", logging.INFO, "", 0, "action game=%s x", (game, 1), None))
+        finally:
+            _current.reset(reset)
+
+    logged(5, False)  # a computer's turn in game 5
+    logged(6, False)
+    logged(6, True)  # the actor's own action in game 6
+    assert commits.bots_own(0) == {5}
+    assert commits.bots_own(2) == set()
+
+    member = FakeUser(11, "member")
+    world = SimpleNamespace(channels={CHANNEL: {"guild_id": str(GUILD)}})
+    fuzzer = Fuzzer(world, random.Random(0), [CHANNEL], [member], Clock())  # type: ignore[arg-type]
+    b = _record("playing", ((0, 20), (1, 21)))
+    a = dataclasses.replace(b, version=4, waiting_on=21)
+    before, after = {5: (b, _snapshot_key(b, {}))}, {5: (a, _snapshot_key(a, {}))}
+    assert not fuzzer.check_changes("alexandros status", member, CHANNEL, before, after, {5})
+    assert fuzzer.counts.problems == []
+    assert fuzzer.check_changes("alexandros status", member, CHANNEL, before, after)
+    assert fuzzer.counts.problems == ["alexandros status: game 5: changed by someone not seated"]
