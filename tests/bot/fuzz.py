@@ -179,6 +179,17 @@ def _snapshot_key(rec: Any, meta: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+_KEY_FIELDS = ("status", "version", "seats", "created_by", "options", "waiting_on", "meta")
+
+
+def _what_changed(before: tuple[Any, ...] | None, after: tuple[Any, ...] | None) -> str:
+    """What of a game's snapshot key (``_snapshot_key``) changed, for a problem's report."""
+    if before is None or after is None:
+        return "created" if before is None else "deleted"
+    changed = [(name, b, a) for name, b, a in zip(_KEY_FIELDS, before, after, strict=True) if b != a]
+    return "; ".join(f"{name} {b!r:.120} -> {a!r:.120}" for name, b, a in changed)
+
+
 class _Commits(logging.Handler):
     """The game of every action the pipeline commits (its "action game=…" log line), and whether an
     interaction made it. The bot's own work (a computer's turn, a deadline) runs in the delivery worker,
@@ -267,7 +278,8 @@ class Fuzzer:
                 label, user, channel_id, guild, b and b[0], a and a[0], meta_before, meta_after
             )
             if problem:
-                self.counts.problems.append(f"{label}: game {gid}: {problem}")
+                what = _what_changed(b[1] if b else None, a[1] if a else None)
+                self.counts.problems.append(f"{label}: game {gid}: {problem} [{what}]")
         return changed
 
     def _judge(

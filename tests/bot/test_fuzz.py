@@ -107,4 +107,6 @@ def test_a_change_only_the_bots_own_work_made_is_not_blamed_on_the_actor():
     assert not fuzzer.check_changes("alexandros status", member, CHANNEL, before, after, {5})
     assert fuzzer.counts.problems == []
     assert fuzzer.check_changes("alexandros status", member, CHANNEL, before, after)
-    assert fuzzer.counts.problems == ["alexandros status: game 5: changed by someone not seated"]
+    assert fuzzer.counts.problems == [
+        "alexandros status: game 5: changed by someone not seated [version 3 -> 4; waiting_on None -> 21]"
+    ]
