@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from bot.outbox.posting import META_FOLLOW_UP
 from bot.texts import private
 from bot.words import i18n
 from engine.maps import Map
@@ -162,9 +163,10 @@ def random_text(rng: random.Random) -> str:
     return rng.choice(PLAUSIBLE) * rng.randint(20, 300)
 
 
-# The delivery worker's own bookkeeping: which message is a game's turn post or status message. A commit
-# wakes the worker, which delivers every due duty, of other games too: that is not the asker changing them.
-DELIVERY_META = {"turn_post", "status_post", "status_unpin", "pin_refused"}
+# The delivery worker's own bookkeeping: which message is a game's turn post or status message, which duty
+# went last as a follow-up. A commit wakes the worker, which delivers every due duty, of other games too:
+# that is not the asker changing them (a slower store, such as PostgreSQL, lets it land in the next step).
+DELIVERY_META = {"turn_post", "status_post", "status_unpin", "pin_refused", META_FOLLOW_UP}
 
 
 def _snapshot_key(rec: Any, meta: dict[str, Any]) -> tuple[Any, ...]:
