@@ -23,8 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "storage"))
 
-from engine.maps import Map, parse_map  # noqa: E402
-from tests.bot.console_games import packaged_maps  # noqa: E402
+from engine.maps import Map, packaged_map, packaged_map_names  # noqa: E402
 from tests.bot.driver import WALLS_MAP  # noqa: E402
 from tests.bot.fuzz import run_fuzz  # noqa: E402
 
@@ -34,11 +33,11 @@ async def main() -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--first-seed", type=int, default=100)
-    parser.add_argument("--map", choices=sorted(packaged_maps()), help="a packaged map, not the test map")
+    parser.add_argument("--map", choices=packaged_map_names(), help="a packaged map, not the test map")
     parser.add_argument("--german", action="store_true", help="German-speaking members and second server")
     parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server, not SQLite")
     args = parser.parse_args()
-    game_map = parse_map(packaged_maps()[args.map]) if args.map else WALLS_MAP
+    game_map = packaged_map(args.map) if args.map else WALLS_MAP
     cluster = None
     if args.postgres:
         import pg_cluster

@@ -62,9 +62,10 @@ async def set_watching(store: GameStore, guild_id: int, on: bool, now: float) ->
 async def find(store: GameStore, token: str) -> GameRecord | None:
     """The game a link's token leads to, or None (for every reason alike)."""
     m = _TOKEN.fullmatch(token)
-    if m is None or int(m.group(1)) > _LARGEST_ID:
+    game_id = int(m.group(1)) if m is not None else 0
+    if m is None or game_id > _LARGEST_ID:
         return None
-    record = await store.game_by_id(int(m.group(1)))
+    record = await store.game_by_id(game_id)
     if record is None:
         return None
     kept = (await store.get_game_meta(record.id)).get(META_SECRET)

@@ -18,11 +18,10 @@ benchmarks/bench_fuzz.py many more, also on a packaged map and with German-speak
 
 from __future__ import annotations
 
-import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -192,21 +191,30 @@ def _what_changed(before: tuple[Any, ...] | None, after: tuple[Any, ...] | None)
     return "; ".join(f"{name} {b!r:.120} -> {a!r:.120}" for name, b, a in changed)
 
 
-class _Commits(logging.Handler):
-    """The game of every action the pipeline commits (its "action game=…" log line), and whether an
-    interaction made it. The bot's own work (a computer's turn, a deadline) runs in the delivery worker,
-    outside any interaction: when it lands while someone's interaction runs (a slower store, such as
-    PostgreSQL, makes that likelier), that person did not make it."""
+class _Commits:
+    """The game of every commit the pipeline makes (``Pipeline.on_events``), and whether an interaction made
+    it. The bot's own work (a computer's turn, a deadline) runs in the delivery worker, outside any
+    interaction: when it lands while someone's interaction runs (a slower store, such as PostgreSQL, makes
+    that likelier), that person did not make it."""
 
     def __init__(self) -> None:
-        super().__init__(logging.INFO)
         self.commits: list[tuple[int, bool]] = []
 
-    def emit(self, record: logging.LogRecord) -> None:
-        if isinstance(record.msg, str) and record.msg.startswith("action game=") and record.args:
-            game = record.args[0] if isinstance(record.args, tuple) else None
-            if isinstance(game, int):
-                self.commits.append((game, _current.get() is not None))
+    def watch(self, pipeline: Any) -> Callable[[], None]:
+        """Note the pipeline's commits (after whatever it told before); returns how to stop."""
+        before = pipeline.on_events
+
+        def on_events(game_id: int, version: int, events: tuple[Any, ...]) -> None:
+            self.commits.append((game_id, _current.get() is not None))
+            if before is not None:
+                before(game_id, version, events)
+
+        pipeline.on_events = on_events
+
+        def stop() -> None:
+            pipeline.on_events = before
+
+        return stop
 
     def bots_own(self, since: int) -> set[int]:
         """The games only the bot's own work changed since the ``since``-th commit."""
@@ -663,18 +671,14 @@ async def run_fuzz(
     started = time.monotonic()
     async with d:
         fuzzer = Fuzzer(d, rng, channels, members, clock)
-        pipeline = logging.getLogger("bot")  # bot.outbox.pipeline logs there
-        level = pipeline.level
-        pipeline.setLevel(logging.INFO)
-        pipeline.addHandler(fuzzer.commits)
+        stop = fuzzer.commits.watch(d.bot.pipeline)
         try:
             for _ in range(steps):
                 await fuzzer.step()
                 if seconds is not None and time.monotonic() - started > seconds:
                     break
         finally:
-            pipeline.removeHandler(fuzzer.commits)
-            pipeline.setLevel(level)
+            stop()
         counts = fuzzer.counts
         games = await d.bot.store.list_games()
         counts.games = len(games)

@@ -78,17 +78,17 @@ def test_a_change_only_the_bots_own_work_made_is_not_blamed_on_the_actor():
     """The bot's own commits (a computer's turn, a deadline: the delivery worker, outside any interaction)
     may land while someone's interaction runs; a PostgreSQL run once blamed one on the actor. A game only
     they changed is judged by nobody; one the interaction changed too is judged as before."""
-    import logging
-
     from offline.world import _current
     from tests.bot.fuzz import _Commits, _snapshot_key
 
     commits = _Commits()
+    pipeline = SimpleNamespace(on_events=None)
+    commits.watch(pipeline)
 
     def logged(game: int, in_interaction: bool) -> None:
         reset = _current.set(object() if in_interaction else None)  # type: ignore[arg-type]
         try:
-            commits.emit(logging.LogRecord("bot", logging.INFO, "", 0, "action game=%s x", (game, 1), None))
+            pipeline.on_events(game, 1, ())  # what Pipeline.commit calls, in the committing task
         finally:
             _current.reset(reset)
 
