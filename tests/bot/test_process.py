@@ -117,11 +117,18 @@ class Console:
         end = time.monotonic() + timeout
         while not any(marker in s for s in self.seen):
             left = end - time.monotonic()
-            assert left > 0, f"{marker!r} never came; output:\n{''.join(self.seen)[-3000:]}"
+            assert left > 0, self._never_came(marker)
             try:
                 self.seen.append(self.lines.get(timeout=left))
             except queue.Empty:
                 continue
+
+    def _never_came(self, marker: str) -> str:
+        """What the console printed, and (it is stopped first) what it said on stderr: why it was silent."""
+        self.proc.kill()
+        assert self.proc.stderr is not None
+        err = self.proc.stderr.read()
+        return f"{marker!r} never came; output:\n{''.join(self.seen)[-3000:]}\nstderr:\n{err[-3000:]}"
 
     def finish(self, timeout: float = 30.0) -> tuple[int, str]:
         rc = self.proc.wait(timeout=timeout)
