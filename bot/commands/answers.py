@@ -17,7 +17,7 @@ from typing import Any
 import discord
 
 from ..games.tables import Refused
-from ..process import limits, metrics
+from ..process import limits, metrics, outages
 from ..texts import private
 from ..texts.freeing import attachment, release
 from ..words import i18n
@@ -206,6 +206,17 @@ class InFlight:
         return len(still)
 
 
+async def last_word(interaction: discord.Interaction, text: str) -> None:
+    """A handler's refusal or apology, its last answer: when Discord fails this one too, nothing is left to
+    tell the member (Discord shows them "This interaction failed"), and the failure is only logged."""
+    try:
+        await say(interaction, text)
+    except outages.ANY_FAILURE as error:
+        log.warning(
+            "Discord failed the last answer (%s): interaction=%s", outages.described(error), interaction.id
+        )
+
+
 def server_language(interaction: discord.Interaction) -> str:
     """What a post for the whole server speaks: its preferred locale (the user's where there is none)."""
     return i18n.language_of(interaction.guild_locale or interaction.locale)
@@ -216,7 +227,8 @@ async def guarded(
 ) -> None:
     """Run a handler in the asking user's language (their Discord client's, ``interaction.locale``); a
     refusal becomes an ephemeral sentence, any other error a short apology. Public texts the handler makes
-    speak the game's language instead (bot.texts.posts.public)."""
+    speak the game's language instead (bot.texts.posts.public). Discord failing the answer for a while
+    (bot.process.outages) is logged as Discord's, and the apology says so."""
     i18n.set_language(interaction.locale)  # this interaction's task only: each runs in a task of its own
     started = time.perf_counter()
     try:
@@ -229,12 +241,23 @@ async def guarded(
             # whatever its ephemeral flag: a refusal must come before such a defer. One that comes after
             # is a bug of ours, and its words (which may name the asker's cards) never go public.
             log.error("refusal %s after a public defer: %s", refused.code, interaction_kind(interaction))
-            with contextlib.suppress(discord.HTTPException):
-                await say(interaction, private.oops())
+            await last_word(interaction, private.oops())
             return
         speaker: Speaker = refused.speaker or interaction.extras.get("speaker") or Speaker()
-        await say(interaction, speaker.refusal(refused.code, refused.details))
-    except Exception:
+        await last_word(interaction, speaker.refusal(refused.code, refused.details))
+    except Exception as error:
+        applied = bool(interaction.extras.get("applied"))
+        if outages.transient(error):
+            log.warning(
+                "Discord failed (%s): kind=%s game=%s interaction=%s%s",
+                outages.described(error),
+                interaction_kind(interaction),
+                interaction.extras.get("game"),
+                interaction.id,
+                ", after the change was saved" if applied else "",
+            )
+            await last_word(interaction, private.oops_applied() if applied else private.discord_failed())
+            return
         # Enough context to find the game and the person in a bug report, never the token.
         log.exception(
             "interaction failed: kind=%s game=%s channel=%s user=%s interaction=%s",
@@ -244,9 +267,6 @@ async def guarded(
             interaction.user.id,
             interaction.id,
         )
-        with contextlib.suppress(discord.HTTPException):
-            await say(
-                interaction, private.oops_applied() if interaction.extras.get("applied") else private.oops()
-            )
+        await last_word(interaction, private.oops_applied() if applied else private.oops())
     finally:
         metrics.INTERACTION_SECONDS.labels(interaction.type.name).observe(time.perf_counter() - started)

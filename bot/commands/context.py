@@ -22,6 +22,7 @@ from ..games.tables import Outcome, Table, Tables
 from ..games.thinking import Thinkers
 from ..outbox.lanes import Lanes
 from ..outbox.pipeline import Ask, Pipeline
+from ..process import outages
 from ..texts import private
 from ..texts.freeing import let_go
 from .answers import InFlight, applied, defer_soon, guarded, interaction_kind, settle_soon, show
@@ -59,7 +60,7 @@ class Context:
         try:
             await guarded(interaction, self.in_flight, body)
         finally:
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*outages.ANY_FAILURE):
                 await settle_soon(interaction)  # a handler that answered nothing: no defer after its end
             if lane is not None and self.lanes is not None:
                 self.lanes.settle(lane, interaction)

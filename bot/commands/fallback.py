@@ -9,14 +9,13 @@ templates is one nobody handles; a modal is known when discord.py's view store h
 
 from __future__ import annotations
 
-import contextlib
 import re
 
 import discord
 
 from ..texts import private
 from ..words import i18n
-from .answers import say
+from .answers import last_word
 
 _OURS = re.compile(r"alxs?:[a-z]+(?::[^:]*)*")
 
@@ -42,5 +41,4 @@ async def answer_unknown(interaction: discord.Interaction) -> None:
     else:
         return
     if not interaction.response.is_done():
-        with contextlib.suppress(discord.HTTPException):
-            await say(interaction, text)
+        await last_word(interaction, text)

@@ -8,7 +8,7 @@ import discord
 from ..outbox.ratings import Ratings
 from ..outbox.replays import Replays
 from ..texts import private
-from .answers import say
+from .answers import last_word
 from .context import Context
 from .dashboard import MyGames
 from .guided import GuidedMove
@@ -57,25 +57,25 @@ class Handlers:
         try:
             handled = await self.button(interaction, kind, args)
         except (IndexError, ValueError):
-            await say(interaction, private.button_stale())
+            await last_word(interaction, private.button_stale())
             return
         if not handled:
-            await say(interaction, private.button_retired())
+            await last_word(interaction, private.button_retired())
 
     async def picked(
         self, interaction: discord.Interaction, kind: str, args: list[str], values: list[str]
     ) -> None:
         """A select's choice (bot.texts.components.GameSelect): its handler, or why there is none."""
         if not values or values == ["-"]:
-            await say(interaction, private.nothing_picked())
+            await last_word(interaction, private.nothing_picked())
             return
         try:
             handled = await self.select(interaction, kind, args, values)
         except (IndexError, ValueError):
-            await say(interaction, private.menu_stale())
+            await last_word(interaction, private.menu_stale())
             return
         if not handled:
-            await say(interaction, private.menu_retired())
+            await last_word(interaction, private.menu_retired())
 
     async def button(self, interaction: discord.Interaction, kind: str, a: list[str]) -> bool:
         """Handle a button; False when the kind is unknown (retired by an upgrade)."""

@@ -45,13 +45,12 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-import aiohttp
 import discord
 
 from storage import Duty, GameStore, LeaseLost, ShardSlice
 
 from ..games.pictures import Pictures
-from ..process import metrics
+from ..process import metrics, outages
 from ..process.tasks import wait_for_event
 from ..words import i18n
 from . import duties as dt
@@ -103,7 +102,7 @@ def classify(error: BaseException, attempts: int) -> Retry | GiveUp:
         if error.status >= 500:
             return Retry(backoff, f"{error.status} {error.text or 'server error'}")
         return GiveUp(f"{error.status} {error.text or type(error).__name__} (code {error.code})")
-    if isinstance(error, asyncio.TimeoutError | aiohttp.ClientError | ConnectionError | socket.gaierror):
+    if isinstance(error, outages.NETWORK):
         return Retry(backoff, f"{type(error).__name__}: {error}")
     return Retry(backoff, f"{type(error).__name__}: {error}", discord=False)
 

@@ -93,6 +93,11 @@ def oops() -> str:
     return _("Something went wrong on my side. Your game is saved; try again, or use `/alexandros board`.")
 
 
+def discord_failed() -> str:
+    """Discord failed for a while (a 5xx, a timeout: bot.process.outages) before anything was saved."""
+    return _("Discord did not take that just now. Try again in a moment; `/alexandros board` shows the game.")
+
+
 def oops_applied() -> str:
     """After the change was committed: trying again would be refused (or would act twice), so it says so."""
     return _(

@@ -1,0 +1,72 @@
+"""Discord failing an interaction's answer for a while (a 5xx, a timeout: bot.process.outages), as the
+fuzzer's ``--faults`` found it (tests/bot/fuzz_faults.py): it is logged as Discord's, a warning without a
+traceback, never as an error of ours; nothing escapes to discord.py (which would log it as one); and the
+member is told what happened, when Discord lets anything through."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from bot.texts import private
+from tests.bot.driver import WALLS_MAP, bot_factory, harness, open_game, open_lobby
+
+pytest_plugins = ["tests.harness.fixtures"]
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_network):
+    yield
+
+
+def warnings_of(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == "bot"]
+
+
+@pytest.mark.parametrize("error", ["timeout", "disconnect", "503", "429"])
+async def test_a_refusal_discord_fails_to_carry_is_a_warning_not_an_error(tmp_path, caplog, error):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d)
+        stranger = d.member("stranger")
+        post = g.turn_message()
+        fault = d.fail("edit_original", error, times=1)  # "My hand" answers after a private defer
+        # The harness is strict: an error logged, or an exception discord.py caught, fails the click.
+        r = await d.click(stranger, post.id, f"alx:hand:{g.game_id}", check=False)
+        assert fault.hits, "the refusal was sent, and Discord failed it"
+        assert r.errors == []
+        assert any("Discord failed the last answer" in w for w in warnings_of(caplog))
+
+
+async def test_a_defer_discord_fails_is_apologised_for_as_discords(tmp_path, caplog):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d)
+        table = await g.table()
+        player = g.user_of_seat(table, table.state.current)
+        fault = d.fail("callback", "503", times=1)  # the private defer of "My hand"
+        r = await d.click(player, g.turn_message().id, f"alx:hand:{g.game_id}", check=False)
+        assert len(fault.hits) == 1 and r.errors == []
+        assert r.content == private.discord_failed() and r.ephemeral
+        assert any(w.startswith("Discord failed (503") for w in warnings_of(caplog))
+
+
+async def test_an_answer_discord_fails_after_the_change_says_it_went_through(tmp_path, caplog):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        users, msg, gid = await open_lobby(d)
+        await d.click(users[1], msg.id, f"alx:join:{gid}")
+        fault = d.fail("callback", "502", times=1)  # the lobby's edit after the deal
+        r = await d.click(users[0], msg.id, f"alx:start:{gid}", check=False)
+        assert len(fault.hits) == 1 and r.errors == []
+        assert (await d.bot.store.game_by_id(gid)).status == "playing"
+        assert r.content == private.oops_applied() and r.ephemeral
+        assert any("after the change was saved" in w for w in warnings_of(caplog))
+
+
+async def test_an_answer_to_a_retired_form_discord_fails_is_a_warning(tmp_path, caplog):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        user = d.member("ann")
+        d.fail("callback", "timeout", times=1)
+        data = {"custom_id": "alx:old:1", "components": []}
+        r = await d.stale(user, 5, data, check=False)
+        assert r.errors == []
+        assert any("Discord failed the last answer" in w for w in warnings_of(caplog))
