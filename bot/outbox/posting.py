@@ -114,7 +114,14 @@ class Posting:
         ping = [discord.Object(int(u)) for u in p.get("ping", [])]
         mentions = discord.AllowedMentions(users=ping) if ping else discord.AllowedMentions.none()
         channel = self.client.get_partial_messageable(duty.channel_id)
-        lane = await self.lanes.for_duty(duty.game_id, duty.channel_id) if self.lanes and fresh else None
+        # A retry goes to the channel, with the first try's nonce: a try Discord made though it failed
+        # (a lost reply) is then the same message, where a follow-up now would be a second one. A follow-up
+        # tried before is looked for first (``_made_before``).
+        lane = (
+            await self.lanes.for_duty(duty.game_id, duty.channel_id)
+            if self.lanes and fresh and duty.attempts <= 1
+            else None
+        )
         try:
             msg = await self._follow_up(duty, lane, text, mentions, kwargs) if lane is not None else None
             if msg is None:
@@ -163,6 +170,10 @@ class Posting:
             msg = await lane.webhook.send(
                 text, allowed_mentions=mentions, ephemeral=False, wait=True, **kwargs
             )
+        except discord.DiscordServerError:
+            # Discord may have made it all the same (a 5xx can come after the work): posting it in the
+            # channel now could show it twice. Tried again later, after a look for it (``_made_before``).
+            raise
         except (discord.HTTPException, ValueError) as error:
             log.info("follow-up refused for duty %s (%s): posting in the channel", duty.id, error)
             self.lanes.forget(lane)

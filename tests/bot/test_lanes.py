@@ -112,3 +112,59 @@ async def test_a_worker_that_dies_after_a_follow_up_does_not_post_it_twice(tmp_p
         assert len(wanted()) == 1, "posted once, although its duty was delivered twice"
         pending = [x for x in await d.bot.store.pending_duties(None) if x.kind in ("post",)]
         assert pending == []
+
+
+@pytest.mark.parametrize("error", ["500", "502", "503", "504"])
+async def test_a_follow_up_discord_made_but_answered_5xx_is_not_posted_twice(tmp_path, error):
+    """A 5xx can come after Discord made the message. The worker must not post it in the channel at once
+    (it would stand twice): the duty is tried again, and the retry finds it (found with the fuzzer's
+    ``--faults``, tests/bot/fuzz_faults.py)."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        fault = d.fail("followup", error, times=1, lost_reply=True)
+        await open_game(d)
+        assert len(fault.hits) == 1
+        clock.now += 60  # past the back-off
+        await d.bot.deliveries.drain()
+        (post,) = turn_posts(d, 1)
+        made = [q.message_id for q in d.requests if q.public_post and "**Turn 1 " in (q.content or "")]
+        assert made == [post.id]
+        assert await d.bot.store.pending_duties(None) == []
+
+
+async def test_a_follow_up_discord_answers_5xx_without_making_it_is_posted_once_on_retry(tmp_path):
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        fault = d.fail("followup", "503", times=1)
+        g = await open_game(d)
+        clock.now += 60
+        await d.bot.deliveries.drain()
+        assert len(fault.hits) == 1
+        (post,) = turn_posts(d, 1)
+        made = [q for q in d.requests if q.public_post and "**Turn 1 " in (q.content or "")]
+        assert [q.message_id for q in made] == [post.id]
+        assert made[0].pinged_user_ids == {(await g.table()).current_user}
+
+
+async def test_a_channel_post_discord_made_but_lost_is_retried_in_the_channel_not_as_a_follow_up(tmp_path):
+    """The retry of a channel post carries its nonce, which makes a post Discord made though the reply was
+    lost the same message; a follow-up (no nonce) through a lane lent meanwhile would be a second one
+    (found with the fuzzer's ``--faults``)."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        lanes = d.bot.lanes
+        lanes.life = 0.0  # no lane for the first turn post: it goes to the channel
+        lost = d.fail("channel_message", "disconnect", times=1, lost_reply=True)
+        well = [False]  # then Discord fails the channel's posts until a lane is lent
+        down = d.fail("channel_message", "503", times=1000, when=lambda q: not well[0])
+        g = await open_game(d)
+        assert len(lost.hits) == 1 and down.hits and len(turn_posts(d, 1)) == 1
+        lanes.life = lanes_module.LIFE
+        await d.click(g.users[1], g.turn_message().id, f"alx:hand:{g.game_id}")  # lends a lane
+        assert lanes.serves(g.game_id, CHANNEL)
+        well[0] = True
+        for _ in range(8):
+            clock.now += 400
+            await d.bot.deliveries.drain()
+        assert len(turn_posts(d, 1)) == 1, "posted twice"
+        assert await d.bot.store.pending_duties(None) == []
