@@ -18,6 +18,7 @@ benchmarks/bench_fuzz.py many more, also on a packaged map and with German-speak
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from collections import Counter
@@ -35,6 +36,7 @@ from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
 from offline.records import HarnessError, InteractionResult, StoredMessage
 from offline.world import _current
 from tests.bot.driver import WALLS_MAP, Clock, bot_factory
+from tests.bot.fuzz_faults import Outage
 
 MANAGE_CHANNELS = 1 << 4
 MANAGE_GUILD = 1 << 5
@@ -128,13 +130,16 @@ class Counts:
     statuses: Counter[str] = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    faults: int = 0  # failures armed at Discord's seam (tests/bot/fuzz_faults.py)
+    faulted: int = 0  # interactions in which Discord failed a request
 
     def summary(self) -> str:
         return (
             f"{self.interactions} interactions in {self.seconds:.1f} s: kinds {dict(self.kinds)}; answers "
             f"{dict(self.answers)}; {self.changed} changed a game; {self.timers} duties after time passed; "
             f"{self.games} games {dict(self.statuses)}; "
-            f"{len(self.problems)} problems"
+            + (f"{self.faults} failures armed, {self.faulted} interactions met one; " if self.faults else "")
+            + f"{len(self.problems)} problems"
         )
 
 
@@ -191,6 +196,17 @@ def _what_changed(before: tuple[Any, ...] | None, after: tuple[Any, ...] | None)
     return "; ".join(f"{name} {b!r:.120} -> {a!r:.120}" for name, b, a in changed)
 
 
+def _delivering() -> bool:
+    """Whether this task is one of the delivery worker's deliveries (a deadline played, a turn skipped): the
+    bot's own work, though the worker's task may have been started within someone's interaction (a commit
+    wakes it), whose context it then carries."""
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no event loop: not a delivery (a test of the bookkeeping)
+        return False
+    return task is not None and task.get_coro().__qualname__.startswith("Deliveries.")
+
+
 class _Commits:
     """The game of every commit the pipeline makes (``Pipeline.on_events``), and whether an interaction made
     it. The bot's own work (a computer's turn, a deadline) runs in the delivery worker, outside any
@@ -205,7 +221,7 @@ class _Commits:
         before = pipeline.on_events
 
         def on_events(game_id: int, version: int, events: tuple[Any, ...]) -> None:
-            self.commits.append((game_id, _current.get() is not None))
+            self.commits.append((game_id, _current.get() is not None and not _delivering()))
             if before is not None:
                 before(game_id, version, events)
 
@@ -230,9 +246,11 @@ class Fuzzer:
         channels: list[int],
         members: list[FakeUser],
         clock: Clock,
+        outage: Outage | None = None,
     ) -> None:
         self.d = d
         self.clock = clock
+        self.outage = outage  # Discord failing now and then (tests/bot/fuzz_faults.py)
         self.rng = rng
         self.channels = channels
         self.members = members
@@ -416,6 +434,8 @@ class Fuzzer:
             by_id = {m.id: m for m in self.members}
             if game.waiting_on in by_id and game.channel_id in self.d.channels:
                 user, channel = by_id[game.waiting_on], game.channel_id
+        if self.outage is not None:
+            self.outage.maybe_arm()
         if rng.random() < 0.03:  # time passes: a purge finds old games, a nudge is allowed again
             self.clock.now += rng.choice((60.0, 3600.0, 2 * 86400.0, 40 * 86400.0))
             # What came due (reminders, deadlines: a turn skipped or played by the computer) is the bot's
@@ -450,15 +470,21 @@ class Fuzzer:
         changed = self.check_changes(label, user, channel_id, before, after, own)
         c.changed += changed
         where = f"{label} by {user.name} in {channel_id}"
-        if not r.answered:
+        # Discord failed a request of this interaction (tests/bot/fuzz_faults.py): the bot may apologise then,
+        # and if it was the interaction's own answer, whether the member saw one is up to Discord. The bot
+        # must still log no error, and change nothing it may not.
+        failed = self.outage is not None and self.outage.failed(r)
+        if not r.answered and not (failed and self.outage is not None and self.outage.answer_failed(r)):
             c.problems.append(f"{where}: not answered")
             return
         for e in r.errors:
             c.problems.append(f"{where}: error logged: {e}")
         for v in r.violations:
             c.problems.append(f"{where}: Discord limit broken: {v}")
+        if not r.answered:
+            return
         texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
-        if any(apology in t for t in texts_seen for apology in _apologies()):
+        if not failed and any(apology in t for t in texts_seen for apology in _apologies()):
             c.problems.append(f"{where}: the generic error")
         if r.type == 8:
             c.answers["autocomplete"] += 1
@@ -466,7 +492,7 @@ class Fuzzer:
             c.answers["ephemeral"] += 1
         else:
             c.answers["public" if r.type in (4, 5) else "update"] += 1
-            if not changed and label not in PUBLIC_BY_DESIGN:
+            if not changed and label not in PUBLIC_BY_DESIGN and not failed:
                 c.problems.append(
                     f"{where}: answered publicly without changing anything: {(r.content or '')[:120]!r}"
                 )
@@ -646,9 +672,11 @@ async def run_fuzz(
     seconds: float | None = None,
     game_map: Map = WALLS_MAP,
     german: bool = False,
+    faults: float = 0.0,
 ) -> Counts:
     """`steps` random interactions (or until `seconds` pass) on a fresh bot; returns the counts. ``german``:
-    every other player and the admin speak German, and so does the second server."""
+    every other player and the admin speak German, and so does the second server. ``faults``: the chance,
+    each step, that Discord fails one more request (tests/bot/fuzz_faults.py), checked once it is well."""
     rng = random.Random(seed)
     clock = Clock()
     d = OfflineDiscord(
@@ -670,15 +698,21 @@ async def run_fuzz(
             member.locale = "de"
     started = time.monotonic()
     async with d:
-        fuzzer = Fuzzer(d, rng, channels, members, clock)
+        outage = Outage(d, random.Random(seed + 1), faults) if faults else None
+        fuzzer = Fuzzer(d, rng, channels, members, clock, outage)
         stop = fuzzer.commits.watch(d.bot.pipeline)
         try:
             for _ in range(steps):
                 await fuzzer.step()
                 if seconds is not None and time.monotonic() - started > seconds:
                     break
+            if outage is not None:
+                fuzzer.counts.problems += await outage.settle(clock)
+                fuzzer.counts.faults, fuzzer.counts.faulted = outage.armed, outage.excused
         finally:
             stop()
+            if outage is not None:
+                outage.close()
         counts = fuzzer.counts
         games = await d.bot.store.list_games()
         counts.games = len(games)

@@ -39,6 +39,18 @@ async def test_random_interactions_are_answered_and_change_only_what_they_may(tm
     assert sum(counts.answers.values()) == counts.interactions
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+async def test_random_interactions_while_discord_fails_leave_nothing_stuck_stale_or_twice(tmp_path, seed):
+    """The same, while Discord fails a request now and then (5xx, 429, timeouts, dropped connections, some
+    after doing the work: tests/bot/fuzz_faults.py): no error logged, nothing changed that may not be, and
+    once Discord is well, nothing stuck, every turn post current, nothing posted twice."""
+    counts = await run_fuzz(seed, 300, str(tmp_path / "fuzz.db"), seconds=20, faults=0.1)
+    print(counts.summary())
+    assert counts.problems == [], "\n".join(counts.problems[:20])
+    assert counts.faults > 10 and counts.faulted > 0
+    assert counts.changed > 0 and counts.games > 0
+
+
 def _record(status: str, seats: tuple[tuple[int, int], ...], **options: object) -> GameRecord:
     return GameRecord(
         id=5, guild_id=GUILD, channel_id=CHANNEL, status=status, options=dict(options), version=3,  # type: ignore[arg-type]
@@ -110,3 +122,27 @@ def test_a_change_only_the_bots_own_work_made_is_not_blamed_on_the_actor():
     assert fuzzer.counts.problems == [
         "alexandros status: game 5: changed by someone not seated [version 3 -> 4; waiting_on None -> 21]"
     ]
+
+
+async def test_the_computers_turn_after_a_players_press_is_the_bots_own(tmp_path):
+    """The press that ends a player's turn wakes the delivery worker, whose task then carries that press's
+    context; the computer's turn it plays there is still the bot's own work (a run with ``--faults``, where
+    retries made such turns land in later interactions, blamed them on whoever was pressing)."""
+    from engine import ai
+    from tests.bot.driver import WALLS_MAP, bot_factory, harness, open_with_computer
+    from tests.bot.fuzz import _Commits
+
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_with_computer(d, d.member("ann"))
+        commits = _Commits()
+        commits.watch(d.bot.pipeline)
+        human = (await g.table()).seat_of(g.users[0].id)
+        for n in range(1, 30, 2):  # odd: the turn is ended with the turn post's button
+            action = ai.greedy_player(await g.state(), random.Random(n))
+            await g.play(action, n)
+            if type(action).__name__ == "EndTurn":
+                break
+        await d.bot.deliveries.drain()
+        assert (await g.state()).current == human, "the computer played its turn"
+        assert [by for _, by in commits.commits] == sorted(by for _, by in commits.commits)[::-1]
+        assert True in [by for _, by in commits.commits] and False in [by for _, by in commits.commits]
