@@ -21,10 +21,10 @@ from engine.state import GameState, Phase
 from ..games.pictures import point_letters
 from ..games.schedule import time_zones
 from ..games.tables import Refused, Table, names_of
-from ..process import limits
+from ..process import limits, outages
 from ..texts import choices as ch
 from ..texts import private
-from ..texts.freeing import let_go
+from ..texts.freeing import answered_anyway, let_go
 from ..words import i18n
 from ..words.words import Speaker
 
@@ -75,6 +75,11 @@ class AlexandrosCog(commands.Cog):
         # answered), so that the interaction is let go once answered (bot.texts.freeing).
         try:
             await interaction.response.autocomplete(choices)
+        except outages.ANY_FAILURE as error:
+            # Discord's failure, or the member typed on (Discord takes only the newest list): a warning,
+            # not an error of ours (bot.process.outages). The next keystroke asks again.
+            log.warning("Discord failed an autocomplete's answer (%s)", outages.described(error))
+            answered_anyway(interaction, discord.InteractionResponseType.autocomplete_result)
         finally:
             let_go(interaction)
         return choices

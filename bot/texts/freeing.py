@@ -36,6 +36,13 @@ def let_go(interaction: discord.Interaction) -> None:
     interaction._original_response = None
 
 
+def answered_anyway(interaction: discord.Interaction, kind: discord.InteractionResponseType) -> None:
+    """Count the interaction as answered though Discord failed the answer (or took it without saying so):
+    discord.py answers an autocomplete itself when its handler has not, which on an interaction let go
+    fails, and would be refused by Discord if the first answer was taken. No public way exists to say so."""
+    interaction.response._response_type = kind
+
+
 class _Picture(discord.File):
     """A picture to attach. discord.py closes a file once sent by putting back its buffer's own ``close``
     as an attribute of that buffer (a buffer that refers to itself); the buffer is not ours to close, so the

@@ -632,6 +632,8 @@ class Fuzzer:
             user, path, focused=o["name"], value=random_text(rng)[:100], channel_id=channel, check=False
         )
         self.counts.answers["autocomplete"] += 1
+        for e in self.d.history[-1].errors:
+            self.counts.problems.append(f"autocomplete {path} {o['name']}: error logged: {e}")
         if len(got) > 25 or any(len(c["name"]) > 100 or len(str(c["value"])) > 100 for c in got):
             self.counts.problems.append(f"autocomplete {path} {o['name']}: over Discord's limits")
         if self.check_changes(f"autocomplete {path}", user, channel, before, await self.snapshot()):

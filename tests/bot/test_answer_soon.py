@@ -54,6 +54,12 @@ def slowed(g: Game, monkeypatch, seconds: float) -> None:
     monkeypatch.setattr(answers, "DEFER_AFTER", 0.05)
 
 
+def discord_failures(caplog) -> list[str]:
+    """The warnings that say Discord failed a request (bot.commands.answers.guarded)."""
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    return [w for w in warnings if "Discord failed" in w]
+
+
 async def current(g: Game):
     table = await g.table()
     return g.user_of_seat(table, table.state.current), table
@@ -164,7 +170,7 @@ async def test_an_action_slower_than_discords_deadline_is_deferred_within_it(tmp
 
 @pytest.mark.parametrize(("fault", "lost"), [("503", False), ("timeout", True)])
 async def test_an_answer_that_fails_after_the_commit_ends_in_a_sentence_and_loses_nothing(
-    tmp_path, fault, lost
+    tmp_path, caplog, fault, lost
 ):
     """The answer at once comes after the commit: when Discord fails it (a 5xx; or a timeout after Discord
     took it), the action stays applied, its turn post still goes out, and the presser still reads a private
@@ -174,7 +180,8 @@ async def test_an_answer_that_fails_after_the_commit_ends_in_a_sentence_and_lose
         user, table = await current(g)
         d.fail("callback", fault, times=1, lost_reply=lost, when=lambda q: q.callback_type == 4)
         r = await d.slash(user, "alexandros move", **first_move(table), check=False)
-        assert r.errors, "the failed answer is logged"
+        # Logged as Discord's failure (bot.process.outages): a warning, not an error of ours.
+        assert not r.errors and discord_failures(caplog), "the failed answer is logged"
         assert r.ephemeral and r.content
         # 503: Discord took nothing, and the apology is the answer; a lost reply: the answer Discord took.
         # The apology does not say "try again": the action is applied, and trying it again would be refused.
@@ -187,7 +194,7 @@ async def test_an_answer_that_fails_after_the_commit_ends_in_a_sentence_and_lose
         g.check_public()  # and it names no drawn card
 
 
-async def test_a_start_whose_answer_fails_says_the_game_started(tmp_path):
+async def test_a_start_whose_answer_fails_says_the_game_started(tmp_path, caplog):
     """Start commits the deal, then answers by replacing the lobby message (type 7): when Discord fails that
     answer, the creator reads that it went through, not "try again" (a second Start would be refused), and
     the first turn post is in the channel."""
@@ -196,7 +203,7 @@ async def test_a_start_whose_answer_fails_says_the_game_started(tmp_path):
         await d.click(users[1], lobby.id, f"alx:join:{gid}")
         d.fail("callback", "503", times=1, when=lambda q: q.callback_type == 7)
         r = await d.click(users[0], lobby.id, f"alx:start:{gid}", check=False)
-        assert r.errors and r.ephemeral, r.content
+        assert not r.errors and discord_failures(caplog) and r.ephemeral, r.content
         assert "went through" in r.content.lower() and "try again" not in r.content.lower(), r.content
         g = Game(d, users, game_id=gid)
         assert (await g.table()).record.status == "playing"
