@@ -70,9 +70,12 @@ class AlexandrosCog(commands.Cog):
         make: Callable[[Table, GameState, int], list[ch.Choice]],
         need_phase: Phase | None,
     ) -> Choices:
-        choices = await self._choices(interaction, typed, make, need_phase)
-        # Answered here rather than by discord.py once this returns (it answers only an interaction not yet
-        # answered), so that the interaction is let go once answered (bot.texts.freeing).
+        return await self._offer(interaction, await self._choices(interaction, typed, make, need_phase))
+
+    async def _offer(self, interaction: discord.Interaction, choices: Choices) -> Choices:
+        """Answer an autocomplete here rather than by discord.py once the handler returns (it answers only
+        an interaction not yet answered), so that the interaction is let go once answered (bot.texts.freeing).
+        """
         try:
             await interaction.response.autocomplete(choices)
         except outages.ANY_FAILURE as error:
@@ -331,7 +334,9 @@ class AlexandrosCog(commands.Cog):
         typed = current.strip().lower().replace(" ", "_")
         zones = sorted(z for z in time_zones() if typed in z.lower())
         zones.sort(key=lambda z: (not z.lower().startswith(typed), len(z)))
-        return [app_commands.Choice(name=z, value=z) for z in limits.options(zones)]
+        return await self._offer(
+            interaction, [app_commands.Choice(name=z, value=z) for z in limits.options(zones)]
+        )
 
     # --- playing over days ---------------------------------------------------------------------------------
 

@@ -11,14 +11,15 @@ Once they stop (``settle``), the delivery worker is given time to retry, and the
 - no duty that fell due is still waiting (nothing stuck behind a failure);
 - every game in play, not paused, shows a turn post whose buttons carry the game's version (the turn post
   caught up), unless one of its deliveries was given up (past a day of failures, as designed);
-- no post whose reply was lost stands twice in its channel (the retry found it, or its nonce did).
+- no duty made two messages (a try Discord made though its reply was lost, and another: the retry must
+  find it, or its nonce must make it the same message).
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import re
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +33,7 @@ TRANSIENT = ("500", "502", "503", "504", "429", "timeout", "disconnect")
 # Failures after which the work may have been done all the same (a 429 never does it).
 MAY_HAVE_WORKED = {"500", "502", "503", "504", "timeout", "disconnect"}
 # What they hit: the delivery worker's channel posts, edits and pins, its follow-ups on an interaction's
-# token (bot.outbox.lanes), DM channels, and an interaction's own answer.
+# token (bot.outbox.lanes), DM channels, an interaction's own answer, and the reads and thread requests.
 TARGETS = (
     "channel_message",
     "edit_message",
@@ -43,8 +44,14 @@ TARGETS = (
     "dm_channel",
     "callback",
     "edit_original",
+    "history",  # where a retry looks for a follow-up it may have made (bot.outbox.posting._made_before)
+    "thread",
+    "edit_channel",
+    "get_message",
+    "delete_message",
 )
 ANSWERS = {"callback", "edit_original"}  # an interaction's own answer
+_DUTY: ContextVar[int | None] = ContextVar("fuzz_duty", default=None)  # the duty being delivered
 
 
 class _GivenUp(logging.Handler):
@@ -76,6 +83,7 @@ class Outage:
     _given_up: _GivenUp = field(default_factory=_GivenUp)
 
     outcomes: dict[int, str] = field(default_factory=dict)  # every finished duty's outcome, by its id
+    duty_of: dict[int, int] = field(default_factory=dict)  # the duty each request was made for, by its seq
 
     def __post_init__(self) -> None:
         logging.getLogger("bot").addHandler(self._given_up)
@@ -89,6 +97,27 @@ class Outage:
             return done
 
         store.finish_duty = noted  # type: ignore[method-assign]
+        # Every request a delivery makes is that duty's: each duty is delivered in a task of its own.
+        deliveries, deliver = self.d.bot.deliveries, self.d.bot.deliveries._deliver
+
+        async def tagged(duty: Any, now: float) -> None:
+            reset = _DUTY.set(duty.id)
+            try:
+                await deliver(duty, now)
+            finally:
+                _DUTY.reset(reset)
+
+        deliveries._deliver = tagged  # type: ignore[method-assign]
+        record = self.d._record
+
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            req = record(*args, **kwargs)
+            duty = _DUTY.get()
+            if duty is not None:
+                self.duty_of[req.seq] = duty
+            return req
+
+        self.d._record = recorded  # type: ignore[method-assign]
 
     def close(self) -> None:
         logging.getLogger("bot").removeHandler(self._given_up)
@@ -156,30 +185,15 @@ class Outage:
         return out
 
     def _twice(self) -> list[str]:
-        """Posts Discord made though their reply was lost, that no delivery owns (no duty's outcome names
-        them), while a delivery owns another post of the same words in the same channel: the same duty
-        posted twice."""
-        named = {int(n) for outcome in self.outcomes.values() for n in re.findall(r"\d{15,}", outcome)}
-        owners = {int(n): i for i, outcome in self.outcomes.items() for n in re.findall(r"\d{15,}", outcome)}
-        out = []
-        requests = self.d.requests
-        for i, q in enumerate(requests):
-            if q.fault not in MAY_HAVE_WORKED or not q.public_post or q.message_id is None:
-                continue
-            made = self.d.messages.get(q.message_id)
-            if made is None or made.deleted or q.message_id in named:
-                continue
-            for later in requests[i + 1 :]:
-                if (
-                    later.public_post
-                    and later.message_id in named
-                    and later.channel_id == q.channel_id
-                    and later.content == q.content
-                ):
-                    duty = owners[later.message_id]
-                    out.append(
-                        f"posted twice after a lost reply: {q!r} and {later!r} (duty {duty}: "
-                        f"{self.outcomes[duty]}): {(q.content or '')[:80]!r}"
-                    )
-                    break
-        return out
+        """Duties that made more than one message (a try Discord made though its reply was lost, and another
+        one): each post is one message, however many times it is tried."""
+        made: dict[int, set[int]] = {}
+        for q in self.d.requests:
+            duty = self.duty_of.get(q.seq)
+            if duty is not None and q.public_post and q.message_id is not None:
+                made.setdefault(duty, set()).add(q.message_id)
+        return [
+            f"duty {duty} ({self.outcomes.get(duty)}) posted {len(ids)} messages: {sorted(ids)}"
+            for duty, ids in made.items()
+            if len(ids) > 1
+        ]

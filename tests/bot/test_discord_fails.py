@@ -72,15 +72,24 @@ async def test_an_answer_to_a_retired_form_discord_fails_is_a_warning(tmp_path, 
         assert any("Discord failed the last answer" in w for w in warnings_of(caplog))
 
 
-@pytest.mark.parametrize(("error", "lost"), [("503", False), ("timeout", True)])
-async def test_an_autocomplete_answer_discord_fails_is_a_warning(tmp_path, caplog, error, lost):
+@pytest.mark.parametrize(
+    ("error", "lost", "command", "option", "typed"),
+    [
+        ("503", False, "alexandros move", "card", ""),
+        ("timeout", True, "alexandros move", "card", ""),
+        ("502", False, "alexandros me reminders", "time_zone", "europe"),
+    ],
+)
+async def test_an_autocomplete_answer_discord_fails_is_a_warning(
+    tmp_path, caplog, error, lost, command, option, typed
+):
     """And discord.py, which answers an autocomplete its handler did not, does not try again on it."""
     async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
         g = await open_game(d)
         table = await g.table()
         player = g.user_of_seat(table, table.state.current)
         d.fail("callback", error, times=1, lost_reply=lost)
-        got = await d.autocomplete(player, "alexandros move", focused="card", value="", check=False)
+        got = await d.autocomplete(player, command, focused=option, value=typed, check=False)
         assert got and d.history[-1].errors == []  # what the bot offered; Discord failed to show it
         assert any("Discord failed an autocomplete" in w for w in warnings_of(caplog))
         assert [q.kind for q in d.history[-1].requests] == ["callback"]

@@ -146,3 +146,38 @@ async def test_the_computers_turn_after_a_players_press_is_the_bots_own(tmp_path
         assert (await g.state()).current == human, "the computer played its turn"
         assert [by for _, by in commits.commits] == sorted(by for _, by in commits.commits)[::-1]
         assert True in [by for _, by in commits.commits] and False in [by for _, by in commits.commits]
+
+
+async def test_the_outage_checks_find_a_post_made_twice_a_stale_turn_post_and_a_stuck_duty(
+    tmp_path, monkeypatch
+):
+    """fuzz_faults' checks can fail: a retry that does not find the follow-up Discord made (its reply lost)
+    posts a second message; a turn post that shows another version; a duty due and never sent."""
+    from bot.outbox.pipeline import META_TURN_POST
+    from bot.outbox.posting import Posting
+    from storage import NewDuty
+    from tests.bot.driver import WALLS_MAP, bot_factory, harness, open_game
+    from tests.bot.fuzz_faults import Outage
+
+    async def never_found(self: Posting, duty: object, text: str) -> None:
+        return None
+
+    monkeypatch.setattr(Posting, "_made_before", never_found)
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        outage = Outage(d, random.Random(0), 0.0)
+        try:
+            d.fail("followup", "502", times=1, lost_reply=True)
+            g = await open_game(d)
+            problems = await outage.settle(clock)
+            assert [p for p in problems if "posted 2 messages" in p], problems
+            store = d.bot.store
+            lobby = min(m.id for m in d.channel_messages(CHANNEL))
+            await store.set_game_meta(g.game_id, {META_TURN_POST: {"message": lobby, "since": 0}}, clock())
+            assert [p for p in await outage._stale_turn_posts() if f"game {g.game_id}'s turn post" in p]
+            await store.add_duties(
+                None, [NewDuty("post", clock.now - 5, CHANNEL, payload={"text": "x"})], clock()
+            )
+            assert [p for p in await outage._stuck(clock.now) if "(post)" in p and "waits" in p]
+        finally:
+            outage.close()
