@@ -275,6 +275,10 @@ class Deliveries:
                 claimed = await self.store.claim_duties(
                     at, self.owner, self.lease, self.batch - len(flying), self.shards
                 )
+                # A duty this worker is still delivering, claimed again because its lease ran out (the loop
+                # stalled past it): the lease is this worker's again, and the delivery under way finishes
+                # it. A second one could post it twice (one as a follow-up, the other in the channel).
+                claimed = [d for d in claimed if d.id not in self._held]
                 self._hold(claimed)
                 for d in claimed:
                     sending = asyncio.ensure_future(self._deliver(d, at))

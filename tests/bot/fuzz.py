@@ -18,8 +18,8 @@ benchmarks/bench_fuzz.py many more, also on a packaged map and with German-speak
 
 from __future__ import annotations
 
-import asyncio
 import random
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Collection
@@ -197,18 +197,15 @@ def _what_changed(before: tuple[Any, ...] | None, after: tuple[Any, ...] | None)
 
 
 def _delivering() -> bool:
-    """Whether this task is one of the delivery worker's deliveries (a deadline played, a turn skipped): the
-    bot's own work, though the worker's task may have been started within someone's interaction (a commit
-    wakes it), whose context it then carries."""
-    try:
-        task = asyncio.current_task()
-    except RuntimeError:  # no event loop: not a delivery (a test of the bookkeeping)
-        return False
-    coro: Any = task.get_coro() if task is not None else None
-    while coro is not None:  # the task's coroutine, and those it awaits (a wrapper's: fuzz_faults)
-        if getattr(coro, "__qualname__", "").startswith("Deliveries."):
+    """Whether this runs within one of the delivery worker's deliveries (a deadline played, a turn skipped):
+    the bot's own work, though the worker's task may have been started within someone's interaction (a
+    commit wakes it), whose context it then carries. Told by the calls running now (an awaiting coroutine's
+    frame is the caller of the one it awaits), whatever wraps the delivery (fuzz_faults does)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_qualname.startswith("Deliveries._deliver"):
             return True
-        coro = getattr(coro, "cr_await", None)
+        frame = frame.f_back  # type: ignore[assignment]
     return False
 
 

@@ -393,6 +393,41 @@ async def test_a_worker_that_stalls_past_its_lease_never_records_an_older_turn_p
         d.take_errors()
 
 
+async def test_a_duty_still_in_flight_is_not_delivered_again_when_its_own_worker_claims_it_again(tmp_path):
+    """A worker whose delivery outlives the duty's lease (its renewals late: the loop stalled) claims the duty
+    again itself: the lease is its own, so the store's writes do not tell it. The delivery under way finishes
+    it; a second one could post it twice, one try as a follow-up and the other in the channel (the fuzzer's
+    --faults found one on PostgreSQL)."""
+    clock = Clock()
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1, clock=clock)) as d:
+        await open_game(d)
+        a, store = d.bot.deliveries, d.bot.store
+        real_send, gate, sent = a._send, asyncio.Event(), []
+
+        async def slow_send(duty, now):
+            sent.append(duty.id)
+            await gate.wait()
+            return await real_send(duty, now)
+
+        a._send = slow_send
+        await store.add_duties(None, [dt.say(CHANNEL, "hello", now=clock.now)], clock.now)
+        first = asyncio.ensure_future(a.drain())
+        for _ in range(500):
+            if sent:
+                break
+            await asyncio.sleep(0.01)
+        assert sent, "a delivery is under way"
+        clock.now += LEASE + 60  # its lease has run out
+        second = asyncio.ensure_future(a.drain())
+        await asyncio.sleep(0.2)
+        gate.set()
+        await first
+        await second
+        assert len(sent) == len(set(sent)), f"delivered twice: {sent}"
+        assert len([m for m in d.channel_messages(CHANNEL) if m.content == "hello"]) == 1
+        assert await store.pending_duties(None) == []
+
+
 async def act(d, g, n: int) -> None:
     """The player on turn makes the greedy computer player's choice, through the pipeline."""
     st, table = await g.state(), await g.table()

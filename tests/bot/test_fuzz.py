@@ -124,7 +124,8 @@ def test_a_change_only_the_bots_own_work_made_is_not_blamed_on_the_actor():
     ]
 
 
-async def test_the_computers_turn_after_a_players_press_is_the_bots_own(tmp_path):
+@pytest.mark.parametrize("outage", [False, True])
+async def test_the_computers_turn_after_a_players_press_is_the_bots_own(tmp_path, outage):
     """The press that ends a player's turn wakes the delivery worker, whose task then carries that press's
     context; the computer's turn it plays there is still the bot's own work (a run with ``--faults``, where
     retries made such turns land in later interactions, blamed them on whoever was pressing)."""
@@ -136,6 +137,10 @@ async def test_the_computers_turn_after_a_players_press_is_the_bots_own(tmp_path
         g = await open_with_computer(d, d.member("ann"))
         commits = _Commits()
         commits.watch(d.bot.pipeline)
+        if outage:  # its wrapper around each delivery (tests/bot/fuzz_faults.py), armed with nothing
+            from tests.bot.fuzz_faults import Outage
+
+            Outage(d, random.Random(0), 0.0).close()
         human = (await g.table()).seat_of(g.users[0].id)
         for n in range(1, 30, 2):  # odd: the turn is ended with the turn post's button
             action = ai.greedy_player(await g.state(), random.Random(n))
