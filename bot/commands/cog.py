@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import discord
@@ -27,6 +27,7 @@ from ..texts import private
 from ..texts.freeing import answered_anyway, let_go
 from ..words import i18n
 from ..words.words import Speaker
+from .answers import InFlight, guarded, last_word
 
 if TYPE_CHECKING:
     from .router import Handlers
@@ -522,8 +523,15 @@ class AdminCog(commands.Cog):
             return False
         i18n.set_language(interaction.locale)
         log.info("admin command refused: user=%s guild=%s", interaction.user.id, interaction.guild_id)
-        await interaction.response.send_message(private.admin_manage_server(), ephemeral=True)
+        await last_word(interaction, private.admin_manage_server())
         return True
+
+    async def _guarded(self, interaction: discord.Interaction, body: Callable[[], Awaitable[None]]) -> None:
+        """Run an admin command's own body as every handler runs (bot.commands.answers.guarded)."""
+        if self.h is not None:
+            await self.h.ctx.guard(interaction, body)
+        else:
+            await guarded(interaction, InFlight(), body)
 
     @admin.command(name="purge", description="Delete this server's finished games older than some days")
     @app_commands.describe(days="Finished and abandoned games last changed more than this many days ago")
@@ -551,19 +559,24 @@ class AdminCog(commands.Cog):
     async def sync(self, interaction: discord.Interaction, everywhere: bool = False) -> None:
         if await self._refused(interaction):
             return
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        if everywhere and not await self.bot.is_owner(interaction.user):
-            await interaction.edit_original_response(content=private.sync_owner_only())
-            return
-        # One process of a cluster at a time (the store's lock, shared by every process on the database).
-        store = getattr(self.bot, "store", None)
-        lock = store.exclusive(SYNC_LOCK) if store is not None else contextlib.nullcontext(True)
-        async with lock as mine:
-            if not mine:
-                await interaction.edit_original_response(content=private.sync_busy())
+
+        async def body() -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            if everywhere and not await self.bot.is_owner(interaction.user):
+                await interaction.edit_original_response(content=private.sync_owner_only())
                 return
-            done = await self._sync(interaction, everywhere)
-        await interaction.edit_original_response(content=private.synced(len(done), everywhere=everywhere))
+            # One process of a cluster at a time (the store's lock, shared by every process on the database).
+            store = getattr(self.bot, "store", None)
+            lock = store.exclusive(SYNC_LOCK) if store is not None else contextlib.nullcontext(True)
+            async with lock as mine:
+                if not mine:
+                    await interaction.edit_original_response(content=private.sync_busy())
+                    return
+                done = await self._sync(interaction, everywhere)
+            text = private.synced(len(done), everywhere=everywhere)
+            await interaction.edit_original_response(content=text)
+
+        await self._guarded(interaction, body)
 
     async def _sync(
         self, interaction: discord.Interaction, everywhere: bool

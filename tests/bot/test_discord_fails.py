@@ -10,6 +10,7 @@ import logging
 import pytest
 
 from bot.texts import private
+from offline.payloads import DEFAULT_MEMBER_PERMISSIONS
 from tests.bot.driver import WALLS_MAP, bot_factory, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
@@ -93,3 +94,13 @@ async def test_an_autocomplete_answer_discord_fails_is_a_warning(
         assert got and d.history[-1].errors == []  # what the bot offered; Discord failed to show it
         assert any("Discord failed an autocomplete" in w for w in warnings_of(caplog))
         assert [q.kind for q in d.history[-1].requests] == ["callback"]
+
+
+@pytest.mark.parametrize("kind", ["edit_original", "callback"])
+async def test_an_admin_sync_whose_answer_discord_fails_is_a_warning(tmp_path, caplog, kind):
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        admin = d.member("admin", permissions=DEFAULT_MEMBER_PERMISSIONS | (1 << 5))  # Manage Server
+        fault = d.fail(kind, "504", times=1)
+        r = await d.slash(admin, "alexandros-admin sync", check=False)
+        assert fault.hits and r.errors == []
+        assert any("Discord failed" in w for w in warnings_of(caplog))
