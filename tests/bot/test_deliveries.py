@@ -374,11 +374,7 @@ async def test_a_worker_that_stalls_past_its_lease_never_records_an_older_turn_p
         store.set_game_meta = stalling_set_meta
         b = Deliveries(d.bot, store, d.bot.pictures, lambda: clock.now + 61, owner="B", rate=None)
         b.timers, b.handlers = a.timers, a.handlers
-        stalled = asyncio.ensure_future(a.drain())
-        for _ in range(500):
-            if calls:
-                break
-            await asyncio.sleep(0.01)
+        stalled = await under_way(a, calls)
         assert calls, "A recorded the turn post"
         await b.drain()  # A's lease has run out, as B sees it
         newest = (await store.get_game_meta(gid))[META_TURN_POST]
@@ -411,11 +407,7 @@ async def test_a_duty_still_in_flight_is_not_delivered_again_when_its_own_worker
 
         a._send = slow_send
         await store.add_duties(None, [dt.say(CHANNEL, "hello", now=clock.now)], clock.now)
-        first = asyncio.ensure_future(a.drain())
-        for _ in range(500):
-            if sent:
-                break
-            await asyncio.sleep(0.01)
+        first = await under_way(a, sent)
         assert sent, "a delivery is under way"
         clock.now += LEASE + 60  # its lease has run out
         second = asyncio.ensure_future(a.drain())
@@ -426,6 +418,16 @@ async def test_a_duty_still_in_flight_is_not_delivered_again_when_its_own_worker
         assert len(sent) == len(set(sent)), f"delivered twice: {sent}"
         assert len([m for m in d.channel_messages(CHANNEL) if m.content == "hello"]) == 1
         assert await store.pending_duties(None) == []
+
+
+async def under_way(deliveries: Deliveries, seen: list) -> asyncio.Future:
+    """A drain started, once it has come as far as ``seen`` tells (at most 5 s)."""
+    running = asyncio.ensure_future(deliveries.drain())
+    for _ in range(500):
+        if seen:
+            break
+        await asyncio.sleep(0.01)
+    return running
 
 
 async def act(d, g, n: int) -> None:
