@@ -100,6 +100,16 @@ class PgCluster:
         self.psql(f"CREATE DATABASE {name}")
         return name
 
+    def restart(self) -> None:
+        """Stop the server as an administrator's restart does (every connection cut), and start it again on
+        the same port and sockets. Blocking: run it in a thread beside an event loop."""
+        subprocess.run(
+            [*self.as_user, self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "stop"],
+            capture_output=True,
+            check=True,
+        )
+        _start(self)
+
     def stop(self) -> None:
         subprocess.run(
             [*self.as_user, self.pg_ctl, "-D", str(self.data), "-m", "immediate", "-w", "stop"],
@@ -139,16 +149,7 @@ def start_cluster() -> PgCluster:
              "--locale=C", "--no-sync"],
             check=True, capture_output=True,
         )  # fmt: skip
-        options = (
-            f"-k {cluster.sockets} -c listen_addresses=127.0.0.1 -p {cluster.port} -c fsync=off"
-            " -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
-            " -c shared_buffers=64MB"
-        )
-        subprocess.run(
-            [*run, pg_ctl, "-D", str(cluster.data), "-l", str(root / "server.log"), "-o", options, "-w",
-             "-t", "60", "start"],
-            check=True, capture_output=True,
-        )  # fmt: skip
+        _start(cluster)
     except subprocess.CalledProcessError as exc:
         log = root / "server.log"
         detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
@@ -157,6 +158,20 @@ def start_cluster() -> PgCluster:
     # Stopped by the fixture (or the benchmark) at the end; this catches an interrupted run too.
     atexit.register(cluster.stop)
     return cluster
+
+
+def _start(cluster: PgCluster) -> None:
+    """pg_ctl start, with its log in a file (pg_ctl's own output would hold a pipe open for ever)."""
+    options = (
+        f"-k {cluster.sockets} -c listen_addresses=127.0.0.1 -p {cluster.port} -c fsync=off"
+        " -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+        " -c shared_buffers=64MB"
+    )
+    subprocess.run(
+        [*cluster.as_user, cluster.pg_ctl, "-D", str(cluster.data), "-l", str(cluster.root / "server.log"),
+         "-o", options, "-w", "-t", "60", "start"],
+        check=True, capture_output=True,
+    )  # fmt: skip
 
 
 _running: PgCluster | None = None
