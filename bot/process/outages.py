@@ -6,6 +6,7 @@ warning without a traceback, and the member is told it was Discord (bot.commands
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 
 import aiohttp
@@ -25,12 +26,28 @@ ANY_FAILURE: tuple[type[BaseException], ...] = (discord.HTTPException, discord.R
 
 
 def transient(error: BaseException) -> bool:
-    """Whether ``error`` is Discord, or the way to it, failing for a while (worth trying again later)."""
+    """Whether ``error`` is Discord, or the way to it, failing for a while (worth trying again later). A
+    network failure counts only on the way to Discord: the database's (asyncpg's refused connection) is
+    not Discord's, and its host is to be told as an error."""
     if isinstance(error, discord.RateLimited):
         return True
     if isinstance(error, discord.HTTPException):
         return error.status == 429 or error.status >= 500
-    return isinstance(error, NETWORK)
+    return isinstance(error, NETWORK) and _through(error, _DISCORDS_WAY)
+
+
+# Where a request to Discord runs: discord.py and its HTTP client, aiohttp.
+_DISCORDS_WAY = (f"{os.sep}discord{os.sep}", f"{os.sep}aiohttp{os.sep}")
+
+
+def _through(error: BaseException, places: tuple[str, ...]) -> bool:
+    """Whether ``error`` came up through code in one of ``places`` (parts of a file's path)."""
+    tb = error.__traceback__
+    while tb is not None:
+        if any(place in tb.tb_frame.f_code.co_filename for place in places):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 def described(error: BaseException) -> str:

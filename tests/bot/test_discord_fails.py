@@ -104,3 +104,21 @@ async def test_an_admin_sync_whose_answer_discord_fails_is_a_warning(tmp_path, c
         r = await d.slash(admin, "alexandros-admin sync", check=False)
         assert fault.hits and r.errors == []
         assert any("Discord failed" in w for w in warnings_of(caplog))
+
+
+async def test_a_connection_the_database_refuses_is_not_taken_for_discords(tmp_path, caplog):
+    """A network failure counts as Discord's only on the way to Discord: the database's refused connection
+    (a PostgreSQL server down) is an error of the host's to see, and the member reads the plain apology."""
+    async with harness(bot_factory(str(tmp_path / "g.db"), WALLS_MAP, 1)) as d:
+        g = await open_game(d)
+        store = d.bot.store
+
+        async def refused(*args, **kwargs):
+            raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 5432)")
+
+        store.game_by_id = refused  # what asyncpg raises while its server is down
+        r = await d.click(g.users[0], g.turn_message().id, f"alx:hand:{g.game_id}", check=False)
+        assert [e for e in r.errors if "interaction failed" in e.message]
+        assert r.content == private.oops()
+        assert not any("Discord failed" in w for w in warnings_of(caplog))
+        d.take_errors()
