@@ -61,6 +61,14 @@ NOT_FOUND = (
     "<title>Not found</title><link rel=icon href='data:,'><link rel=stylesheet href=/static/app.css>"
     "<main class=missing><h1>Not found</h1><p>There is nothing at this address.</p></main></html>"
 )
+# What a visitor reads when the page cannot be made now (the store unreachable: a restart of PostgreSQL, a
+# full disk), rather than aiohttp's "Server got itself in trouble".
+UNAVAILABLE = (
+    "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+    "<title>Not available right now</title><link rel=icon href='data:,'><link rel=stylesheet "
+    "href=/static/app.css><main class=missing><h1>Not available right now</h1><p>This page cannot be shown "
+    "at the moment. Try again in a little while; the game goes on in its Discord channel.</p></main></html>"
+)
 LOOP_TICK = 0.5
 STALLED = 5.0  # the loop is stuck when its ticker has not run for this long
 
@@ -205,12 +213,23 @@ class WebFace:
                     response = self._not_found()
                 except web.HTTPException as exc:
                     response = web.Response(status=exc.status, text=exc.reason)
+                except Exception:  # noqa: BLE001 - the store down, or a bug: logged, and the visitor told
+                    # The route, not the path: a game's path is its secret link.
+                    route = request.match_info.route.resource
+                    log.exception("the web face could not answer %s", route.canonical if route else "?")
+                    response = self._unavailable()
         finally:
             conn.busy = False
             conn.served += 1
         if not response.prepared:
             response.headers.update(HEADERS)
         return response
+
+    def _unavailable(self) -> web.Response:
+        return web.Response(
+            status=503, text=UNAVAILABLE, content_type="text/html", charset="utf-8",
+            headers={"Cache-Control": "no-store", "Retry-After": "10"},
+        )  # fmt: skip
 
     def _not_found(self) -> web.Response:
         return web.Response(

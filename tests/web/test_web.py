@@ -135,6 +135,38 @@ async def test_a_games_page_behind_its_secret_link_and_one_404_for_every_link_le
             await c.close()
 
 
+async def test_a_page_the_store_cannot_serve_now_is_a_503_to_come_back_to_not_a_500(tmp_path):
+    """The store unreachable (PostgreSQL restarting, a full disk): the visitor reads that the page is not
+    available right now, with Retry-After; the host reads which route failed, never the secret link."""
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await _game(d, 3)
+        path = await link(d, g.game_id)
+        c = Client(d)
+        real = d.bot.web.store
+
+        class Down:
+            def __getattr__(self, name: str) -> Any:
+                async def refused(*args: Any, **kwargs: Any) -> Any:
+                    raise ConnectionRefusedError(111, "Connect call failed")
+
+                return refused
+
+        try:
+            d.bot.web.store = Down()
+            for where in (path, f"{path}/game.json"):
+                status, headers, body = await c.get(where)
+                assert status == 503 and b"Not available right now" in body, (where, status, body[:80])
+                assert headers["Retry-After"] == "10" and "Content-Security-Policy" in headers
+            logged = d.take_errors()
+            assert logged and all("/g/{token}" in e.message for e in logged)
+            assert not any(path.split("/")[-1] in e.message + (e.exc_text or "") for e in logged)
+            d.bot.web.store = real
+            assert (await c.get(path))[0] == 200
+        finally:
+            d.bot.web.store = real
+            await c.close()
+
+
 async def test_the_history_holds_every_public_state_and_its_last_step_is_the_game_now(tmp_path):
     async with web_bot(str(tmp_path / "g.db")) as d:
         g = await _game(d, 14)
