@@ -337,7 +337,11 @@ class WebFace:
             )  # fmt: skip
             await response.prepare(request)
             # Whatever changed between the page's load and this stream (and the open step, again).
-            first = await self.pages.since(record, lang, known)
+            try:
+                first = await self.pages.since(record, lang, known)
+            except Exception:  # noqa: BLE001 - the stream has begun: it ends, and the page's EventSource
+                log.exception("the web face could not start a live stream")  # connects again by itself
+                return response
             from .pages import dumps
 
             await response.write(event("news", dumps(first)))

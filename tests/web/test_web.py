@@ -162,6 +162,20 @@ async def test_a_page_the_store_cannot_serve_now_is_a_503_to_come_back_to_not_a_
             assert not any(path.split("/")[-1] in e.message + (e.exc_text or "") for e in logged)
             d.bot.web.store = real
             assert (await c.get(path))[0] == 200
+            # A live stream begun when the store fails: it ends (the page's EventSource connects again).
+            pages = d.bot.web.pages
+            since = pages.since
+
+            async def down(*args: Any, **kwargs: Any) -> Any:
+                raise ConnectionRefusedError(111, "Connect call failed")
+
+            pages.since = down
+            try:
+                status, headers, body = await c.get(f"{path}/live")
+            finally:
+                pages.since = since
+            assert status == 200 and headers["Content-Type"] == "text/event-stream" and body == b""
+            assert [e for e in d.take_errors() if "live stream" in e.message]
         finally:
             d.bot.web.store = real
             await c.close()
