@@ -93,6 +93,15 @@ def bot_factory(
     return factory
 
 
+def discord_failures(caplog: Any) -> list[str]:
+    """The bot's warnings that say Discord failed a request (bot.process.outages)."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelname == "WARNING" and r.name == "bot" and "Discord failed" in r.getMessage()
+    ]
+
+
 def harness(factory: Callable[[], Any]) -> OfflineDiscord:
     return OfflineDiscord(
         factory, guild_id=GUILD, channel_id=CHANNEL, loggers=("bot",), watched_tasks=("alx-",)

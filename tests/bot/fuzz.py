@@ -476,7 +476,7 @@ class Fuzzer:
         # and if it was the interaction's own answer, whether the member saw one is up to Discord. The bot
         # must still log no error, and change nothing it may not.
         failed = self.outage is not None and self.outage.failed(r)
-        if not r.answered and not (failed and self.outage is not None and self.outage.answer_failed(r)):
+        if not r.answered and not (failed and Outage.answer_failed(r)):
             c.problems.append(f"{where}: not answered")
             return
         for e in r.errors:

@@ -13,7 +13,7 @@ from bot.texts import choices as ch
 from engine import ai
 from engine.actions import Move
 from engine.state import Phase
-from tests.bot.driver import NAMES, WALLS_MAP, Game, bot_factory, harness, open_lobby
+from tests.bot.driver import NAMES, WALLS_MAP, Game, bot_factory, discord_failures, harness, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -52,12 +52,6 @@ def slowed(g: Game, monkeypatch, seconds: float) -> None:
 
     monkeypatch.setattr(pipeline, "act", slow_act)
     monkeypatch.setattr(answers, "DEFER_AFTER", 0.05)
-
-
-def discord_failures(caplog) -> list[str]:
-    """The warnings that say Discord failed a request (bot.commands.answers.guarded)."""
-    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    return [w for w in warnings if "Discord failed" in w]
 
 
 async def current(g: Game):

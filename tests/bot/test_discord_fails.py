@@ -5,13 +5,11 @@ member is told what happened, when Discord lets anything through."""
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
 from bot.texts import private
 from offline.payloads import DEFAULT_MEMBER_PERMISSIONS
-from tests.bot.driver import WALLS_MAP, bot_factory, harness, open_game, open_lobby
+from tests.bot.driver import WALLS_MAP, bot_factory, discord_failures, harness, open_game, open_lobby
 
 pytest_plugins = ["tests.harness.fixtures"]
 
@@ -19,10 +17,6 @@ pytest_plugins = ["tests.harness.fixtures"]
 @pytest.fixture(autouse=True)
 def _offline(no_network):
     yield
-
-
-def warnings_of(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and r.name == "bot"]
 
 
 @pytest.mark.parametrize("error", ["timeout", "disconnect", "503", "429"])
@@ -36,7 +30,7 @@ async def test_a_refusal_discord_fails_to_carry_is_a_warning_not_an_error(tmp_pa
         r = await d.click(stranger, post.id, f"alx:hand:{g.game_id}", check=False)
         assert fault.hits, "the refusal was sent, and Discord failed it"
         assert r.errors == []
-        assert any("Discord failed the last answer" in w for w in warnings_of(caplog))
+        assert any("Discord failed the last answer" in w for w in discord_failures(caplog))
 
 
 async def test_a_defer_discord_fails_is_apologised_for_as_discords(tmp_path, caplog):
@@ -48,7 +42,7 @@ async def test_a_defer_discord_fails_is_apologised_for_as_discords(tmp_path, cap
         r = await d.click(player, g.turn_message().id, f"alx:hand:{g.game_id}", check=False)
         assert len(fault.hits) == 1 and r.errors == []
         assert r.content == private.discord_failed() and r.ephemeral
-        assert any(w.startswith("Discord failed (503") for w in warnings_of(caplog))
+        assert any(w.startswith("Discord failed (503") for w in discord_failures(caplog))
 
 
 async def test_an_answer_discord_fails_after_the_change_says_it_went_through(tmp_path, caplog):
@@ -60,7 +54,7 @@ async def test_an_answer_discord_fails_after_the_change_says_it_went_through(tmp
         assert len(fault.hits) == 1 and r.errors == []
         assert (await d.bot.store.game_by_id(gid)).status == "playing"
         assert r.content == private.oops_applied() and r.ephemeral
-        assert any("after the change was saved" in w for w in warnings_of(caplog))
+        assert any("after the change was saved" in w for w in discord_failures(caplog))
 
 
 async def test_an_answer_to_a_retired_form_discord_fails_is_a_warning(tmp_path, caplog):
@@ -70,7 +64,7 @@ async def test_an_answer_to_a_retired_form_discord_fails_is_a_warning(tmp_path, 
         data = {"custom_id": "alx:old:1", "components": []}
         r = await d.stale(user, 5, data, check=False)
         assert r.errors == []
-        assert any("Discord failed the last answer" in w for w in warnings_of(caplog))
+        assert any("Discord failed the last answer" in w for w in discord_failures(caplog))
 
 
 @pytest.mark.parametrize(
@@ -92,7 +86,7 @@ async def test_an_autocomplete_answer_discord_fails_is_a_warning(
         d.fail("callback", error, times=1, lost_reply=lost)
         got = await d.autocomplete(player, command, focused=option, value=typed, check=False)
         assert got and d.history[-1].errors == []  # what the bot offered; Discord failed to show it
-        assert any("Discord failed an autocomplete" in w for w in warnings_of(caplog))
+        assert any("Discord failed an autocomplete" in w for w in discord_failures(caplog))
         assert [q.kind for q in d.history[-1].requests] == ["callback"]
 
 
@@ -103,7 +97,7 @@ async def test_an_admin_sync_whose_answer_discord_fails_is_a_warning(tmp_path, c
         fault = d.fail(kind, "504", times=1)
         r = await d.slash(admin, "alexandros-admin sync", check=False)
         assert fault.hits and r.errors == []
-        assert any("Discord failed" in w for w in warnings_of(caplog))
+        assert any("Discord failed" in w for w in discord_failures(caplog))
 
 
 async def test_a_connection_the_database_refuses_is_not_taken_for_discords(tmp_path, caplog):
@@ -120,5 +114,5 @@ async def test_a_connection_the_database_refuses_is_not_taken_for_discords(tmp_p
         r = await d.click(g.users[0], g.turn_message().id, f"alx:hand:{g.game_id}", check=False)
         assert [e for e in r.errors if "interaction failed" in e.message]
         assert r.content == private.oops()
-        assert not any("Discord failed" in w for w in warnings_of(caplog))
+        assert not any("Discord failed" in w for w in discord_failures(caplog))
         d.take_errors()
