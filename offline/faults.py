@@ -69,7 +69,14 @@ def _too_many(retry_after: float) -> discord.HTTPException:
     return discord.HTTPException(response, body)
 
 
-FAULTS = ("400", "500", "502", "503", "504", "429", "403", "404", "timeout", "disconnect")
+FAULTS = ("400", "500", "502", "503", "504", "429", "403", "404", "timeout", "disconnect", "kill")
+
+
+class ProcessKilled(BaseException):  # noqa: N818 - named for what happened, as KeyboardInterrupt is
+    """The bot's process died at this request (a fault of kind ``"kill"``): from then on nothing it does
+    reaches Discord (every request raises this), and the harness that armed the kill stops its store too
+    (``OfflineDiscord.on_kill``). A BaseException, as the end of a process is: no ``except Exception`` in
+    the bot goes on as if it were a failure it could handle."""
 
 
 @dataclass
@@ -78,7 +85,9 @@ class Fault:
 
     ``kind`` is a request kind (``channel_message``, ``edit_message``, …, or ``*``); ``when`` narrows it
     further. ``lost_reply``: Discord did the work, but the answer never came back (a timeout or dropped
-    connection after the request arrived), so a retry meets what the first attempt made.
+    connection after the request arrived), so a retry meets what the first attempt made. ``"kill"`` is the
+    bot's process dying at that request (before it reached Discord, or with ``lost_reply`` after Discord
+    did the work): see ``OfflineDiscord.revive``.
     """
 
     kind: str
@@ -98,6 +107,8 @@ class Fault:
         )
 
     def exception(self) -> BaseException:
+        if self.error == "kill":
+            return ProcessKilled(f"killed at a {self.kind} request")
         if self.error == "timeout":
             return TimeoutError()
         if self.error == "disconnect":

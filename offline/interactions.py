@@ -305,6 +305,8 @@ class Interactions(InteractionPayloads):
         bot = self.bot
         if bot is None:
             raise HarnessError("the bot is not running")
+        if self.dead:
+            raise HarnessError("the bot's process died (a kill): revive() it first")
         iid = int(payload["id"])
         result = InteractionResult(iid, payload["type"], user.id, int(payload["channel_id"]), payload)
         inter = _Interaction(result, user, payload["token"], time.monotonic(), message_id=message_id)
@@ -371,8 +373,8 @@ class Interactions(InteractionPayloads):
             pending = [
                 t for t in self._tasks.since(before) if t is not current and not t.done() and self._watched(t)
             ]
-            if not pending or (until is not None and until()):
-                return
+            if not pending or self.dead or (until is not None and until()):
+                return  # (a dead process's tasks are for revive() to stop)
             remaining = deadline - loop.time()
             if remaining <= 0:
                 names = sorted(t.get_name() for t in pending)

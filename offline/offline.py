@@ -19,7 +19,7 @@ import contextlib
 import inspect
 import logging
 import socket
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import discord
@@ -255,6 +255,28 @@ class OfflineDiscord(Interactions):
         await self._stop_bot()
         if bot_factory is not None:
             self.bot_factory = bot_factory
+        await self._start_bot()
+        return self.bot  # type: ignore[return-value]
+
+    async def revive(self, let_go: Callable[[AnyBot], Awaitable[None]] | None = None) -> AnyBot:
+        """Start a brand-new bot after its process died at a request (a fault of kind ``"kill"``), Discord's
+        state kept as in ``restart``. The dead bot is never closed: its tasks (every task started since the
+        harness did, but the caller's) stop where they are, cancelled as the end of a process stops them,
+        then ``let_go`` lets go of what the process held (its database connections and locks, its child
+        processes: what the operating system takes back), and its HTTP session is closed."""
+        if not self.dead or self.bot is None:
+            raise HarnessError("revive() follows a kill; restart() replaces a bot that is alive")
+        current = asyncio.current_task()
+        left = [t for t in self._tasks.since(0) if t is not current and not t.done()]
+        for task in left:
+            task.cancel()
+        if left:
+            await asyncio.wait(left, timeout=self.settle_timeout)
+        old, self.bot = self.bot, None
+        if let_go is not None:
+            await let_go(old)
+        await old.http.close()
+        self.dead = False
         await self._start_bot()
         return self.bot  # type: ignore[return-value]
 

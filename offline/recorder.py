@@ -17,7 +17,7 @@ import discord
 
 from . import limits
 from .commands import SyncedCommands
-from .faults import FAULTS, Fault, GlobalLimit, _http_error
+from .faults import FAULTS, Fault, GlobalLimit, ProcessKilled, _http_error
 from .payloads import (
     COMPONENTS_V2,
     EPHEMERAL,
@@ -119,11 +119,23 @@ class Recorder(SyncedCommands):
         self.faults.append(fault)
         return fault
 
+    def _die(self) -> None:
+        self.dead = True
+        for hook in self.on_kill:
+            hook()
+
+    def _check_alive(self) -> None:
+        """A request of a bot whose process died: it never leaves (``OfflineDiscord.revive``)."""
+        if self.dead:
+            raise ProcessKilled("the process is dead")
+
     def _fault_for(self, req: Request) -> Fault | None:
         for fault in self.faults:
             if fault.matches(req):
                 fault.hits.append(req)
                 req.fault = fault.error
+                if fault.error == "kill":
+                    self._die()
                 return fault
         return None
 

@@ -85,6 +85,7 @@ class Routes(Recorder):
     """The routes of the fake API: messages, channels, threads, members, commands, interaction answers."""
 
     async def _http_request(self, route: Any, *, files: Any = None, form: Any = None, **kwargs: Any) -> Any:
+        self._check_alive()
         payload = kwargs.get("json")
         sent: list[SentFile] = []
         if form:
@@ -133,6 +134,7 @@ class Routes(Recorder):
         params: Any = None,
         **_: Any,
     ) -> Any:
+        self._check_alive()
         sent: list[SentFile] = []
         if multipart:
             payload, sent = parse_multipart(multipart)

@@ -213,6 +213,10 @@ class World:
         self._stack: contextlib.ExitStack | None = None
         self.bot: AnyBot | None = None
         self.faults: list[Fault] = []
+        # The bot's process died at a request (a "kill" fault) and was not revived yet: every request of
+        # its raises ProcessKilled. ``on_kill`` runs at that moment (a harness stops the bot's store there).
+        self.dead = False
+        self.on_kill: list[Callable[[], None]] = []
         self._nonces: dict[tuple[int, str], int] = {}  # (channel, enforced nonce) -> message id
         self.global_limit: GlobalLimit | None = None  # Discord's 50 requests/s per bot, when modelled
 
