@@ -18,11 +18,12 @@ benchmarks/bench_fuzz.py many more, also on a packaged map and with German-speak
 
 from __future__ import annotations
 
+import asyncio
 import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -32,10 +33,12 @@ from bot.texts import private
 from bot.words import i18n
 from engine.maps import Map
 from offline import OfflineDiscord
+from offline.faults import ProcessKilled
 from offline.payloads import DEFAULT_MEMBER_PERMISSIONS, FakeUser
 from offline.records import HarnessError, InteractionResult, StoredMessage
 from offline.world import _current
 from tests.bot.driver import WALLS_MAP, Clock, bot_factory
+from tests.bot.fuzz_crashes import Crashes
 from tests.bot.fuzz_faults import Outage
 
 MANAGE_CHANNELS = 1 << 4
@@ -132,6 +135,10 @@ class Counts:
     seconds: float = 0.0
     faults: int = 0  # failures armed at Discord's seam (tests/bot/fuzz_faults.py)
     faulted: int = 0  # interactions in which Discord failed a request
+    kills: int = 0  # the bot's process killed at a request (tests/bot/fuzz_crashes.py)
+    restarts: int = 0  # the bot restarted by its host between steps
+    cut_off: int = 0  # interactions in which the process died
+    killed_at: Counter[str] = field(default_factory=Counter)  # the request each kill came at
 
     def summary(self) -> str:
         return (
@@ -139,6 +146,12 @@ class Counts:
             f"{dict(self.answers)}; {self.changed} changed a game; {self.timers} duties after time passed; "
             f"{self.games} games {dict(self.statuses)}; "
             + (f"{self.faults} failures armed, {self.faulted} interactions met one; " if self.faults else "")
+            + (
+                f"{self.kills} kills ({self.cut_off} within an interaction) at {dict(self.killed_at)}, "
+                f"{self.restarts} restarts; "
+                if self.kills or self.restarts
+                else ""
+            )
             + f"{len(self.problems)} problems"
         )
 
@@ -249,20 +262,41 @@ class Fuzzer:
         members: list[FakeUser],
         clock: Clock,
         outage: Outage | None = None,
+        crashes: Crashes | None = None,
     ) -> None:
         self.d = d
         self.clock = clock
         self.outage = outage  # Discord failing now and then (tests/bot/fuzz_faults.py)
+        self.crashes = crashes  # the bot's process killed, or restarted (tests/bot/fuzz_crashes.py)
         self.rng = rng
         self.channels = channels
         self.members = members
         self.counts = Counts()
         self.commits = _Commits()
         self._mark = 0  # the commits before the last snapshot
+        self.unwatch: Callable[[], None] = lambda: None
+
+    def watch(self) -> None:
+        """Note the running bot's commits (``commits``), from now on."""
+        self.unwatch()
+        self.unwatch = self.commits.watch(self.d.bot.pipeline)
+
+    async def _new_bot(self, start: Callable[[], Awaitable[Any]]) -> None:
+        self.unwatch()
+        await start()
+        self.watch()
+        if self.outage is not None:
+            self.outage.attach()
+
+    async def alive(self) -> None:
+        """A new bot, if the last one's process died (tests/bot/fuzz_crashes.py)."""
+        if self.crashes is not None and self.d.dead:
+            await self._new_bot(self.crashes.revive)
 
     # --- the world's state, before and after ------------------------------------------------------------
 
     async def snapshot(self) -> dict[int, Any]:
+        await self.alive()
         self._mark = len(self.commits.commits)
         store = self.d.bot.store
         out: dict[int, Any] = {}
@@ -427,6 +461,9 @@ class Fuzzer:
 
     async def step(self) -> None:
         rng = self.rng
+        await self.alive()
+        if self.crashes is not None and self.crashes.maybe_arm():
+            await self._new_bot(self.d.restart)
         user, channel = rng.choice(self.members), rng.choice(self.channels)
         # Half the time the player a game waits for acts in its channel, so that games move on and reach
         # their ends (and their selects, previews and stale buttons get pressed).
@@ -442,7 +479,13 @@ class Fuzzer:
             self.clock.now += rng.choice((60.0, 3600.0, 2 * 86400.0, 40 * 86400.0))
             # What came due (reminders, deadlines: a turn skipped or played by the computer) is the bot's
             # own doing, not the next actor's: it happens here, outside any interaction.
-            self.counts.timers += await self.d.bot.deliveries.drain()
+            try:
+                self.counts.timers += await self.d.bot.deliveries.drain()
+            except (ProcessKilled, asyncio.CancelledError):
+                # The process died within (fuzz_crashes): its store's group commit takes the end for a
+                # cancellation, and says so to the finishes it was writing.
+                if not self.d.dead or asyncio.current_task().cancelling():  # type: ignore[union-attr]
+                    raise
         pick = rng.random()
         if pick < 0.45:
             await self.slash(user, channel)
@@ -464,6 +507,8 @@ class Fuzzer:
             if "lacks the permissions" in str(err) or "no option" in str(err) or "is outside" in str(err):
                 return  # the client would not send it
             raise
+        died = self.d.dead  # the bot's process died within this interaction (tests/bot/fuzz_crashes.py)
+        self.counts.cut_off += died
         c = self.counts
         c.interactions += 1
         c.kinds[kind] += 1
@@ -476,7 +521,7 @@ class Fuzzer:
         # and if it was the interaction's own answer, whether the member saw one is up to Discord. The bot
         # must still log no error, and change nothing it may not.
         failed = self.outage is not None and self.outage.failed(r)
-        if not r.answered and not (failed and Outage.answer_failed(r)):
+        if not r.answered and not (failed and Outage.answer_failed(r)) and not died:
             c.problems.append(f"{where}: not answered")
             return
         for e in r.errors:
@@ -486,7 +531,7 @@ class Fuzzer:
         if not r.answered:
             return
         texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
-        if not failed and any(apology in t for t in texts_seen for apology in _apologies()):
+        if not (failed or died) and any(apology in t for t in texts_seen for apology in _apologies()):
             c.problems.append(f"{where}: the generic error")
         if r.type == 8:
             c.answers["autocomplete"] += 1
@@ -494,7 +539,7 @@ class Fuzzer:
             c.answers["ephemeral"] += 1
         else:
             c.answers["public" if r.type in (4, 5) else "update"] += 1
-            if not changed and label not in PUBLIC_BY_DESIGN and not failed:
+            if not changed and label not in PUBLIC_BY_DESIGN and not (failed or died):
                 c.problems.append(
                     f"{where}: answered publicly without changing anything: {(r.content or '')[:120]!r}"
                 )
@@ -535,7 +580,7 @@ class Fuzzer:
             n = rng.choice((lo, hi, rng.uniform(lo, hi)))
             return int(n) if t == 4 else round(float(n), 3)
         if t == 3:
-            if o.get("autocomplete") and rng.random() < 0.6:
+            if o.get("autocomplete") and not self.d.dead and rng.random() < 0.6:
                 got = await self.d.autocomplete(
                     user, path, focused=o["name"], value="", options=given, channel_id=channel, check=False
                 )
@@ -677,10 +722,13 @@ async def run_fuzz(
     game_map: Map = WALLS_MAP,
     german: bool = False,
     faults: float = 0.0,
+    kills: float = 0.0,
 ) -> Counts:
     """`steps` random interactions (or until `seconds` pass) on a fresh bot; returns the counts. ``german``:
     every other player and the admin speak German, and so does the second server. ``faults``: the chance,
-    each step, that Discord fails one more request (tests/bot/fuzz_faults.py), checked once it is well."""
+    each step, that Discord fails one more request (tests/bot/fuzz_faults.py), checked once it is well.
+    ``kills``: the chance, each step, that the bot's process is armed to die at a request, or is restarted
+    (tests/bot/fuzz_crashes.py), checked as ``faults`` are."""
     rng = random.Random(seed)
     clock = Clock()
     d = OfflineDiscord(
@@ -702,21 +750,29 @@ async def run_fuzz(
             member.locale = "de"
     started = time.monotonic()
     async with d:
-        outage = Outage(d, random.Random(seed + 1), faults) if faults else None
-        fuzzer = Fuzzer(d, rng, channels, members, clock, outage)
-        stop = fuzzer.commits.watch(d.bot.pipeline)
+        outage = Outage(d, random.Random(seed + 1), faults) if faults or kills else None
+        crashes = Crashes(d, random.Random(seed + 2), kills) if kills else None
+        fuzzer = Fuzzer(d, rng, channels, members, clock, outage, crashes)
+        fuzzer.watch()
         try:
             for _ in range(steps):
                 await fuzzer.step()
                 if seconds is not None and time.monotonic() - started > seconds:
                     break
+            await fuzzer.alive()
             if outage is not None:
                 fuzzer.counts.problems += await outage.settle(clock)
                 fuzzer.counts.faults, fuzzer.counts.faulted = outage.armed, outage.excused
+            if crashes is not None:
+                fuzzer.counts.problems += await crashes.waiting_on_nobody()
+                fuzzer.counts.kills, fuzzer.counts.restarts = crashes.kills, crashes.restarts
+                fuzzer.counts.killed_at = crashes.at
         finally:
-            stop()
+            fuzzer.unwatch()
             if outage is not None:
                 outage.close()
+            if crashes is not None:
+                crashes.close()
         counts = fuzzer.counts
         games = await d.bot.store.list_games()
         counts.games = len(games)

@@ -87,27 +87,8 @@ class Outage:
 
     def __post_init__(self) -> None:
         logging.getLogger("bot").addHandler(self._given_up)
-        store = self.d.bot.store
-        finish = store.finish_duty
-
-        async def noted(duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
-            done = await finish(duty_id, owner, now, outcome)
-            if done:
-                self.outcomes[duty_id] = outcome
-            return done
-
-        store.finish_duty = noted  # type: ignore[method-assign]
+        self.attach()
         # Every request a delivery makes is that duty's: each duty is delivered in a task of its own.
-        deliveries, deliver = self.d.bot.deliveries, self.d.bot.deliveries._deliver
-
-        async def tagged(duty: Any, now: float) -> None:
-            reset = _DUTY.set(duty.id)
-            try:
-                await deliver(duty, now)
-            finally:
-                _DUTY.reset(reset)
-
-        deliveries._deliver = tagged  # type: ignore[method-assign]
         record = self.d._record
 
         def recorded(*args: Any, **kwargs: Any) -> Any:
@@ -118,6 +99,30 @@ class Outage:
             return req
 
         self.d._record = recorded  # type: ignore[method-assign]
+
+    def attach(self) -> None:
+        """Watch the running bot's finished duties and tag its deliveries' requests; again after a restart
+        (tests/bot/fuzz_crashes.py), as a new bot has a new store and worker."""
+        store = self.d.bot.store
+        finish = store.finish_duty
+
+        async def noted(duty_id: int, owner: str, now: float, outcome: str = "sent") -> bool:
+            done = await finish(duty_id, owner, now, outcome)
+            if done:
+                self.outcomes[duty_id] = outcome
+            return done
+
+        store.finish_duty = noted  # type: ignore[method-assign]
+        deliveries, deliver = self.d.bot.deliveries, self.d.bot.deliveries._deliver
+
+        async def tagged(duty: Any, now: float) -> None:
+            reset = _DUTY.set(duty.id)
+            try:
+                await deliver(duty, now)
+            finally:
+                _DUTY.reset(reset)
+
+        deliveries._deliver = tagged  # type: ignore[method-assign]
 
     def close(self) -> None:
         logging.getLogger("bot").removeHandler(self._given_up)

@@ -51,6 +51,21 @@ async def test_random_interactions_while_discord_fails_leave_nothing_stuck_stale
     assert counts.changed > 0 and counts.games > 0
 
 
+@pytest.mark.parametrize(("seed", "faults"), [(6, 0.0), (7, 0.05)])
+async def test_random_interactions_while_the_bot_is_killed_and_restarted_lose_nothing_and_post_nothing_twice(
+    tmp_path, seed, faults
+):
+    """The same, while the bot's process is killed at a random request now and then and a new one started
+    on the same database, or restarted by its host (tests/bot/fuzz_crashes.py), with and without Discord
+    failing too: afterwards nothing stuck, every turn post current, nothing posted twice, and no game left
+    waiting for a computer nobody runs."""
+    counts = await run_fuzz(seed, 300, str(tmp_path / "fuzz.db"), seconds=30, faults=faults, kills=0.08)
+    print(counts.summary())
+    assert counts.problems == [], "\n".join(counts.problems[:20])
+    assert counts.kills >= 2 and counts.cut_off >= 1 and counts.restarts >= 1, counts.summary()
+    assert counts.changed > 0 and counts.games > 0
+
+
 def _record(status: str, seats: tuple[tuple[int, int], ...], **options: object) -> GameRecord:
     return GameRecord(
         id=5, guild_id=GUILD, channel_id=CHANNEL, status=status, options=dict(options), version=3,  # type: ignore[arg-type]
