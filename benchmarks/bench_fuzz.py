@@ -1,7 +1,7 @@
 """A longer run of the issue-11 fuzzer (tests/bot/fuzz.py) than CI's: many seeds, more steps each.
 
     python benchmarks/bench_fuzz.py [--seeds 10] [--steps 2000] [--map empire] [--german] [--postgres]
-                                   [--faults 0.05] [--kills 0.02]
+                                   [--faults 0.05] [--kills 0.02] [--disk 0.02]
 
 ``--map``: a packaged map (engine/maps) instead of the small test map; ``--german``: every other player, the
 admin and the second server speak German; ``--postgres``: each seed on a new database of a throwaway
@@ -10,7 +10,8 @@ P, Discord fails one more request (a 5xx, a 429, a timeout or a dropped connecti
 work), and once it is well again nothing is stuck, every turn post caught up and nothing was posted twice
 (tests/bot/fuzz_faults.py); ``--kills P``: each step, with chance P, the bot's process is armed to die at a
 request (three times in four) or is restarted by its host, checked the same way, and no game waits for a
-computer nobody runs (tests/bot/fuzz_crashes.py).
+computer nobody runs (tests/bot/fuzz_crashes.py); ``--disk P``: each step, with chance P, the store's next
+1-3 writes fail as on a full disk, checked the same way (tests/bot/fuzz_disk.py).
 
 Prints, per seed and in total, the interactions by kind, the answers (ephemeral, public, update,
 autocomplete), how many changed a game, and every problem found (none expected). Exits 1 on a problem.
@@ -44,6 +45,7 @@ async def main() -> int:
     parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL server, not SQLite")
     parser.add_argument("--faults", type=float, default=0.0, help="the chance each step of a failure")
     parser.add_argument("--kills", type=float, default=0.0, help="the chance each step of a kill or restart")
+    parser.add_argument("--disk", type=float, default=0.0, help="the chance each step of failing writes")
     args = parser.parse_args()
     game_map = packaged_map(args.map) if args.map else WALLS_MAP
     cluster = None
@@ -77,6 +79,7 @@ async def fuzz(args: argparse.Namespace, game_map: Map, cluster: Any) -> list[st
                 german=args.german,
                 faults=args.faults,
                 kills=args.kills,
+                disk=args.disk,
             )
         print(f"seed {seed}: {counts.summary()}", flush=True)
         kinds.update(counts.kinds)

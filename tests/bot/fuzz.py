@@ -39,6 +39,7 @@ from offline.records import HarnessError, InteractionResult, StoredMessage
 from offline.world import _current
 from tests.bot.driver import WALLS_MAP, Clock, bot_factory
 from tests.bot.fuzz_crashes import Crashes
+from tests.bot.fuzz_disk import FullDisk
 from tests.bot.fuzz_faults import Outage
 
 MANAGE_CHANNELS = 1 << 4
@@ -139,6 +140,9 @@ class Counts:
     restarts: int = 0  # the bot restarted by its host between steps
     cut_off: int = 0  # interactions in which the process died
     killed_at: Counter[str] = field(default_factory=Counter)  # the request each kill came at
+    disk_armed: int = 0  # times the store's next writes were made to fail (tests/bot/fuzz_disk.py)
+    writes_failed: int = 0
+    disk_full: int = 0  # interactions in which a write failed
 
     def summary(self) -> str:
         return (
@@ -150,6 +154,12 @@ class Counts:
                 f"{self.kills} kills ({self.cut_off} within an interaction) at {dict(self.killed_at)}, "
                 f"{self.restarts} restarts; "
                 if self.kills or self.restarts
+                else ""
+            )
+            + (
+                f"disk full {self.disk_armed} times, {self.writes_failed} writes failed, "
+                f"{self.disk_full} interactions met one; "
+                if self.disk_armed
                 else ""
             )
             + f"{len(self.problems)} problems"
@@ -263,11 +273,13 @@ class Fuzzer:
         clock: Clock,
         outage: Outage | None = None,
         crashes: Crashes | None = None,
+        disk: FullDisk | None = None,
     ) -> None:
         self.d = d
         self.clock = clock
         self.outage = outage  # Discord failing now and then (tests/bot/fuzz_faults.py)
         self.crashes = crashes  # the bot's process killed, or restarted (tests/bot/fuzz_crashes.py)
+        self.disk = disk  # the store's writes failing now and then (tests/bot/fuzz_disk.py)
         self.rng = rng
         self.channels = channels
         self.members = members
@@ -287,6 +299,8 @@ class Fuzzer:
         self.watch()
         if self.outage is not None:
             self.outage.attach()
+        if self.disk is not None:
+            self.disk.attach()
 
     async def alive(self) -> None:
         """A new bot, if the last one's process died (tests/bot/fuzz_crashes.py)."""
@@ -475,6 +489,8 @@ class Fuzzer:
                 user, channel = by_id[game.waiting_on], game.channel_id
         if self.outage is not None:
             self.outage.maybe_arm()
+        if self.disk is not None:
+            self.disk.maybe_arm()
         if rng.random() < 0.03:  # time passes: a purge finds old games, a nudge is allowed again
             self.clock.now += rng.choice((60.0, 3600.0, 2 * 86400.0, 40 * 86400.0))
             # What came due (reminders, deadlines: a turn skipped or played by the computer) is the bot's
@@ -485,6 +501,11 @@ class Fuzzer:
                 # The process died within (fuzz_crashes): its store's group commit takes the end for a
                 # cancellation, and says so to the finishes it was writing.
                 if not self.d.dead or asyncio.current_task().cancelling():  # type: ignore[union-attr]
+                    raise
+            except Exception as error:
+                # The disk was full (fuzz_disk): the worker's round fails, as Deliveries.run_forever's
+                # does (logged there), and the next round takes it up.
+                if not (self.disk is not None and FullDisk.its_own(error)):
                     raise
         pick = rng.random()
         if pick < 0.45:
@@ -501,6 +522,7 @@ class Fuzzer:
     async def observe(
         self, kind: str, label: str, user: FakeUser, channel_id: int, run: Any, before: dict[int, Any]
     ) -> None:
+        writes_failed = self.disk.failed if self.disk is not None else 0
         try:
             r: InteractionResult = await run
         except HarnessError as err:
@@ -509,6 +531,9 @@ class Fuzzer:
             raise
         died = self.d.dead  # the bot's process died within this interaction (tests/bot/fuzz_crashes.py)
         self.counts.cut_off += died
+        # The store failed a write of this interaction's (tests/bot/fuzz_disk.py): the bot may apologise.
+        full = self.disk is not None and self.disk.failed > writes_failed
+        self.counts.disk_full += full
         c = self.counts
         c.interactions += 1
         c.kinds[kind] += 1
@@ -525,13 +550,14 @@ class Fuzzer:
             c.problems.append(f"{where}: not answered")
             return
         for e in r.errors:
-            c.problems.append(f"{where}: error logged: {e}")
+            if not (self.disk is not None and FullDisk.its_own(e)):
+                c.problems.append(f"{where}: error logged: {e}")
         for v in r.violations:
             c.problems.append(f"{where}: Discord limit broken: {v}")
         if not r.answered:
             return
         texts_seen = [r.content or ""] + [(q.content or "") for q in r.requests if q.is_message]
-        if not (failed or died) and any(apology in t for t in texts_seen for apology in _apologies()):
+        if not (failed or died or full) and any(apology in t for t in texts_seen for apology in _apologies()):
             c.problems.append(f"{where}: the generic error")
         if r.type == 8:
             c.answers["autocomplete"] += 1
@@ -539,7 +565,7 @@ class Fuzzer:
             c.answers["ephemeral"] += 1
         else:
             c.answers["public" if r.type in (4, 5) else "update"] += 1
-            if not changed and label not in PUBLIC_BY_DESIGN and not (failed or died):
+            if not changed and label not in PUBLIC_BY_DESIGN and not (failed or died or full):
                 c.problems.append(
                     f"{where}: answered publicly without changing anything: {(r.content or '')[:120]!r}"
                 )
@@ -723,12 +749,14 @@ async def run_fuzz(
     german: bool = False,
     faults: float = 0.0,
     kills: float = 0.0,
+    disk: float = 0.0,
 ) -> Counts:
     """`steps` random interactions (or until `seconds` pass) on a fresh bot; returns the counts. ``german``:
     every other player and the admin speak German, and so does the second server. ``faults``: the chance,
     each step, that Discord fails one more request (tests/bot/fuzz_faults.py), checked once it is well.
     ``kills``: the chance, each step, that the bot's process is armed to die at a request, or is restarted
-    (tests/bot/fuzz_crashes.py), checked as ``faults`` are."""
+    (tests/bot/fuzz_crashes.py), checked as ``faults`` are. ``disk``: the chance, each step, that the store's
+    next writes fail as on a full disk (tests/bot/fuzz_disk.py), checked the same way."""
     rng = random.Random(seed)
     clock = Clock()
     d = OfflineDiscord(
@@ -750,16 +778,22 @@ async def run_fuzz(
             member.locale = "de"
     started = time.monotonic()
     async with d:
-        outage = Outage(d, random.Random(seed + 1), faults) if faults or kills else None
+        outage = Outage(d, random.Random(seed + 1), faults) if faults or kills or disk else None
         crashes = Crashes(d, random.Random(seed + 2), kills) if kills else None
-        fuzzer = Fuzzer(d, rng, channels, members, clock, outage, crashes)
+        full_disk = FullDisk(d, random.Random(seed + 3), disk) if disk else None
+        fuzzer = Fuzzer(d, rng, channels, members, clock, outage, crashes, full_disk)
         fuzzer.watch()
+        if full_disk is not None:
+            full_disk.attach()
         try:
             for _ in range(steps):
                 await fuzzer.step()
                 if seconds is not None and time.monotonic() - started > seconds:
                     break
             await fuzzer.alive()
+            if full_disk is not None:
+                full_disk.settle()
+                fuzzer.counts.disk_armed, fuzzer.counts.writes_failed = full_disk.armed, full_disk.failed
             if outage is not None:
                 fuzzer.counts.problems += await outage.settle(clock)
                 fuzzer.counts.faults, fuzzer.counts.faulted = outage.armed, outage.excused
@@ -774,9 +808,15 @@ async def run_fuzz(
             if crashes is not None:
                 crashes.close()
         counts = fuzzer.counts
+        # What the bot logged as an error outside any interaction (the delivery worker's rounds after time
+        # passed, a restart): its own work failing, with nobody to answer.
+        counts.problems += [
+            f"error logged outside any interaction: {e}"[:3000]
+            for e in d.take_errors()
+            if not (full_disk is not None and FullDisk.its_own(e))
+        ]
         games = await d.bot.store.list_games()
         counts.games = len(games)
         counts.statuses = Counter(g.status for g in games)
-        d.take_errors()
     counts.seconds = time.monotonic() - started
     return counts

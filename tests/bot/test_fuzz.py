@@ -66,6 +66,19 @@ async def test_random_interactions_while_the_bot_is_killed_and_restarted_lose_no
     assert counts.changed > 0 and counts.games > 0
 
 
+async def test_random_interactions_while_the_disk_fills_now_and_then_are_answered_and_leave_nothing_stuck(
+    tmp_path,
+):
+    """The same, while the store's next writes fail now and then as on a full disk (tests/bot/fuzz_disk.py):
+    every interaction still answered, no error logged but the store's own, nothing changed that may not be,
+    and once there is room again nothing stuck, every turn post current, nothing posted twice."""
+    counts = await run_fuzz(8, 300, str(tmp_path / "fuzz.db"), seconds=30, disk=0.05)
+    print(counts.summary())
+    assert counts.problems == [], "\n".join(counts.problems[:20])
+    assert counts.writes_failed > 10 and counts.disk_full > 5, counts.summary()
+    assert counts.changed > 0 and counts.games > 0
+
+
 def _record(status: str, seats: tuple[tuple[int, int], ...], **options: object) -> GameRecord:
     return GameRecord(
         id=5, guild_id=GUILD, channel_id=CHANNEL, status=status, options=dict(options), version=3,  # type: ignore[arg-type]
