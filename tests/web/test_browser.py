@@ -17,6 +17,7 @@ import random
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,3 +133,58 @@ async def test_a_games_page_in_chromium(tmp_path, size, lang):
             finally:
                 await context.close()
     assert shutil.which("chromium") or os.path.exists(CHROMIUM)
+
+
+async def test_a_page_whose_live_stream_was_refused_for_a_while_comes_back_by_itself(tmp_path):
+    """The live stream of an open page is cut (the bot restarting, a proxy), and when the page connects
+    again the store cannot serve it (PostgreSQL restarting, a full disk): the web face answers 503. A
+    browser's EventSource gives up for good on any answer but 200, so the page stayed "offline" until the
+    spectator reloaded it. Now it tries again by itself after about ten seconds (the 503's Retry-After),
+    and catches up with the moves made meanwhile."""
+    from playwright.async_api import async_playwright
+
+    from tests.web.helpers import act
+
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await play_whole_game(d, 3, ai_seed=3, max_actions=6, require_end=False)
+        url = f"http://127.0.0.1:{d.bot.web.port}{await link(d, g.game_id)}"
+        web, real = d.bot.web, d.bot.web.store
+
+        class Down:
+            def __getattr__(self, name: str) -> Any:
+                async def refused(*args: Any, **kwargs: Any) -> Any:
+                    raise ConnectionRefusedError(111, "Connect call failed")
+
+                return refused
+
+        async with async_playwright() as pw:
+            context = await pw.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
+                viewport=SIZES["desktop"],
+            )  # fmt: skip
+            try:
+                page = context.pages[0] if context.pages else await context.new_page()
+                refused: list[int] = []
+                page.on("response", lambda r: refused.append(r.status) if "/live" in r.url else None)
+                await page.goto(url)
+                await page.wait_for_selector("#live.on", timeout=10_000)
+                version = int(await page.get_attribute("body", "data-version"))
+                web.store = Down()
+                web.hub.end(g.game_id)  # the stream is cut; the page connects again, and is refused
+                async with asyncio.timeout(15):
+                    while 503 not in refused:
+                        await asyncio.sleep(0.05)
+                await page.wait_for_selector("#live.off", timeout=5000)
+                await act(g, 100, random.Random(7))  # a move while the page cannot follow
+                moved = (await g.table()).record.version
+                assert moved > version
+                web.store = real
+                started = time.monotonic()
+                await page.wait_for_selector("#live.on", timeout=20_000)
+                async with asyncio.timeout(5):
+                    while int(await page.get_attribute("body", "data-version")) < moved:
+                        await asyncio.sleep(0.05)
+                print(f"refused {refused.count(503)} time(s); back {time.monotonic() - started:.1f} s after")
+            finally:
+                await context.close()
+        d.take_errors()  # the web face logs the store's failure as an error, as it should

@@ -323,7 +323,14 @@
   function listen() {
     const source = new EventSource(body.dataset.live + "?steps=" + data.steps.length);
     source.addEventListener("open", () => { els.live.textContent = "● " + w("live"); els.live.className = "live on"; });
-    source.addEventListener("error", () => { els.live.textContent = w("offline"); els.live.className = "live off"; });
+    source.addEventListener("error", () => {
+      els.live.textContent = w("offline");
+      els.live.className = "live off";
+      // The browser connects again by itself after a dropped stream, but never after an answer other than
+      // 200 (a 503 while the store is away): then the page tries again itself, after the 503's Retry-After
+      // of ten seconds, give or take two, so that the pages of a crowd do not all come back at once.
+      if (source.readyState === EventSource.CLOSED) setTimeout(listen, 8000 + Math.random() * 4000);
+    });
     source.addEventListener("news", (ev) => {
       const news = JSON.parse(ev.data);
       if (news.from > data.steps.length) { location.reload(); return; } // a gap: load the whole page again
