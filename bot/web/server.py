@@ -18,6 +18,7 @@ sent a whole request within ``header_timeout`` seconds is cut (slow-loris), and 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import html
 import logging
 import time
@@ -56,21 +57,6 @@ HEADERS = {
     "Permissions-Policy": "camera=(), microphone=(), geolocation=(), interest-cohort=()",
 }
 STATIC_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
-NOT_FOUND = (
-    "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-    "<title>Not found</title><link rel=icon href='data:,'><link rel=stylesheet href=/static/app.css>"
-    "<main class=missing><h1>Not found</h1><p>There is nothing at this address.</p></main></html>"
-)
-# What a visitor reads when the page cannot be made now (the store unreachable: a restart of PostgreSQL, a
-# full disk), rather than aiohttp's "Server got itself in trouble".
-UNAVAILABLE = (
-    "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
-    "<title>Not available right now</title><link rel=icon href='data:,'><link rel=stylesheet "
-    "href=/static/app.css><main class=missing><h1>Not available right now</h1><p>This page cannot be shown "
-    "at the moment. Try again in a little while; the game goes on in its Discord channel.</p></main></html>"
-)
-LOOP_TICK = 0.5
-STALLED = 5.0  # the loop is stuck when its ticker has not run for this long
 
 
 def _static_files() -> dict[str, tuple[bytes, str]]:
@@ -81,6 +67,35 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
         if suffix in STATIC_TYPES:
             out[item.name] = (item.read_bytes(), STATIC_TYPES[suffix])
     return out
+
+
+STATIC = _static_files()
+# Each file's address carries a digest of its bytes (``?v=``): the pages (never stored) always name this
+# version's script and style, so a browser that keeps a file for a year still fetches the new one the
+# moment the bot is upgraded, and never runs the old script against a new page.
+VERSIONS = {name: hashlib.sha256(body).hexdigest()[:12] for name, (body, _) in STATIC.items()}
+
+
+def static_url(name: str) -> str:
+    return f"/static/{name}?v={VERSIONS[name]}"
+
+
+NOT_FOUND = (
+    "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+    f"<title>Not found</title><link rel=icon href='data:,'><link rel=stylesheet href={static_url('app.css')}>"
+    "<main class=missing><h1>Not found</h1><p>There is nothing at this address.</p></main></html>"
+)
+# What a visitor reads when the page cannot be made now (the store unreachable: a restart of PostgreSQL, a
+# full disk), rather than aiohttp's "Server got itself in trouble".
+UNAVAILABLE = (
+    "<!doctype html><html lang=en><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+    "<title>Not available right now</title><link rel=icon href='data:,'><link rel=stylesheet "
+    f"href={static_url('app.css')}><main class=missing><h1>Not available right now</h1>"
+    "<p>This page cannot be shown at the moment. Try again in a little while; the game goes on in its "
+    "Discord channel.</p></main></html>"
+)
+LOOP_TICK = 0.5
+STALLED = 5.0  # the loop is stuck when its ticker has not run for this long
 
 
 class WebFace:
@@ -107,7 +122,7 @@ class WebFace:
         self.clock = clock
         self.pages = Pages(store)
         self.hub = Hub(store, self.pages, per_game=per_game)
-        self.static = _static_files()
+        self.static = STATIC
         self._runner: web.AppRunner | None = None
         self._peers: Counter[str] = Counter()
         self._conns: dict[int, _Conn] = {}  # by id(RequestHandler): aiohttp's handler takes no attributes
@@ -276,9 +291,10 @@ class WebFace:
         if found is None:
             raise web.HTTPNotFound()
         body, kind = found
-        return web.Response(
-            body=body, headers={"Content-Type": kind, "Cache-Control": "public, max-age=3600"}
-        )
+        # This version's address: kept for a year. Any other (none, or an older version's): an hour.
+        current = request.query.get("v") == VERSIONS[request.match_info["name"]]
+        cache = "public, max-age=31536000, immutable" if current else "public, max-age=3600"
+        return web.Response(body=body, headers={"Content-Type": kind, "Cache-Control": cache})
 
     # --- games -----------------------------------------------------------------------------------------
 
@@ -296,8 +312,9 @@ class WebFace:
         body = (
             f"<!doctype html><html lang={lang}><head><meta charset=utf-8>"
             "<meta name=viewport content='width=device-width,initial-scale=1'>"
-            f"<title>{title}</title><link rel=icon href='data:,'><link rel=stylesheet href=/static/app.css>"
-            "<script src=/static/app.js defer></script></head>"
+            f"<title>{title}</title><link rel=icon href='data:,'>"
+            f"<link rel=stylesheet href={static_url('app.css')}>"
+            f"<script src={static_url('app.js')} defer></script></head>"
             f"<body data-game='/g/{token}/game.json' data-live='/g/{token}/live'>"
             f"<h1 id=title>{title}</h1><main id=app></main></body></html>"
         )

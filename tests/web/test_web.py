@@ -135,6 +135,36 @@ async def test_a_games_page_behind_its_secret_link_and_one_404_for_every_link_le
             await c.close()
 
 
+async def test_the_pages_script_and_style_name_their_version_and_that_address_is_kept_for_a_year(tmp_path):
+    """After an upgrade, no browser runs the last version's script against this version's page: the page
+    (never stored) names each file with a digest of its bytes, kept for a year under that address; any
+    other address of it (none, or an older version's) is kept for an hour only."""
+    import hashlib
+
+    from bot.web.server import STATIC, UNAVAILABLE
+
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await _game(d, 3)
+        c = Client(d)
+        try:
+            page = (await c.get(await link(d, g.game_id)))[2]
+            for name in ("app.js", "app.css"):
+                body = STATIC[name][0]
+                current = f"/static/{name}?v={hashlib.sha256(body).hexdigest()[:12]}"
+                assert current.encode() in page
+                status, headers, got = await c.get(current)
+                assert status == 200 and got == body
+                assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
+                for other in (f"/static/{name}", f"/static/{name}?v=0123456789ab"):
+                    status, headers, got = await c.get(other)
+                    assert status == 200 and got == body
+                    assert headers["Cache-Control"] == "public, max-age=3600"
+            css = f"/static/app.css?v={hashlib.sha256(STATIC['app.css'][0]).hexdigest()[:12]}"
+            assert css in UNAVAILABLE and css.encode() in (await c.get("/g/nonsense"))[2]
+        finally:
+            await c.close()
+
+
 async def test_a_page_the_store_cannot_serve_now_is_a_503_to_come_back_to_not_a_500(tmp_path):
     """The store unreachable (PostgreSQL restarting, a full disk): the visitor reads that the page is not
     available right now, with Retry-After; the host reads which route failed, never the secret link."""
