@@ -20,15 +20,16 @@ from tests.bot.driver import WALLS_MAP, Clock, Game, harness
 from tests.harness import OfflineDiscord
 
 
-def web_factory(db: str, game_map: Map = WALLS_MAP, seed: int = 3, **web: Any) -> Any:
-    """A bot with its web face on a free port of 127.0.0.1 (``web``: more of make_bot's options)."""
+def web_factory(db: str, game_map: Map = WALLS_MAP, seed: int = 3, web_port: int = 0, **web: Any) -> Any:
+    """A bot with its web face on a free port of 127.0.0.1, or on ``web_port`` (``web``: more of make_bot's
+    options)."""
     clock = Clock()
     pictures = Pictures(width=480)
 
     def factory() -> Any:
         return make_bot(
             db, map_provider=lambda: game_map, clock=clock, seed_source=lambda: seed, pictures=pictures,
-            web_port=0, public_url="https://watch.example", **web,
+            web_port=web_port, public_url="https://watch.example", **web,
         )  # fmt: skip
 
     return factory

@@ -188,3 +188,43 @@ async def test_a_page_whose_live_stream_was_refused_for_a_while_comes_back_by_it
             finally:
                 await context.close()
         d.take_errors()  # the web face logs the store's failure as an error, as it should
+
+
+async def test_an_open_page_follows_the_game_across_a_restart_of_the_bot(tmp_path):
+    """The host restarts the bot (an upgrade) while a spectator watches: the page says it is reconnecting,
+    connects again by itself once the bot is back on its port, and shows the moves made since."""
+    import socket
+
+    from playwright.async_api import async_playwright
+
+    from tests.bot.driver import harness
+    from tests.web.helpers import act, web_factory
+
+    with socket.socket() as s:  # a fixed port, as a host's is, so that the page finds the bot again
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    async with harness(web_factory(str(tmp_path / "g.db"), web_port=port)) as d:
+        g = await play_whole_game(d, 3, ai_seed=3, max_actions=6, require_end=False)
+        url = f"http://127.0.0.1:{port}{await link(d, g.game_id)}"
+        async with async_playwright() as pw:
+            context = await pw.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
+                viewport=SIZES["desktop"],
+            )  # fmt: skip
+            try:
+                page = context.pages[0] if context.pages else await context.new_page()
+                await page.goto(url)
+                await page.wait_for_selector("#live.on", timeout=10_000)
+                version = int(await page.get_attribute("body", "data-version"))
+                await d.restart()
+                await act(g, 100, random.Random(7))
+                moved = (await g.table()).record.version
+                assert moved > version
+                started = time.monotonic()
+                async with asyncio.timeout(25):
+                    while int(await page.get_attribute("body", "data-version")) < moved:
+                        await asyncio.sleep(0.05)
+                assert await page.locator("#live.on").count() == 1
+                print(f"back {time.monotonic() - started:.1f} s after the restart")
+            finally:
+                await context.close()
