@@ -98,15 +98,21 @@ def help_text() -> str:
 log = logging.getLogger("bot")
 
 
-async def _heartbeat(data_dir: Path) -> None:
+async def _heartbeat(data_dir: Path, db_path: Path | None) -> None:
+    from .process.disk_room import DiskRoom
     from .process.health import HEARTBEAT_EVERY, write_heartbeat
 
+    room = DiskRoom(data_dir, db_path)
     # From the event loop itself: a stuck loop stops the beats, which is what the health check detects.
     while True:
         try:
             write_heartbeat(data_dir, time.time())
         except OSError as err:
             log.warning("could not write the heartbeat: %s", err)
+        try:
+            room.look(time.time())
+        except OSError as err:
+            log.warning("could not read the room on the disk of %s: %s", data_dir, err)
         await asyncio.sleep(HEARTBEAT_EVERY)
 
 
@@ -195,7 +201,8 @@ async def _run(config: Config, sync: bool) -> int:
         if config.database_url:  # before Discord, as the SQLite file is checked (the store opens at login)
             await check_postgres(config.database)
         async with bot:
-            tasks.append(asyncio.create_task(_heartbeat(config.data_dir), name="bot-heartbeat"))
+            sqlite = None if config.database_url else config.db_path
+            tasks.append(asyncio.create_task(_heartbeat(config.data_dir, sqlite), name="bot-heartbeat"))
             try:
                 await bot.login(config.token)
             except discord.LoginFailure:

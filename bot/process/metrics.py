@@ -1,5 +1,6 @@
 """What the bot counts for its host's Prometheus (served at ``/metrics`` by bot.web): actions, refusals,
-how long interactions take, the outbox's sends by kind, queue depths, games by status and web watchers.
+how long interactions take, the outbox's sends by kind, queue depths, games by status, web watchers and the
+data disk's free bytes.
 
 One registry per process (``REGISTRY``, not prometheus_client's global one, so a test's bots and an
 embedding program do not mix). Counting costs a microsecond or two; nothing here does I/O. The gauges
@@ -13,6 +14,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 __all__ = [
     "ACTIONS",
+    "DISK_FREE",
     "DUTIES",
     "DUTIES_PENDING",
     "GAMES",
@@ -51,6 +53,11 @@ DUTIES_PENDING = Gauge(
 QUEUE = Gauge("alexandros_queue_depth", "Work waiting for a worker, by queue", ["queue"], registry=REGISTRY)
 GAMES = Gauge("alexandros_games", "Games in the store by status", ["status"], registry=REGISTRY)
 WATCHERS = Gauge("alexandros_web_watchers", "Open live pages of the web face", registry=REGISTRY)
+DISK_FREE = Gauge(
+    "alexandros_disk_free_bytes",
+    "Free bytes on the data folder's disk (bot.process.disk_room)",
+    registry=REGISTRY,
+)
 
 
 def refusal_kind(code: str) -> str:
