@@ -98,7 +98,7 @@ def help_text() -> str:
 log = logging.getLogger("bot")
 
 
-async def _heartbeat(data_dir: Path, db_path: Path | None) -> None:
+async def _heartbeat(data_dir: Path, db_path: Path | None = None) -> None:
     from .process.disk_room import DiskRoom
     from .process.health import HEARTBEAT_EVERY, write_heartbeat
 
