@@ -46,6 +46,7 @@ LABELS: dict[str, str] = {
     "log": N_("What happened"),
     "live": N_("Live"),
     "offline": N_("Reconnecting…"),
+    "gone": N_("This link no longer leads to the game: ask its players for the new one."),
     "over": N_("The game is over ({reason})."),
     "winners": N_("Won by {players}."),
     "lobby": N_("The game has not started yet."),

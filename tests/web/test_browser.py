@@ -228,3 +228,39 @@ async def test_an_open_page_follows_the_game_across_a_restart_of_the_bot(tmp_pat
                 print(f"back {time.monotonic() - started:.1f} s after the restart")
             finally:
                 await context.close()
+
+
+async def test_a_page_whose_link_was_changed_says_so_and_stops_asking(tmp_path):
+    """An admin gives the game a new link: the open page's stream ends, and the old link leads nowhere
+    now (404). The page says so, in its reader's words, and stops asking, rather than knocking every ten
+    seconds for as long as it stays open."""
+    from playwright.async_api import async_playwright
+
+    from bot.web.words import labels
+    from tests.bot.fuzz import MANAGE_GUILD
+
+    async with web_bot(str(tmp_path / "g.db")) as d:
+        g = await play_whole_game(d, 2, ai_seed=3, max_actions=3, require_end=False)
+        url = f"http://127.0.0.1:{d.bot.web.port}{await link(d, g.game_id)}"
+        async with async_playwright() as pw:
+            context = await pw.chromium.launch_persistent_context(
+                str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
+                viewport=SIZES["desktop"],
+            )  # fmt: skip
+            try:
+                page = context.pages[0] if context.pages else await context.new_page()
+                asked: list[str] = []
+                page.on("request", lambda r: asked.append(r.method + " " + r.url) if "/g/" in r.url else None)
+                await page.goto(url)
+                await page.wait_for_selector("#live.on", timeout=10_000)
+                admin = d.member("admin", permissions=MANAGE_GUILD)
+                r = await d.slash(admin, "alexandros-admin web", new_link=True)
+                assert "link was changed" in r.content
+                await page.wait_for_selector("#live.gone", timeout=25_000)
+                assert await page.locator("#live").inner_text() == labels("en")["gone"]
+                assert any(a.startswith("HEAD ") and a.endswith("/game.json") for a in asked)
+                after = len(asked)
+                await asyncio.sleep(13)  # longer than the page waits before asking again
+                assert asked[after:] == [], asked[after:]
+            finally:
+                await context.close()

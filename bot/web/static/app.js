@@ -327,9 +327,8 @@
       els.live.textContent = w("offline");
       els.live.className = "live off";
       // The browser connects again by itself after a dropped stream, but never after an answer other than
-      // 200 (a 503 while the store is away): then the page tries again itself, after the 503's Retry-After
-      // of ten seconds, give or take two, so that the pages of a crowd do not all come back at once.
-      if (source.readyState === EventSource.CLOSED) setTimeout(listen, 8000 + Math.random() * 4000);
+      // 200 (a 503 while the store is away, a 404 once the link was changed): then the page asks itself.
+      if (source.readyState === EventSource.CLOSED) later(comeBack);
     });
     source.addEventListener("news", (ev) => {
       const news = JSON.parse(ev.data);
@@ -346,6 +345,25 @@
       body.dataset.version = String(frames.length ? frames[frames.length - 1].v : 0);
       show(following ? frames.length - 1 : at, false);
     });
+  }
+
+  // After the 503's Retry-After of ten seconds, give or take two: the pages of a crowd do not all come back
+  // at once.
+  function later(what) { setTimeout(what, 8000 + Math.random() * 4000); }
+
+  // Whether the game can be followed again: yes, listen; the link leads nowhere any more (a new link, the
+  // game deleted, watching turned off), stop for good and say so; not now, ask again later.
+  async function comeBack() {
+    try {
+      const r = await fetch(body.dataset.game, { method: "HEAD", credentials: "same-origin", cache: "no-store" });
+      if (r.status === 404) {
+        els.live.textContent = w("gone");
+        els.live.className = "live gone";
+        return;
+      }
+      if (r.ok) { listen(); return; }
+    } catch (e) { /* the bot is away: ask again */ }
+    later(comeBack);
   }
 
   async function start() {
