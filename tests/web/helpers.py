@@ -41,6 +41,16 @@ async def web_bot(db: str, **kwargs: Any) -> AsyncIterator[OfflineDiscord]:
         yield d
 
 
+class StoreDown:
+    """A store that refuses every call, as one does while PostgreSQL restarts (the web face's, swapped in)."""
+
+    def __getattr__(self, name: str) -> Any:
+        async def refused(*args: Any, **kwargs: Any) -> Any:
+            raise ConnectionRefusedError(111, "Connect call failed")
+
+        return refused
+
+
 class Client:
     """An HTTP client of the bot's web face that keeps every byte it received (headers and bodies)."""
 

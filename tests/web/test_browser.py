@@ -16,6 +16,8 @@ import os
 import random
 import shutil
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,29 @@ def chromium() -> str:
             "apt-get install -y chromium); the browser tests need it and are never skipped."
         )
     return CHROMIUM
+
+
+@asynccontextmanager
+async def following(
+    tmp_path: Path, url: str, before: Callable[[Any], None] = lambda page: None
+) -> AsyncIterator[Any]:
+    """Debian's Chromium at a desktop's size, the game's page open at ``url`` and following it live
+    (``before``: given the page before it loads, to listen to its requests)."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        context = await pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
+            viewport=SIZES["desktop"],
+        )  # fmt: skip
+        try:
+            page = context.pages[0] if context.pages else await context.new_page()
+            before(page)
+            await page.goto(url)
+            await page.wait_for_selector("#live.on", timeout=10_000)
+            yield page
+        finally:
+            await context.close()
 
 
 @pytest.mark.parametrize(
@@ -141,52 +166,36 @@ async def test_a_page_whose_live_stream_was_refused_for_a_while_comes_back_by_it
     browser's EventSource gives up for good on any answer but 200, so the page stayed "offline" until the
     spectator reloaded it. Now it tries again by itself after about ten seconds (the 503's Retry-After),
     and catches up with the moves made meanwhile."""
-    from playwright.async_api import async_playwright
-
-    from tests.web.helpers import act
+    from tests.web.helpers import StoreDown, act
 
     async with web_bot(str(tmp_path / "g.db")) as d:
         g = await play_whole_game(d, 3, ai_seed=3, max_actions=6, require_end=False)
         url = f"http://127.0.0.1:{d.bot.web.port}{await link(d, g.game_id)}"
         web, real = d.bot.web, d.bot.web.store
 
-        class Down:
-            def __getattr__(self, name: str) -> Any:
-                async def refused(*args: Any, **kwargs: Any) -> Any:
-                    raise ConnectionRefusedError(111, "Connect call failed")
+        refused: list[int] = []
 
-                return refused
+        def note(page: Any) -> None:
+            page.on("response", lambda r: refused.append(r.status) if "/live" in r.url else None)
 
-        async with async_playwright() as pw:
-            context = await pw.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
-                viewport=SIZES["desktop"],
-            )  # fmt: skip
-            try:
-                page = context.pages[0] if context.pages else await context.new_page()
-                refused: list[int] = []
-                page.on("response", lambda r: refused.append(r.status) if "/live" in r.url else None)
-                await page.goto(url)
-                await page.wait_for_selector("#live.on", timeout=10_000)
-                version = int(await page.get_attribute("body", "data-version"))
-                web.store = Down()
-                web.hub.end(g.game_id)  # the stream is cut; the page connects again, and is refused
-                async with asyncio.timeout(15):
-                    while 503 not in refused:
-                        await asyncio.sleep(0.05)
-                await page.wait_for_selector("#live.off", timeout=5000)
-                await act(g, 100, random.Random(7))  # a move while the page cannot follow
-                moved = (await g.table()).record.version
-                assert moved > version
-                web.store = real
-                started = time.monotonic()
-                await page.wait_for_selector("#live.on", timeout=20_000)
-                async with asyncio.timeout(5):
-                    while int(await page.get_attribute("body", "data-version")) < moved:
-                        await asyncio.sleep(0.05)
-                print(f"refused {refused.count(503)} time(s); back {time.monotonic() - started:.1f} s after")
-            finally:
-                await context.close()
+        async with following(tmp_path, url, note) as page:
+            version = int(await page.get_attribute("body", "data-version"))
+            web.store = StoreDown()
+            web.hub.end(g.game_id)  # the stream is cut; the page connects again, and is refused
+            async with asyncio.timeout(15):
+                while 503 not in refused:
+                    await asyncio.sleep(0.05)
+            await page.wait_for_selector("#live.off", timeout=5000)
+            await act(g, 100, random.Random(7))  # a move while the page cannot follow
+            moved = (await g.table()).record.version
+            assert moved > version
+            web.store = real
+            started = time.monotonic()
+            await page.wait_for_selector("#live.on", timeout=20_000)
+            async with asyncio.timeout(5):
+                while int(await page.get_attribute("body", "data-version")) < moved:
+                    await asyncio.sleep(0.05)
+            print(f"refused {refused.count(503)} time(s); back {time.monotonic() - started:.1f} s after")
         d.take_errors()  # the web face logs the store's failure as an error, as it should
 
 
@@ -194,8 +203,6 @@ async def test_an_open_page_follows_the_game_across_a_restart_of_the_bot(tmp_pat
     """The host restarts the bot (an upgrade) while a spectator watches: the page says it is reconnecting,
     connects again by itself once the bot is back on its port, and shows the moves made since."""
     import socket
-
-    from playwright.async_api import async_playwright
 
     from tests.bot.driver import harness
     from tests.web.helpers import act, web_factory
@@ -206,61 +213,42 @@ async def test_an_open_page_follows_the_game_across_a_restart_of_the_bot(tmp_pat
     async with harness(web_factory(str(tmp_path / "g.db"), web_port=port)) as d:
         g = await play_whole_game(d, 3, ai_seed=3, max_actions=6, require_end=False)
         url = f"http://127.0.0.1:{port}{await link(d, g.game_id)}"
-        async with async_playwright() as pw:
-            context = await pw.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
-                viewport=SIZES["desktop"],
-            )  # fmt: skip
-            try:
-                page = context.pages[0] if context.pages else await context.new_page()
-                await page.goto(url)
-                await page.wait_for_selector("#live.on", timeout=10_000)
-                version = int(await page.get_attribute("body", "data-version"))
-                await d.restart()
-                await act(g, 100, random.Random(7))
-                moved = (await g.table()).record.version
-                assert moved > version
-                started = time.monotonic()
-                async with asyncio.timeout(25):
-                    while int(await page.get_attribute("body", "data-version")) < moved:
-                        await asyncio.sleep(0.05)
-                assert await page.locator("#live.on").count() == 1
-                print(f"back {time.monotonic() - started:.1f} s after the restart")
-            finally:
-                await context.close()
+        async with following(tmp_path, url) as page:
+            version = int(await page.get_attribute("body", "data-version"))
+            await d.restart()
+            await act(g, 100, random.Random(7))
+            moved = (await g.table()).record.version
+            assert moved > version
+            started = time.monotonic()
+            async with asyncio.timeout(25):
+                while int(await page.get_attribute("body", "data-version")) < moved:
+                    await asyncio.sleep(0.05)
+            assert await page.locator("#live.on").count() == 1
+            print(f"back {time.monotonic() - started:.1f} s after the restart")
 
 
 async def test_a_page_whose_link_was_changed_says_so_and_stops_asking(tmp_path):
     """An admin gives the game a new link: the open page's stream ends, and the old link leads nowhere
     now (404). The page says so, in its reader's words, and stops asking, rather than knocking every ten
     seconds for as long as it stays open."""
-    from playwright.async_api import async_playwright
-
     from bot.web.words import labels
     from tests.bot.fuzz import MANAGE_GUILD
 
     async with web_bot(str(tmp_path / "g.db")) as d:
         g = await play_whole_game(d, 2, ai_seed=3, max_actions=3, require_end=False)
         url = f"http://127.0.0.1:{d.bot.web.port}{await link(d, g.game_id)}"
-        async with async_playwright() as pw:
-            context = await pw.chromium.launch_persistent_context(
-                str(tmp_path / "profile"), executable_path=chromium(), headless=True, args=ARGS,
-                viewport=SIZES["desktop"],
-            )  # fmt: skip
-            try:
-                page = context.pages[0] if context.pages else await context.new_page()
-                asked: list[str] = []
-                page.on("request", lambda r: asked.append(r.method + " " + r.url) if "/g/" in r.url else None)
-                await page.goto(url)
-                await page.wait_for_selector("#live.on", timeout=10_000)
-                admin = d.member("admin", permissions=MANAGE_GUILD)
-                r = await d.slash(admin, "alexandros-admin web", new_link=True)
-                assert "link was changed" in r.content
-                await page.wait_for_selector("#live.gone", timeout=25_000)
-                assert await page.locator("#live").inner_text() == labels("en")["gone"]
-                assert any(a.startswith("HEAD ") and a.endswith("/game.json") for a in asked)
-                after = len(asked)
-                await asyncio.sleep(13)  # longer than the page waits before asking again
-                assert asked[after:] == [], asked[after:]
-            finally:
-                await context.close()
+        asked: list[str] = []
+
+        def note(page: Any) -> None:
+            page.on("request", lambda r: asked.append(r.method + " " + r.url) if "/g/" in r.url else None)
+
+        async with following(tmp_path, url, note) as page:
+            admin = d.member("admin", permissions=MANAGE_GUILD)
+            r = await d.slash(admin, "alexandros-admin web", new_link=True)
+            assert "link was changed" in r.content
+            await page.wait_for_selector("#live.gone", timeout=25_000)
+            assert await page.locator("#live").inner_text() == labels("en")["gone"]
+            assert any(a.startswith("HEAD ") and a.endswith("/game.json") for a in asked)
+            after = len(asked)
+            await asyncio.sleep(13)  # longer than the page waits before asking again
+            assert asked[after:] == [], asked[after:]

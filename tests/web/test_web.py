@@ -19,7 +19,7 @@ from bot.web.history import History, diff, public_doc
 from bot.web.pages import dumps
 from engine.views import view
 from tests.bot.driver import NAMES, Game, play_whole_game
-from tests.web.helpers import Client, Stream, act, link, live, web_bot
+from tests.web.helpers import Client, StoreDown, Stream, act, link, live, web_bot
 
 TOKEN = "x" * 30
 
@@ -174,15 +174,8 @@ async def test_a_page_the_store_cannot_serve_now_is_a_503_to_come_back_to_not_a_
         c = Client(d)
         real = d.bot.web.store
 
-        class Down:
-            def __getattr__(self, name: str) -> Any:
-                async def refused(*args: Any, **kwargs: Any) -> Any:
-                    raise ConnectionRefusedError(111, "Connect call failed")
-
-                return refused
-
         try:
-            d.bot.web.store = Down()
+            d.bot.web.store = StoreDown()
             for where in (path, f"{path}/game.json"):
                 status, headers, body = await c.get(where)
                 assert status == 503 and b"Not available right now" in body, (where, status, body[:80])
