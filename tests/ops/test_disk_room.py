@@ -101,5 +101,6 @@ async def test_the_heartbeat_of_a_running_bot_looks_at_the_disk(tmp_path, caplog
 
 
 def test_the_metric_is_described_for_hosts() -> None:
-    text = (Path(__file__).resolve().parents[2] / "docs" / "HOSTING.md").read_text()
-    assert "`alexandros_disk_free_bytes`" in text
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    assert "| `alexandros_disk_free_bytes` |" in (docs / "WEB.md").read_text()  # the metrics' table
+    assert "`alexandros_disk_free_bytes`" in (docs / "HOSTING.md").read_text()  # the logs' section
