@@ -122,7 +122,6 @@ class WebFace:
         self.clock = clock
         self.pages = Pages(store)
         self.hub = Hub(store, self.pages, per_game=per_game)
-        self.static = STATIC
         self._runner: web.AppRunner | None = None
         self._peers: Counter[str] = Counter()
         self._conns: dict[int, _Conn] = {}  # by id(RequestHandler): aiohttp's handler takes no attributes
@@ -287,7 +286,7 @@ class WebFace:
             metrics.GAMES.labels(status).set(len(await self.store.list_games(status)))
 
     async def static_file(self, request: web.Request) -> web.Response:
-        found = self.static.get(request.match_info["name"])
+        found = STATIC.get(request.match_info["name"])
         if found is None:
             raise web.HTTPNotFound()
         body, kind = found

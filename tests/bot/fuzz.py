@@ -783,8 +783,6 @@ async def run_fuzz(
         full_disk = FullDisk(d, random.Random(seed + 3), disk) if disk else None
         fuzzer = Fuzzer(d, rng, channels, members, clock, outage, crashes, full_disk)
         fuzzer.watch()
-        if full_disk is not None:
-            full_disk.attach()
         try:
             for _ in range(steps):
                 await fuzzer.step()

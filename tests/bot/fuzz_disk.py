@@ -36,6 +36,9 @@ class FullDisk:
     armed: int = 0
     failed: int = 0  # writes failed
 
+    def __post_init__(self) -> None:
+        self.attach()
+
     def attach(self) -> None:
         """Fail the running bot's writes while armed; again after a restart (a new bot has a new store)."""
         store = self.d.bot.store
