@@ -666,6 +666,7 @@ async def one_run(
             collections = Collections()
             collections.start()
             probe.start()
+            watch = _loop_watch()  # the production bot's own watch (bot.process.loop_watch), where it has one
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
             starts = [STAGGER * i / len(tables) for i in range(len(tables))]
@@ -677,6 +678,7 @@ async def one_run(
             cpu_main, cpu_workers = time.process_time() - cpu_main, worker_cpu(pics) - cpu_workers
             probe.stop()
             collections.stop()
+            watched = await watch.stop() if watch is not None else None
             ledger.settle_all()
             first, whole = ledger.first, ledger.whole
             if recorded is not None:
@@ -722,7 +724,39 @@ async def one_run(
                 "send rate": getattr(getattr(worker, "pacer", None), "rate", None),
                 "load": [round(x, 2) for x in load_before],
                 "load after": [round(x, 2) for x in os.getloadavg()],
+                "loop watch": watched,  # its stalls by cause (None: the old bot, which has no watch)
             }
+
+
+class _Watching:
+    """The bot's own loop watch running beside the probe, its stalls counted by cause."""
+
+    def __init__(self, watch: Any) -> None:
+        self.stalls: dict[str, int] = {}
+        tick = watch.tick
+
+        def counted(now: float, elapsed: float, ran: float, waited: float | None) -> str | None:
+            why: str | None = tick(now, elapsed, ran, waited)
+            if why is not None:
+                self.stalls[why] = self.stalls.get(why, 0) + 1
+            return why
+
+        watch.tick = counted
+        self.task = asyncio.create_task(watch.run())
+
+    async def stop(self) -> dict[str, int]:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+        return self.stalls
+
+
+def _loop_watch() -> _Watching | None:
+    try:
+        from bot.process.loop_watch import LoopWatch
+    except ImportError:  # the old bot's tree
+        return None
+    return _Watching(LoopWatch())
 
 
 STAGGER = 0.5  # seconds over which the games' first actions start, evenly
@@ -926,7 +960,9 @@ def main(
               f"send pacer {r['send rate'] or 'none'}/s, "
               f"load average (1/5/15 min) {r['load']} before, {r['load after']} after"
               + (f", collections by generation {r['gc count']}, the longest of each "
-                 f"{r['gc by generation']} ms" if "gc count" in r else ""))  # fmt: skip
+                 f"{r['gc by generation']} ms" if "gc count" in r else "")
+              + (f", the bot's own loop watch: stalls by cause {r['loop watch']}"
+                 if r.get("loop watch") is not None else ""))  # fmt: skip
     for name, r in rows:
         if r.get("longest gap"):
             parts = ", ".join(f"{w} x{n} {c:.1f} ms" for w, n, c in r["longest gap"])

@@ -9,9 +9,9 @@ Configuration comes from the environment (or ``.env``), see bot.process.config a
 or bad setting prints one sentence and exits non-zero; the token is never printed or logged (logging goes
 through bot.process.config's masking handler only: discord.py is never allowed to install its own).
 
-While running: a heartbeat every minute (bot.process.health), backups (bot.process.backups, started in
-setup_hook), and SIGTERM or SIGINT shut down cleanly: the actions in flight finish, the database closes, the
-exit status is 0.
+While running: a heartbeat every minute (bot.process.health), a watch on the event loop's late wake-ups
+(bot.process.loop_watch), backups (bot.process.backups, started in setup_hook), and SIGTERM or SIGINT shut
+down cleanly: the actions in flight finish, the database closes, the exit status is 0.
 """
 
 from __future__ import annotations
@@ -170,6 +170,7 @@ async def _run(config: Config, sync: bool) -> int:
     from .games.thinking import Thinkers
     from .process.config import invite_url
     from .process.event_loop import running_loop_name
+    from .process.loop_watch import LoopWatch
 
     bot = make_bot(
         config.database,
@@ -203,6 +204,7 @@ async def _run(config: Config, sync: bool) -> int:
         async with bot:
             sqlite = None if config.database_url else config.db_path
             tasks.append(asyncio.create_task(_heartbeat(config.data_dir, sqlite), name="bot-heartbeat"))
+            tasks.append(asyncio.create_task(LoopWatch().run(), name="bot-loop-watch"))
             try:
                 await bot.login(config.token)
             except discord.LoginFailure:

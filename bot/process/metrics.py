@@ -1,6 +1,6 @@
 """What the bot counts for its host's Prometheus (served at ``/metrics`` by bot.web): actions, refusals,
-how long interactions take, the outbox's sends by kind, queue depths, games by status, web watchers and the
-data disk's free bytes.
+how long interactions take, the outbox's sends by kind, queue depths, games by status, web watchers, the
+data disk's free bytes and the event loop's late wake-ups.
 
 One registry per process (``REGISTRY``, not prometheus_client's global one, so a test's bots and an
 embedding program do not mix). Counting costs a microsecond or two; nothing here does I/O. The gauges
@@ -19,6 +19,8 @@ __all__ = [
     "DUTIES_PENDING",
     "GAMES",
     "INTERACTION_SECONDS",
+    "LOOP_LATE",
+    "LOOP_STALLS",
     "QUEUE",
     "REFUSALS",
     "REGISTRY",
@@ -56,6 +58,18 @@ WATCHERS = Gauge("alexandros_web_watchers", "Open live pages of the web face", r
 DISK_FREE = Gauge(
     "alexandros_disk_free_bytes",
     "Free bytes on the data folder's disk (bot.process.disk_room)",
+    registry=REGISTRY,
+)
+LOOP_LATE = Histogram(
+    "alexandros_loop_late_seconds",
+    "How late the event loop woke a task that sleeps 0.1 s, each wake-up (bot.process.loop_watch)",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+    registry=REGISTRY,
+)
+LOOP_STALLS = Counter(
+    "alexandros_loop_stalls",
+    "Wake-ups of the event loop 0.1 s late or more, by what held it (machine, bot, blocked, waiting)",
+    ["cause"],
     registry=REGISTRY,
 )
 
