@@ -729,34 +729,37 @@ async def one_run(
 
 
 class _Watching:
-    """The bot's own loop watch running beside the probe, its stalls counted by cause."""
+    """The bot's own loop watch running beside the probe; ``stop`` gives its stalls by cause in the run (the
+    watch's counter, ``alexandros_loop_stalls_total``, read before and after)."""
 
-    def __init__(self, watch: Any) -> None:
-        self.stalls: dict[str, int] = {}
-        tick = watch.tick
-
-        def counted(now: float, elapsed: float, ran: float, waited: float | None) -> str | None:
-            why: str | None = tick(now, elapsed, ran, waited)
-            if why is not None:
-                self.stalls[why] = self.stalls.get(why, 0) + 1
-            return why
-
-        watch.tick = counted
+    def __init__(self, watch: Any, counted: Any) -> None:
+        self.counted = counted
+        self.before = self._stalls()
         self.task = asyncio.create_task(watch.run())
+
+    def _stalls(self) -> dict[str, float]:
+        return {
+            s.labels["cause"]: s.value
+            for m in self.counted.collect()
+            for s in m.samples
+            if s.name.endswith("_total")
+        }
 
     async def stop(self) -> dict[str, int]:
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
-        return self.stalls
+        after = self._stalls()
+        return {k: int(v - self.before.get(k, 0)) for k, v in after.items() if v > self.before.get(k, 0)}
 
 
 def _loop_watch() -> _Watching | None:
     try:
         from bot.process.loop_watch import LoopWatch
+        from bot.process.metrics import LOOP_STALLS
     except ImportError:  # the old bot's tree
         return None
-    return _Watching(LoopWatch())
+    return _Watching(LoopWatch(), LOOP_STALLS)
 
 
 STAGGER = 0.5  # seconds over which the games' first actions start, evenly

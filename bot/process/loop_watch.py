@@ -95,13 +95,13 @@ def _less(a: float | None, b: float | None) -> float | None:
 
 
 ADVICE = {
-    "machine": "it was ready, but other programs on this machine had the CPU cores. Give the bot a larger "
+    "machine": "It was ready, but other programs on this machine had the CPU cores. Give the bot a larger "
     "share of the CPU (docs/HOSTING.md, 'Sharing the machine')",
-    "bot": "the bot's own work held it: more than one process keeps up with (several can share the games: "
+    "bot": "The bot's own work held it: more than one process keeps up with (several can share the games: "
     "docs/SCALING.md), or, if the bot was not busy, a bug: please report it with this line",
-    "blocked": "its thread waited in the operating system, not for a core: a slow or busy disk, or a machine "
+    "blocked": "Its thread waited in the operating system, not for a core: a slow or busy disk, or a machine "
     "short of memory that swaps. Check the disk and the memory",
-    "waiting": "it waited for a CPU core or in the operating system: other programs on this machine, a slow "
+    "waiting": "It waited for a CPU core or in the operating system: other programs on this machine, a slow "
     "disk or swapping (docs/HOSTING.md, 'Sharing the machine')",
 }
 
@@ -133,7 +133,7 @@ class LoopWatch:
             log.warning(
                 "the event loop woke up %.0f ms late (%d stalls like it in the last %d minutes): players "
                 "feel this as slow buttons. %s",
-                late * 1000, len(seen), WINDOW // 60, ADVICE[why][0].upper() + ADVICE[why][1:],
+                late * 1000, len(seen), WINDOW // 60, ADVICE[why],
             )  # fmt: skip
         return why
 
