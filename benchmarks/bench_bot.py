@@ -445,6 +445,16 @@ def render_workers() -> int:
             return 2
 
 
+def _cores_said(cores: Any) -> str:
+    if cores is None:
+        return "as the system places them"
+    return f"the bot's process on core {_listed(cores.bot)}, its workers on {_listed(cores.workers)}"
+
+
+def _listed(cores: Any) -> str:
+    return ",".join(map(str, sorted(cores)))
+
+
 def _spare_said(r: dict[str, Any]) -> str:
     if not r.get("spare"):
         return ""
@@ -489,6 +499,19 @@ def render_spare() -> bool:
     return bool(default_render_spare())
 
 
+def place_the_bot() -> Any:
+    """The new bot's process kept to a core of its own and its workers to the others, as production does
+    (bot.process.cores, the config's default), or as ALX_BENCH_PIN_CORES (``--pin``) says to compare;
+    None for the old bot's tree, which has no such placement."""
+    try:
+        from bot.process.config import default_pin_cores
+        from bot.process.cores import place_the_bot as place
+    except ImportError:
+        return None
+    said = os.environ.get("ALX_BENCH_PIN_CORES")
+    return place() if (said == "1" if said else default_pin_cores()) else None
+
+
 async def one_run(
     games: int, actions: int, seed: int, map_path: str = "", callbacks: bool = True
 ) -> dict[str, Any]:
@@ -511,9 +534,10 @@ async def one_run(
     load_before = os.getloadavg()
     try:
         # The redesigned bot's pool, as many workers as production runs (the config's default).
-        pics = pictures_module.Pictures(  # type: ignore[call-arg]
-            workers=render_workers(), spare=render_spare()
-        )
+        workers, spare = render_workers(), render_spare()  # of all the cores: before the bot keeps to one
+        placement = place_the_bot()
+        placed = {"cores": placement.cores} if placement is not None else {}
+        pics = pictures_module.Pictures(workers=workers, spare=spare, **placed)  # type: ignore[call-arg]
     except (TypeError, ImportError):
         pics = pictures_module.Pictures()  # the old bot: threads
     recorded = _record_pictures(pics)
@@ -666,7 +690,9 @@ async def one_run(
             collections = Collections()
             collections.start()
             probe.start()
-            watch = _loop_watch()  # the production bot's own watch (bot.process.loop_watch), where it has one
+            # The production bot's own watch (bot.process.loop_watch), where it has one, and as production
+            # it lets the bot off its core when the machine crowds it there.
+            watch = _loop_watch(placement.on_stalls if placement is not None else None)
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
             starts = [STAGGER * i / len(tables) for i in range(len(tables))]
@@ -718,6 +744,7 @@ async def one_run(
                 if getattr(pics, "pool", None)
                 else 0,
                 "spare": getattr(pics, "spare", False),
+                "cores": _cores_said(getattr(pics, "cores", None)),
                 "loop": type(asyncio.get_running_loop()).__module__.split(".")[0],  # uvloop or asyncio
                 "spared": getattr(getattr(pics, "pool", None), "spared", None),  # pictures the spare drew
                 "hedged": getattr(getattr(pics, "pool", None), "hedged", None),
@@ -753,13 +780,13 @@ class _Watching:
         return {k: int(v - self.before.get(k, 0)) for k, v in after.items() if v > self.before.get(k, 0)}
 
 
-def _loop_watch() -> _Watching | None:
+def _loop_watch(on_warning: Any = None) -> _Watching | None:
     try:
         from bot.process.loop_watch import LoopWatch
         from bot.process.metrics import LOOP_STALLS
     except ImportError:  # the old bot's tree
         return None
-    return _Watching(LoopWatch(), LOOP_STALLS)
+    return _Watching(LoopWatch(on_warning=on_warning) if on_warning else LoopWatch(), LOOP_STALLS)
 
 
 STAGGER = 0.5  # seconds over which the games' first actions start, evenly
@@ -960,6 +987,7 @@ def main(
               f"of {r['games']}, {r['shown n']} actions seen "
               f"shown, event loop {r.get('loop', 'asyncio')}, "
               f"render workers {r['render workers']}{_spare_said(r)}, "
+              f"cores: {r.get('cores', 'as the system places them')}, "
               f"send pacer {r['send rate'] or 'none'}/s, "
               f"load average (1/5/15 min) {r['load']} before, {r['load after']} after"
               + (f", collections by generation {r['gc count']}, the longest of each "
@@ -1056,6 +1084,14 @@ if __name__ == "__main__":
         help="1: the new bot's spare render worker in the idle class, 0: none (default: the config's)",
     )
     parser.add_argument(
+        "--pin",
+        type=int,
+        choices=(0, 1),
+        default=None,
+        help="1: the new bot's process on a core of its own and its workers on the others, 0: as the system "
+        "places them (default: the config's, bot.process.cores)",
+    )
+    parser.add_argument(
         "--loop",
         choices=("uvloop", "asyncio"),
         help="the new bot's event loop (default: the config's, uvloop where installed) to compare",
@@ -1100,6 +1136,8 @@ if __name__ == "__main__":
         os.environ["ALX_BENCH_RENDER_WORKERS"] = str(a.workers)
     if a.spare is not None:
         os.environ["ALX_BENCH_RENDER_SPARE"] = str(a.spare)
+    if a.pin is not None:
+        os.environ["ALX_BENCH_PIN_CORES"] = str(a.pin)
     if a.loop:
         os.environ[LOOP] = a.loop
     if a.old_loop:

@@ -169,13 +169,16 @@ async def _run(config: Config, sync: bool) -> int:
     from .games.pictures import Pictures
     from .games.thinking import Thinkers
     from .process.config import invite_url
+    from .process.cores import place_the_bot
     from .process.event_loop import running_loop_name
     from .process.loop_watch import LoopWatch
 
+    placement = place_the_bot() if config.pin_cores else None
+    cores = placement.cores if placement is not None else None
     bot = make_bot(
         config.database,
-        pictures=Pictures(workers=config.render_workers, spare=bool(config.render_spare)),
-        thinkers=Thinkers(workers=config.computer_workers),
+        pictures=Pictures(workers=config.render_workers, spare=bool(config.render_spare), cores=cores),
+        thinkers=Thinkers(workers=config.computer_workers, cores=cores),
         cache_size=config.cache_games,
         keep_sent_days=config.keep_sent_days,
         shard_count=config.shard_count,
@@ -204,7 +207,12 @@ async def _run(config: Config, sync: bool) -> int:
         async with bot:
             sqlite = None if config.database_url else config.db_path
             tasks.append(asyncio.create_task(_heartbeat(config.data_dir, sqlite), name="bot-heartbeat"))
-            tasks.append(asyncio.create_task(LoopWatch().run(), name="bot-loop-watch"))
+            tasks.append(
+                asyncio.create_task(
+                    LoopWatch(on_warning=placement.on_stalls if placement else None).run(),
+                    name="bot-loop-watch",
+                )
+            )
             try:
                 await bot.login(config.token)
             except discord.LoginFailure:

@@ -30,6 +30,7 @@ from rendering.words import MESSAGES, Words
 from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
+from ..process.cores import Cores, on_cores
 from ..process.render_pool import SLACK, RenderPool, behind_the_bot, when_idle
 from ..words import i18n, words
 
@@ -115,13 +116,19 @@ class Pictures:
     """
 
     def __init__(
-        self, width: int | None = None, workers: int = 0, map_texts: Sequence[str] = (), spare: bool = False
+        self,
+        width: int | None = None,
+        workers: int = 0,
+        map_texts: Sequence[str] = (),
+        spare: bool = False,
+        cores: Cores | None = None,
     ) -> None:
         import rendering
 
         self.width = width or rendering.BOARD_WIDTH
         self.workers = workers
         self.spare = spare  # one more worker in the OS's idle class (bot.process.render_pool)
+        self.cores = cores  # the workers on cores of their own, the spare on the bot's (bot.process.cores)
         self.map_texts = tuple(map_texts)
         self.recent: collections.deque[tuple[str, int | None]] = collections.deque(maxlen=64)
         self.failures = 0
@@ -139,12 +146,12 @@ class Pictures:
         import rendering
 
         warm = (rendering.warm_worker, self.map_texts, self.width)
-        self.pool = RenderPool(
-            self.workers,
-            behind_the_bot,
-            (RENDER_NICE, *warm),
-            spare=(when_idle, warm) if self.spare else None,
-        )
+        worker: tuple[Callable[..., None], tuple[Any, ...]] = (behind_the_bot, (RENDER_NICE, *warm))
+        spare: tuple[Callable[..., None], tuple[Any, ...]] = (when_idle, warm)
+        if self.cores is not None:
+            worker = (on_cores, (self.cores.workers, behind_the_bot, RENDER_NICE, *warm))
+            spare = (on_cores, (self.cores.bot, when_idle, *warm))
+        self.pool = RenderPool(self.workers, *worker, spare=spare if self.spare else None)
         self.pool.start()
 
     def close(self) -> None:

@@ -37,6 +37,7 @@ from engine.events import Event
 from engine.game import apply
 from engine.state import GameState
 
+from ..process.cores import Cores, on_cores
 from ..process.render_pool import RenderPool, behind_the_bot, when_idle
 from . import computers
 
@@ -70,9 +71,10 @@ def replay(
 class Thinkers:
     """The computer players' processes: ``turn`` plays a computer's turn, ``run`` another decision."""
 
-    def __init__(self, workers: int = 0, turns_nice: int | None = None) -> None:
+    def __init__(self, workers: int = 0, turns_nice: int | None = None, cores: Cores | None = None) -> None:
         self.workers = workers
         self.turns_nice = turns_nice  # None: the computers' turns in the idle class; else at this nice
+        self.cores = cores  # thought on the workers' cores, not the bot's (bot.process.cores)
         self.pool: RenderPool | None = None  # the computers' turns
         self.hints: RenderPool | None = None  # one worker for the hints, started with the first
         self.waiting = 0  # decisions asked for and not yet answered (the metrics' queue depth)
@@ -84,9 +86,11 @@ class Thinkers:
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
             if self.turns_nice is None:
-                self.pool = RenderPool(self.workers, when_idle, (_warm_thinker,))
+                self.pool = RenderPool(self.workers, *self._placed(when_idle, _warm_thinker))
             else:
-                self.pool = RenderPool(self.workers, behind_the_bot, (self.turns_nice, _warm_thinker))
+                self.pool = RenderPool(
+                    self.workers, *self._placed(behind_the_bot, self.turns_nice, _warm_thinker)
+                )
             self.pool.start()
 
     def close(self) -> None:
@@ -135,9 +139,17 @@ class Thinkers:
     def _hint_pool(self) -> RenderPool:
         """The hints' worker, at nice 10: started with the first hint (a process many bots never need)."""
         if self.hints is None:
-            self.hints = RenderPool(1, behind_the_bot, (HINT_NICE, _warm_thinker))
+            self.hints = RenderPool(1, *self._placed(behind_the_bot, HINT_NICE, _warm_thinker))
             self.hints.start()
         return self.hints
+
+    def _placed(
+        self, initializer: Callable[..., None], *args: Any
+    ) -> tuple[Callable[..., None], tuple[Any, ...]]:
+        """A worker's start, on the workers' cores where the bot keeps its own (bot.process.cores)."""
+        if self.cores is None:
+            return initializer, args
+        return on_cores, (self.cores.workers, initializer, *args)
 
     async def _worker_free(self) -> None:
         """Until a worker has no request: then it is this one's."""

@@ -122,6 +122,13 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
         "the others are busy (unset: 1 on 2 cores or more); 0: none",
     ),
     (
+        "ALEXANDROS_PIN_CORES",
+        "pin_cores",
+        "1: the bot's own process on one core, its workers on the others, until other programs crowd that "
+        "core (Linux, 2 cores or more; unset: 1 unless the process runs only some of the shards); 0: the "
+        "system places them",
+    ),
+    (
         "ALEXANDROS_EVENT_LOOP",
         "event_loop",
         "uvloop or asyncio: the event loop of the bot's process (unset: uvloop where it is installed; "
@@ -181,6 +188,13 @@ def default_render_spare() -> int:
     return 1 if _cores() >= 2 else 0
 
 
+def default_pin_cores(some_shards: bool = False) -> int:
+    """1 (the bot's process kept to a core of its own: bot.process.cores) where the system can and there
+    are 2 cores or more, unless this process runs only some of the shards: several bot processes on one
+    machine would all take the same core."""
+    return 1 if hasattr(os, "sched_setaffinity") and _cores() >= 2 and not some_shards else 0
+
+
 def _cores() -> int:
     """The cores this process may run on."""
     try:
@@ -210,6 +224,7 @@ class Config:
     database_url: str = ""  # postgresql://…: never shown (it may hold a password)
     render_workers: int = dataclasses.field(default_factory=lambda: default_render_workers())
     render_spare: int = dataclasses.field(default_factory=lambda: default_render_spare())
+    pin_cores: int = dataclasses.field(default_factory=lambda: default_pin_cores())
     event_loop: str = dataclasses.field(default_factory=lambda: default_event_loop())
     computer_workers: int = 1
     cache_games: int = 2000
@@ -233,6 +248,7 @@ class Config:
             f"backup_dir={str(self.backup_dir)!r}, reminder_hours={self.reminder_hours!r}, "
             f"rules_url={self.rules_url!r}, database_url={'[hidden]' if self.database_url else ''!r}, "
             f"render_workers={self.render_workers!r}, render_spare={self.render_spare!r}, "
+            f"pin_cores={self.pin_cores!r}, "
             f"event_loop={self.event_loop!r}, "
             f"computer_workers={self.computer_workers!r}, "
             f"cache_games={self.cache_games!r}, "
@@ -388,6 +404,9 @@ def load_config(
         render_spare=_whole(
             get("ALEXANDROS_RENDER_SPARE"), "ALEXANDROS_RENDER_SPARE", default_render_spare(), 0, 1
         ),
+        pin_cores=_whole(
+            get("ALEXANDROS_PIN_CORES"), "ALEXANDROS_PIN_CORES", default_pin_cores(_some_shards(shards)), 0, 1
+        ),
         event_loop=_event_loop(get("ALEXANDROS_EVENT_LOOP")),
         computer_workers=_whole(get("ALEXANDROS_COMPUTER_WORKERS"), "ALEXANDROS_COMPUTER_WORKERS", 1, 0, 16),
         cache_games=_count(get("ALEXANDROS_CACHE_GAMES"), "ALEXANDROS_CACHE_GAMES", 2000),
@@ -477,6 +496,11 @@ def _shards(count_text: str | None, ids_text: str | None) -> tuple[int, tuple[in
     if not ids or max(ids) >= count:
         raise ConfigError(f"ALEXANDROS_SHARD_IDS must be shards from 0 to {count - 1}: {example}.")
     return count, tuple(sorted(ids))
+
+
+def _some_shards(shards: tuple[int, tuple[int, ...]] | None) -> bool:
+    """Whether this process runs only some of the bot's shards (others run elsewhere, maybe beside it)."""
+    return shards is not None and len(shards[1]) < shards[0]
 
 
 def _url(value: str | None, name: str) -> str:

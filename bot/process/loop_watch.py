@@ -108,9 +108,11 @@ ADVICE = {
 
 @dataclass
 class LoopWatch:
-    """Notes each wake-up (``tick``) and warns of stalls; ``run`` is the task that wakes."""
+    """Notes each wake-up (``tick``) and warns of stalls; ``run`` is the task that wakes. ``on_warning`` hears
+    each warning's cause (bot.process.cores lets the bot off its core when the machine crowds it)."""
 
     clock: Callable[[], float] = time.monotonic
+    on_warning: Callable[[str], None] | None = None
     _stalls: dict[str, deque[float]] = field(default_factory=dict)
     _warned_at: dict[str, float] = field(default_factory=dict)
 
@@ -135,6 +137,8 @@ class LoopWatch:
                 "feel this as slow buttons. %s",
                 late * 1000, len(seen), WINDOW // 60, ADVICE[why],
             )  # fmt: skip
+            if self.on_warning is not None:
+                self.on_warning(why)
         return why
 
     async def run(self) -> None:

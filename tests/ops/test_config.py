@@ -327,6 +327,8 @@ def test_the_days_a_sent_message_is_kept_are_called_days() -> None:
         ),
         # a spare worker in the idle class draws with what the bot's core leaves over: none on one core
         ("ALEXANDROS_RENDER_SPARE", "render_spare", {1: 0, 2: 1, 16: 1}, 0, "1 on 2 cores or more"),
+        # the bot's process on a core of its own, its workers on the others (bot.process.cores)
+        ("ALEXANDROS_PIN_CORES", "pin_cores", {1: 0, 2: 1, 16: 1}, 0, "1 on 2 cores or more"),
     ],
 )
 def test_issue_32_the_render_workers_default_by_the_cores(
