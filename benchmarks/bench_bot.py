@@ -532,6 +532,7 @@ async def one_run(
     from tests.harness import OfflineDiscord
 
     load_before = os.getloadavg()
+    placement = None  # the old bot's tree has none
     try:
         # The redesigned bot's pool, as many workers as production runs (the config's default).
         workers, spare = render_workers(), render_spare()  # of all the cores: before the bot keeps to one
