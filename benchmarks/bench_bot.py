@@ -445,10 +445,13 @@ def render_workers() -> int:
             return 2
 
 
-def _cores_said(cores: Any) -> str:
+def _cores_said(cores: Any, placement: Any) -> str:
     if cores is None:
         return "as the system places them"
-    return f"the bot's process on core {_listed(cores.bot)}, its workers on {_listed(cores.workers)}"
+    return (
+        f"the bot's process on core {_listed(cores.bot)}, its workers on {_listed(cores.workers)}"
+        f" (let go {placement.releases} times, kept apart at the end: {placement.placed})"
+    )
 
 
 def _listed(cores: Any) -> str:
@@ -694,6 +697,10 @@ async def one_run(
             # The production bot's own watch (bot.process.loop_watch), where it has one, and as production
             # it lets the bot off its core when the machine crowds it there.
             watch = _loop_watch(placement.on_stalls if placement is not None else None)
+            placing = None
+            if placement is not None:  # as production: it lets go while other programs take the cores
+                placement.workers = pics.worker_pids
+                placing = asyncio.create_task(placement.run())
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
             starts = [STAGGER * i / len(tables) for i in range(len(tables))]
@@ -704,6 +711,8 @@ async def one_run(
             wall = time.perf_counter() - started
             cpu_main, cpu_workers = time.process_time() - cpu_main, worker_cpu(pics) - cpu_workers
             probe.stop()
+            if placing is not None:
+                placing.cancel()
             collections.stop()
             watched = await watch.stop() if watch is not None else None
             ledger.settle_all()
@@ -745,7 +754,7 @@ async def one_run(
                 if getattr(pics, "pool", None)
                 else 0,
                 "spare": getattr(pics, "spare", False),
-                "cores": _cores_said(getattr(pics, "cores", None)),
+                "cores": _cores_said(getattr(pics, "cores", None), placement),
                 "loop": type(asyncio.get_running_loop()).__module__.split(".")[0],  # uvloop or asyncio
                 "spared": getattr(getattr(pics, "pool", None), "spared", None),  # pictures the spare drew
                 "hedged": getattr(getattr(pics, "pool", None), "hedged", None),

@@ -175,10 +175,14 @@ async def _run(config: Config, sync: bool) -> int:
 
     placement = place_the_bot() if config.pin_cores else None
     cores = placement.cores if placement is not None else None
+    pictures = Pictures(workers=config.render_workers, spare=bool(config.render_spare), cores=cores)
+    thinkers = Thinkers(workers=config.computer_workers, cores=cores)
+    if placement is not None:
+        placement.workers = lambda: [*pictures.worker_pids(), *thinkers.worker_pids()]
     bot = make_bot(
         config.database,
-        pictures=Pictures(workers=config.render_workers, spare=bool(config.render_spare), cores=cores),
-        thinkers=Thinkers(workers=config.computer_workers, cores=cores),
+        pictures=pictures,
+        thinkers=thinkers,
         cache_size=config.cache_games,
         keep_sent_days=config.keep_sent_days,
         shard_count=config.shard_count,
@@ -213,6 +217,8 @@ async def _run(config: Config, sync: bool) -> int:
                     name="bot-loop-watch",
                 )
             )
+            if placement is not None:
+                tasks.append(asyncio.create_task(placement.run(), name="bot-cores"))
             try:
                 await bot.login(config.token)
             except discord.LoginFailure:

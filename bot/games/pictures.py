@@ -159,6 +159,11 @@ class Pictures:
             self.pool.close()
             self.pool = None
 
+    def worker_pids(self) -> list[tuple[int, bool]]:
+        """The workers' process ids, and whether each is the spare (bot.process.cores places them)."""
+        pids = self.pool.pids() if self.pool is not None else []
+        return [(pid, i >= self.workers) for i, pid in enumerate(pids)]
+
     @staticmethod
     def _key(names: Sequence[str], map_text: str) -> int:
         """Which worker draws it: one game's pictures (its players, its map) go to the same one."""

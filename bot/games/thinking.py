@@ -143,6 +143,10 @@ class Thinkers:
             self.hints.start()
         return self.hints
 
+    def worker_pids(self) -> list[tuple[int, bool]]:
+        """The workers' process ids, none of them a spare (bot.process.cores places them)."""
+        return [(pid, False) for pool in (self.pool, self.hints) if pool is not None for pid in pool.pids()]
+
     def _placed(
         self, initializer: Callable[..., None], *args: Any
     ) -> tuple[Callable[..., None], tuple[Any, ...]]:

@@ -1,32 +1,44 @@
-"""Which CPU cores the bot's processes run on (issue 32): the bot's own process on one core, the render
-workers and the computers on the others, the spare render worker beside the bot.
+"""Which CPU cores the bot's processes run on (issue 32): while the machine is the bot's, its own process on
+one core, the render workers and the computers on the others, the spare render worker beside the bot.
 
 Left to the kernel, the bot's threads (the event loop, the store's thread) wake on whichever core is free,
 and on a busy machine that is a render worker's: the worker was preempted 5,000-12,000 times in a run of
 1,711 pictures (bench_bot, 50 games, 2 cores), each time losing its caches, and this virtual machine charges
-0.2-0.3 ms of CPU to a thread that wakes an idle core. Kept apart, the worker was preempted 1,600 times, and
-in 3 alternating pairs (the spare as in production) the bot's process took 4.9-6.0 ms of CPU an action
-against 7.1-8.1, the workers 7.1-8.9 against 7.8-10.1, and the bot acted 120-151 times a second against
-99-122. Beside 3 CPU burners (2 pairs) the same actions a second (54-57 against 52-57), the loop's longest
-stall 18-22 ms against 49-76 (docs/MEASURED.md).
+0.2-0.3 ms of CPU to a thread that wakes an idle core. Kept apart, the worker was preempted 1,600 times;
+with the same deals against the old bot (3 rounds each) the bot did 4.28x its actions a second against
+3.19x, at 12.7-14.1 ms of CPU an action against 16.1-18.3 (docs/MEASURED.md).
 
-A core kept for one process is a core the kernel cannot move it from. When other programs crowd the bot's
-core, the loop watch (bot.process.loop_watch) finds its stalls caused by the machine, and ``release`` lets
-the bot's process run on any of its cores again. Several bots on one machine each take the lowest core:
-give each its own cores (a cpuset: Docker's ``--cpuset-cpus``) or turn this off (``ALEXANDROS_PIN_CORES=0``,
-the default where the process runs only some of the shards: docs/HOSTING.md).
+Beside other programs' work it is the other way round: a worker kept to its cores shares them with that work
+and cannot take the moments another core is free (beside 3 CPU burners, 4 pairs: 67-82 actions a second
+against 78-86). So the placement looks at the machine every ``LOOK_EVERY`` seconds and lets go (the system
+places every process) while other programs take ``OTHERS_BUSY`` of the bot's cores, or when the loop watch
+(bot.process.loop_watch) finds the machine stalling the bot; it keeps them apart again after a minute of
+quiet.
+
+Several bots on one machine would each take the lowest core: give each its own cores (a cpuset: Docker's
+``--cpuset-cpus``) or turn this off (``ALEXANDROS_PIN_CORES=0``, the default where the process runs only
+some of the shards: docs/HOSTING.md).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Collection
+import time
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger("bot")
+
+LOOK_EVERY = 5.0  # seconds between looks at what the machine's other programs take of the bot's cores
+OTHERS_BUSY = 0.25  # their share of the cores since the last look, from which the system places the bot
+OTHERS_QUIET = 0.125  # their share below which, for QUIET_LOOKS looks in a row, the bot keeps apart again
+QUIET_LOOKS = 12
+
+Workers = Callable[[], Sequence[tuple[int, bool]]]  # the workers' process ids, and whether each is the spare
 
 
 @dataclass(frozen=True)
@@ -86,37 +98,124 @@ def on_cores(cores: Collection[int], initializer: Callable[..., None], *args: An
 
 
 class CorePlacement:
-    """The bot's process kept to its core (``place``) until the machine crowds it there (``release``)."""
+    """The bot's process and its workers kept apart (``place``) while the machine is theirs, and placed by the
+    system (``release``) while other programs take a share of it (``look``, every ``LOOK_EVERY`` seconds:
+    ``run``)."""
 
-    def __init__(self, cores: Cores) -> None:
+    def __init__(self, cores: Cores, workers: Workers = lambda: ()) -> None:
         self.cores = cores
+        self.workers = workers
         self.placed = False
+        self.releases = 0  # times it let go
+        self._quiet = 0  # quiet looks in a row while released
 
     def place(self) -> None:
         self.placed = keep_process_on(self.cores.bot)
+        if self.placed:
+            for pid, spare in self.workers():
+                _keep(pid, self.cores.bot if spare else self.cores.workers)
 
     def release(self) -> None:
-        """Let the bot's process run on all its cores again, once: the loop watch found other programs
-        holding its core."""
-        if not self.placed:
-            return
+        """Every process of the bot on all its cores again."""
+        self.releases += self.placed
         self.placed = False
-        if keep_process_on(self.cores.all):
-            log.warning(
-                "other programs kept the bot's core %s busy: the bot's process now runs on any of its "
-                "cores %s (docs/HOSTING.md, 'Sharing the machine')",
-                ",".join(map(str, sorted(self.cores.bot))), ",".join(map(str, sorted(self.cores.all))),
-            )  # fmt: skip
+        self._quiet = 0
+        keep_process_on(self.cores.all)
+        for pid, _spare in self.workers():
+            _keep(pid, self.cores.all)
+
+    def look(self, others: float) -> None:
+        """Other programs took ``others`` of the bot's cores (a share, 1: all of them) on average since the
+        last look: keep apart or let go."""
+        if self.placed and others >= OTHERS_BUSY:
+            log.info(
+                "other programs take %.0f %% of the bot's cores: the system places its processes",
+                others * 100,
+            )
+            self.release()
+        elif not self.placed:
+            self._quiet = self._quiet + 1 if others < OTHERS_QUIET else 0
+            if self._quiet >= QUIET_LOOKS:
+                log.info(
+                    "the machine is quiet: the bot's process keeps to core %s again", _listed(self.cores.bot)
+                )
+                self.place()
+            else:  # a worker started since (replaced, or the hints') starts kept apart
+                for pid, _spare in self.workers():
+                    _keep(pid, self.cores.all)
 
     def on_stalls(self, cause: str) -> None:
         """The loop watch's warning: stalls of ``cause`` come often (bot.process.loop_watch)."""
-        if cause == "machine":
+        if cause == "machine" and self.placed:
+            log.warning(
+                "other programs kept the bot's core %s busy: the system places the bot's processes "
+                "(docs/HOSTING.md, 'Sharing the machine')",
+                _listed(self.cores.bot),
+            )
             self.release()
+
+    async def run(self) -> None:
+        """Look every ``LOOK_EVERY`` seconds at the CPU the machine's other programs took."""
+        then, before = time.monotonic(), self._others_seconds()
+        while True:
+            await asyncio.sleep(LOOK_EVERY)
+            now, after = time.monotonic(), self._others_seconds()
+            if before is not None and after is not None and now > then:
+                self.look((after - before) / (now - then) / len(self.cores.all))
+            then, before = now, after
+
+    def _others_seconds(self) -> float | None:
+        """CPU seconds the bot's cores have run, less those of the bot's own processes (Linux's /proc)."""
+        machine = cores_seconds(self.cores.all)
+        if machine is None:
+            return None
+        ours = process_seconds(os.getpid()) + sum(process_seconds(pid) for pid, _ in self.workers())
+        return machine - ours
+
+
+def cores_seconds(cores: Collection[int]) -> float | None:
+    """CPU seconds ``cores`` have run so far, neither idle nor waiting (their lines of /proc/stat); None
+    where there is none."""
+    names = {f"cpu{core}" for core in cores}
+    try:
+        with open("/proc/stat", encoding="ascii") as stat:
+            lines = [line.split() for line in stat if line.startswith("cpu")]
+    except OSError:
+        return None
+    ran = 0
+    for fields in lines:
+        if fields[0] in names:
+            user, nice, system, _idle, _iowait, irq, softirq = (int(f) for f in fields[1:8])
+            ran += user + nice + system + irq + softirq
+    return ran / _TICKS
+
+
+def process_seconds(pid: int) -> float:
+    """CPU seconds a process has run so far (0 for one that is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _keep(pid: int, cores: Collection[int]) -> None:
+    with contextlib.suppress(OSError):  # a worker that just died: its replacement starts where it should
+        os.sched_setaffinity(pid, cores)
+
+
+def _listed(cores: Collection[int]) -> str:
+    return ",".join(map(str, sorted(cores)))
 
 
 def place_the_bot() -> CorePlacement | None:
     """The bot's process kept to the first of its cores, its workers to be started on the others (the
-    module's docstring); None where there is nothing to keep apart."""
+    module's docstring); None where there is nothing to keep apart. Tell it the workers (``workers``) once
+    they are started, and run it (``run``) to let go while other programs take a share of the machine."""
     allowed = allowed_cores()
     cores = Cores.split(allowed) if allowed is not None else None
     if cores is None:

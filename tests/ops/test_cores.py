@@ -5,20 +5,23 @@ loop watch finds the machine crowding it there. Real processes and threads, read
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
 
 from bot.games.pictures import RENDER_NICE, Pictures
 from bot.games.thinking import HINT_NICE, Thinkers
+from bot.process import cores as bot_cores
 from bot.process import render_pool
 from bot.process.config import ConfigError, default_pin_cores, load_config, variables_help
-from bot.process.cores import Cores, on_cores
+from bot.process.cores import OTHERS_BUSY, OTHERS_QUIET, QUIET_LOOKS, CorePlacement, Cores, on_cores
 from bot.process.loop_watch import OFTEN, LoopWatch
 from bot.process.render_pool import RenderPool, behind_the_bot, when_idle
 
@@ -187,3 +190,108 @@ def test_issue_32_pin_cores_is_a_setting() -> None:
     assert load_config(every, None, require_token=False).pin_cores == default_pin_cores()
     assert any(line.strip().startswith("ALEXANDROS_PIN_CORES") for line in variables_help())
     assert "pin_cores=" in repr(load_config({}, None, require_token=False))
+
+
+@pytest.fixture
+def kept(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[int]]:
+    """What the placement asks of the bot's own process (here, the suite's: not changed), recorded."""
+    asked: list[frozenset[int]] = []
+
+    def keep(cores: Collection[int]) -> bool:
+        asked.append(frozenset(cores))
+        return True
+
+    monkeypatch.setattr(bot_cores, "keep_process_on", keep)
+    return asked
+
+
+@pytest.fixture
+def sleepers() -> Iterator[list[int]]:
+    """Two real processes standing for a render worker and the spare."""
+    procs = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"]) for _ in range(2)]
+    yield [p.pid for p in procs]
+    for p in procs:
+        p.kill()
+        p.wait(timeout=30)
+
+
+def test_issue_32_the_bot_lets_go_while_other_programs_take_its_cores_and_keeps_apart_when_quiet(
+    kept: list[frozenset[int]], sleepers: list[int]
+) -> None:
+    """Beside other programs' work the bot and its workers do better placed by the system (a worker kept
+    to its cores cannot take the moments another is free): a look that finds them taking OTHERS_BUSY of
+    the cores lets go of every process; QUIET_LOOKS quiet looks in a row keep them apart again."""
+    cores = _cores_here()
+    worker, spare = sleepers
+    placement = CorePlacement(cores, lambda: [(worker, False), (spare, True)])
+    placement.place()
+    assert placement.placed and kept == [cores.bot]
+    assert os.sched_getaffinity(worker) == cores.workers and os.sched_getaffinity(spare) == cores.bot
+    placement.look(OTHERS_BUSY - 0.01)
+    assert placement.placed  # a little work of others: kept apart
+    placement.look(OTHERS_BUSY)
+    assert not placement.placed and placement.releases == 1 and kept[-1] == cores.all
+    assert os.sched_getaffinity(worker) == cores.all == os.sched_getaffinity(spare)
+    for _ in range(QUIET_LOOKS - 1):
+        placement.look(OTHERS_QUIET - 0.01)
+    placement.look(OTHERS_QUIET)  # one look not quiet enough: counted again from nothing
+    for _ in range(QUIET_LOOKS - 1):
+        placement.look(0.0)
+    assert not placement.placed
+    placement.look(0.0)
+    assert placement.placed and kept[-1] == cores.bot and os.sched_getaffinity(worker) == cores.workers
+    placement.on_stalls("bot")
+    assert placement.placed
+    placement.on_stalls("machine")
+    assert not placement.placed and placement.releases == 2
+
+
+def test_issue_32_a_worker_started_while_let_go_is_let_go_at_the_next_look(
+    kept: list[frozenset[int]], sleepers: list[int]
+) -> None:
+    cores = _cores_here()
+    worker, _ = sleepers
+    placement = CorePlacement(cores, lambda: [(worker, False)])
+    os.sched_setaffinity(worker, cores.workers)  # started kept apart, as its initializer does
+    placement.look(0.5)  # released, not quiet
+    assert os.sched_getaffinity(worker) == cores.all
+
+
+async def test_issue_32_the_cpu_of_the_bots_cores_and_of_a_process_are_read_from_the_kernel() -> None:
+    burner = subprocess.Popen([sys.executable, "-c", "import time\nend = time.process_time() + 0.4\n"
+                               "while time.process_time() < end: pass\ntime.sleep(60)"])  # fmt: skip
+    try:
+        before = bot_cores.cores_seconds(ALLOWED)
+        assert before is not None
+        deadline = time.monotonic() + 60
+        while bot_cores.process_seconds(burner.pid) < 0.35:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.05)
+        after = bot_cores.cores_seconds(ALLOWED)
+        assert after is not None and after - before >= 0.3  # the burner's CPU, at least, on these cores
+    finally:
+        burner.kill()
+        burner.wait(timeout=30)
+    assert bot_cores.process_seconds(burner.pid) == 0.0  # gone
+
+
+async def test_issue_32_the_placement_looks_at_the_machine_while_it_runs(
+    kept: list[frozenset[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its task looks every LOOK_EVERY: another program burning a core lets the bot go."""
+    monkeypatch.setattr(bot_cores, "LOOK_EVERY", 0.1)
+    placement = CorePlacement(_cores_here())
+    placement.place()
+    looking = asyncio.create_task(placement.run())
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        async with asyncio.timeout(60):
+            while placement.placed:
+                await asyncio.sleep(0.05)
+        assert kept[-1] == placement.cores.all
+    finally:
+        burner.kill()
+        burner.wait(timeout=30)
+        looking.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await looking
