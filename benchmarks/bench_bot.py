@@ -535,13 +535,16 @@ async def one_run(
     from tests.harness import OfflineDiscord
 
     load_before = os.getloadavg()
-    placement = None  # the old bot's tree has none
+    placement = placing = None  # the old bot's tree has none
     try:
         # The redesigned bot's pool, as many workers as production runs (the config's default).
         workers, spare = render_workers(), render_spare()  # of all the cores: before the bot keeps to one
         placement = place_the_bot()
         placed = {"cores": placement.cores} if placement is not None else {}
         pics = pictures_module.Pictures(workers=workers, spare=spare, **placed)  # type: ignore[call-arg]
+        if placement is not None:  # as production, from its start: lets go while others take the cores
+            placement.workers = pics.worker_pids
+            placing = asyncio.create_task(placement.run())
     except (TypeError, ImportError):
         pics = pictures_module.Pictures()  # the old bot: threads
     recorded = _record_pictures(pics)
@@ -697,10 +700,6 @@ async def one_run(
             # The production bot's own watch (bot.process.loop_watch), where it has one, and as production
             # it lets the bot off its core when the machine crowds it there.
             watch = _loop_watch(placement.on_stalls if placement is not None else None)
-            placing = None
-            if placement is not None:  # as production: it lets go while other programs take the cores
-                placement.workers = pics.worker_pids
-                placing = asyncio.create_task(placement.run())
             started = time.perf_counter()
             cpu_main, cpu_workers = time.process_time(), worker_cpu(pics)
             starts = [STAGGER * i / len(tables) for i in range(len(tables))]
