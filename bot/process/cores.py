@@ -84,7 +84,7 @@ def keep_process_on(cores: Collection[int]) -> bool:
             try:
                 os.sched_setaffinity(tid, cores)
             except OSError as error:
-                log.info("the bot's process could not be kept to cores %s: %s", sorted(cores), error)
+                log.info("this process could not be kept to cores %s: %s", sorted(cores), error)
                 return False
             kept = True
     return kept
