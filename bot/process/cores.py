@@ -31,6 +31,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import metrics
+
 log = logging.getLogger("bot")
 
 LOOK_EVERY = 5.0  # seconds between looks at what the machine's other programs take of the bot's cores
@@ -111,6 +113,7 @@ class CorePlacement:
 
     def place(self) -> None:
         self.placed = keep_process_on(self.cores.bot)
+        metrics.CORES_APART.set(int(self.placed))
         if self.placed:
             for pid, spare in self.workers():
                 _keep(pid, self.cores.bot if spare else self.cores.workers)
@@ -119,6 +122,7 @@ class CorePlacement:
         """Every process of the bot on all its cores again."""
         self.releases += self.placed
         self.placed = False
+        metrics.CORES_APART.set(0)
         self._quiet = 0
         keep_process_on(self.cores.all)
         for pid, _spare in self.workers():

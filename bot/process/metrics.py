@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 __all__ = [
     "ACTIONS",
+    "CORES_APART",
     "DISK_FREE",
     "DUTIES",
     "DUTIES_PENDING",
@@ -70,6 +71,13 @@ LOOP_STALLS = Counter(
     "alexandros_loop_stalls",
     "Wake-ups of the event loop 0.1 s late or more, by what held it (machine, bot, blocked, waiting)",
     ["cause"],
+    registry=REGISTRY,
+)
+
+CORES_APART = Gauge(
+    "alexandros_cores_kept_apart",
+    "1 while the bot's process and its workers run on cores of their own, 0 while the system places them "
+    "(bot.process.cores, ALEXANDROS_PIN_CORES)",
     registry=REGISTRY,
 )
 

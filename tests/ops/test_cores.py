@@ -19,7 +19,7 @@ import pytest
 from bot.games.pictures import RENDER_NICE, Pictures
 from bot.games.thinking import HINT_NICE, Thinkers
 from bot.process import cores as bot_cores
-from bot.process import render_pool
+from bot.process import metrics, render_pool
 from bot.process.config import ConfigError, default_pin_cores, load_config, variables_help
 from bot.process.cores import OTHERS_BUSY, OTHERS_QUIET, QUIET_LOOKS, CorePlacement, Cores, on_cores
 from bot.process.loop_watch import OFTEN, LoopWatch
@@ -192,6 +192,10 @@ def test_issue_32_pin_cores_is_a_setting() -> None:
     assert "pin_cores=" in repr(load_config({}, None, require_token=False))
 
 
+def apart() -> float | None:
+    return metrics.REGISTRY.get_sample_value("alexandros_cores_kept_apart")
+
+
 @pytest.fixture
 def kept(monkeypatch: pytest.MonkeyPatch) -> list[frozenset[int]]:
     """What the placement asks of the bot's own process (here, the suite's: not changed), recorded."""
@@ -225,12 +229,12 @@ def test_issue_32_the_bot_lets_go_while_other_programs_take_its_cores_and_keeps_
     worker, spare = sleepers
     placement = CorePlacement(cores, lambda: [(worker, False), (spare, True)])
     placement.place()
-    assert placement.placed and kept == [cores.bot]
+    assert placement.placed and kept == [cores.bot] and apart() == 1
     assert os.sched_getaffinity(worker) == cores.workers and os.sched_getaffinity(spare) == cores.bot
     placement.look(OTHERS_BUSY - 0.01)
     assert placement.placed  # a little work of others: kept apart
     placement.look(OTHERS_BUSY)
-    assert not placement.placed and placement.releases == 1 and kept[-1] == cores.all
+    assert not placement.placed and placement.releases == 1 and kept[-1] == cores.all and apart() == 0
     assert os.sched_getaffinity(worker) == cores.all == os.sched_getaffinity(spare)
     for _ in range(QUIET_LOOKS - 1):
         placement.look(OTHERS_QUIET - 0.01)
@@ -240,6 +244,7 @@ def test_issue_32_the_bot_lets_go_while_other_programs_take_its_cores_and_keeps_
     assert not placement.placed
     placement.look(0.0)
     assert placement.placed and kept[-1] == cores.bot and os.sched_getaffinity(worker) == cores.workers
+    assert apart() == 1
     placement.on_stalls("bot")
     assert placement.placed
     placement.on_stalls("machine")
