@@ -124,9 +124,9 @@ VARIABLES: tuple[tuple[str, str, str], ...] = (
     (
         "ALEXANDROS_PIN_CORES",
         "pin_cores",
-        "1: the bot's own process on one core, its workers on the others, until other programs crowd that "
-        "core (Linux, 2 cores or more; unset: 1 unless the process runs only some of the shards); 0: the "
-        "system places them",
+        "1: the bot's own process on one core, its workers on the others, while other programs take less "
+        "than a quarter of the cores (Linux, 2 cores or more; unset: 1 unless the process runs only some of "
+        "the shards); 0: the system places them",
     ),
     (
         "ALEXANDROS_EVENT_LOOP",
