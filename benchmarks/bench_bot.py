@@ -448,14 +448,12 @@ def render_workers() -> int:
 def _cores_said(cores: Any, placement: Any) -> str:
     if cores is None:
         return "as the system places them"
+    from bot.process.cores import listed  # only the new bot's tree keeps to cores
+
     return (
-        f"the bot's process on core {_listed(cores.bot)}, its workers on {_listed(cores.workers)}"
+        f"the bot's process on core {listed(cores.bot)}, its workers on {listed(cores.workers)}"
         f" (let go {placement.releases} times, kept apart at the end: {placement.placed})"
     )
-
-
-def _listed(cores: Any) -> str:
-    return ",".join(map(str, sorted(cores)))
 
 
 def _spare_said(r: dict[str, Any]) -> str:

@@ -30,7 +30,7 @@ from rendering.words import MESSAGES, Words
 from rendering.words import key as rendering_key
 from rendering.worker import RenderRequest
 
-from ..process.cores import Cores, on_cores
+from ..process.cores import Cores, started_on
 from ..process.render_pool import SLACK, RenderPool, behind_the_bot, when_idle
 from ..words import i18n, words
 
@@ -146,12 +146,10 @@ class Pictures:
         import rendering
 
         warm = (rendering.warm_worker, self.map_texts, self.width)
-        worker: tuple[Callable[..., None], tuple[Any, ...]] = (behind_the_bot, (RENDER_NICE, *warm))
-        spare: tuple[Callable[..., None], tuple[Any, ...]] = (when_idle, warm)
-        if self.cores is not None:
-            worker = (on_cores, (self.cores.workers, behind_the_bot, RENDER_NICE, *warm))
-            spare = (on_cores, (self.cores.bot, when_idle, *warm))
-        self.pool = RenderPool(self.workers, *worker, spare=spare if self.spare else None)
+        own, beside = (self.cores.workers, self.cores.bot) if self.cores is not None else (None, None)
+        worker = started_on(own, behind_the_bot, RENDER_NICE, *warm)
+        spare = started_on(beside, when_idle, *warm) if self.spare else None
+        self.pool = RenderPool(self.workers, *worker, spare=spare)
         self.pool.start()
 
     def close(self) -> None:

@@ -37,7 +37,7 @@ from engine.events import Event
 from engine.game import apply
 from engine.state import GameState
 
-from ..process.cores import Cores, on_cores
+from ..process.cores import Cores, started_on
 from ..process.render_pool import RenderPool, behind_the_bot, when_idle
 from . import computers
 
@@ -86,10 +86,10 @@ class Thinkers:
     def start(self) -> None:
         if self.workers > 0 and self.pool is None:
             if self.turns_nice is None:
-                self.pool = RenderPool(self.workers, *self._placed(when_idle, _warm_thinker))
+                self.pool = RenderPool(self.workers, *started_on(self._cores(), when_idle, _warm_thinker))
             else:
                 self.pool = RenderPool(
-                    self.workers, *self._placed(behind_the_bot, self.turns_nice, _warm_thinker)
+                    self.workers, *started_on(self._cores(), behind_the_bot, self.turns_nice, _warm_thinker)
                 )
             self.pool.start()
 
@@ -139,7 +139,7 @@ class Thinkers:
     def _hint_pool(self) -> RenderPool:
         """The hints' worker, at nice 10: started with the first hint (a process many bots never need)."""
         if self.hints is None:
-            self.hints = RenderPool(1, *self._placed(behind_the_bot, HINT_NICE, _warm_thinker))
+            self.hints = RenderPool(1, *started_on(self._cores(), behind_the_bot, HINT_NICE, _warm_thinker))
             self.hints.start()
         return self.hints
 
@@ -147,13 +147,9 @@ class Thinkers:
         """The workers' process ids, none of them a spare (bot.process.cores places them)."""
         return [(pid, False) for pool in (self.pool, self.hints) if pool is not None for pid in pool.pids()]
 
-    def _placed(
-        self, initializer: Callable[..., None], *args: Any
-    ) -> tuple[Callable[..., None], tuple[Any, ...]]:
-        """A worker's start, on the workers' cores where the bot keeps its own (bot.process.cores)."""
-        if self.cores is None:
-            return initializer, args
-        return on_cores, (self.cores.workers, initializer, *args)
+    def _cores(self) -> frozenset[int] | None:
+        """The workers' cores where the bot keeps its own (bot.process.cores), else None."""
+        return self.cores.workers if self.cores is not None else None
 
     async def _worker_free(self) -> None:
         """Until a worker has no request: then it is this one's."""

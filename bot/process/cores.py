@@ -99,6 +99,16 @@ def on_cores(cores: Collection[int], initializer: Callable[..., None], *args: An
     initializer(*args)
 
 
+def started_on(
+    cores: Collection[int] | None, initializer: Callable[..., None], *args: Any
+) -> tuple[Callable[..., None], tuple[Any, ...]]:
+    """A worker's start as RenderPool takes it (initializer, args): on ``cores`` where the bot keeps apart
+    (``on_cores``), else ``initializer(*args)`` as it is."""
+    if cores is None:
+        return initializer, args
+    return on_cores, (cores, initializer, *args)
+
+
 class CorePlacement:
     """The bot's process and its workers kept apart (``place``) while the machine is theirs, and placed by the
     system (``release``) while other programs take a share of it (``look``, every ``LOOK_EVERY`` seconds:
@@ -141,7 +151,7 @@ class CorePlacement:
             self._quiet = self._quiet + 1 if others < OTHERS_QUIET else 0
             if self._quiet >= QUIET_LOOKS:
                 log.info(
-                    "the machine is quiet: the bot's process keeps to core %s again", _listed(self.cores.bot)
+                    "the machine is quiet: the bot's process keeps to core %s again", listed(self.cores.bot)
                 )
                 self.place()
             else:  # a worker started since (replaced, or the hints') starts kept apart
@@ -154,7 +164,7 @@ class CorePlacement:
             log.warning(
                 "other programs kept the bot's core %s busy: the system places the bot's processes "
                 "(docs/HOSTING.md, 'Sharing the machine')",
-                _listed(self.cores.bot),
+                listed(self.cores.bot),
             )
             self.release()
 
@@ -212,7 +222,8 @@ def _keep(pid: int, cores: Collection[int]) -> None:
         os.sched_setaffinity(pid, cores)
 
 
-def _listed(cores: Collection[int]) -> str:
+def listed(cores: Collection[int]) -> str:
+    """Cores as the log says them: ``0`` or ``1,2,3``."""
     return ",".join(map(str, sorted(cores)))
 
 
