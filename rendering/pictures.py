@@ -54,7 +54,7 @@ from rendering.panel import (
     player_names,
     symbol_name,
 )
-from rendering.png import BANDS, ROWS, bands, palette_of, palette_png, png_of_bands
+from rendering.png import BANDS, ROWS, bands, compressed, palette_of, palette_png, png_of_bands
 from rendering.png import Band as PngBand
 from rendering.recent import Recent
 from rendering.theme import DEFAULT_THEME, RGB, Theme
@@ -148,7 +148,8 @@ def render_board(
     and compressed. A board is kept only if it is cleanly apart from its panel (the board left the panel's
     rows as the map layer has them; the panel's parts draw only below the split), so a kept board gives the
     very file a fresh drawing would. A board drawn afresh keeps its bands by what they show
-    (``BOARD_BANDS``), and the panel's parts by their facts (``PANEL_PARTS``)."""
+    (``BOARD_BANDS``), and the panel's parts by their facts (``PANEL_PARTS``); the panel starts from the
+    one the game's last board showed (``LAST_PANELS``, ``_panel_bands``)."""
     lay = layout(v.map, width, theme)
     split = panel_split(lay)
     cut = split // ROWS * ROWS  # the rows above are whole bands of the board alone
@@ -262,48 +263,66 @@ def _pixels_of(im: Image.Image) -> int:
 PANEL_PARTS: Recent[tuple[object, ...], Image.Image] = Recent(16 << 20, _pixels_of)
 
 
-# The panel's bands lately compressed, by what each shows (``_panel_bands``): about 2 KB each, 8 MB of them
-# (some 4,000: 16 a board, and most of a board's stay the same from one action to the next).
-PANEL_BANDS: Recent[tuple[object, ...], PngBand] = Recent(8 << 20, lambda band: len(band[0]))
+@dataclass(frozen=True)
+class _LastPanel:
+    """The panel a game's board showed last (``LAST_PANELS``): its parts' boxes and facts in order, the
+    palette pixels from the cut down (the board's rows to the split, then the panel's) and their bands."""
+
+    facts: tuple[tuple[object, ...], ...]
+    pixels: bytes
+    bands: tuple[PngBand, ...]
+
+
+# The panel each game's board showed last, by the game's map, layout, theme, language and players' names:
+# about 330 KB each at 1,280 px, 32 MB of them (some 100 games). An action changes 1 to 5 of a panel's 15
+# parts (the turn's status, a hand, the face-up cards): only those are pasted over the last pixels, and
+# only the bands across them whose pixels changed are compressed again. Before, every board looked up all
+# its parts and its 16 bands by their facts (bench_bot's requests replayed: the panel 1.15-1.3 ms a board;
+# the face-up cards' part spans every band and changes with 57 % of the actions, so 11.75 bands a board
+# missed and were assembled and hashed).
+LAST_PANELS: Recent[tuple[object, ...], _LastPanel] = Recent(32 << 20, lambda last: len(last.pixels))
 
 
 def _panel_bands(
     v: GameView, lay: Layout, shown: list[str], theme: Theme, words: Words, board_rows: bytes
 ) -> list[PngBand]:
     """The compressed bands from the cut down: ``board_rows`` (the board's rows from the cut to the split),
-    then the board panel's rows. Each band is kept by what it shows: the facts of the panel's parts across
-    its rows (rendering.panel.board_panel_parts, which tile the panel on its background), and the first
-    band the board's rows too. A band kept is neither assembled nor hashed; the others are assembled from
-    the parts across them (``_panel_pixels``) and found by their pixels, or compressed."""
+    then the board panel's rows (rendering.panel.board_panel_parts, which tile the panel on its
+    background). From the panel the game's board showed last (``LAST_PANELS``, the same boxes): the parts
+    whose facts changed pasted over its pixels, and the bands across them (and the first, if the board's
+    rows changed) compressed again where their pixels changed; its other bands as they were. Without one:
+    every part pasted, and each band found by its pixels or compressed."""
     split, width = panel_split(lay), lay.width
     cut = split // ROWS * ROWS
     im = b.canvas("panel", v.map, width, theme)
     parts = board_panel_parts(im, v, lay, shown, theme, words, pieces=True)
-    facts = [(part.box, *part.facts) for part in parts]
-    keys: list[tuple[object, ...]] = []
-    found: list[PngBand | None] = []
-    wanted: set[int] = set()  # the parts across the bands not kept
-    for top in range(cut, lay.height, ROWS):
-        end = min(top + ROWS, lay.height)
-        across = [k for k, part in enumerate(parts) if part.box[1] < end and part.box[3] > top]
-        key = (v.map, lay, theme, words, top, board_rows if top < split else b"", *(facts[k] for k in across))
-        band = PANEL_BANDS.get(key)
-        keys.append(key)
-        found.append(band)
-        if band is None:
-            wanted.update(across)
-    if all(band is not None for band in found):
-        return [band for band in found if band is not None]
-    drawn = _panel_pixels(v, lay, [parts[k] for k in sorted(wanted)], theme, words, im)
-    pixels = board_rows + drawn.tobytes()
-    out: list[PngBand] = []
-    for i, band in enumerate(found):
-        if band is None:
-            # Found by its pixels where a part across it changed elsewhere in the part's box (a turn's status
-            # changed, not its walls): hashing a band is cheaper than compressing it.
-            band = BANDS.band(pixels[i * ROWS * width : (i + 1) * ROWS * width], width, PANEL_LEVEL)
-            PANEL_BANDS.put(keys[i], band)
-        out.append(band)
+    facts = tuple((part.box, *part.facts) for part in parts)
+    spot = (v.map, lay, theme, words, tuple(shown))
+    last = LAST_PANELS.get(spot)
+    step = ROWS * width
+    if last is None or [f[0] for f in last.facts] != [f[0] for f in facts]:
+        pixels = board_rows + _panel_pixels(v, lay, parts, theme, words, im).tobytes()
+        out = [BANDS.band(pixels[at : at + step], width, PANEL_LEVEL) for at in range(0, len(pixels), step)]
+        LAST_PANELS.put(spot, _LastPanel(facts, pixels, tuple(out)))
+        return out
+    changed = [k for k, f in enumerate(facts) if f != last.facts[k]]
+    new_rows = last.pixels[: len(board_rows)] != board_rows
+    if not changed and not new_rows:
+        return list(last.bands)
+    panel = Image.frombytes("P", (width, lay.height - split), last.pixels[len(board_rows) :])
+    layer = _map_layer_panel(v.map, width, theme)
+    touched = {0} if new_rows else set()
+    for k in changed:
+        x0, y0, _, y1 = parts[k].box
+        panel.paste(_part_pixels(v, lay, parts[k], theme, words, im, layer), (x0, y0 - split))
+        touched.update(range((y0 - cut) // ROWS, (y1 - 1 - cut) // ROWS + 1))
+    pixels = board_rows + panel.tobytes()
+    out = list(last.bands)
+    for i in sorted(touched):
+        band = pixels[i * step : (i + 1) * step]
+        if band != last.pixels[i * step : (i + 1) * step]:
+            out[i] = compressed(band, width, PANEL_LEVEL)
+    LAST_PANELS.put(spot, _LastPanel(facts, pixels, tuple(out)))
     return out
 
 
@@ -312,29 +331,37 @@ def _panel_pixels(
 ) -> Image.Image:
     """The board panel's rows (from the split down) on the theme's palette, where ``parts`` lie (of
     ``board_panel_parts`` on ``im``; the rest is left as the map layer): the same pixels as the panel drawn
-    whole on the map layer and quantized (pixel by pixel, without dithering), assembled from the parts' kept
-    pixels; only the parts whose facts changed are drawn and quantized, each on the map layer's pixels of
-    its own box (a part draws nothing outside it that is kept)."""
+    whole on the map layer and quantized (pixel by pixel, without dithering), assembled from the parts'
+    pixels (``_part_pixels``)."""
     split = panel_split(lay)
     layer = _map_layer_panel(v.map, lay.width, theme)
     out = _panel_background(v.map, lay.width, theme).copy()
     for part in parts:
-        key = (v.map, lay, theme, words, part.box, *part.facts)
-        pixels = PANEL_PARTS.get(key)
-        if pixels is None:
-            x0, y0, x1, y1 = part.box
-            im.paste(layer.crop((x0, y0 - split, x1, y1 - split)), (x0, y0))
-            part.draw()
-            pixels = quantized(im.crop(part.box), theme)
-            PANEL_PARTS.put(key, pixels)
-        out.paste(pixels, (part.box[0], part.box[1] - split))
+        out.paste(_part_pixels(v, lay, part, theme, words, im, layer), (part.box[0], part.box[1] - split))
     return out
+
+
+def _part_pixels(
+    v: GameView, lay: Layout, part: PanelPart, theme: Theme, words: Words, im: Image.Image, layer: Image.Image
+) -> Image.Image:
+    """A panel part's palette pixels: kept (``PANEL_PARTS``), or drawn on ``im`` over the map ``layer``'s
+    pixels of its own box (a part draws nothing outside it) and quantized."""
+    key = (v.map, lay, theme, words, part.box, *part.facts)
+    pixels = PANEL_PARTS.get(key)
+    if pixels is None:
+        split = panel_split(lay)
+        x0, y0, x1, y1 = part.box
+        im.paste(layer.crop((x0, y0 - split, x1, y1 - split)), (x0, y0))
+        part.draw()
+        pixels = quantized(im.crop(part.box), theme)
+        PANEL_PARTS.put(key, pixels)
+    return pixels
 
 
 def forget_kept() -> None:
     """Forgets every board, band, panel part and label placement this process keeps: what a worker that
     never drew a picture has (tests that must see every text drawn, benchmarks of a cold worker)."""
-    for kept in (BOARDS, BOARD_BANDS, PANEL_PARTS, PANEL_BANDS, NAMES, PLACED, BANDS):
+    for kept in (BOARDS, BOARD_BANDS, PANEL_PARTS, LAST_PANELS, NAMES, PLACED, BANDS):
         kept.clear()
 
 

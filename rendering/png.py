@@ -93,10 +93,7 @@ class BandCache(Recent[bytes, Band]):
         found = self.get(key)
         if found is not None:
             return found
-        rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
-        squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8)
-        data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
-        made = (data, zlib_ng.adler32(rows), len(rows))
+        made = compressed(pixels, width, level)
         self.put(key, made)
         return made
 
@@ -106,6 +103,15 @@ class BandCache(Recent[bytes, Band]):
 
 
 BANDS = BandCache()
+
+
+def compressed(pixels: bytes, width: int, level: int) -> Band:
+    """One band's rows (a whole number of rows, ``width`` bytes each) compressed alone, each row led by its
+    filter byte (0), ended with a full flush: (compressed bytes, Adler-32, length of the rows)."""
+    rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
+    squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8)
+    data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
+    return data, zlib_ng.adler32(rows), len(rows)
 
 
 def bands(

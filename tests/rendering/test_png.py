@@ -244,12 +244,26 @@ def test_with_many_games_at_once_a_games_lasting_panel_parts_are_kept_for_its_ne
     assert [key for key in drawn if key[5] == "name"] == []
 
 
-def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_ones_looked_at(
+def _changed_bands(before: bytes, after: bytes, cut: int) -> list[int]:
+    """The bands from the cut down (by index, ``ROWS`` rows each) whose pixels differ between two boards."""
+    with Image.open(io.BytesIO(before)) as a, Image.open(io.BytesIO(after)) as b:
+        width, height = a.size
+        pa, pb = a.tobytes(), b.tobytes()
+    step = ROWS * width
+    return [
+        (top - cut) // ROWS
+        for top in range(cut, height, ROWS)
+        if pa[top * width : top * width + step] != pb[top * width : top * width + step]
+    ]
+
+
+def test_a_games_next_panel_pastes_its_changed_parts_and_compresses_only_the_bands_they_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A board's panel bands are kept by the facts of the parts across them (``PANEL_BANDS``): the same
-    board again neither assembles nor hashes any; a board whose one change is a player's hand size looks
-    only at the bands across that hand's part (by their pixels), and its pixels are those drawn whole."""
+    """A game's next board starts from the panel its last board showed (``LAST_PANELS``): the same board
+    again neither assembles, hashes nor compresses any band; a board whose one change is a player's hand
+    size compresses exactly the bands whose pixels that changed, all of them across that hand's part, and
+    its pixels are those drawn whole."""
     import dataclasses
 
     import rendering.pictures as P
@@ -258,20 +272,21 @@ def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_one
 
     names = ["Ada", "Bo", "Cy"]
     v = view(play(load_map(MAP), players=3, seed=8).states[30])
-    P.PANEL_BANDS.clear()
-    P.render_board(v, names, 1280)
+    P.LAST_PANELS.clear()
+    first = P.render_board(v, names, 1280)
     looked: list[int] = []
-    band = P.BANDS.band
+    squeezed: list[bytes] = []
+    band, squeeze = P.BANDS.band, P.compressed
     monkeypatch.setattr(P.BANDS, "band", lambda px, *rest: (looked.append(len(px)), band(px, *rest))[1])
+    monkeypatch.setattr(P, "compressed", lambda px, *rest: (squeezed.append(px), squeeze(px, *rest))[1])
     monkeypatch.setattr(P, "_panel_pixels", None)  # nothing assembled
-    P.render_board(v, names, 1280)
-    assert looked == []
-    monkeypatch.undo()
-    monkeypatch.setattr(P.BANDS, "band", lambda px, *rest: (looked.append(len(px)), band(px, *rest))[1])
+    assert P.render_board(v, names, 1280) == first
+    assert looked == [] and squeezed == []
     players = list(v.players)
     players[1] = dataclasses.replace(players[1], hand_size=players[1].hand_size + 1)
     changed = dataclasses.replace(v, players=tuple(players))
-    with Image.open(io.BytesIO(P.render_board(changed, names, 1280))) as got:
+    after = P.render_board(changed, names, 1280)
+    with Image.open(io.BytesIO(after)) as got:
         assert got.tobytes() == quantized(board_picture(changed, names, 1280)).tobytes()
     lay = layout(v.map, 1280, P.DEFAULT_THEME)
     (hand,) = [
@@ -282,16 +297,22 @@ def test_the_panels_bands_are_kept_by_the_parts_across_them_and_only_changed_one
         if part.facts[:2] == ("hand", 1)
     ]
     cut = panel_split(lay) // ROWS * ROWS
-    across = [top for top in range(cut, lay.height, ROWS) if hand.box[1] < top + ROWS and hand.box[3] > top]
-    assert len(looked) == len(across) >= 1
+    across = [
+        (top - cut) // ROWS
+        for top in range(cut, lay.height, ROWS)
+        if hand.box[1] < top + ROWS and hand.box[3] > top
+    ]
+    differ = _changed_bands(first, after, cut)
+    assert 1 <= len(differ) and set(differ) <= set(across), (differ, across)
+    assert looked == [] and len(squeezed) == len(differ)
 
 
 def test_the_turns_lines_are_parts_and_a_new_status_redraws_its_line_alone(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The turn's column is a part for each line (its title, status, walls, supply and discard): a board
-    whose only change is the status (an action used, R3) draws the status line alone, looks only at the
-    bands across it, and gives the pixels drawn whole."""
+    whose only change is the status (an action used, R3) draws the status line alone, compresses exactly
+    the bands whose pixels that changed, all across that line, and gives the pixels drawn whole."""
     import dataclasses
 
     import rendering.pictures as P
@@ -302,14 +323,15 @@ def test_the_turns_lines_are_parts_and_a_new_status_redraws_its_line_alone(
     names = ["Ada", "Bo", "Cy"]
     states = play(load_map(MAP), players=3, seed=8).states
     v = next(view(s) for s in states[20:] if s.phase is Phase.ACTIONS and not s.actions_taken)
-    P.render_board(v, names, 1280)
+    first = P.render_board(v, names, 1280)
     drawn: list[tuple[object, ...]] = []
-    looked: list[int] = []
-    put, band = P.PANEL_PARTS.put, P.BANDS.band
+    squeezed: list[bytes] = []
+    put, squeeze = P.PANEL_PARTS.put, P.compressed
     monkeypatch.setattr(P.PANEL_PARTS, "put", lambda key, pixels: (drawn.append(key[5:]), put(key, pixels)))
-    monkeypatch.setattr(P.BANDS, "band", lambda px, *rest: (looked.append(len(px)), band(px, *rest))[1])
+    monkeypatch.setattr(P, "compressed", lambda px, *rest: (squeezed.append(px), squeeze(px, *rest))[1])
     changed = dataclasses.replace(v, actions_taken=(ActionKind.LEVY,))
-    with Image.open(io.BytesIO(P.render_board(changed, names, 1280))) as got:
+    after = P.render_board(changed, names, 1280)
+    with Image.open(io.BytesIO(after)) as got:
         assert got.tobytes() == quantized(board_picture(changed, names, 1280)).tobytes()
     assert drawn == [("status", "1 left · used levy")], drawn
     lay = layout(v.map, 1280, P.DEFAULT_THEME)
@@ -317,8 +339,14 @@ def test_the_turns_lines_are_parts_and_a_new_status_redraws_its_line_alone(
     assert [part.facts[0] for part in parts if part.box[0] > 0 and part.facts[0] in LINES] == list(LINES)
     (said,) = [part for part in parts if part.facts[0] == "status"]
     cut = panel_split(lay) // ROWS * ROWS
-    across = [top for top in range(cut, lay.height, ROWS) if said.box[1] < top + ROWS and said.box[3] > top]
-    assert len(looked) == len(across) >= 1
+    across = [
+        (top - cut) // ROWS
+        for top in range(cut, lay.height, ROWS)
+        if said.box[1] < top + ROWS and said.box[3] > top
+    ]
+    differ = _changed_bands(first, after, cut)
+    assert 1 <= len(differ) and set(differ) <= set(across), (differ, across)
+    assert len(squeezed) == len(differ)
 
 
 LINES = ("title", "status", "walls", "stock")
