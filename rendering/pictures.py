@@ -302,7 +302,7 @@ def _panel_bands(
     step = ROWS * width
     if last is None or [f[0] for f in last.facts] != [f[0] for f in facts]:
         pixels = board_rows + _panel_pixels(v, lay, parts, theme, words, im).tobytes()
-        out = [BANDS.band(pixels[at : at + step], width, PANEL_LEVEL) for at in range(0, len(pixels), step)]
+        out = bands(pixels, width, PANEL_LEVEL, first=cut // ROWS)
         LAST_PANELS.put(spot, _LastPanel(facts, pixels, tuple(out)))
         return out
     changed = [k for k, f in enumerate(facts) if f != last.facts[k]]

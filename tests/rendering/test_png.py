@@ -257,6 +257,11 @@ def _changed_bands(before: bytes, after: bytes, cut: int) -> list[int]:
     ]
 
 
+def _bands_across(box: tuple[float, float, float, float], cut: int, height: int) -> list[int]:
+    """The bands from the cut down (by index) that a part's ``box`` lies across."""
+    return [(top - cut) // ROWS for top in range(cut, height, ROWS) if box[1] < top + ROWS and box[3] > top]
+
+
 def test_a_games_next_panel_pastes_its_changed_parts_and_compresses_only_the_bands_they_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -297,11 +302,7 @@ def test_a_games_next_panel_pastes_its_changed_parts_and_compresses_only_the_ban
         if part.facts[:2] == ("hand", 1)
     ]
     cut = panel_split(lay) // ROWS * ROWS
-    across = [
-        (top - cut) // ROWS
-        for top in range(cut, lay.height, ROWS)
-        if hand.box[1] < top + ROWS and hand.box[3] > top
-    ]
+    across = _bands_across(hand.box, cut, lay.height)
     differ = _changed_bands(first, after, cut)
     assert 1 <= len(differ) and set(differ) <= set(across), (differ, across)
     assert looked == [] and len(squeezed) == len(differ)
@@ -339,11 +340,7 @@ def test_the_turns_lines_are_parts_and_a_new_status_redraws_its_line_alone(
     assert [part.facts[0] for part in parts if part.box[0] > 0 and part.facts[0] in LINES] == list(LINES)
     (said,) = [part for part in parts if part.facts[0] == "status"]
     cut = panel_split(lay) // ROWS * ROWS
-    across = [
-        (top - cut) // ROWS
-        for top in range(cut, lay.height, ROWS)
-        if said.box[1] < top + ROWS and said.box[3] > top
-    ]
+    across = _bands_across(said.box, cut, lay.height)
     differ = _changed_bands(first, after, cut)
     assert 1 <= len(differ) and set(differ) <= set(across), (differ, across)
     assert len(squeezed) == len(differ)
