@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import struct
-import zlib
 from collections.abc import Sequence
 
 from PIL import Image
@@ -51,7 +50,8 @@ def adler32_combine(first: int, second: int, second_length: int) -> int:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    crc = zlib_ng.crc32(data, zlib_ng.crc32(kind))
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
 
 class BandCache(Recent[bytes, Band]):
@@ -108,7 +108,10 @@ BANDS = BandCache()
 def compressed(pixels: bytes, width: int, level: int) -> Band:
     """One band's rows (a whole number of rows, ``width`` bytes each) compressed alone, each row led by its
     filter byte (0), ended with a full flush: (compressed bytes, Adler-32, length of the rows)."""
-    rows = b"".join(b"\x00" + pixels[at : at + width] for at in range(0, len(pixels), width))
+    # The rows joined by their filter bytes, out of views of the pixels: no copy of each row, nor of each
+    # row with its filter byte, before the one join (half the time of that, on 1,280-pixel bands).
+    view = memoryview(pixels)
+    rows = b"\x00".join([b"", *[view[at : at + width] for at in range(0, len(pixels), width)]])
     squeeze = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -zlib_ng.MAX_WBITS, 8)
     data = squeeze.compress(rows) + squeeze.flush(zlib_ng.Z_FULL_FLUSH)
     return data, zlib_ng.adler32(rows), len(rows)
@@ -134,11 +137,26 @@ def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band])
     adler = 1  # the Adler-32 of nothing
     for _, checksum, length in parts:
         adler = adler32_combine(adler, checksum, length)
-    idat = _ZLIB_HEADER + b"".join(data for data, _, _ in parts) + _LAST_BLOCK + struct.pack(">I", adler)
+    idat = [_ZLIB_HEADER, *(data for data, _, _ in parts), _LAST_BLOCK, struct.pack(">I", adler)]
+    # The IDAT chunk's checksum is taken over its pieces, and the file joined once: the pixels' 100 KB are
+    # copied once, not three times (zlib-ng's CRC-32 is a tenth of the standard library's here).
+    crc = zlib_ng.crc32(b"IDAT")
+    for piece in idat:
+        crc = zlib_ng.crc32(piece, crc)
     # 8 bits a pixel, palette colour, deflate, filter method 0 (each row's filter byte: none), no interlace
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
-    chunks = (_chunk(b"IHDR", header), _chunk(b"PLTE", palette), _chunk(b"IDAT", idat), _chunk(b"IEND", b""))
-    return _SIGNATURE + b"".join(chunks)
+    return b"".join(
+        [
+            _SIGNATURE,
+            _chunk(b"IHDR", header),
+            _chunk(b"PLTE", palette),
+            struct.pack(">I", sum(map(len, idat))),
+            b"IDAT",
+            *idat,
+            struct.pack(">I", crc),
+            _chunk(b"IEND", b""),
+        ]
+    )
 
 
 def palette_png(im: Image.Image, level: int, cache: BandCache = BANDS) -> bytes:
