@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import secrets
 import time
@@ -42,17 +41,13 @@ from .outbox.pipeline import Clock, Pipeline
 from .outbox.ratings import RATE
 from .outbox.replays import REPLAY
 from .outbox.timers import Timers
-from .process import metrics
+from .process import collector, metrics
 from .process.backups import BackupScheduler
 from .texts.components import GameButton, GameSelect
 from .web import WebFace
 from .web import links as web_links
 from .words import i18n
 from .words.translator import CatalogTranslator
-
-# The collector's youngest generation, in allocations: see AlexandrosBot._warm_then_freeze.
-YOUNG_COLLECTION = 10_000
-
 
 _MAY_GO_UNANSWERED = (discord.InteractionType.component, discord.InteractionType.modal_submit)
 
@@ -290,20 +285,7 @@ class AlexandrosBot(commands.AutoShardedBot):
 
     async def _warm_then_freeze(self) -> None:
         await asyncio.to_thread(self._warm_up)
-        # Everything alive now (maps, distance tables, the renderer's caches, discord.py's state) lives as
-        # long as the process: moving it out of the collector's view keeps full collections short, and
-        # those run on the event loop (measured: one 25-35 ms stall per game without this).
-        gc.collect()
-        gc.freeze()
-        # An interaction allocates thousands of short-lived objects (discord.py's models, payloads, engine
-        # values), so the default threshold (700) ran a young collection every few hundred microseconds:
-        # 0.5-0.8 ms of CPU per action in bench_bot. Larger, most young ones are gone before a collection
-        # looks at them; but a young collection's time is that of the young objects still alive, and
-        # bursts of them (1,000 live pages told of a change) made it the loop's longest stall. Since the
-        # cycles made per action are let go (bot.texts.freeing), 10,000 gives bench_bot as many actions a
-        # second as 20,000 (132, 119 vs 127, 131) and bench_web's longest stall with 1,000 pages 34-43 ms
-        # against 44-51 (alternating, quiet).
-        gc.set_threshold(YOUNG_COLLECTION, 20, 10)
+        collector.warmed_up()
 
     def _warm_up(self) -> None:
         # Every language's catalog, compiled now (tens of ms each) rather than on the loop at its first text.

@@ -46,6 +46,8 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
+from . import collector
+
 log = logging.getLogger("bot.games.pictures")
 
 T = TypeVar("T")
@@ -93,6 +95,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _serve(requests: Connection, pictures: Connection, initializer: Callable[..., None], args: Any) -> None:
     """A worker's life: warm up, then draw each request in turn until the bot closes the requests' pipe."""
     initializer(*args)
+    collector.warmed_up()  # what the warm-up built (maps, layers, fonts) lives as long as the worker
     while True:
         try:
             job, fn, fn_args = pickle.loads(requests.recv_bytes())

@@ -5,6 +5,7 @@ falls back to placeholders for good."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import signal
@@ -206,6 +207,26 @@ async def test_issue_32_render_workers_run_behind_the_bot() -> None:
         own = os.nice(0)
         assert await pictures.pool.run(0, os.nice, 0) == min(19, own + RENDER_NICE)
         assert await pictures.pool.run(0, os.sched_getscheduler, 0) == os.SCHED_OTHER
+    finally:
+        pictures.close()
+
+
+async def test_a_warm_worker_collects_young_objects_rarely_and_never_what_its_warm_up_built() -> None:
+    """As the bot's own process (bot.process.collector): a render worker's warm-up (maps, layers, fonts)
+    is moved out of the collector's view, and young collections come every ``YOUNG_COLLECTION``
+    allocations, not Python's 700."""
+    from bot.process.collector import YOUNG_COLLECTION
+
+    pictures = Pictures(width=640, workers=1)
+    pictures.start()
+    try:
+        assert pictures.pool is not None
+        assert (await pictures.pool.run(0, gc.get_threshold))[0] == YOUNG_COLLECTION
+        assert await pictures.pool.run(0, gc.get_freeze_count) > 1000, "the warm-up's objects, frozen"
+        # Drawing goes on as before: a real board.
+        start = view(new_game(default_map(), 2, 3)[0], None)
+        board = await pictures.board(start, ["Ada", "Bo"], language="en")
+        assert board.startswith(b"\x89PNG") and pictures.failures == 0
     finally:
         pictures.close()
 

@@ -237,7 +237,7 @@ async def test_a_picture_duty_holds_the_public_snapshot_as_text_and_an_older_one
 async def test_after_its_warm_up_the_bot_collects_young_objects_rarely_and_never_its_long_lived_ones(
     tmp_path,
 ) -> None:
-    from bot.client import YOUNG_COLLECTION
+    from bot.process.collector import YOUNG_COLLECTION
 
     before = gc.get_threshold()
     try:
