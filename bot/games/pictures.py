@@ -34,6 +34,7 @@ from ..process.cores import Cores, started_on
 from ..process.render_pool import SLACK, RenderPool, behind_the_bot, when_idle
 from ..words import i18n, words
 
+OWN_WORKERS = frozenset({"board", "end"})  # the pictures a game's own worker always draws, never the spare
 RENDER_NICE = 5  # the render workers step back behind the bot, and the computers (bot.games.thinking) further
 
 log = logging.getLogger("bot.games.pictures")
@@ -167,11 +168,13 @@ class Pictures:
         """Which worker draws it: one game's pictures (its players, its map) go to the same one."""
         return hash((tuple(names), map_text))
 
-    async def _call(self, key: int | None, fn: Callable[..., bytes], *args: Any, weight: int = 1) -> bytes:
+    async def _call(
+        self, key: int | None, fn: Callable[..., bytes], *args: Any, weight: int = 1, spare: bool = True
+    ) -> bytes:
         self.waiting += 1
         try:
             if self.pool is not None:
-                return await self.pool.run(key, fn, *args, weight=weight)
+                return await self.pool.run(key, fn, *args, weight=weight, spare=spare)
             return await asyncio.to_thread(fn, *args)
         finally:
             self.waiting -= 1
@@ -188,7 +191,9 @@ class Pictures:
     ) -> bytes:
         self.recent.append((kind, viewer))
         try:
-            return await self._call(key, fn, arg)
+            # A game's boards stay with its own worker, which keeps what the next one starts from; the spare
+            # draws only the other pictures, previews and hands (bot.process.render_pool).
+            return await self._call(key, fn, arg, spare=kind not in OWN_WORKERS)
         except Exception:  # the game goes on without a picture rather than failing the player's action
             self.failures += 1
             log.warning("the renderer failed to draw %s", kind, exc_info=True)

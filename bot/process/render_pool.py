@@ -29,6 +29,15 @@ spare, 9 alternating pairs): 76.5 against 71.2 actions a second (medians; ahead 
 drawing about 170 of 1,711 pictures, 4-7 of them drawn again; its caches are colder, so the pictures it
 draws cost more CPU (the render CPU an action 13.1-13.7 -> 14.2-15.4 ms in the first 3 pairs), CPU that was
 idle. The loop's longest stall was the same (46.8-51.6 against 30.0-60.6 ms in 3 pairs).
+
+A caller may keep a job from the spare (``spare=False``): the bot keeps a game's boards with their own
+worker, which starts each from the one before (its panel, its bands), and hands the spare only its other
+pictures (previews, hands). A board the spare drew cost it about twice the CPU (bench_bot's pictures, 7 %
+of them drawn apart: 6.55 against 3.29 ms, previews 1.2-1.7 times), left its own worker's next board
+further to draw, and waited for an idle core, which a busy bot's may not have for up to ``HEDGE``.
+Measured (bench_bot, 50 games, 12 alternating pairs, seeds 7201-7212): 167.5 against 155.1 actions a
+second (medians, ahead in 8), the channel showing an action p99 436 against 516 ms (lower in 11), the
+presser's answer p99 236 against 278 ms, the drawing's CPU 6.25 against 6.55 ms an action.
 """
 
 from __future__ import annotations
@@ -392,10 +401,13 @@ class RenderPool:
             return None
         return drawn
 
-    async def run(self, key: int | None, fn: Callable[..., T], *args: Any, weight: int = 1) -> T:
+    async def run(
+        self, key: int | None, fn: Callable[..., T], *args: Any, weight: int = 1, spare: bool = True
+    ) -> T:
         """``fn(*args)`` in the worker of ``key`` (None: the least busy one). ``weight`` counts how many
-        pictures' time it takes: a whole replay is weighed so that other pictures go to other workers."""
-        if self._pool and self._spare_free(self._pick(key), weight):
+        pictures' time it takes: a whole replay is weighed so that other pictures go to other workers.
+        ``spare=False``: never the spare's, however busy its own worker is."""
+        if self._pool and spare and self._spare_free(self._pick(key), weight):
             spared = await self._on_spare(fn, args)
             if spared is not None:
                 answer: T = spared.result()

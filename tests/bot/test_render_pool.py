@@ -272,6 +272,45 @@ async def test_issue_32_a_spare_in_the_idle_class_draws_when_a_games_own_worker_
     assert await spared.run(0, os.getpid) == own, "back to its own worker once it is free"
 
 
+async def test_issue_32_a_job_kept_from_the_spare_waits_for_its_own_worker(spared: RenderPool) -> None:
+    """``spare=False`` (a game's boards: their own worker starts each from the one before): never drawn by
+    the spare, however many wait at its own worker; the same jobs otherwise would hand it one."""
+    own = await spared.run(0, os.getpid)
+    kept = await asyncio.gather(
+        *(spared.run(0, _sleep_then_pid_and_class, 0.05, spare=False) for _ in range(SPARE_AFTER + 3))
+    )
+    assert {pid for pid, _ in kept} == {own} and spared.spared == 0
+    handed = await asyncio.gather(
+        *(spared.run(0, _sleep_then_pid_and_class, 0.05) for _ in range(SPARE_AFTER + 1))
+    )
+    assert handed[SPARE_AFTER][0] != own and spared.spared == 1, "without it, the spare draws one"
+
+
+async def test_issue_32_the_bot_keeps_a_games_boards_from_the_spare_and_hands_it_the_rest() -> None:
+    """Boards and ends go to their game's own worker only (it starts each from the one before); any other
+    picture (a hand, a preview) may go to the spare. Real workers draw them all."""
+    pictures = Pictures(width=640, workers=1, spare=True)
+    pictures.start()
+    asked: list[bool] = []
+    try:
+        assert pictures.pool is not None
+        run = pictures.pool.run
+
+        async def noted(*args: object, spare: bool = True, **kwargs: object) -> object:
+            asked.append(spare)
+            return await run(*args, spare=spare, **kwargs)  # type: ignore[arg-type]
+
+        pictures.pool.run = noted  # type: ignore[method-assign]
+        state = new_game(default_map(), 2, 3)[0]
+        board = await pictures.board(view(state, None), ["Ada", "Bo"], language="en")
+        end = await pictures.end(view(state, None), ["Ada", "Bo"], language="en")
+        hand = await pictures.hand(view(state, 0), "Ada")
+        assert all(p.startswith(b"\x89PNG") for p in (board, end, hand)) and pictures.failures == 0
+        assert asked == [False, False, True]
+    finally:
+        pictures.close()
+
+
 async def test_issue_32_a_starved_spare_is_drawn_around_and_handed_nothing_more(
     spared: RenderPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
