@@ -827,9 +827,9 @@ def _record_pictures(pics: Any) -> list[tuple[str, tuple[Any, ...]]] | None:
     recorded: list[tuple[str, tuple[Any, ...]]] = []
     call = pics._call
 
-    async def noted(key: Any, fn: Any, *args: Any, weight: int = 1) -> bytes:
+    async def noted(key: Any, fn: Any, *args: Any, **how: Any) -> bytes:  # how: weight, spare
         recorded.append((fn.__name__, args))
-        return await call(key, fn, *args, weight=weight)  # type: ignore[no-any-return]
+        return await call(key, fn, *args, **how)  # type: ignore[no-any-return]
 
     pics._call = noted
     return recorded
