@@ -49,9 +49,13 @@ def adler32_combine(first: int, second: int, second_length: int) -> int:
     return ((high % _ADLER_BASE) << 16) | (low % _ADLER_BASE)
 
 
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    crc = zlib_ng.crc32(data, zlib_ng.crc32(kind))
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+def _chunk(kind: bytes, *pieces: bytes) -> list[bytes]:
+    """A chunk of ``kind`` holding ``pieces`` one after the other, as pieces of the file: its length, kind,
+    data and CRC-32 (over the pieces as they are, never joined first: an IDAT holds the pixels' 100 KB)."""
+    crc = zlib_ng.crc32(kind)
+    for piece in pieces:
+        crc = zlib_ng.crc32(piece, crc)
+    return [struct.pack(">I", sum(map(len, pieces))), kind, *pieces, struct.pack(">I", crc)]
 
 
 class BandCache(Recent[bytes, Band]):
@@ -138,25 +142,12 @@ def png_of_bands(width: int, height: int, palette: bytes, parts: Sequence[Band])
     for _, checksum, length in parts:
         adler = adler32_combine(adler, checksum, length)
     idat = [_ZLIB_HEADER, *(data for data, _, _ in parts), _LAST_BLOCK, struct.pack(">I", adler)]
-    # The IDAT chunk's checksum is taken over its pieces, and the file joined once: the pixels' 100 KB are
-    # copied once, not three times (zlib-ng's CRC-32 is a tenth of the standard library's here).
-    crc = zlib_ng.crc32(b"IDAT")
-    for piece in idat:
-        crc = zlib_ng.crc32(piece, crc)
     # 8 bits a pixel, palette colour, deflate, filter method 0 (each row's filter byte: none), no interlace
     header = struct.pack(">IIBBBBB", width, height, 8, 3, 0, 0, 0)
-    return b"".join(
-        [
-            _SIGNATURE,
-            _chunk(b"IHDR", header),
-            _chunk(b"PLTE", palette),
-            struct.pack(">I", sum(map(len, idat))),
-            b"IDAT",
-            *idat,
-            struct.pack(">I", crc),
-            _chunk(b"IEND", b""),
-        ]
-    )
+    # Joined once: the pixels' 100 KB are copied once, not three times (zlib-ng's CRC-32 is a tenth of the
+    # standard library's here).
+    chunks = (_chunk(b"IHDR", header), _chunk(b"PLTE", palette), _chunk(b"IDAT", *idat), _chunk(b"IEND"))
+    return b"".join([_SIGNATURE, *(piece for chunk in chunks for piece in chunk)])
 
 
 def palette_png(im: Image.Image, level: int, cache: BandCache = BANDS) -> bytes:
